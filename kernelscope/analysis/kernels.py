@@ -1,0 +1,285 @@
+"""Kernels per iteration: cut a trace into iterations, assign each kernel to one, aggregate by category/backend.
+
+On CUDA a kernel is a GPU event (memsets/memcpys are counted apart). On the CPU a "kernel" is a compute op:
+an Inductor C++ kernel (``graph_0_cpp_fused_*`` with cpp.enable_kernel_profile), a GEMM op, or a leaf ATen op
+that is not a view or bookkeeping op.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from kernelscope.analysis import patterns
+from kernelscope.errors import UsageError
+from kernelscope.result import Iterations, KernelStat
+from kernelscope.trace import CpuEvent, Trace
+
+_STEP = re.compile(r"^ProfilerStep#\d+$")
+_GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")
+
+# CPU ops that do no compute of their own: views, metadata, allocation, Dynamo/AOT bookkeeping.
+_NO_COMPUTE = frozenset(
+    "aten::" + n
+    for n in (
+        "as_strided t transpose permute view _unsafe_view reshape _reshape_alias expand expand_as unsqueeze "
+        "squeeze slice select narrow detach alias resolve_conj resolve_neg empty empty_strided empty_like "
+        "lift_fresh lift_fresh_copy contiguous numpy_T split chunk unbind flatten unflatten view_as "
+        "_nested_tensor_from_mask_left_aligned result_type size stride is_nonzero item _local_scalar_dense "
+        "set_ unfold movedim moveaxis swapaxes diagonal real imag conj _conj"
+    ).split()
+)
+_BOOKKEEPING = re.compile(
+    r"^(TorchDynamo Cache Lookup|Torch-Compiled Region|Pregraph bytecode|AOTDispatcher|## |ProfilerStep#|"
+    r"PyTorch Profiler|CompiledFunction|autograd::|Optimizer\.|enumerate\(DataLoader\)|cudaDeviceSynchronize)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class KernelInstance:
+    """One launch of a kernel, assigned to an iteration."""
+
+    name: str
+    category: str
+    backend: str
+    ts: float
+    dur: float
+    iteration: int
+    launch_ts: float | None
+    external_id: int | None
+    correlation: int | None
+    is_memop: bool
+    stream: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KernelAnalysis:
+    device: str  # "cuda" or "cpu"
+    iterations: Iterations
+    windows: tuple[tuple[float, float], ...]
+    instances: tuple[KernelInstance, ...]
+    stats: tuple[KernelStat, ...]
+    kernels_per_iter: float
+    memops_per_iter: float
+    by_category: dict[str, float]
+    by_backend: dict[str, float]
+    time_us_per_iter: float
+
+    def iteration(self, i: int) -> tuple[KernelInstance, ...]:
+        return tuple(k for k in self.instances if k.iteration == i)
+
+
+def _top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
+    """CPU events not nested in another CPU event on the same thread, in time order."""
+    by_tid: dict[object, list[CpuEvent]] = defaultdict(list)
+    for e in cpu:
+        if e.cat in ("cpu_op", "user_annotation"):
+            by_tid[e.tid].append(e)
+    out: list[CpuEvent] = []
+    for events in by_tid.values():
+        end = float("-inf")
+        for e in events:  # sorted by (ts, -dur): a parent comes before its children
+            if e.ts >= end:
+                out.append(e)
+                end = e.end
+    out.sort(key=lambda e: e.ts)
+    return out
+
+
+def _main_thread(top: list[CpuEvent]) -> list[CpuEvent]:
+    # The thread that spent most time in top-level ops runs the model; others are workers/profiler threads.
+    busy: Counter[object] = Counter()
+    for e in top:
+        busy[e.tid] += e.dur
+    if not busy:
+        return []
+    tid = busy.most_common(1)[0][0]
+    return [e for e in top if e.tid == tid]
+
+
+def _smallest_period(names: list[str]) -> int:
+    n = len(names)
+    for p in range(1, n + 1):
+        if n % p == 0 and all(names[i] == names[i % p] for i in range(n)):
+            return p
+    return n
+
+
+def _windows_from_groups(groups: list[list[CpuEvent]]) -> list[tuple[float, float]]:
+    starts = [g[0].ts for g in groups]
+    ends = starts[1:] + [float("inf")]
+    return list(zip(starts, ends))
+
+
+def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[tuple[float, float]], str, str]:
+    """Return (windows, method, note). Windows are CPU-clock intervals [start, end)."""
+    steps = [e for e in trace.cpu if e.cat == "user_annotation" and _STEP.match(e.name)]
+    if steps and iterations is None:
+        steps.sort(key=lambda e: e.ts)
+        return [(e.ts, e.end) for e in steps], "profiler_steps", "iterations from ProfilerStep#N markers"
+    top = _main_thread(_top_level(trace.cpu))
+    top = [e for e in top if not _STEP.match(e.name) and not e.name.startswith("PyTorch Profiler")]
+    if iterations is not None:
+        if iterations < 1:
+            raise UsageError(f"--iterations must be at least 1 (got {iterations})", "pass the number of profiled iterations")
+        if top and len(top) % iterations == 0:
+            per = len(top) // iterations
+            groups = [top[i * per : (i + 1) * per] for i in range(iterations)]
+            return _windows_from_groups(groups), "given", f"--iterations {iterations}: {per} top-level ops each"
+        return [], "given", f"--iterations {iterations}: split by launch order"
+    if not top:
+        return [], "whole_trace", "no CPU ops in the trace: the whole trace is one iteration"
+    graph_calls = [e for e in trace.cpu if _GRAPH_CALL.match(e.name)]
+    names = [e.name for e in top]
+    p = _smallest_period(names)
+    reps = len(names) // p
+    method = "compiled_graph_calls" if graph_calls and any(_GRAPH_CALL.match(n) or "Compiled" in n for n in names) else "top_level_ops"
+    groups = [top[i * p : (i + 1) * p] for i in range(reps)]
+    note = f"{reps} iterations inferred from {p} repeating top-level op(s) per iteration ({names[0]!r} first)"
+    multiples = [q for q in range(2, reps + 1) if reps % q == 0]
+    if multiples and p < len(names):
+        note += "; if one iteration runs the same ops several times, pass --iterations N"
+    return _windows_from_groups(groups), method, note
+
+
+def _assign(ts: float | None, starts: list[float], windows: list[tuple[float, float]]) -> int:
+    if ts is None or not windows:
+        return -1
+    i = bisect.bisect_right(starts, ts) - 1
+    if i < 0:
+        return -1
+    return i if ts < windows[i][1] else -1
+
+
+def _cpu_kernels(trace: Trace) -> list[CpuEvent]:
+    """Compute ops on the CPU: Inductor C++ kernels, GEMM ops, leaf compute ops (see module docstring)."""
+    ops = [e for e in trace.cpu if e.cat == "cpu_op" and not _BOOKKEEPING.match(e.name)]
+    compute = [e for e in ops if e.name not in _NO_COMPUTE]
+    by_tid: dict[object, list[CpuEvent]] = defaultdict(list)
+    for e in compute:
+        by_tid[e.tid].append(e)
+    kernels: list[CpuEvent] = []
+    for events in by_tid.values():
+        # Events are sorted by (ts, -dur), so an event's descendants follow it until one starts past its end.
+        # A GEMM op does its BLAS call without a record of its own, so it is a kernel even with compute children
+        # (addmm's bias copy_), unless a child is itself a GEMM (aten::linear -> aten::addmm).
+        cats = [patterns.classify(e.name, on_cpu=True)[0] for e in events]
+        for i, e in enumerate(events):
+            j, has_child, has_gemm_child = i + 1, False, False
+            while j < len(events) and events[j].ts < e.end:
+                has_child = True
+                has_gemm_child = has_gemm_child or cats[j] == "gemm"
+                j += 1
+            if not has_child or (cats[i] == "gemm" and not has_gemm_child):
+                kernels.append(e)
+    return kernels
+
+
+def analyze_kernels(trace: Trace, iterations: int | None = None) -> KernelAnalysis:
+    windows, method, note = find_iterations(trace, iterations)
+    starts = [w[0] for w in windows]
+    device = "cuda" if trace.gpu else "cpu"
+    raw: list[KernelInstance] = []
+    if device == "cuda":
+        launch_by_corr = {r.correlation: r for r in trace.runtime if r.correlation is not None}
+        for g in trace.gpu:
+            launch = launch_by_corr.get(g.correlation)
+            launch_ts = launch.ts if launch is not None else None
+            cat, backend = patterns.classify(g.name)
+            if g.is_memop:
+                cat = "memset" if "memset" in g.cat else "memcpy"
+            it = _assign(launch_ts if launch_ts is not None else g.ts, starts, windows)
+            raw.append(KernelInstance(g.name, cat, backend, g.ts, g.dur, it, launch_ts, g.external_id,
+                                      g.correlation, g.is_memop, g.stream))
+        raw.sort(key=lambda k: (k.launch_ts if k.launch_ts is not None else k.ts, k.ts))
+    else:
+        for e in _cpu_kernels(trace):
+            cat, backend = patterns.classify(e.name, on_cpu=True, kernel_backend=e.kernel_backend)
+            raw.append(KernelInstance(e.name, cat, backend, e.ts, e.dur, _assign(e.ts, starts, windows), e.ts,
+                                      e.external_id, None, False))
+    if not windows:
+        n = iterations or 1
+        kern = [k for k in raw]
+        if len(kern) % n:
+            raise UsageError(
+                f"{len(kern)} kernels cannot be split into --iterations {n} equal parts",
+                "pass the number of iterations the trace really holds",
+            )
+        per = len(kern) // n
+        raw = [_with_iteration(k, i // per if per else 0) for i, k in enumerate(kern)]
+        count = n
+    else:
+        count = len(windows)
+    instances = [k for k in raw if k.iteration >= 0]
+    per_step = [0] * count
+    for k in instances:
+        if not k.is_memop:
+            per_step[k.iteration] += 1
+    memop_steps = [0] * count
+    for k in instances:
+        if k.is_memop:
+            memop_steps[k.iteration] += 1
+    consistent = len(set(per_step)) <= 1 and len(set(memop_steps)) <= 1
+    if not consistent:
+        note += f"; kernel counts differ between iterations {per_step}"
+    its = Iterations(count=count, method=method, consistent=consistent, kernels_per_step=tuple(per_step), note=note)
+    calls: Counter[str] = Counter()
+    time_us: Counter[str] = Counter()
+    meta: dict[str, KernelInstance] = {}
+    for k in instances:
+        calls[k.name] += 1
+        time_us[k.name] += k.dur
+        meta.setdefault(k.name, k)
+    stats = tuple(
+        sorted(
+            (
+                KernelStat(
+                    name=name,
+                    category=meta[name].category,
+                    backend=meta[name].backend,
+                    calls_per_iter=calls[name] / count,
+                    time_us_per_iter=time_us[name] / count,
+                    is_memop=meta[name].is_memop,
+                )
+                for name in calls
+            ),
+            key=lambda s: (-s.time_us_per_iter, s.name),
+        )
+    )
+    by_cat: Counter[str] = Counter()
+    by_backend: Counter[str] = Counter()
+    for s in stats:
+        by_cat[s.category] += s.calls_per_iter
+        if not s.is_memop:
+            by_backend[s.backend] += s.calls_per_iter
+    # With CPU kernels, nested GEMM/leaf ops overlap in time: sum only the outermost ones for the total.
+    total = sum(s.time_us_per_iter for s in stats if not s.is_memop) if device == "cuda" else _cpu_time(instances) / count
+    return KernelAnalysis(
+        device=device,
+        iterations=its,
+        windows=tuple(windows),
+        instances=tuple(instances),
+        stats=stats,
+        kernels_per_iter=sum(per_step) / count,
+        memops_per_iter=sum(memop_steps) / count,
+        by_category=dict(by_cat),
+        by_backend=dict(by_backend),
+        time_us_per_iter=total,
+    )
+
+
+def _with_iteration(k: KernelInstance, i: int) -> KernelInstance:
+    from dataclasses import replace
+
+    return replace(k, iteration=i)
+
+
+def _cpu_time(instances: list[KernelInstance]) -> float:
+    total, end = 0.0, float("-inf")
+    for k in sorted(instances, key=lambda k: k.ts):
+        if k.ts >= end:
+            total += k.dur
+            end = k.ts + k.dur
+    return total

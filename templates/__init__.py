@@ -1,0 +1,1 @@
+"""Report templates and inline assets, shipped inside the wheel as ``kernelscope.templates``."""
