@@ -102,6 +102,16 @@ class GemmEpilogue:
 
 
 @dataclass(frozen=True, slots=True)
+class TimelineEntry:
+    """One kernel of one iteration, for the report's timeline strip; times relative to the iteration start."""
+
+    name: str
+    category: str
+    start_us: float
+    dur_us: float
+
+
+@dataclass(frozen=True, slots=True)
 class ModeResult:
     name: str
     status: str
@@ -129,6 +139,7 @@ class ModeResult:
     log: str | None = None
     config: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    timeline: tuple[TimelineEntry, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,30 @@
+"""Renderers: each reads the RunResult and nothing else (html, markdown, json, terminal, TensorBoard scalars)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kernelscope.outdir import atomic_write_text
+from kernelscope.result import RunResult, to_json
+
+
+def render_json(result: RunResult) -> str:
+    return json.dumps(to_json(result), indent=1, allow_nan=False) + "\n"
+
+
+def write_reports(result: RunResult, out_dir: Path, *, tensorboard: bool = True) -> dict[str, Path]:
+    """Write result.json, report.html, summary.md (atomically) and the TensorBoard scalars."""
+    from kernelscope.report.html import render_html
+    from kernelscope.report.markdown import render_markdown
+
+    paths = {"json": out_dir / "result.json", "html": out_dir / "report.html", "md": out_dir / "summary.md"}
+    # result.json first: whatever breaks later, the run's facts are on disk.
+    atomic_write_text(paths["json"], render_json(result))
+    atomic_write_text(paths["html"], render_html(result))
+    atomic_write_text(paths["md"], render_markdown(result))
+    if tensorboard:
+        from kernelscope.report.tensorboard import write_scalars
+
+        write_scalars(result, out_dir / "tb")
+    return paths

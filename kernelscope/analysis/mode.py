@@ -1,0 +1,185 @@
+"""From capture files to the result: one ModeResult per mode, one RunResult per run. Pure: no torch import.
+
+Inputs are paths (capture.json, the trace, Inductor code files), so the same code serves ``kernelscope
+profile`` right after capture and ``kernelscope analyze`` on a machine without a GPU.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import Any, Sequence
+
+from kernelscope import __version__
+from kernelscope.analysis.gemm import analyze_gemms
+from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels
+from kernelscope.errors import CodeFileError, KernelscopeError
+from kernelscope.inductor_code import OutputCode, parse_output_code
+from kernelscope.result import SCHEMA, LatencyStats, ModeResult, RunResult, Status
+from kernelscope.trace import Trace, load_trace
+
+
+def load_codes(paths: Sequence[Path]) -> list[OutputCode]:
+    codes = []
+    for p in paths:
+        try:
+            text = Path(p).read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            raise CodeFileError(f"Inductor code file {p} does not exist", "pass the output code files the run saved")
+        except OSError as exc:
+            raise CodeFileError(f"Inductor code file {p} cannot be read ({exc.strerror})", "check the path")
+        codes.extend(parse_output_code(text, str(p)))
+    return codes
+
+
+def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
+    if not data or data.get("median") is None:
+        return None
+    return LatencyStats(
+        median=data["median"], iqr=data["iqr"], q1=data["q1"], q3=data["q3"], min=data["min"], mean=data["mean"],
+        samples=tuple(data.get("samples") or ()), timer=data.get("timer", ""),
+    )
+
+
+def analyze_mode_trace(
+    trace: Trace,
+    codes: Sequence[OutputCode],
+    *,
+    mode: str,
+    config: dict[str, Any],
+    log_text: str | None,
+    iterations: int | None = None,
+) -> dict[str, Any]:
+    """The trace-derived fields of a ModeResult (kernels, categories, GEMM verdicts, iterations)."""
+    ka: KernelAnalysis = analyze_kernels(trace, iterations)
+    gemm_config = dict(config)
+    gemm_config.setdefault("compiled", bool(codes))
+    gemm_config.setdefault("device", ka.device)
+    gemms, summary = analyze_gemms(ka, trace, codes, mode=mode, mode_config=gemm_config, log_text=log_text)
+    return {
+        "device": ka.device,
+        "kernels_per_iter": ka.kernels_per_iter,
+        "memops_per_iter": ka.memops_per_iter,
+        "kernels_by_category": ka.by_category,
+        "kernels_by_backend": ka.by_backend,
+        "gpu_time_us_per_iter": ka.time_us_per_iter,
+        "kernels": ka.stats,
+        "gemms": gemms,
+        "gemm_summary": summary,
+        "iterations": ka.iterations,
+        "timeline": timeline(ka),
+    }
+
+
+def timeline(ka: KernelAnalysis, iteration: int = 0) -> tuple[Any, ...]:
+    """Kernels of one iteration as (name, category, start, duration) relative to its first kernel, in µs."""
+    from kernelscope.result import TimelineEntry
+
+    ks = [k for k in ka.instances if k.iteration == iteration]
+    if not ks:
+        return ()
+    t0 = min(k.ts for k in ks)
+    return tuple(TimelineEntry(name=k.name, category=k.category, start_us=k.ts - t0, dur_us=k.dur)
+                 for k in sorted(ks, key=lambda k: k.ts))
+
+
+def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int | None = None) -> ModeResult:
+    """Turn one mode's capture record (+ its trace and code files) into a ModeResult."""
+    status = capture.get("status", Status.FAILED.value)
+    base: dict[str, Any] = {
+        "name": capture.get("mode", "?"),
+        "status": status,
+        "error": capture.get("error", "") or "",
+        "error_kind": capture.get("error_kind", "") or "",
+        "device": capture.get("device", "") or "",
+        "first_call_s": capture.get("first_call_s"),
+        "latency_ms": _latency(capture.get("latency_ms")),
+        "peak_memory_bytes": capture.get("peak_memory_bytes"),
+        "memory": capture.get("memory") or {},
+        "max_abs_error": capture.get("max_abs_error"),
+        "max_rel_error": capture.get("max_rel_error"),
+        "numerics": capture.get("numerics") or {},
+        "trace": capture.get("trace"),
+        "inductor_code": tuple(capture.get("inductor_code") or ()),
+        "log": capture.get("log"),
+        "config": capture.get("config") or {},
+        "notes": tuple(capture.get("notes") or ()),
+    }
+    if status == Status.OK.value and capture.get("trace"):
+        log_text = None
+        if capture.get("log"):
+            try:
+                log_text = (out_dir / capture["log"]).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                log_text = None
+        try:
+            trace = load_trace(out_dir / capture["trace"])
+            codes = load_codes([out_dir / p for p in base["inductor_code"]])
+            base.update(analyze_mode_trace(trace, codes, mode=base["name"], config=base["config"], log_text=log_text,
+                                           iterations=iterations))
+        except KernelscopeError as exc:
+            # The measurements stand; only the trace analysis is lost, and the report says why.
+            base["notes"] = base["notes"] + (f"trace analysis failed: {exc.message}",)
+    return ModeResult(**base)
+
+
+def build_run_result(
+    modes: Sequence[ModeResult],
+    *,
+    environment: dict[str, Any],
+    command: str,
+    model: str,
+    device: str,
+    dtype: str,
+    settings: dict[str, Any],
+    notes: Sequence[str] = (),
+) -> RunResult:
+    return RunResult(
+        schema=SCHEMA,
+        tool_version=__version__,
+        created=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        command=command,
+        model=model,
+        device=device,
+        dtype=dtype,
+        environment=environment,
+        modes=tuple(modes),
+        settings=settings,
+        notes=tuple(notes),
+    )
+
+
+def analyze_trace_file(
+    trace_path: Path,
+    code_paths: Sequence[Path],
+    *,
+    mode: str,
+    iterations: int | None,
+    log_path: Path | None,
+    command: str,
+    config: dict[str, Any] | None = None,
+) -> RunResult:
+    """``kernelscope analyze``: one mode from a trace made elsewhere."""
+    trace = load_trace(trace_path)
+    codes = load_codes(code_paths)
+    log_text = log_path.read_text(encoding="utf-8", errors="replace") if log_path else None
+    cfg = dict(config or {})
+    cfg.setdefault("compiled", bool(codes))
+    fields = analyze_mode_trace(trace, codes, mode=mode, config=cfg, log_text=log_text, iterations=iterations)
+    env: dict[str, Any] = {"device": fields["device"]}
+    if trace.device_properties:
+        p = trace.device_properties[0]
+        env["gpu"] = p.get("name")
+        if "computeMajor" in p:
+            env["capability"] = f"{p.get('computeMajor')}.{p.get('computeMinor')}"
+    if "cuda_driver_version" in trace.meta:
+        env["cuda_driver_version"] = trace.meta["cuda_driver_version"]
+    notes = []
+    if trace.skipped_events:
+        notes.append(f"{trace.skipped_events} malformed trace events were skipped")
+    mr = ModeResult(name=mode, status=Status.OK.value, trace=str(trace_path),
+                    inductor_code=tuple(str(p) for p in code_paths), config=cfg, notes=tuple(notes), **fields)
+    return build_run_result(
+        [mr], environment=env, command=command, model=Path(trace_path).name, device=fields["device"], dtype="",
+        settings={"source": "analyze", "iterations": iterations}, notes=notes,
+    )

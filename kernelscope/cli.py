@@ -1,0 +1,70 @@
+"""Thin click commands. KernelscopeError -> one line on stderr and its exit code, here and only here."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from kernelscope import __version__
+from kernelscope.errors import KernelscopeError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.version_option(__version__, prog_name="kernelscope")
+def cli() -> None:
+    """Profile a PyTorch model in eager and torch.compile modes: kernels per iteration, GEMM epilogue fusion,
+    latency, memory and numerics, with HTML/Markdown/JSON reports and TensorBoard traces."""
+
+
+def _register() -> None:
+    from kernelscope.commands import analyze, check, compare, profile
+
+    for mod in (profile, analyze, compare, check):
+        cli.add_command(mod.command)
+
+
+def _debug(argv: list[str]) -> bool:
+    return "--debug" in argv or os.environ.get("KERNELSCOPE_DEBUG") == "1"
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _register()
+    debug = _debug(argv)
+    try:
+        rc = cli.main(args=argv, prog_name="kernelscope", standalone_mode=False)
+    except KernelscopeError as exc:
+        if debug:
+            raise
+        click.echo(f"kernelscope: error: {exc.message}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.UsageError as exc:
+        # click prints three lines (usage, hint, error); a user gets one.
+        cmd = exc.ctx.command_path if exc.ctx else "kernelscope"
+        click.echo(f"kernelscope: error: {exc.format_message()}; see '{cmd} --help'", err=True)
+        sys.exit(2)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("kernelscope: interrupted", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("kernelscope: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        click.echo(f"kernelscope: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # a bug in kernelscope: still one line, the traceback with --debug
+        if debug:
+            raise
+        first = str(exc).strip().splitlines()
+        click.echo(
+            f"kernelscope: internal error: {type(exc).__name__}: {first[0] if first else ''}; rerun with --debug "
+            "for the traceback",
+            err=True,
+        )
+        sys.exit(1)
+    # standalone_mode=False hands back ctx.exit(N) codes instead of exiting.
+    sys.exit(rc if isinstance(rc, int) else 0)

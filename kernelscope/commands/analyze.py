@@ -1,0 +1,44 @@
+"""kernelscope analyze TRACE: the same analysis and reports for a trace made elsewhere (no GPU, no torch)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("analyze")
+@click.argument("trace", type=click.Path(path_type=Path))
+@click.option("--code", "codes", multiple=True, type=click.Path(path_type=Path),
+              help="Inductor output code of the compiled graph(s) in the trace (repeatable).")
+@click.option("--log", "log", type=click.Path(path_type=Path), default=None,
+              help="The run's stderr with TORCH_LOGS=fusion / autotune output (for the why-not of GEMM verdicts).")
+@click.option("--iterations", type=click.IntRange(min=1), default=None,
+              help="Iterations the trace holds, when it has no ProfilerStep markers and inference is ambiguous.")
+@click.option("--mode", "mode", default="trace", show_default=True, help="Name for this trace's mode in reports.")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Output directory.")
+@click.option("--force", is_flag=True, help="Write into a non-empty directory kernelscope did not create.")
+@click.option("--debug", is_flag=True, help="Show tracebacks.")
+def command(trace: Path, codes: tuple[Path, ...], log: Path | None, iterations: int | None, mode: str, out: Path,
+            force: bool, debug: bool) -> None:
+    """Analyse TRACE (a torch.profiler chrome trace, .json or .json.gz) and write result.json, report.html and
+    summary.md with one mode."""
+    from rich.console import Console
+
+    from kernelscope.analysis.mode import analyze_trace_file
+    from kernelscope.errors import UsageError
+    from kernelscope.outdir import prepare_out_dir
+    from kernelscope.report import write_reports
+    from kernelscope.report.terminal import render_terminal
+
+    if log is not None and not log.is_file():
+        raise UsageError(f"log file {log} does not exist", "pass the stderr log of the run, or leave out --log")
+    command_line = "kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    result = analyze_trace_file(trace, list(codes), mode=mode, iterations=iterations, log_path=log,
+                                command=command_line)
+    out_dir = prepare_out_dir(out, force=force)
+    paths = write_reports(result, out_dir, tensorboard=False)
+    render_terminal(result, Console(highlight=False))
+    Console(stderr=True).print(f"report: {paths['html']}\nresult: {paths['json']}")

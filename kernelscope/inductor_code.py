@@ -1,0 +1,951 @@
+"""Parse Inductor output code: kernel definitions, their FX dataflow, and the wrapper's launch order.
+
+Inductor writes one Python module per compiled graph. Above each kernel definition it leaves a comment block:
+
+    # Topologically Sorted Source Nodes: [input_1], Original ATen: [aten.t, aten.addmm]
+    # Source node to ATen node mapping:
+    #   input_1 => addmm, permute
+    # Graph fragment:
+    #   %arg1_1 : Tensor "f16[4096][1]cuda:0" = PlaceHolder[target=arg1_1]
+    #   %addmm : Tensor "f16[16, 4096][4096, 1]cuda:0"[num_users=1] = call_function[target=...addmm.default](args = ...)
+    #   return %addmm
+
+The graph fragment is the dataflow: a ``PlaceHolder`` is a value the kernel reads (a graph input or another node's
+output), a ``call_function`` node is computed inside the kernel. CPU (C++) kernels carry no such block in torch 2.14.1;
+for them the kernel name (built by Inductor from the sorted "original ATen" op names) and the buffers the wrapper
+passes are what is known.
+
+The wrapper's ``call()`` gives the launch order: ``<kernel>.run(...)`` (Triton, NVGEMM), ``<name>.<name>(c_void_p(...))``
+(CUTLASS C++), ``<cpp kernel>(...)`` (CPU), ``extern_kernels.addmm(..., out=buf0)`` and ``torch.ops...`` calls (ATen /
+vendor libraries), plus allocations and reuse lines (``buf1 = buf0; del buf0  # reuse``). It is parsed with ``ast``
+(the file is Python); the comment blocks are read line by line.
+
+No torch import: this runs where the analysis runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+import gzip
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernelscope.errors import CodeFileError
+
+# kernelscope's own multi-module files (and the fixtures) separate modules with this line.
+MODULE_SEPARATOR = "# ===== next module ====="
+
+
+class KernelKind(str, enum.Enum):
+    TRITON_POINTWISE = "triton_pointwise"
+    TRITON_REDUCTION = "triton_reduction"
+    TRITON_TEMPLATE = "triton_template"
+    TRITON_OTHER = "triton"
+    CPP_KERNEL = "cpp_kernel"
+    CPP_GEMM_TEMPLATE = "cpp_gemm_template"
+    NV_UNIVERSAL_GEMM = "nv_universal_gemm"
+    CUTLASS_CPP = "cutlass_cpp"
+    CUTEDSL = "cutedsl"
+    CUDA_CPP = "cuda_cpp"
+    OTHER = "other"
+
+
+# Kinds whose kernel is a GEMM template: the GEMM and whatever Inductor fused into it run as one kernel.
+TEMPLATE_KINDS = frozenset(
+    {KernelKind.TRITON_TEMPLATE, KernelKind.CPP_GEMM_TEMPLATE, KernelKind.NV_UNIVERSAL_GEMM,
+     KernelKind.CUTLASS_CPP, KernelKind.CUTEDSL}
+)
+
+# FX dtype codes in graph-fragment tensor types ("f16[16, 4096][4096, 1]cuda:0") -> torch dtype names.
+_DTYPE_CODES = {
+    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i64": "int64", "i32": "int32",
+    "i16": "int16", "i8": "int8", "u8": "uint8", "b8": "bool", "c64": "complex64", "c128": "complex128",
+    "f8e4m3fn": "float8_e4m3fn", "f8e5m2": "float8_e5m2", "f8e4m3fnuz": "float8_e4m3fnuz",
+    "f8e5m2fnuz": "float8_e5m2fnuz",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FxNode:
+    """One line of a kernel's "Graph fragment"."""
+
+    name: str
+    op: str  # "placeholder" or "call_function" (or another FX opcode, kept as written)
+    target: str  # "torch.ops.aten.addmm.default", or the placeholder's target name
+    inputs: tuple[str, ...]  # the %names it reads, in argument order
+    args: str  # the raw "args = (...)" text, for evidence
+    dtype: str | None  # torch dtype name ("float16")
+    shape: tuple[int | str, ...] | None
+    num_users: int | None
+    line: int
+
+    @property
+    def is_placeholder(self) -> bool:
+        return self.op.lower() == "placeholder"
+
+    @property
+    def aten_op(self) -> str:
+        """The op's packet name: ``torch.ops.aten.addmm.default`` -> ``addmm``; a placeholder gives ''."""
+        if self.is_placeholder:
+            return ""
+        return op_base_name(self.target)
+
+
+@dataclass(frozen=True, slots=True)
+class KernelDef:
+    """A kernel defined in the module (``name = async_compile.<method>(...)``)."""
+
+    name: str
+    kind: str
+    method: str  # the async_compile method: triton, cuda, nv_universal_gemm, cpp_pybinding, cutedsl...
+    line: int  # 1-based line of the definition in the file
+    source_nodes: tuple[str, ...] = ()
+    origins: tuple[str, ...] = ()  # "Original ATen": ("aten.t", "aten.addmm")
+    node_mapping: tuple[tuple[str, tuple[str, ...]], ...] = ()  # ("input_1", ("addmm", "permute"))
+    fragment: tuple[FxNode, ...] = ()
+    returns: tuple[str, ...] = ()
+    params: tuple[str, ...] = ()  # the kernel's tensor/pointer parameters, in call order
+    outputs: tuple[str, ...] = ()  # the params it writes (out_ptr*, in_out_ptr*, non-const C pointers)
+    profiler_names: tuple[str, ...] = ()  # names the kernel records itself under (C++ RecordFunction)
+    detail: tuple[tuple[str, str], ...] = ()  # kind-specific facts (NVGEMM operator, has_epilogue, M/N/K...)
+
+    @property
+    def computed(self) -> tuple[FxNode, ...]:
+        return tuple(n for n in self.fragment if not n.is_placeholder)
+
+    @property
+    def placeholders(self) -> tuple[FxNode, ...]:
+        return tuple(n for n in self.fragment if n.is_placeholder)
+
+    def node(self, name: str) -> FxNode | None:
+        # A template's fragment can list its GEMM node twice (as PlaceHolder and as call_function): prefer the latter.
+        found = None
+        for n in self.fragment:
+            if n.name == name:
+                if not n.is_placeholder:
+                    return n
+                found = found or n
+        return found
+
+    def source_of(self, node_name: str) -> str | None:
+        for src, nodes in self.node_mapping:
+            if node_name in nodes:
+                return src
+        return None
+
+    def get(self, key: str) -> str | None:
+        return next((v for k, v in self.detail if k == key), None)
+
+    @property
+    def origin_ops(self) -> tuple[str, ...]:
+        """Origins without the namespace: ("t", "addmm")."""
+        return tuple(o.split(".")[-1] for o in self.origins)
+
+    @property
+    def name_ops(self) -> tuple[str, ...]:
+        """The op names Inductor put in the kernel name (sorted original ATen ops), e.g. ("addmm", "gelu")."""
+        return name_tokens(self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """One call in the wrapper's ``call()`` that runs work: a defined kernel, or an extern / ATen op."""
+
+    index: int
+    line: int
+    kind: str  # "kernel" or "extern"
+    name: str  # the KernelDef name, or the callee as written ("extern_kernels.addmm", "torch.ops.mkl._mkl_linear.default")
+    op: str | None  # extern ATen op name ("addmm", "bias_addmm", "_mkl_linear"); None for kernels
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+    text: str
+    source_nodes: tuple[str, ...] = ()
+    origins: tuple[str, ...] = ()
+    literals: tuple[str, ...] = ()  # string arguments, e.g. a oneDNN post-op attr "gelu"
+    args: tuple[str, ...] = ()  # positional arguments as written (ast.unparse)
+    kwargs: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """What the wrapper says about a tensor name: its shape and dtype (allocation, assert or reinterpret)."""
+
+    name: str
+    shape: tuple[int | str, ...] | None
+    dtype: str | None
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class OutputCode:
+    """One compiled graph's output code."""
+
+    path: str
+    module_index: int
+    first_line: int  # line of this module's first line in the file (modules are separated by MODULE_SEPARATOR)
+    kernels: tuple[KernelDef, ...]
+    launches: tuple[Launch, ...]
+    graph_inputs: tuple[str, ...]
+    constants: tuple[str, ...]
+    buffers: tuple[Buffer, ...]
+    aliases: tuple[tuple[str, str], ...]  # (new name, old name): reuse and reinterpret_tensor views
+    outputs: tuple[str, ...]
+    device: str | None
+    notes: tuple[str, ...] = ()
+
+    def kernel(self, name: str) -> KernelDef | None:
+        return next((k for k in self.kernels if k.name == name), None)
+
+    def buffer(self, name: str) -> Buffer | None:
+        found = None
+        for b in self.buffers:
+            if b.name == name and (b.shape is not None or found is None):
+                found = b
+        return found
+
+    def storage(self, name: str) -> str:
+        """The underlying allocation a name refers to, following reuse/reinterpret aliases."""
+        parents = dict(self.aliases)
+        seen = set()
+        while name in parents and name not in seen:
+            seen.add(name)
+            name = parents[name]
+        return name
+
+    def where(self, line: int) -> str:
+        return f"{Path(self.path).name}:{line}"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Small helpers (public: the analysis uses the same vocabulary)
+
+_OVERLOADS = frozenset({"default", "out", "self", "dim", "int", "float", "names", "input", "vec", "using_ints"})
+
+
+def op_base_name(target: str) -> str:
+    """``torch.ops.aten.addmm.default`` -> ``addmm``; ``aten.gelu`` -> ``gelu``; ``relu`` -> ``relu``."""
+    t = target.strip()
+    if t.startswith("torch.ops."):
+        t = t[len("torch.ops."):]
+    parts = t.split(".")
+    if len(parts) >= 3:  # namespace.op.overload
+        return parts[1]
+    if len(parts) == 2:  # namespace.op (an origin) or op.overload
+        second = parts[1]
+        return parts[0] if second in _OVERLOADS or second[:1].isupper() else second
+    return parts[0]
+
+
+# Multi-word ATen op names that must not be split at their underscores when reading a kernel name.
+_MULTIWORD = tuple(
+    sorted(
+        (
+            "leaky_relu", "clamp_min", "clamp_max", "convert_element_type", "native_layer_norm", "native_group_norm",
+            "native_batch_norm", "_native_batch_norm_legit_no_training", "_to_copy", "_unsafe_view",
+            "_addmm_activation", "bias_addmm", "_scaled_mm", "_int_mm", "_grouped_mm", "_scaled_grouped_mm",
+            "_mkl_linear", "_linear_pointwise", "var_mean", "_softmax", "_log_softmax", "index_put", "index_select",
+            "masked_fill", "logsumexp", "_safe_softmax", "gelu_backward", "threshold_backward", "sigmoid_backward",
+            "tanh_backward", "scalar_tensor", "full_like", "zeros_like", "ones_like", "empty_like", "where_self",
+            "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
+            "_scaled_dot_product_cudnn_attention", "scaled_dot_product_attention", "flex_attention",
+        ),
+        key=lambda w: -len(w.split("_")),
+    )
+)
+_KERNEL_PREFIX = re.compile(
+    r"^(?:graph_\d+_)?(?:triton_(?:poi|per|red|tem|tma|persistent|for|spl)_|cpp_|nv_universal_gemm_|cutlass_|cutedsl_)"
+)
+
+
+def name_tokens(kernel_name: str) -> tuple[str, ...]:
+    """The op names in an Inductor kernel name: ``triton_poi_fused_add_mul_relu_0`` -> (add, mul, relu).
+
+    Inductor builds the name as "fused_" + the sorted original ATen op names (+ "_<n>", or "_<hash>" for CUTLASS and
+    NVGEMM), so this reads origins, not dataflow: the analysis uses it only for kernels without a graph fragment.
+    """
+    name = _KERNEL_PREFIX.sub("", kernel_name)
+    if name.startswith("fused_"):
+        name = name[len("fused_"):]
+    elif "_fused_" in name:
+        name = name.split("_fused_", 1)[1]
+    else:
+        return ()
+    name = re.sub(r"_(\d+|[0-9a-f]{8})$", "", name)
+    parts = name.split("_")
+    tokens: list[str] = []
+    i = 0
+    while i < len(parts):
+        for w in _MULTIWORD:
+            wp = w.split("_")
+            if parts[i : i + len(wp)] == wp:
+                tokens.append(w)
+                i += len(wp)
+                break
+        else:
+            if parts[i]:
+                tokens.append(parts[i])
+            i += 1
+    return tuple(tokens)
+
+
+def torch_dtype_name(text: str | None) -> str | None:
+    """Normalise dtype spellings from code and traces to torch names ("f16", "torch.float16", "c10::Half")."""
+    if not text:
+        return None
+    t = text.strip()
+    if t in _DTYPE_CODES:
+        return _DTYPE_CODES[t]
+    if t.startswith("torch."):
+        return t[len("torch."):]
+    c10 = {"c10::Half": "float16", "c10::BFloat16": "bfloat16", "float": "float32", "double": "float64",
+           "c10::Float8_e4m3fn": "float8_e4m3fn", "c10::Float8_e5m2": "float8_e5m2", "long int": "int64",
+           "int": "int32", "bool": "bool", "signed char": "int8", "unsigned char": "uint8",
+           "half": "float16", "bfloat16": "bfloat16", "at::Half": "float16", "at::BFloat16": "bfloat16",
+           "__half": "float16", "__nv_bfloat16": "bfloat16"}
+    return c10.get(t, t)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Comment blocks
+
+_TOPO = re.compile(r"^#\s*Topologically Sorted Source Nodes:\s*\[(?P<src>[^\]]*)\](?:,\s*Original ATen:\s*\[(?P<orig>[^\]]*)\])?")
+_MAPPING_HEAD = re.compile(r"^#\s*Source node to ATen node mapping:\s*$")
+_MAPPING = re.compile(r"^#\s+(?P<src>[\w.]+)\s*=>\s*(?P<nodes>.*)$")
+_FRAGMENT_HEAD = re.compile(r"^#\s*Graph fragment:\s*$")
+_FRAGMENT_RETURN = re.compile(r"^#\s+return\s+(?P<names>.*)$")
+_FX_LINE = re.compile(
+    r"^#\s+%(?P<name>[\w.]+)\s*:\s*(?P<type>.*?)\s*=\s*"
+    r"(?P<op>PlaceHolder|placeholder|call_function|call_method|call_module|get_attr)\[target=(?P<target>[^\]]*)\]"
+    r"(?:\(args = \((?P<args>.*)\), kwargs = \{(?P<kwargs>.*)\}\))?\s*$"
+)
+_TENSOR_TYPE = re.compile(r'"(?P<dt>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<shape>[^\]]*)\]')
+_NUM_USERS = re.compile(r"\[num_users=(\d+)\]")
+_FX_REF = re.compile(r"%([\w.]+)")
+
+
+def _split_list(text: str | None) -> tuple[str, ...]:
+    if not text:
+        return ()
+    return tuple(s.strip() for s in text.split(",") if s.strip())
+
+
+def _shape(text: str) -> tuple[int | str, ...]:
+    out: list[int | str] = []
+    for part in _split_list(text):
+        try:
+            out.append(int(part))
+        except ValueError:
+            out.append(part)
+    return tuple(out)
+
+
+def _parse_fx_line(line: str, lineno: int) -> FxNode | None:
+    m = _FX_LINE.match(line)
+    if not m:
+        return None
+    type_text = m.group("type") or ""
+    tm = _TENSOR_TYPE.search(type_text)
+    um = _NUM_USERS.search(type_text)
+    args = m.group("args") or ""
+    kwargs = m.group("kwargs") or ""
+    op = m.group("op")
+    return FxNode(
+        name=m.group("name"),
+        op="placeholder" if op in ("PlaceHolder", "placeholder") else op,
+        target=m.group("target").strip(),
+        inputs=tuple(_FX_REF.findall(args + " " + kwargs)),
+        args=args,
+        dtype=torch_dtype_name(tm.group("dt")) if tm else None,
+        shape=_shape(tm.group("shape")) if tm else None,
+        num_users=int(um.group(1)) if um else None,
+        line=lineno,
+    )
+
+
+@dataclass(slots=True)
+class _Header:
+    source_nodes: tuple[str, ...] = ()
+    origins: tuple[str, ...] = ()
+    mapping: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    fragment: tuple[FxNode, ...] = ()
+    returns: tuple[str, ...] = ()
+
+
+def _comment_block_above(lines: list[str], idx: int) -> list[tuple[int, str]]:
+    """The contiguous ``#`` lines directly above line index ``idx`` (0-based), as (index, text)."""
+    out: list[tuple[int, str]] = []
+    i = idx - 1
+    while i >= 0 and lines[i].lstrip().startswith("#"):
+        out.append((i, lines[i].strip()))
+        i -= 1
+    out.reverse()
+    return out
+
+
+def _parse_header(block: list[tuple[int, str]], line_offset: int) -> _Header:
+    h = _Header()
+    mapping: list[tuple[str, tuple[str, ...]]] = []
+    fragment: list[FxNode] = []
+    section = None
+    for i, text in block:
+        m = _TOPO.match(text)
+        if m:
+            h.source_nodes = _split_list(m.group("src"))
+            h.origins = _split_list(m.group("orig"))
+            section = None
+            continue
+        if _MAPPING_HEAD.match(text):
+            section = "mapping"
+            continue
+        if _FRAGMENT_HEAD.match(text):
+            section = "fragment"
+            continue
+        if section == "mapping":
+            mm = _MAPPING.match(text)
+            if mm:
+                mapping.append((mm.group("src"), _split_list(mm.group("nodes"))))
+                continue
+        if section == "fragment":
+            rm = _FRAGMENT_RETURN.match(text)
+            if rm:
+                h.returns = tuple(_FX_REF.findall(rm.group("names")))
+                continue
+            node = _parse_fx_line(text, i + 1 + line_offset)
+            if node is not None:
+                fragment.append(node)
+                continue
+        if text.startswith("# kernel path:") or text.startswith("# [Provenance"):
+            section = None
+    h.mapping = tuple(mapping)
+    h.fragment = tuple(fragment)
+    return h
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Kernel sources
+
+_TRITON_DECORATOR = re.compile(r"@triton_heuristics\.(\w+)\(")
+_PY_DEF = re.compile(r"^def (\w+)\(([^)]*)\)", re.MULTILINE)
+_C_SIGNATURE = re.compile(r'(?:extern\s+"C"\s*\{?\s*)?(?:PT_EXPORT\s+)?(?:void|int)\s+(\w+)\s*\(([^)]*)\)\s*\{', re.DOTALL)
+_RECORD_FUNCTION = re.compile(r'RAIIAtenRecordFunctionHandle\s+\w+\("([^"]+)"')
+_NVGEMM_KERNEL = re.compile(r"^_KERNEL_NAME\s*=\s*'([^']*)'", re.MULTILINE)
+_NVGEMM_EPILOGUE = re.compile(r"has_epilogue=(True|False)")
+_CUTLASS_CONFIG = re.compile(r"//\s*configuration name:\s*(\S+)")
+_CPP_GEMM_NAME = re.compile(r"gemm_m(\d+)n(\d+)k(\d+)")
+
+
+def _kind(method: str, name: str, source: str) -> KernelKind:
+    if method == "triton":
+        deco = _TRITON_DECORATOR.search(source)
+        d = deco.group(1) if deco else ""
+        if d == "template" or name.startswith(("triton_tem_", "triton_tma_", "triton_persistent_")):
+            return KernelKind.TRITON_TEMPLATE
+        if d == "pointwise" or name.startswith("triton_poi_"):
+            return KernelKind.TRITON_POINTWISE
+        if d in ("reduction", "persistent_reduction", "split_scan", "cooperative_reduction") or name.startswith(
+            ("triton_per_", "triton_red_")
+        ):
+            return KernelKind.TRITON_REDUCTION
+        return KernelKind.TRITON_OTHER
+    if method == "nv_universal_gemm":
+        return KernelKind.NV_UNIVERSAL_GEMM
+    if method in ("cutedsl", "cute_dsl"):
+        return KernelKind.CUTEDSL
+    if method == "cuda":
+        return KernelKind.CUTLASS_CPP if "cutlass" in source.lower() or name.startswith("cutlass") else KernelKind.CUDA_CPP
+    if method in ("cpp", "cpp_pybinding"):
+        # The C++ GEMM template inlines its micro-kernel ("kernel_micro_gemm", CppMicroGemm*) and records itself
+        # as graph_<n>_gemm_m<M>n<N>k<K>_kernel.
+        if "micro_gemm" in source or "CppMicroGemm" in source or _CPP_GEMM_NAME.search(source):
+            return KernelKind.CPP_GEMM_TEMPLATE
+        return KernelKind.CPP_KERNEL
+    return KernelKind.OTHER
+
+
+def _c_params(sig: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Names and written names of a C signature's pointer parameters (non-const pointers are written)."""
+    params: list[str] = []
+    outputs: list[str] = []
+    for raw in sig.split(","):
+        p = " ".join(raw.split())
+        if not p:
+            continue
+        name = re.split(r"[\s*&]+", p)[-1]
+        if "*" not in p:
+            if "cudaStream_t" in p:
+                continue
+            params.append(name)  # scalar args (M, N, K, ...) still take a call position
+            continue
+        params.append(name)
+        if not p.startswith("const ") and "workspace" not in name:
+            outputs.append(name)
+    return tuple(params), tuple(outputs)
+
+
+def _kernel_signature(kind: KernelKind, name: str, source: str, arg_types: list[str] | None):
+    """(params, outputs, profiler_names, detail) of a kernel from its source."""
+    params: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+    detail: list[tuple[str, str]] = []
+    if kind in (KernelKind.TRITON_POINTWISE, KernelKind.TRITON_REDUCTION, KernelKind.TRITON_TEMPLATE,
+                KernelKind.TRITON_OTHER):
+        for m in _PY_DEF.finditer(source):
+            if m.group(1) == name:
+                ps = [p.split(":")[0].split("=")[0].strip() for p in m.group(2).split(",")]
+                params = tuple(p for p in ps if p)
+                break
+        outputs = tuple(p for p in params if p.startswith(("out_ptr", "in_out_ptr")))
+    elif kind is KernelKind.NV_UNIVERSAL_GEMM:
+        for m in _PY_DEF.finditer(source):
+            if m.group(1) == f"{name}_main":
+                ps = [p.split("=")[0].strip() for p in m.group(2).split(",")]
+                params = tuple(p for p in ps if p and p != "stream")
+                break
+        outputs = tuple(p for p in params if p.startswith(("out_ptr", "in_out_ptr")))
+        km = _NVGEMM_KERNEL.search(source)
+        if km:
+            detail.append(("operator", km.group(1)))
+        em = _NVGEMM_EPILOGUE.search(source)
+        if em:
+            detail.append(("has_epilogue", em.group(1)))
+    elif kind in (KernelKind.CUTLASS_CPP, KernelKind.CUDA_CPP, KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
+        for m in _C_SIGNATURE.finditer(source):
+            if m.group(1) in (name, "kernel"):
+                params, outputs = _c_params(m.group(2))
+                break
+        if arg_types and kind in (KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
+            # cpp_pybinding's first argument lists the C types in call order: trust it over the regex.
+            ptr = [t for t in arg_types if "*" in t]
+            if params and len(ptr) == len([p for p in params]):
+                outputs = tuple(p for p, t in zip(params, ptr) if not t.strip().startswith("const"))
+        cm = _CUTLASS_CONFIG.search(source)
+        if cm:
+            detail.append(("cutlass_config", cm.group(1)))
+        gm = _CPP_GEMM_NAME.search(source)
+        if gm and kind is KernelKind.CPP_GEMM_TEMPLATE:
+            detail += [("m", gm.group(1)), ("n", gm.group(2)), ("k", gm.group(3))]
+        if kind is KernelKind.CPP_GEMM_TEMPLATE:
+            ctype = re.search(r"\(\s*const\s+([\w:]+)\s*\*\s*X\b", source)
+            if ctype:
+                detail.append(("dtype", torch_dtype_name(ctype.group(1)) or ctype.group(1)))
+            # Epilogue code follows the micro-GEMM calls: it reloads the GEMM result (Y) and stores it back.
+            last_gemm = source.rfind("micro_gemm<")
+            tail = source[last_gemm:] if last_gemm >= 0 else ""
+            detail.append(("epilogue_code", str(bool(re.search(r"loadu\(\s*Y\s*\+|Y\[", tail) and ".store(" in tail))))
+    profiler = tuple(dict.fromkeys(_RECORD_FUNCTION.findall(source)))
+    return params, outputs, profiler, tuple(detail)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Wrapper
+
+
+def _const_str(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _literal(node: ast.AST):
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _base_name(node: ast.AST) -> str | None:
+    """The tensor name an argument expression refers to: buf0, reinterpret_tensor(buf0, ...), c_void_p(buf0.data_ptr())."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Starred):
+        return _base_name(node.value)
+    if isinstance(node, ast.Call):
+        if node.args:
+            return _base_name(node.args[0])
+        if isinstance(node.func, ast.Attribute):  # buf0.data_ptr()
+            return _base_name(node.func.value)
+        return None
+    if isinstance(node, ast.Attribute):
+        return _base_name(node.value)
+    if isinstance(node, ast.Subscript):
+        return _base_name(node.value)
+    return None
+
+
+_NOT_LAUNCHES = frozenset(
+    {
+        "assert_size_stride", "assert_size_stride_grouped", "assert_alignment", "assert_tensor_metadata",
+        "get_raw_stream", "torch.cuda.set_device", "torch.cuda._DeviceGuard", "args.clear", "copy_if_misaligned",
+        "empty_strided_cuda", "empty_strided_cpu", "empty_strided_xpu", "empty_strided_mtia", "empty_strided",
+        "reinterpret_tensor", "alloc_from_pool", "run_intermediate_hooks", "print", "len", "range", "torch.empty",
+        "empty_strided_cpu_pinned", "empty_strided_p2p", "start_graph", "end_graph", "torch._check", "sync",
+        "torch.cuda.synchronize", "torch.cpu._DeviceGuard", "gc.collect",
+    }
+)
+_ALLOC = frozenset({"empty_strided_cuda", "empty_strided_cpu", "empty_strided_xpu", "empty_strided_mtia",
+                    "empty_strided", "empty_strided_cpu_pinned", "empty_strided_p2p", "torch.empty_strided"})
+
+
+def _flatten_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for st in body:
+        if isinstance(st, (ast.With, ast.AsyncWith, ast.For, ast.While, ast.Try)):
+            out.extend(_flatten_statements(st.body))
+            for h in getattr(st, "handlers", []):
+                out.extend(_flatten_statements(h.body))
+            out.extend(_flatten_statements(getattr(st, "orelse", [])))
+            out.extend(_flatten_statements(getattr(st, "finalbody", [])))
+        elif isinstance(st, ast.If):
+            out.extend(_flatten_statements(st.body))
+            out.extend(_flatten_statements(st.orelse))
+        else:
+            out.append(st)
+    return out
+
+
+def _find_call_def(tree: ast.Module) -> ast.FunctionDef | None:
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "call":
+            return node
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for sub in node.body:
+                if isinstance(sub, ast.FunctionDef) and sub.name == "call":
+                    return sub
+    return None
+
+
+@dataclass(slots=True)
+class _WrapperState:
+    kernels: dict[str, KernelDef]
+    lines: list[str]
+    offset: int
+    tensors: set[str]
+    launches: list[Launch]
+    buffers: list[Buffer]
+    aliases: list[tuple[str, str]]
+    graph_inputs: list[str]
+    outputs: list[str]
+    device: str | None = None
+
+
+def _shape_literal(node: ast.AST | None) -> tuple[int | str, ...] | None:
+    if node is None:
+        return None
+    v = _literal(node)
+    if isinstance(v, (tuple, list)) and all(isinstance(x, int) for x in v):
+        return tuple(v)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return tuple(_literal(e) if isinstance(_literal(e), int) else ast.unparse(e) for e in node.elts)
+    return None
+
+
+def _dtype_arg(node: ast.AST | None) -> str | None:
+    d = _dotted(node) if node is not None else None
+    return torch_dtype_name(d) if d else None
+
+
+def _comments_between(lines: list[str], start: int, end: int) -> list[str]:
+    """Comment lines with 0-based indices in [start, end)."""
+    return [lines[i].strip() for i in range(max(start, 0), min(end, len(lines))) if lines[i].strip().startswith("#")]
+
+
+def _parse_wrapper(tree: ast.Module, st: _WrapperState) -> None:
+    call = _find_call_def(tree)
+    if call is None:
+        return
+    prev_end = call.lineno  # 1-based line of "def call"
+    for stmt in _flatten_statements(call.body):
+        comments = _comments_between(st.lines, prev_end, stmt.lineno - 1)
+        prev_end = stmt.end_lineno or stmt.lineno
+        src_nodes: tuple[str, ...] = ()
+        origins: tuple[str, ...] = ()
+        for c in comments:
+            m = _TOPO.match(c)
+            if m:
+                src_nodes, origins = _split_list(m.group("src")), _split_list(m.group("orig"))
+        _wrapper_statement(stmt, st, src_nodes, origins)
+
+
+def _record_launch(st: _WrapperState, stmt: ast.stmt, call: ast.Call, kind: str, name: str, op: str | None,
+                   writes_extra: tuple[str, ...], src_nodes, origins) -> None:
+    line = stmt.lineno + st.offset
+    text = st.lines[stmt.lineno - 1].strip() if stmt.lineno - 1 < len(st.lines) else ""
+    arg_names = [_base_name(a) for a in call.args]
+    literals = tuple(
+        str(v) for a in list(call.args) + [k.value for k in call.keywords]
+        for v in _flat_literals(a)
+    )
+    reads: list[str] = []
+    writes: list[str] = list(writes_extra)
+    kd = st.kernels.get(name) if kind == "kernel" else None
+    if kd is not None and kd.params:
+        params = list(kd.params)
+        for i, n in enumerate(arg_names):
+            if n is None or n not in st.tensors:
+                continue
+            p = params[i] if i < len(params) else None
+            if p is not None and p in kd.outputs:
+                writes.append(n)
+                if p.startswith("in_out_ptr"):
+                    reads.append(n)
+            else:
+                reads.append(n)
+    else:
+        tensor_args = [n for n in arg_names if n is not None and n in st.tensors]
+        reads.extend(tensor_args)
+        if kind == "kernel" and not writes and tensor_args:
+            # No signature: Inductor passes outputs last (out_ptr after in_ptr).
+            writes.append(tensor_args[-1])
+    for kw in call.keywords:
+        n = _base_name(kw.value)
+        if n is None or n not in st.tensors:
+            continue
+        if kw.arg == "out":
+            writes.append(n)
+        else:
+            reads.append(n)
+    st.launches.append(
+        Launch(
+            index=len(st.launches), line=line, kind=kind, name=name, op=op,
+            reads=tuple(dict.fromkeys(reads)), writes=tuple(dict.fromkeys(writes)), text=text,
+            source_nodes=src_nodes, origins=origins, literals=literals,
+            args=tuple(ast.unparse(a) for a in call.args),
+            kwargs=tuple((k.arg or "**", ast.unparse(k.value)) for k in call.keywords),
+        )
+    )
+
+
+def _flat_literals(node: ast.AST):
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        for e in node.elts:
+            yield from _flat_literals(e)
+
+
+def _extern_op(callee: str) -> str | None:
+    """``extern_kernels.addmm`` -> addmm; ``torch.ops.mkl._mkl_linear.default`` -> _mkl_linear; ``aten.mm`` -> mm."""
+    if callee.startswith("extern_kernels."):
+        return callee.split(".", 1)[1]
+    parts = callee.split(".")
+    if callee.startswith("torch.ops.") and len(parts) >= 4:
+        return parts[3]
+    if parts[0] in ("aten", "prims", "mkldnn", "mkl", "onednn", "inductor_ops", "_quantized") and len(parts) >= 2:
+        return parts[1]
+    return None
+
+
+def _wrapper_statement(stmt: ast.stmt, st: _WrapperState, src_nodes, origins) -> None:
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Name) and value.id == "args":
+            names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+            st.graph_inputs.extend(names)
+            st.tensors.update(names)
+            return
+        names = [e.id for e in target.elts if isinstance(e, ast.Name)] if isinstance(target, ast.Tuple) else (
+            [target.id] if isinstance(target, ast.Name) else [])
+        if not names:
+            return
+        if isinstance(value, ast.Name):
+            if value.id in st.tensors:  # buf1 = buf0; del buf0  # reuse
+                st.aliases.append((names[0], value.id))
+                st.tensors.add(names[0])
+            return
+        if isinstance(value, ast.Call):
+            callee = _dotted(value.func) or ""
+            if callee in _ALLOC:
+                shape = _shape_literal(value.args[0] if value.args else None)
+                dtype = _dtype_arg(value.args[2] if len(value.args) > 2 else None)
+                st.buffers.append(Buffer(names[0], shape, dtype, stmt.lineno + st.offset))
+                st.tensors.add(names[0])
+                if st.device is None:
+                    st.device = "cuda" if callee.endswith("cuda") else "cpu" if callee.endswith("cpu") else None
+                return
+            if callee in ("reinterpret_tensor", "torch.as_strided") or callee.endswith(".as_strided"):
+                base = _base_name(value.args[0]) if value.args else None
+                if base is not None:
+                    st.aliases.append((names[0], base))
+                    st.tensors.add(names[0])
+                    st.buffers.append(Buffer(names[0], _shape_literal(value.args[1] if len(value.args) > 1 else None),
+                                             None, stmt.lineno + st.offset))
+                return
+            if callee == "copy_if_misaligned":
+                st.tensors.update(names)
+                return
+            if callee in _NOT_LAUNCHES:
+                return
+            if callee in st.kernels or callee.split(".")[0] in st.kernels:
+                st.tensors.update(names)
+                _record_launch(st, stmt, value, "kernel", callee.split(".")[0], None, tuple(names), src_nodes, origins)
+                return
+            op = _extern_op(callee)
+            if op is not None:
+                st.tensors.update(names)
+                _record_launch(st, stmt, value, "extern", callee, op, tuple(names), src_nodes, origins)
+            return
+        return
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        callee = _dotted(call.func) or ""
+        if callee in ("assert_size_stride", "assert_tensor_metadata") and len(call.args) >= 2:
+            n = _base_name(call.args[0])
+            if n:
+                dtype = _dtype_arg(call.args[3]) if callee == "assert_tensor_metadata" and len(call.args) > 3 else None
+                st.buffers.append(Buffer(n, _shape_literal(call.args[1]), dtype, stmt.lineno + st.offset))
+            return
+        if callee == "assert_size_stride_grouped" and len(call.args) >= 2:
+            if isinstance(call.args[0], ast.Tuple) and isinstance(call.args[1], ast.Tuple):
+                for e, s in zip(call.args[0].elts, call.args[1].elts):
+                    n = _base_name(e)
+                    if n:
+                        st.buffers.append(Buffer(n, _shape_literal(s), None, stmt.lineno + st.offset))
+            return
+        if callee in _NOT_LAUNCHES or callee.endswith(".clear"):
+            return
+        head = callee.split(".")[0]
+        if head in st.kernels:
+            # name.run(...) (Triton, NVGEMM), name.name(...) (CUTLASS .so), name(...) (C++ pybinding)
+            _record_launch(st, stmt, call, "kernel", head, None, (), src_nodes, origins)
+            return
+        op = _extern_op(callee)
+        if op is not None:
+            _record_launch(st, stmt, call, "extern", callee, op, (), src_nodes, origins)
+        return
+    if isinstance(stmt, ast.Return) and stmt.value is not None:
+        vals = stmt.value.elts if isinstance(stmt.value, (ast.Tuple, ast.List)) else [stmt.value]
+        for v in vals:
+            n = _base_name(v)
+            if n:
+                st.outputs.append(n)
+
+
+# Module-level constants (freezing) carry their shape in a comment: "_frozen_param3 = None  # device(type='cpu') torch.float32 (512, 512) (512, 1) 7f..."
+_CONSTANT_LINE = re.compile(
+    r"^(?P<name>\w+) = None  # device\(type='(?P<dev>\w+)'(?:, index=\d+)?\) (?P<dtype>torch\.\w+) \((?P<shape>[^)]*)\)"
+)
+
+
+def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first_line: int = 1) -> OutputCode:
+    """Parse one output-code module. ``first_line`` is where it starts in its file, for line references."""
+    lines = text.splitlines()
+    offset = first_line - 1
+    notes: list[str] = []
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        tree = None
+        notes.append(f"not valid Python ({exc.msg} at line {exc.lineno}); kernel comments read, wrapper skipped")
+    kernels: list[KernelDef] = []
+    constants: list[str] = []
+    buffers: list[Buffer] = []
+    for i, line in enumerate(lines):
+        cm = _CONSTANT_LINE.match(line)
+        if cm:
+            constants.append(cm.group("name"))
+            buffers.append(Buffer(cm.group("name"), _shape(cm.group("shape")), torch_dtype_name(cm.group("dtype")),
+                                  i + 1 + offset))
+    defs: list[tuple[str, str, int, str, list[str] | None]] = []  # name, method, 0-based line, source, arg types
+    if tree is not None:
+        for node in tree.body:
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+                continue
+            v = node.value
+            if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                    and _dotted(v.func.value) == "async_compile"):
+                continue
+            strings = [s for s in (_const_str(a) for a in v.args) if s is not None]
+            source = max(strings, key=len) if strings else ""
+            arg_types = None
+            if v.args and isinstance(v.args[0], (ast.List, ast.Tuple)):
+                lt = _literal(v.args[0])
+                arg_types = [str(t) for t in lt] if isinstance(lt, (list, tuple)) else None
+            defs.append((node.targets[0].id, v.func.attr, node.lineno - 1, source, arg_types))
+    else:
+        for i, line in enumerate(lines):
+            m = re.match(r"^(\w+) = async_compile\.(\w+)\(", line)
+            if m:
+                defs.append((m.group(1), m.group(2), i, "", None))
+    for name, method, idx, source, arg_types in defs:
+        header = _parse_header(_comment_block_above(lines, idx), offset)
+        kind = _kind(method, name, source)
+        params, outputs, profiler, detail = _kernel_signature(kind, name, source, arg_types)
+        kernels.append(
+            KernelDef(
+                name=name, kind=kind.value, method=method, line=idx + 1 + offset,
+                source_nodes=header.source_nodes, origins=header.origins, node_mapping=header.mapping,
+                fragment=header.fragment, returns=header.returns, params=params, outputs=outputs,
+                profiler_names=profiler, detail=detail,
+            )
+        )
+    st = _WrapperState(
+        kernels={k.name: k for k in kernels}, lines=lines, offset=offset, tensors=set(constants), launches=[],
+        buffers=buffers, aliases=[], graph_inputs=[], outputs=[],
+    )
+    if tree is not None:
+        _parse_wrapper(tree, st)
+        if _find_call_def(tree) is None:
+            notes.append("no call() wrapper found: launch order unknown")
+    device = st.device
+    if device is None:
+        if any(k.method == "triton" or k.method in ("cuda", "nv_universal_gemm") for k in kernels):
+            device = "cuda"
+        elif any(k.method.startswith("cpp") for k in kernels):
+            device = "cpu"
+    return OutputCode(
+        path=path, module_index=module_index, first_line=first_line, kernels=tuple(kernels),
+        launches=tuple(st.launches), graph_inputs=tuple(st.graph_inputs), constants=tuple(constants),
+        buffers=tuple(st.buffers), aliases=tuple(st.aliases), outputs=tuple(st.outputs), device=device,
+        notes=tuple(notes),
+    )
+
+
+def parse_output_code(text: str, path: str = "<memory>") -> tuple[OutputCode, ...]:
+    """Parse a file's text: one module, or several separated by MODULE_SEPARATOR lines."""
+    lines = text.splitlines(keepends=True)
+    modules: list[tuple[int, list[str]]] = [(1, [])]
+    for i, line in enumerate(lines):
+        if line.strip() == MODULE_SEPARATOR:
+            modules.append((i + 2, []))
+        else:
+            modules[-1][1].append(line)
+    out = []
+    for index, (first, mod_lines) in enumerate(m for m in modules if "".join(m[1]).strip()):
+        out.append(parse_module("".join(mod_lines), path, index, first))
+    return tuple(out)
+
+
+def load_output_code(path: str | os.PathLike[str]) -> tuple[OutputCode, ...]:
+    """Read an output-code file (.py, or .py.gz) and parse every module in it."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise CodeFileError(f"Inductor code file {p} does not exist", "pass the .py file kernelscope saved beside the trace")
+    except IsADirectoryError:
+        raise CodeFileError(f"Inductor code path {p} is a directory", "pass one output-code .py file")
+    except OSError as exc:
+        raise CodeFileError(f"Inductor code file {p} cannot be read ({exc.strerror})", "check the file's permissions")
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise CodeFileError(f"Inductor code file {p} is not a readable gzip file ({exc})", "pass the uncompressed .py")
+    text = raw.decode("utf-8", errors="replace")
+    if "async_compile" not in text and "def call" not in text:
+        raise CodeFileError(
+            f"{p} does not look like Inductor output code (no async_compile and no call())",
+            "pass a file written by run_and_get_code / TORCH_COMPILE_DEBUG (output_code.py)",
+        )
+    return parse_output_code(text, str(p))

@@ -1,0 +1,242 @@
+"""Load a model file in one of the two protocols and build the model and its inputs.
+
+Protocols:
+- ``get_model()`` -> nn.Module or callable, ``get_inputs()`` -> list/tuple of positional inputs;
+- KernelBench: ``class Model``, ``get_init_inputs()`` -> constructor args, ``get_inputs()``.
+
+``--set NAME=VALUE`` overrides module-level constants before the model and inputs are built: the file is
+executed, the constants replaced in its namespace, and only then are get_model/get_inputs called, so functions
+that read the globals see the new values.
+
+Validation of the file (exists, is Python, defines a protocol) needs no torch; building the model does.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import sys
+import traceback
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kernelscope.errors import ModelFileError, UsageError
+
+EXAMPLE = "see samples/linear_gelu.py"
+DTYPES = ("float32", "float16", "bfloat16")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    path: str
+    protocol: str  # "get_model" or "kernelbench"
+    constants: tuple[str, ...]
+
+
+def parse_sets(items: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    """Parse ``NAME=VALUE`` pairs; values are Python literals (64, 1e-3, 'text', (1, 2)) or bare strings."""
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            raise UsageError(
+                f"--set {item!r} is not NAME=VALUE",
+                "write it as --set batch_size=64 (NAME must be a Python identifier)",
+            )
+        raw = raw.strip()
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            value = raw  # a bare word such as gelu is taken as a string
+        out[name] = value
+    return out
+
+
+def inspect_model_file(path: str | os.PathLike[str]) -> ModelSpec:
+    """Check the file without running it: exists, parses, defines a protocol. No torch needed."""
+    p = Path(path)
+    if not p.exists():
+        raise ModelFileError(f"model file {p} does not exist", f"pass the path of a Python model file ({EXAMPLE})")
+    if p.is_dir():
+        raise ModelFileError(f"model file {p} is a directory", f"pass a .py file ({EXAMPLE})")
+    if p.suffix != ".py":
+        raise ModelFileError(f"model file {p} is not a .py file", f"pass a Python model file ({EXAMPLE})")
+    try:
+        source = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ModelFileError(f"model file {p} is not UTF-8 text", f"pass a Python source file ({EXAMPLE})")
+    except OSError as exc:
+        raise ModelFileError(f"model file {p} cannot be read ({exc.strerror})", "check its permissions")
+    try:
+        tree = ast.parse(source, filename=str(p))
+    except SyntaxError as exc:
+        raise ModelFileError(
+            f"model file {p} has a syntax error at line {exc.lineno}: {exc.msg}", "fix the Python syntax"
+        )
+    names: set[str] = set()
+    constants: list[str] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    names.add(t.id)
+                    constants.append(t.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                names.add((a.asname or a.name).split(".")[0])
+    if "get_model" in names:
+        protocol = "get_model"
+    elif "Model" in names:
+        protocol = "kernelbench"
+    else:
+        raise ModelFileError(
+            f"{p} defines no get_model() or Model class",
+            f"define get_model() and get_inputs(), or KernelBench's Model, get_init_inputs() and get_inputs() ({EXAMPLE})",
+        )
+    if "get_inputs" not in names:
+        raise ModelFileError(f"{p} defines no get_inputs()", f"define get_inputs() returning the model's positional inputs ({EXAMPLE})")
+    if protocol == "kernelbench" and "get_init_inputs" not in names:
+        raise ModelFileError(
+            f"{p} defines class Model but no get_init_inputs()",
+            "define get_init_inputs() returning Model's constructor arguments (return [] for none)",
+        )
+    return ModelSpec(path=str(p.resolve()), protocol=protocol, constants=tuple(constants))
+
+
+def check_sets(spec: ModelSpec, sets: dict[str, Any]) -> None:
+    unknown = [n for n in sets if n not in spec.constants]
+    if unknown:
+        known = ", ".join(c for c in spec.constants if not c.startswith("_")) or "none"
+        raise UsageError(
+            f"--set {unknown[0]}: {Path(spec.path).name} has no module-level constant {unknown[0]!r}",
+            f"use one of: {known}",
+        )
+
+
+class ModelCodeError(ModelFileError):
+    """The model file raised while importing or building (its traceback goes to the log)."""
+
+    def __init__(self, what: str, fix: str | None = None, detail: str = "", stage: str = ""):
+        super().__init__(what, fix)
+        self.detail = detail
+        self.stage = stage
+
+
+def _fail_in_user_code(stage: str, path: str, exc: BaseException) -> ModelCodeError:
+    tb = traceback.extract_tb(exc.__traceback__)
+    line = next((f.lineno for f in reversed(tb) if f.filename == path), None)
+    where = f" (line {line})" if line else ""
+    return ModelCodeError(
+        f"{stage} in {Path(path).name}{where} raised {type(exc).__name__}: {exc}",
+        "fix the model file; run with --debug for the traceback",
+        detail="".join(traceback.format_exception(exc)),
+        stage=stage,
+    )
+
+
+def load_module(spec: ModelSpec, sets: dict[str, Any]) -> types.ModuleType:
+    """Execute the model file as a module, then apply --set overrides to its globals."""
+    path = spec.path
+    folder = str(Path(path).parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)  # let the model import its neighbours
+    mod_spec = importlib.util.spec_from_file_location("kernelscope_user_model", path)
+    if mod_spec is None or mod_spec.loader is None:
+        raise ModelFileError(f"cannot import {path}", "pass a Python model file")
+    module = importlib.util.module_from_spec(mod_spec)
+    sys.modules["kernelscope_user_model"] = module
+    try:
+        mod_spec.loader.exec_module(module)
+    except Exception as exc:  # the user's import-time code
+        raise _fail_in_user_code("importing the model file", path, exc) from exc
+    for name, value in sets.items():
+        setattr(module, name, value)
+    return module
+
+
+def build(module: types.ModuleType, spec: ModelSpec) -> tuple[Any, list[Any]]:
+    """Call the protocol functions. Returns (model, inputs); raises ModelFileError on protocol violations."""
+    import torch
+
+    try:
+        if spec.protocol == "get_model":
+            model = module.get_model()
+        else:
+            init = module.get_init_inputs()
+            if not isinstance(init, (list, tuple)):
+                raise ModelFileError(
+                    f"get_init_inputs() returned {type(init).__name__}", "return a list of Model's constructor arguments"
+                )
+            model = module.Model(*init)
+    except ModelFileError:
+        raise
+    except Exception as exc:
+        raise _fail_in_user_code("building the model", spec.path, exc) from exc
+    if not (isinstance(model, torch.nn.Module) or callable(model)):
+        raise ModelFileError(
+            f"get_model() returned {type(model).__name__}, which is not an nn.Module or callable",
+            "return the model (an nn.Module or a function)",
+        )
+    try:
+        inputs = module.get_inputs()
+    except Exception as exc:
+        raise _fail_in_user_code("get_inputs()", spec.path, exc) from exc
+    if isinstance(inputs, torch.Tensor):
+        inputs = [inputs]
+    if not isinstance(inputs, (list, tuple)):
+        raise ModelFileError(
+            f"get_inputs() returned {type(inputs).__name__}", "return a list of the model's positional inputs"
+        )
+    if not any(isinstance(x, torch.Tensor) for x in inputs):
+        kinds = ", ".join(type(x).__name__ for x in inputs) or "an empty list"
+        raise ModelFileError(f"get_inputs() returned no tensor ({kinds})", "return a list holding at least one tensor")
+    return model, list(inputs)
+
+
+def prepare(model: Any, inputs: list[Any], *, dtype: str | None, device: str) -> tuple[Any, list[Any]]:
+    """Move model and inputs to the device; cast floating parameters and inputs to dtype (None: keep the
+    dtypes the model file chose)."""
+    import torch
+
+    dt = getattr(torch, dtype) if dtype else None
+    if isinstance(model, torch.nn.Module):
+        model = model.to(device=device)
+        if dt is not None:
+            model = model.to(dtype=dt)
+        model.eval()
+
+    def cast(x: Any) -> Any:
+        if isinstance(x, torch.Tensor):
+            x = x.to(device)
+            return x.to(dt) if dt is not None and x.is_floating_point() else x
+        return x
+
+    return model, [cast(x) for x in inputs]
+
+
+def floating_dtype(inputs: list[Any]) -> str:
+    """The dtype a run is reported under: the first floating input's (float32 when none is floating)."""
+    import torch
+
+    for x in inputs:
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            return str(x.dtype).replace("torch.", "")
+    return "float32"
+
+
+def seed_everything(seed: int = 0) -> None:
+    import random
+
+    import torch
+
+    random.seed(seed)
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)

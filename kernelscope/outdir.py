@@ -1,0 +1,60 @@
+"""The output directory: refuse someone else's files, never mix an old run's files with a new one's."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from kernelscope import __version__
+from kernelscope.errors import OutputDirError
+
+MARKER = ".kernelscope"
+# Everything a run writes at the top of its directory; a new run removes these first, and nothing else.
+OWNED = ("modes", "tb", "result.json", "report.html", "summary.md", MARKER)
+
+
+def prepare_out_dir(path: Path, *, force: bool) -> Path:
+    path = path.resolve()
+    if path.exists() and not path.is_dir():
+        raise OutputDirError(f"output path {path} is a file", "pass a directory with --out")
+    if path.is_dir():
+        entries = [p.name for p in path.iterdir()]
+        ours = (path / MARKER).is_file()
+        if entries and not ours and not force:
+            raise OutputDirError(
+                f"output directory {path} is not empty and was not written by kernelscope",
+                "pass an empty or new directory with --out, or --force to write into it (only kernelscope's files are replaced)",
+            )
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = tempfile.NamedTemporaryFile(dir=path, prefix=".write-test-", delete=True)
+        probe.close()
+    except OSError as exc:
+        raise OutputDirError(f"output directory {path} is not writable ({exc.strerror})", "pass a writable directory with --out")
+    for name in OWNED:
+        p = path / name
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        elif p.exists() or p.is_symlink():
+            p.unlink()
+    atomic_write_text(path / MARKER, json.dumps({"tool": "kernelscope", "version": __version__}) + "\n")
+    return path
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write to a temp file in the same directory, then rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

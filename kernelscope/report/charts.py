@@ -1,0 +1,244 @@
+"""Chart geometry for inline SVG: plain shapes computed here, drawn by templates/_svg.html.j2.
+
+Shapes carry text (labels, hover titles) that the template autoescapes; nothing here builds markup, so a kernel
+name can never become an element. CSS classes come from fixed tables, never from the data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kernelscope.report import fmt
+from kernelscope.result import Category, ModeResult
+
+# Category order in stacks and legends: the compute categories first, memops last (they are counted apart).
+CATEGORY_ORDER: tuple[str, ...] = tuple(c.value for c in Category)
+
+
+def category_class(category: str) -> str:
+    """CSS class for a category; unknown names share "other" so data never chooses a class."""
+    return f"cat-{category}" if category in CATEGORY_ORDER else "cat-other"
+
+
+@dataclass(frozen=True, slots=True)
+class Rect:
+    x: float
+    y: float
+    w: float
+    h: float
+    cls: str
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    cls: str
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    x: float
+    y: float
+    text: str
+    anchor: str = "start"  # "start" | "middle" | "end"
+    cls: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Chart:
+    title: str
+    width: float
+    height: float
+    rects: tuple[Rect, ...] = ()
+    lines: tuple[Line, ...] = ()
+    labels: tuple[Label, ...] = ()
+    legend: tuple[tuple[str, str], ...] = ()  # (css class, label)
+    caption: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return not self.rects
+
+
+WIDTH = 1000.0
+LABEL_W = 150.0  # room for the mode names left of the plot
+RIGHT_PAD = 170.0  # room for the value printed after each bar
+ROW_H = 28.0
+TOP = 10.0
+AXIS_H = 26.0
+
+
+def nice_ticks(vmax: float, n: int = 5) -> list[float]:
+    """Round tick values 0..>=vmax (1, 2, 2.5, 5 x 10^k steps) so axes read at a glance."""
+    if vmax <= 0 or not math.isfinite(vmax):
+        return [0.0, 1.0]
+    raw = vmax / n
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(s * mag for s in (1, 2, 2.5, 5, 10) if s * mag >= raw)
+    count = math.ceil(vmax / step - 1e-9)
+    return [round(i * step, 12) for i in range(count + 1)]
+
+
+def _axis(ticks: list[float], scale: float, y: float, unit_fmt) -> tuple[list[Line], list[Label]]:
+    lines = [Line(LABEL_W, y, LABEL_W + ticks[-1] * scale, y, "axis")]
+    labels = []
+    for t in ticks:
+        x = LABEL_W + t * scale
+        lines.append(Line(x, TOP, x, y, "grid"))
+        labels.append(Label(x, y + 16, unit_fmt(t), "middle", "tick"))
+    return lines, labels
+
+
+def latency_chart(modes: Sequence[ModeResult]) -> Chart:
+    """Median steady latency per mode as a bar, the interquartile range as a whisker over it."""
+    rows = list(modes)
+    measured = [m.latency_ms for m in rows if m.latency_ms is not None]
+    if not measured:
+        return Chart("Steady-state latency per mode", WIDTH, 0)
+    vmax = max(max(lat.q3, lat.median) for lat in measured)
+    ticks = nice_ticks(vmax)
+    scale = (WIDTH - LABEL_W - RIGHT_PAD) / ticks[-1]
+    rects, lines, labels = [], [], []
+    for i, m in enumerate(rows):
+        y = TOP + i * ROW_H
+        mid = y + ROW_H / 2
+        labels.append(Label(LABEL_W - 8, mid + 4, m.name, "end", "row-label"))
+        lat = m.latency_ms
+        if lat is None:
+            labels.append(Label(LABEL_W + 4, mid + 4, f"no latency ({m.status})", "start", "muted"))
+            continue
+        title = (
+            f"{m.name}: median {fmt.ms(lat.median)}, IQR {fmt.ms(lat.q1)}–{fmt.ms(lat.q3)}"
+            f", min {fmt.ms(lat.min)}, {len(lat.samples)} samples"
+        )
+        rects.append(Rect(LABEL_W, y + 6, lat.median * scale, ROW_H - 12, "bar-latency", title))
+        x1, x3 = LABEL_W + lat.q1 * scale, LABEL_W + lat.q3 * scale
+        lines += [Line(x1, mid, x3, mid, "whisker"), Line(x1, y + 4, x1, y + ROW_H - 4, "whisker"),
+                  Line(x3, y + 4, x3, y + ROW_H - 4, "whisker")]
+        labels.append(Label(max(x3, LABEL_W + lat.median * scale) + 6, mid + 4,
+                            f"{fmt.ms(lat.median)} (IQR {fmt.ms(lat.iqr)})", "start", "value"))
+    axis_y = TOP + len(rows) * ROW_H + 4
+    ax_lines, ax_labels = _axis(ticks, scale, axis_y, fmt.ms)
+    return Chart(
+        "Steady-state latency per mode",
+        WIDTH,
+        axis_y + AXIS_H,
+        tuple(rects),
+        tuple(ax_lines + lines),
+        tuple(ax_labels + labels),
+        (("bar-latency", "median"), ("whisker", "interquartile range (q1–q3)")),
+        "Bars: median of the timed repeats outside the profiler; whiskers: q1 to q3.",
+    )
+
+
+def kernel_stack_chart(modes: Sequence[ModeResult]) -> Chart:
+    """Kernels (and memops) per iteration per mode, stacked by category."""
+    rows = [m for m in modes if m.kernels_by_category]
+    if not rows:
+        return Chart("Kernels per iteration by category", WIDTH, 0)
+    totals = [sum(m.kernels_by_category.values()) for m in rows]
+    ticks = nice_ticks(max(totals))
+    scale = (WIDTH - LABEL_W - RIGHT_PAD) / ticks[-1]
+    rects, labels = [], []
+    seen: list[str] = []
+    for i, m in enumerate(rows):
+        y = TOP + i * ROW_H
+        labels.append(Label(LABEL_W - 8, y + ROW_H / 2 + 4, m.name, "end", "row-label"))
+        x = LABEL_W
+        cats = sorted(m.kernels_by_category.items(),
+                      key=lambda kv: (CATEGORY_ORDER.index(kv[0]) if kv[0] in CATEGORY_ORDER else 99, kv[0]))
+        for cat, n in cats:
+            if n <= 0:
+                continue
+            w = n * scale
+            rects.append(Rect(x, y + 5, w, ROW_H - 10, category_class(cat), f"{m.name}: {fmt.count(n)} {cat}"))
+            if w >= 22:
+                labels.append(Label(x + w / 2, y + ROW_H / 2 + 4, fmt.count(n), "middle", "in-bar"))
+            x += w
+            if cat not in seen:
+                seen.append(cat)
+        kpi = fmt.count(m.kernels_per_iter)
+        memops = f" + {fmt.count(m.memops_per_iter)} memops" if m.memops_per_iter else ""
+        labels.append(Label(x + 6, y + ROW_H / 2 + 4, f"{kpi} kernels{memops}", "start", "value"))
+    axis_y = TOP + len(rows) * ROW_H + 4
+    ax_lines, ax_labels = _axis(ticks, scale, axis_y, lambda t: f"{t:g}")
+    legend = tuple((category_class(c), c) for c in seen)
+    return Chart("Kernels per iteration by category", WIDTH, axis_y + AXIS_H, tuple(rects), tuple(ax_lines),
+                 tuple(ax_labels + labels), legend,
+                 "Memsets and memcpys are stacked too but counted apart from kernels.")
+
+
+def timeline_chart(modes: Sequence[ModeResult]) -> Chart:
+    """One iteration per mode on a shared time axis: kernels as bars, names on hover."""
+    rows = [m for m in modes if m.timeline]
+    if not rows:
+        return Chart("One iteration per mode (timeline)", WIDTH, 0)
+    span = max(e.start_us + e.dur_us for m in rows for e in m.timeline)
+    ticks = nice_ticks(span)
+    scale = (WIDTH - LABEL_W - 20) / ticks[-1]
+    rects, labels = [], []
+    seen: list[str] = []
+    for i, m in enumerate(rows):
+        y = TOP + i * ROW_H
+        labels.append(Label(LABEL_W - 8, y + ROW_H / 2 + 4, m.name, "end", "row-label"))
+        for e in m.timeline:
+            # 1.5 px minimum: a 1 µs kernel in a 200 µs iteration must still be visible and hoverable.
+            w = max(e.dur_us * scale, 1.5)
+            title = f"{e.name}\n{e.category}: starts +{fmt.us(e.start_us)}, runs {fmt.us(e.dur_us)}"
+            rects.append(Rect(LABEL_W + e.start_us * scale, y + 5, w, ROW_H - 10, category_class(e.category), title))
+            if e.category not in seen:
+                seen.append(e.category)
+    axis_y = TOP + len(rows) * ROW_H + 4
+    ax_lines, ax_labels = _axis(ticks, scale, axis_y, fmt.us)
+    legend = tuple((category_class(c), c) for c in CATEGORY_ORDER if c in seen) + tuple(
+        (category_class(c), c) for c in seen if c not in CATEGORY_ORDER
+    )
+    return Chart("One iteration per mode (timeline)", WIDTH, axis_y + AXIS_H, tuple(rects), tuple(ax_lines),
+                 tuple(ax_labels + labels), legend,
+                 "GPU time from the iteration's start (the profiled run, so launch gaps show); hover a bar for its name.")
+
+
+def ratio_chart(title: str, rows: Sequence[tuple[str, float | None, float | None, float | None, bool | None]]) -> Chart:
+    """Forest plot of ratios (name, value, low, high, within_noise) around 1.0, on a log scale."""
+    vals = [v for _, value, low, high, _ in rows for v in (value, low, high) if v]
+    if not vals:
+        return Chart(title, WIDTH, 0)
+    # Log scale, symmetric around 1.0, so 0.5x and 2x sit at the same distance from "no change".
+    extent = max(abs(math.log(v)) for v in vals)
+    extent = max(extent * 1.15, math.log(1.1))
+    plot_w = WIDTH - LABEL_W - RIGHT_PAD
+
+    def x_of(v: float) -> float:
+        return LABEL_W + (math.log(v) + extent) / (2 * extent) * plot_w
+
+    rects, lines, labels = [], [], []
+    for i, (name, value, low, high, noise) in enumerate(rows):
+        y = TOP + i * ROW_H
+        mid = y + ROW_H / 2
+        labels.append(Label(LABEL_W - 8, mid + 4, name, "end", "row-label"))
+        if not value:
+            labels.append(Label(LABEL_W + 4, mid + 4, "no latency to compare", "start", "muted"))
+            continue
+        cls = "noise" if noise else ("better" if value < 1 else "worse")
+        if low and high:
+            lines.append(Line(x_of(low), mid, x_of(high), mid, f"ci {cls}"))
+        rects.append(Rect(x_of(value) - 4, mid - 4, 8, 8, f"dot {cls}",
+                          f"{name}: {fmt.ratio(value)} ({fmt.interval(low, high)})"))
+        labels.append(Label(WIDTH - RIGHT_PAD + 8, mid + 4, f"{fmt.ratio(value)} {fmt.percent_change(value)}",
+                            "start", "value"))
+    axis_y = TOP + len(rows) * ROW_H + 4
+    lines.append(Line(LABEL_W, axis_y, LABEL_W + plot_w, axis_y, "axis"))
+    for t in (0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0):
+        if abs(math.log(t)) <= extent:
+            x = x_of(t)
+            lines.append(Line(x, TOP, x, axis_y, "unity" if t == 1.0 else "grid"))
+            labels.append(Label(x, axis_y + 16, f"{t:g}×", "middle", "tick"))
+    return Chart(title, WIDTH, axis_y + AXIS_H, tuple(rects), tuple(lines), tuple(labels),
+                 (("dot better", "faster"), ("dot worse", "slower"), ("dot noise", "within noise")),
+                 "Head latency / base latency (log scale); lines: 95% bootstrap interval of the ratio of medians.")

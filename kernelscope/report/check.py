@@ -1,0 +1,196 @@
+"""The CI gate's rules, evaluated on a result: each violated rule becomes one line.
+
+Which modes a rule looks at: the ``--mode`` names, or by default every mode except eager (the rules are about
+what compilation did). A checked mode that did not run (failed, timeout, interrupted) violates every rule, since
+none can be shown to hold; an ``unavailable`` mode is skipped unless named with ``--mode`` (the machine cannot
+run it, e.g. reduce-overhead on a CPU).
+
+Latency rules are noise-aware, like the report: --max-slowdown is violated only when the whole 95% bootstrap
+interval of (mode / eager) lies above the limit, --min-speedup only when the whole interval of (eager / mode)
+lies below it; without samples the point ratio decides. A gate must not flap on timing noise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kernelscope.errors import UsageError
+from kernelscope.report import fmt
+from kernelscope.report.context import EAGER
+from kernelscope.report.stats import latency_ratio
+from kernelscope.result import GemmEpilogue, ModeResult, RunResult, Status, Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    expect_fused: str | None = None  # "all" | "none" | a regular expression on epilogue op names
+    max_kernels_per_iter: float | None = None
+    max_slowdown: float | None = None
+    min_speedup: float | None = None
+    modes: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return (self.expect_fused is None and self.max_kernels_per_iter is None and self.max_slowdown is None
+                and self.min_speedup is None)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    rule: str  # the option, e.g. "--max-kernels-per-iter"
+    mode: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.mode}: {self.message} ({self.rule})"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOutcome:
+    checked_modes: tuple[str, ...]
+    rules: tuple[str, ...]
+    violations: tuple[Violation, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def validate(rules: Rules, result: RunResult) -> re.Pattern[str] | None:
+    """Usage errors (exit 2): no rule, bad numbers, a bad pattern, a --mode the result does not have."""
+    if rules.empty:
+        raise UsageError(
+            "no rule given",
+            "pass at least one of --expect-fused, --max-kernels-per-iter, --max-slowdown, --min-speedup",
+        )
+    for opt, v in (("--max-kernels-per-iter", rules.max_kernels_per_iter), ("--max-slowdown", rules.max_slowdown),
+                   ("--min-speedup", rules.min_speedup)):
+        if v is not None and not v > 0:
+            raise UsageError(f"{opt} must be positive (got {v})", f"e.g. {opt} 1.5")
+    names = [m.name for m in result.modes]
+    for name in rules.modes:
+        if name not in names:
+            raise UsageError(f"--mode {name}: the result has no such mode", f"modes in this result: {', '.join(names)}")
+    if rules.expect_fused is None or rules.expect_fused in ("all", "none"):
+        return None
+    try:
+        return re.compile(rules.expect_fused)
+    except re.error as exc:
+        raise UsageError(f"--expect-fused {rules.expect_fused!r} is not a valid regular expression: {exc}",
+                         "pass all, none, or a pattern matching epilogue op names, e.g. 'gelu|relu'") from exc
+
+
+def _fusion(mode: ModeResult, expect: str, pattern: re.Pattern[str] | None) -> list[Violation]:
+    rule = "--expect-fused"
+    out: list[Violation] = []
+
+    def v(g: GemmEpilogue, msg: str) -> None:
+        out.append(Violation(rule, mode.name, f"GEMM {g.id} ({g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k)}, "
+                                              f"{g.backend}) {msg}"))
+
+    if expect == "all":
+        for g in mode.gemms:
+            if g.verdict not in (Verdict.FUSED.value, Verdict.NONE.value):
+                detail = f"; unfused: {', '.join(g.unfused)}" if g.unfused else ""
+                v(g, f"is {g.verdict}, expected fused{detail}")
+    elif expect == "none":
+        for g in mode.gemms:
+            if g.fused:
+                v(g, f"fused {', '.join(g.fused)}, expected no epilogue fusion")
+    else:
+        assert pattern is not None
+        matched = False
+        for g in mode.gemms:
+            ops = [op for op in g.epilogue or (*g.fused, *g.unfused) if pattern.search(op)]
+            matched = matched or bool(ops)
+            missing = [op for op in ops if op not in g.fused]
+            if missing:
+                v(g, f"does not fuse {', '.join(missing)} (fused: {', '.join(g.fused) or 'nothing'})")
+        if not matched:
+            # A pattern that matches nothing would pass forever: a typo or a changed model must not look green.
+            out.append(Violation(rule, mode.name, f"no GEMM epilogue op matches {pattern.pattern!r}"))
+    return out
+
+
+def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
+    pattern = validate(rules, result)
+    explicit = bool(rules.modes)
+    selected = [result.mode(n) for n in rules.modes] if explicit else [m for m in result.modes if m.name != EAGER]
+    eager = result.mode(EAGER)
+    violations: list[Violation] = []
+    notes: list[str] = []
+    checked: list[str] = []
+    active = [opt for opt, v in (("--expect-fused", rules.expect_fused),
+                                 ("--max-kernels-per-iter", rules.max_kernels_per_iter),
+                                 ("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup))
+              if v is not None]
+    if not selected:
+        violations.append(Violation("--mode", "-", "the result has no compiled mode to check"))
+    for mode in selected:
+        assert mode is not None
+        if mode.status == Status.UNAVAILABLE.value and not explicit:
+            notes.append(f"{mode.name}: unavailable on that machine, skipped ({mode.error or 'no reason given'})")
+            continue
+        checked.append(mode.name)
+        if mode.status != Status.OK.value:
+            first = (mode.error or "").strip().splitlines()
+            reason = f": {first[-1]}" if first else ""
+            violations.append(Violation(", ".join(active), mode.name, f"status {mode.status}{reason}"))
+            continue
+        if rules.expect_fused is not None:
+            violations += _fusion(mode, rules.expect_fused, pattern)
+        if rules.max_kernels_per_iter is not None:
+            k = mode.kernels_per_iter
+            if k is None:
+                violations.append(Violation("--max-kernels-per-iter", mode.name, "kernels per iteration not measured"))
+            elif k > rules.max_kernels_per_iter:
+                violations.append(Violation("--max-kernels-per-iter", mode.name,
+                                            f"{fmt.count(k)} kernels per iteration > {fmt.count(rules.max_kernels_per_iter)}"))
+        for opt, limit in (("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup)):
+            if limit is None:
+                continue
+            violation = _latency_rule(opt, limit, mode, eager)
+            if violation:
+                violations.append(violation)
+    return CheckOutcome(tuple(checked), tuple(active), tuple(violations), tuple(notes))
+
+
+def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | None) -> Violation | None:
+    if mode.name == EAGER:
+        return None  # eager against itself: always 1.0
+    if eager is None or eager.status != Status.OK.value or eager.latency_ms is None:
+        return Violation(opt, mode.name, "no eager latency to compare with (run eager too)")
+    if mode.latency_ms is None:
+        return Violation(opt, mode.name, "latency not measured")
+    slowdown = latency_ratio(mode.latency_ms, eager.latency_ms)  # mode / eager
+    assert slowdown.value is not None
+    if opt == "--max-slowdown":
+        worst_case_good = slowdown.low if slowdown.method == "bootstrap" else slowdown.value
+        assert worst_case_good is not None
+        if worst_case_good > limit:
+            return Violation(opt, mode.name, f"{fmt.ratio(slowdown.value)} eager's latency "
+                             f"({fmt.ms(mode.latency_ms.median)} vs {fmt.ms(eager.latency_ms.median)}"
+                             f"{_ci(slowdown.low, slowdown.high, slowdown.method)}) > {fmt.ratio(limit)}")
+        return None
+    speedup = slowdown.inverted()
+    best_case = speedup.high if speedup.method == "bootstrap" else speedup.value
+    assert best_case is not None and speedup.value is not None
+    if best_case < limit:
+        return Violation(opt, mode.name, f"speedup {fmt.ratio(speedup.value)} vs eager "
+                         f"({fmt.ms(mode.latency_ms.median)} vs {fmt.ms(eager.latency_ms.median)}"
+                         f"{_ci(speedup.low, speedup.high, speedup.method)}) < {fmt.ratio(limit)}")
+    return None
+
+
+def _ci(low: float | None, high: float | None, method: str) -> str:
+    return f", 95% CI {fmt.interval(low, high)}" if method == "bootstrap" else ""
+
+
+def format_outcome(outcome: CheckOutcome) -> Sequence[str]:
+    """Lines to print: one per violation, or one "ok" line."""
+    if outcome.violations:
+        return [v.line() for v in outcome.violations]
+    return [f"ok: {', '.join(outcome.rules)} hold for {', '.join(outcome.checked_modes) or 'no mode'}"]

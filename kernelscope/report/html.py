@@ -1,0 +1,140 @@
+"""report.html: one self-contained file (CSS, JS, SVG charts inline; a CSP that forbids every remote load).
+
+Templates live in the top-level templates/ folder, shipped as the package ``kernelscope.templates`` and read
+through importlib.resources, so a wheel and an editable install find them the same way.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from importlib import resources
+from pathlib import PurePosixPath
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from kernelscope.report import charts, fmt
+from kernelscope.report.context import build_context
+from kernelscope.result import RunResult, to_json
+
+TEMPLATE_PACKAGE = "kernelscope.templates"
+
+
+def read_asset(name: str) -> str:
+    return resources.files(TEMPLATE_PACKAGE).joinpath(name).read_text(encoding="utf-8")
+
+
+def _load(name: str) -> str:
+    try:
+        return read_asset(name)
+    except FileNotFoundError:
+        raise jinja2.TemplateNotFound(name) from None
+
+
+_BADGE = {
+    "ok": "ok", "failed": "failed", "timeout": "timeout", "unavailable": "unavailable", "interrupted": "interrupted",
+    "fused": "fused", "partial": "partial", "unfused": "unfused", "none": "none", "unknown": "unknown",
+    "pass": "pass", "fail": "fail", "reference": "reference", "n/a": "na",
+    "faster": "faster", "slower": "slower", "within noise": "noise", "baseline": "baseline",
+}
+
+
+def badge(value: str) -> str:
+    """CSS badge class for a status/verdict/call; from a fixed table so data never picks a class name."""
+    return _BADGE.get(str(value), "other")
+
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def relative_href(path: str | None) -> str | None:
+    """A result's relative file path as an href, or None when it is not a plain relative path.
+
+    result.json may come from anyone: "javascript:..." or "https://..." must not become a link (the CSP does not
+    stop navigation), nor may "//host/x" (protocol-relative) or an absolute path.
+    """
+    if not path or _SCHEME.match(path) or path.startswith(("/", "\\")) or "\\" in path:
+        return None
+    parts = PurePosixPath(path).parts
+    return "/".join(parts) if parts else None
+
+
+def link(path: str | None) -> Markup:
+    if not path:
+        return Markup("—")
+    href = relative_href(path)
+    if href is None:
+        return Markup("<code>{}</code>").format(path)
+    return Markup('<a href="{}"><code>{}</code></a>').format(href, path)
+
+
+def share(part: float | None, total: float | None) -> str:
+    if part is None or not total:
+        return ""
+    return f"{100 * part / total:.1f}%"
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(_load),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        ms=fmt.ms, seconds=fmt.seconds, us=fmt.us, count=fmt.count, nbytes=fmt.nbytes, ratio=fmt.ratio,
+        interval=fmt.interval, sci=fmt.sci, pct=fmt.percent_change, badge=badge, category_class=charts.category_class,
+    )
+    env.globals.update(link=link, share=share, shape=fmt.shape)
+    return env
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(css: str, js: str) -> str:
+    """Nothing from the network, no plugins, no forms; only our inline style and script, by hash.
+
+    img-src allows data: only, for the browser's own SVG rendering; nothing in the report loads an image.
+    """
+    return (
+        "default-src 'none'; "
+        f"style-src {_sha256(css)}; "
+        f"script-src {_sha256(js)}; "
+        "img-src data:; base-uri 'none'; form-action 'none'; object-src 'none'"
+    )
+
+
+def page_assets() -> dict[str, Any]:
+    """CSS, JS and the CSP that pins them, for any page built on _layout.html.j2."""
+    css, js = read_asset("report.css"), read_asset("report.js")
+    # Markup: our own files go in verbatim (autoescape would turn CSS's ">" into "&gt;"), byte for byte as hashed.
+    return {"css": Markup(css), "js": Markup(js), "csp": content_security_policy(css, js)}
+
+
+def tb_logdir(result: RunResult) -> str:
+    """The TensorBoard logdir, relative to the output folder: the first folder of a mode's trace path."""
+    for m in result.modes:
+        href = relative_href(m.trace)
+        if href and "/" in href:
+            return href.split("/", 1)[0]
+    return "tb"
+
+
+def render_html(result: RunResult) -> str:
+    """The whole report as one HTML string."""
+    ctx = build_context(result)
+    template = environment().get_template("report.html.j2")
+    return template.render(
+        ctx=ctx,
+        r=result,
+        tool_version=result.tool_version,
+        tb_logdir=tb_logdir(result),
+        result_json=to_json(result),
+        **page_assets(),
+    )

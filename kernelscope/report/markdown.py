@@ -1,0 +1,185 @@
+"""summary.md: a short Markdown report for a pull-request comment (``gh pr comment --body-file summary.md``).
+
+GitHub rejects comments over 65,536 characters, so the summary stays under ``MAX_CHARS`` however large the model:
+tables shrink (with a note saying how much was left out) until it fits. Data from the result never reaches the
+Markdown as markup: kernel names go in code spans (no links, HTML or emphasis inside), other text is
+backslash-escaped, and ``|`` is escaped in table cells.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kernelscope.report import fmt
+from kernelscope.report.context import ReportContext, build_context, fallback_recommendation
+from kernelscope.result import GemmEpilogue, RunResult
+
+MAX_CHARS = 60_000
+
+_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:@&\"'=$%^;/?,])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+def md_text(text: object, limit: int = 300) -> str:
+    """Plain text in Markdown: every ASCII punctuation character backslash-escaped (CommonMark allows escaping
+    any of them), so no emphasis, link, HTML tag, entity or autolink can form; ``|`` escaped keeps tables whole."""
+    return _PUNCT.sub(r"\\\1", _cut(_one_line(str(text)), limit))
+
+
+def md_code(text: object, limit: int = 120, *, in_table: bool = True) -> str:
+    """Text as an inline code span whatever it contains: the fence is one backtick longer than the longest run
+    inside, and in a table ``|`` becomes ``\\|`` (GFM unescapes it inside code spans in cells)."""
+    body = _cut(_one_line(str(text)), limit)
+    longest = max((len(m) for m in _BACKTICKS.findall(body)), default=0)
+    fence = "`" * (longest + 1)
+    if in_table:
+        body = body.replace("|", "\\|")
+    if body.startswith(("`", " ")) or body.endswith(("`", " ")):
+        body = f" {body} "
+    return f"{fence}{body}{fence}" if body.strip() else "` `"
+
+
+def md_block(text: str, limit: int) -> str:
+    """A fenced code block holding ``text`` verbatim (fence longer than any backtick run inside)."""
+    body = _cut(str(text).rstrip(), limit)
+    longest = max((len(m) for m in _BACKTICKS.findall(body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{body}\n{fence}"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    modes: int = 30
+    gemms_per_mode: int = 20
+    error_chars: int = 1500
+    name_chars: int = 100
+
+    def smaller(self) -> Limits:
+        return Limits(max(self.modes // 2, 3), max(self.gemms_per_mode // 2, 1), max(self.error_chars // 2, 200),
+                      max(self.name_chars - 20, 40))
+
+
+def _speedup_cell(row) -> str:
+    sp = row.speedup
+    if sp.call == "baseline":
+        return "baseline"
+    if sp.value is None:
+        return fmt.DASH
+    ci = f" (95% CI {fmt.interval(sp.low, sp.high)})" if sp.method == "bootstrap" and sp.low is not None else ""
+    return f"{fmt.ratio(sp.value)} **{sp.call}**{ci}"
+
+
+def _numerics_cell(row) -> str:
+    n = row.numerics
+    if n.status in ("reference", "n/a"):
+        return n.status
+    return f"{n.status} (abs {fmt.sci(n.max_abs)}, rel {fmt.sci(n.max_rel)})"
+
+
+def _latency_cell(m) -> str:
+    lat = m.latency_ms
+    return fmt.DASH if lat is None else f"{fmt.ms(lat.median)} ± {fmt.ms(lat.iqr / 2)}"
+
+
+def _gemm_item(g: GemmEpilogue, lim: Limits) -> str:
+    parts = [f"{md_text(g.op or 'gemm')} {fmt.shape(g.m, g.n, g.k)} on {md_text(g.backend)}: **{md_text(g.verdict)}**"]
+    if g.fused:
+        parts.append("fused " + ", ".join(md_text(o, 40) for o in g.fused))
+    if g.unfused:
+        where = ""
+        if g.unfused_kernels:
+            where = " in " + ", ".join(md_code(k, lim.name_chars, in_table=False) for k in g.unfused_kernels[:3])
+        parts.append("unfused " + ", ".join(md_text(o, 40) for o in g.unfused) + where)
+    if g.confidence == "trace-only":
+        parts.append("from the trace only")
+    line = "- " + "; ".join(parts)
+    if g.why_not:
+        line += f". Why not: {md_text(g.why_not, 240)}"
+    return line
+
+
+def _render(ctx: ReportContext, lim: Limits) -> str:
+    r = ctx.result
+    out: list[str] = []
+    out.append(f"## kernelscope: {md_code(r.model, 80, in_table=False)} ({md_text(r.device)}, {md_text(r.dtype)})")
+    env = r.environment if isinstance(r.environment, dict) else {}
+    env_bits = [f"{md_text(k)} {md_text(env[k], 60)}" for k in ("torch", "triton", "cuda", "gpu", "capability")
+                if k in env and not isinstance(env[k], (dict, list))]
+    out.append("")
+    out.append(" · ".join([md_code(r.command, 200, in_table=False), *env_bits, md_text(r.created)]))
+    out.append("")
+    out.append("| Mode | Status | Latency (median ± IQR/2) | vs eager | First call | Kernels/iter | Peak memory "
+               "| Error vs eager |")
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for row in ctx.rows[: lim.modes]:
+        m = row.mode
+        out.append(
+            f"| {md_text(m.name, 40)} | {md_text(m.status)} | {_latency_cell(m)} | {_speedup_cell(row)} "
+            f"| {fmt.seconds(m.first_call_s)} | {fmt.count(m.kernels_per_iter)} | {fmt.nbytes(m.peak_memory_bytes)} "
+            f"| {_numerics_cell(row)} |"
+        )
+    if len(ctx.rows) > lim.modes:
+        out.append(f"\n_{len(ctx.rows) - lim.modes} more modes not shown; see report.html._")
+    out.append("")
+    out.append(f"Speedup = eager median / mode median; \"within noise\" when its 95% bootstrap interval contains 1. "
+               f"Numerics: {md_text(ctx.tolerance.dtype)} tolerance atol {fmt.sci(ctx.tolerance.atol)}, "
+               f"rtol {fmt.sci(ctx.tolerance.rtol)}.")
+
+    gemm_modes = [row for row in ctx.rows[: lim.modes] if row.mode.gemms]
+    if gemm_modes:
+        out.append("")
+        out.append("### GEMM epilogues")
+        for row in gemm_modes:
+            m = row.mode
+            out.append("")
+            summary = f" ({md_text(m.gemm_summary)})" if m.gemm_summary else ""
+            out.append(f"**{md_text(m.name, 40)}**{summary}")
+            out.append("")
+            for g in m.gemms[: lim.gemms_per_mode]:
+                out.append(_gemm_item(g, lim))
+            if len(m.gemms) > lim.gemms_per_mode:
+                out.append(f"- _{len(m.gemms) - lim.gemms_per_mode} more GEMMs not shown; see report.html._")
+
+    if ctx.failures:
+        out.append("")
+        out.append("### Failed modes")
+        shown = ctx.failures[: lim.modes]
+        for f in shown:
+            kind = f", {md_text(f.mode.error_kind)}" if f.mode.error_kind else ""
+            out.append("")
+            out.append(f"**{md_text(f.mode.name, 40)}** ({md_text(f.mode.status)}{kind}): "
+                       f"{md_text(fallback_recommendation(r, f.mode), 600)}")
+            if f.mode.error:
+                out.append("")
+                out.append(md_block(f.mode.error, lim.error_chars))
+        if len(ctx.failures) > len(shown):
+            out.append(f"\n_{len(ctx.failures) - len(shown)} more failed modes not shown; see report.html._")
+    out.append("")
+    out.append("_Full report: report.html (kernels, charts, evidence); traces: `tensorboard --logdir tb` or Perfetto._")
+    return "\n".join(out) + "\n"
+
+
+def render_markdown(result: RunResult) -> str:
+    """The PR-comment summary, shortened until it is under MAX_CHARS."""
+    ctx = build_context(result)
+    lim = Limits()
+    text = _render(ctx, lim)
+    while len(text) >= MAX_CHARS:
+        smaller = lim.smaller()
+        if smaller == lim:
+            # Limits are at their floor (only possible with absurd inputs): cut at a line and say so.
+            note = "\n\n_Summary truncated to fit a pull-request comment; see report.html._\n"
+            text = text[: MAX_CHARS - len(note) - 1].rsplit("\n", 1)[0] + note
+            break
+        lim = smaller
+        text = _render(ctx, lim)
+    return text

@@ -1,0 +1,83 @@
+"""TensorBoard scalars per mode (steady latency, first-call time, kernels per iteration, peak memory).
+
+One run per mode, ``<tb_dir>/<mode>/``: the folder that already holds that mode's profiler trace, so the Scalars
+tab and the PyTorch Profiler tab list the same runs. Written with tensorboard's own event writer and protos, which
+need neither torch nor TensorFlow (torch.utils.tensorboard would import torch into the reporting layer).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from tensorboard.compat.proto import event_pb2, summary_pb2
+from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+from kernelscope.errors import ResultError
+from kernelscope.result import ModeResult, RunResult
+
+# Our event files end with this, so a re-render replaces them and leaves other writers' files alone.
+SUFFIX = ".kernelscope"
+PREFIX = "kernelscope/"  # one Scalars section holding every kernelscope chart, modes overlaid as runs
+
+
+def mode_scalars(mode: ModeResult) -> dict[str, float]:
+    """The scalars written for one mode (only those the mode measured)."""
+    out: dict[str, float] = {}
+    if mode.latency_ms is not None:
+        out[PREFIX + "steady_latency_median_ms"] = mode.latency_ms.median
+        out[PREFIX + "steady_latency_iqr_ms"] = mode.latency_ms.iqr
+    if mode.first_call_s is not None:
+        out[PREFIX + "first_call_s"] = mode.first_call_s
+    if mode.kernels_per_iter is not None:
+        out[PREFIX + "kernels_per_iter"] = mode.kernels_per_iter
+    if mode.peak_memory_bytes is not None:
+        out[PREFIX + "peak_memory_MiB"] = mode.peak_memory_bytes / 2**20
+    return out
+
+
+def _wall_time(created: str) -> float:
+    # The run's own date, so the scalars sit at the time of the run, not of a later re-render.
+    try:
+        return _dt.datetime.fromisoformat(created).timestamp()
+    except (TypeError, ValueError):
+        return time.time()
+
+
+def _run_dir(tb_dir: Path, name: str) -> Path:
+    # A mode name from result.json becomes a folder name: it must stay one folder inside tb_dir.
+    if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
+        raise ResultError(f"mode name {name!r} cannot be a TensorBoard run folder", "use a plain mode name")
+    return tb_dir / name
+
+
+def write_scalars(result: RunResult, tb_dir: Path) -> None:
+    """Write (or replace) each mode's scalars as one event file in ``<tb_dir>/<mode>/``."""
+    tb_dir = Path(tb_dir)
+    wall = _wall_time(result.created)
+    for mode in result.modes:
+        scalars = mode_scalars(mode)
+        if not scalars:
+            continue
+        run = _run_dir(tb_dir, mode.name)
+        run.mkdir(parents=True, exist_ok=True)
+        # Write in a private folder beside the target, then rename into place: TensorBoard (possibly running)
+        # never reads a half-written file, and a crash leaves the previous scalars intact.
+        staging = Path(tempfile.mkdtemp(prefix=".kernelscope-scalars-", dir=run))
+        try:
+            writer = EventFileWriter(str(staging), filename_suffix=SUFFIX)
+            summary = summary_pb2.Summary(
+                value=[summary_pb2.Summary.Value(tag=tag, simple_value=v) for tag, v in scalars.items()]
+            )
+            writer.add_event(event_pb2.Event(wall_time=wall, step=0, summary=summary))
+            writer.close()
+            (new,) = staging.iterdir()
+            for old in run.glob(f"events.out.tfevents.*{SUFFIX}"):
+                old.unlink()
+            os.replace(new, run / new.name)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)

@@ -1,0 +1,71 @@
+"""The summary printed at the end of a run: mode table, one line per GEMM verdict, failures with advice.
+
+Every value from the result goes in as ``rich.text.Text``, never as a markup string: a kernel name such as
+``foo[bold]`` must print as itself.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from kernelscope.report import fmt
+from kernelscope.report.context import build_context, gemm_line
+from kernelscope.result import RunResult
+
+_STYLE = {
+    "ok": "green", "pass": "green", "faster": "green", "fused": "green",
+    "failed": "red", "fail": "red", "timeout": "red", "slower": "red", "unfused": "red", "interrupted": "red",
+    "partial": "yellow", "within noise": "yellow", "unavailable": "yellow", "unknown": "yellow",
+}
+
+
+def _t(value: object, style: str = "") -> Text:
+    return Text(str(value), style=style)
+
+
+def render_terminal(result: RunResult, console: Console) -> None:
+    ctx = build_context(result)
+    table = Table(title=Text(f"kernelscope: {result.model} ({result.device}, {result.dtype})"), title_justify="left")
+    for col, justify in (("mode", "left"), ("status", "left"), ("latency", "right"), ("IQR", "right"),
+                         ("vs eager", "left"), ("first call", "right"), ("kernels/iter", "right"),
+                         ("peak mem", "right"), ("error vs eager", "left")):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for row in ctx.rows:
+        m, sp, num = row.mode, row.speedup, row.numerics
+        if sp.call == "baseline":
+            vs = _t("baseline", "dim")
+        elif sp.value is None:
+            vs = _t(fmt.DASH)
+        else:
+            vs = Text.assemble(f"{fmt.ratio(sp.value)} ", (sp.call, _STYLE.get(sp.call, "")))
+        if num.status in ("reference", "n/a"):
+            err = _t(num.status, "dim")
+        else:
+            err = Text.assemble((num.status, _STYLE.get(num.status, "")), f" abs {fmt.sci(num.max_abs)}")
+        kernels = fmt.count(m.kernels_per_iter) + (f" +{fmt.count(m.memops_per_iter)} mem" if m.memops_per_iter else "")
+        table.add_row(
+            _t(m.name, "bold"),
+            _t(m.status, _STYLE.get(m.status, "")),
+            _t(fmt.ms(m.latency_ms.median) if m.latency_ms else fmt.DASH),
+            _t(fmt.ms(m.latency_ms.iqr) if m.latency_ms else fmt.DASH),
+            vs,
+            _t(fmt.seconds(m.first_call_s)),
+            _t(kernels),
+            _t(fmt.nbytes(m.peak_memory_bytes)),
+            err,
+        )
+    console.print(table)
+    for row in ctx.rows:
+        if row.mode.gemms:
+            console.print(Text.assemble((f"{row.name}", "bold"), f"  {row.mode.gemm_summary}"))
+            for g in row.mode.gemms:
+                console.print(Text.assemble("  ", (g.verdict, _STYLE.get(g.verdict, "")), "  ", gemm_line(g)))
+                if g.why_not:
+                    console.print(Text(f"    why not: {g.why_not}", style="dim"))
+    for f in ctx.failures:
+        first = (f.mode.error or "").strip().splitlines()
+        console.print(Text.assemble((f"{f.mode.name} {f.mode.status}", "bold red"),
+                                    f": {first[-1] if first else '(no error text)'}"))
+        console.print(Text(f"  what to do: {f.recommendation}", style="yellow"))
