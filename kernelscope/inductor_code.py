@@ -7,18 +7,19 @@ Inductor writes one Python module per compiled graph. Above each kernel definiti
     #   input_1 => addmm, permute
     # Graph fragment:
     #   %arg1_1 : Tensor "f16[4096][1]cuda:0" = PlaceHolder[target=arg1_1]
-    #   %addmm : Tensor "f16[16, 4096][4096, 1]cuda:0"[num_users=1] = call_function[target=...addmm.default](args = ...)
+    #   %addmm : Tensor "f16[16, 4096][4096, 1]cuda:0"[num_users=1] = call_function[target=...](args = ...)
     #   return %addmm
 
-The graph fragment is the dataflow: a ``PlaceHolder`` is a value the kernel reads (a graph input or another node's
-output), a ``call_function`` node is computed inside the kernel. CPU (C++) kernels carry no such block in torch 2.14.1;
-for them the kernel name (built by Inductor from the sorted "original ATen" op names) and the buffers the wrapper
-passes are what is known.
+The graph fragment is the dataflow: a ``PlaceHolder`` is a value the kernel reads (a graph input or another
+node's output), a ``call_function`` node is computed inside the kernel. CPU (C++) kernels carry no such block
+in torch 2.14.1; for them the kernel name (built by Inductor from the sorted "original ATen" op names) and the
+buffers the wrapper passes are what is known.
 
-The wrapper's ``call()`` gives the launch order: ``<kernel>.run(...)`` (Triton, NVGEMM), ``<name>.<name>(c_void_p(...))``
-(CUTLASS C++), ``<cpp kernel>(...)`` (CPU), ``extern_kernels.addmm(..., out=buf0)`` and ``torch.ops...`` calls (ATen /
-vendor libraries), plus allocations and reuse lines (``buf1 = buf0; del buf0  # reuse``). It is parsed with ``ast``
-(the file is Python); the comment blocks are read line by line.
+The wrapper's ``call()`` gives the launch order: ``<kernel>.run(...)`` (Triton, NVGEMM),
+``<name>.<name>(c_void_p(...))`` (CUTLASS C++), ``<cpp kernel>(...)`` (CPU), ``extern_kernels.addmm(...,
+out=buf0)`` and ``torch.ops...`` calls (ATen / vendor libraries), plus allocations and reuse lines (``buf1 =
+buf0; del buf0  # reuse``). It is parsed with ``ast`` (the file is Python); the comment blocks are read line
+by line.
 
 No torch import: this runs where the analysis runs.
 """
@@ -55,15 +56,32 @@ class KernelKind(str, enum.Enum):
 
 # Kinds whose kernel is a GEMM template: the GEMM and whatever Inductor fused into it run as one kernel.
 TEMPLATE_KINDS = frozenset(
-    {KernelKind.TRITON_TEMPLATE, KernelKind.CPP_GEMM_TEMPLATE, KernelKind.NV_UNIVERSAL_GEMM,
-     KernelKind.CUTLASS_CPP, KernelKind.CUTEDSL}
+    {
+        KernelKind.TRITON_TEMPLATE,
+        KernelKind.CPP_GEMM_TEMPLATE,
+        KernelKind.NV_UNIVERSAL_GEMM,
+        KernelKind.CUTLASS_CPP,
+        KernelKind.CUTEDSL,
+    }
 )
 
 # FX dtype codes in graph-fragment tensor types ("f16[16, 4096][4096, 1]cuda:0") -> torch dtype names.
 _DTYPE_CODES = {
-    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i64": "int64", "i32": "int32",
-    "i16": "int16", "i8": "int8", "u8": "uint8", "b8": "bool", "c64": "complex64", "c128": "complex128",
-    "f8e4m3fn": "float8_e4m3fn", "f8e5m2": "float8_e5m2", "f8e4m3fnuz": "float8_e4m3fnuz",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "f32": "float32",
+    "f64": "float64",
+    "i64": "int64",
+    "i32": "int32",
+    "i16": "int16",
+    "i8": "int8",
+    "u8": "uint8",
+    "b8": "bool",
+    "c64": "complex64",
+    "c128": "complex128",
+    "f8e4m3fn": "float8_e4m3fn",
+    "f8e5m2": "float8_e5m2",
+    "f8e4m3fnuz": "float8_e4m3fnuz",
     "f8e5m2fnuz": "float8_e5m2fnuz",
 }
 
@@ -114,14 +132,44 @@ class KernelDef:
 
     @property
     def computed(self) -> tuple[FxNode, ...]:
+        """Every call_function node the fragment lists: what the kernel computes, plus, in some templates, the
+        origin nodes of an input it only reads (see ``computed_here``)."""
         return tuple(n for n in self.fragment if not n.is_placeholder)
+
+    @property
+    def computed_here(self) -> tuple[FxNode, ...]:
+        """The call_function nodes this kernel really computes.
+
+        A template's fragment can list the nodes that produced one of its inputs although it reads that input from
+        memory (seen on the H200: ``%convert_element_type_1`` as PlaceHolder and call_function, with the layer norm
+        that made it, in ``triton_tem_fused_addmm_native_layer_norm_t_view_1``). A node listed as both is computed
+        here only when the kernel returns it (the template's own GEMM output); a node whose inputs the kernel
+        neither reads nor computes is not computed here, unless the fragment has placeholders no node names, which
+        stand for such inputs (split reductions read ``%buf1`` where the node says ``%getitem``).
+        """
+        placeholders = {p.name for p in self.placeholders}
+        calls = self.computed
+        referenced = {i for n in calls for i in n.inputs}
+        spare = bool(placeholders - referenced)
+        here: list[FxNode] = []
+        done: set[str] = set()
+        for n in calls:
+            if n.name in placeholders and n.name not in self.returns:
+                continue
+            missing = [i for i in n.inputs if i not in placeholders and i not in done]
+            if missing and not spare:
+                continue
+            here.append(n)
+            done.add(n.name)
+        return tuple(here)
 
     @property
     def placeholders(self) -> tuple[FxNode, ...]:
         return tuple(n for n in self.fragment if n.is_placeholder)
 
     def node(self, name: str) -> FxNode | None:
-        # A template's fragment can list its GEMM node twice (as PlaceHolder and as call_function): prefer the latter.
+        # A template's fragment can list its GEMM node twice (as PlaceHolder and as call_function): prefer the
+        # latter.
         found = None
         for n in self.fragment:
             if n.name == name:
@@ -185,7 +233,9 @@ class OutputCode:
 
     path: str
     module_index: int
-    first_line: int  # line of this module's first line in the file (modules are separated by MODULE_SEPARATOR)
+    first_line: (
+        int  # line of this module's first line in the file (modules are separated by MODULE_SEPARATOR)
+    )
     kernels: tuple[KernelDef, ...]
     launches: tuple[Launch, ...]
     graph_inputs: tuple[str, ...]
@@ -200,10 +250,15 @@ class OutputCode:
         return next((k for k in self.kernels if k.name == name), None)
 
     def buffer(self, name: str) -> Buffer | None:
+        """What is known of a name's shape/dtype; a reuse alias (buf1 = buf0) answers with its storage's."""
         found = None
         for b in self.buffers:
             if b.name == name and (b.shape is not None or found is None):
                 found = b
+        if found is None or found.shape is None:
+            root = self.storage(name)
+            if root != name:
+                return self.buffer(root) or found
         return found
 
     def storage(self, name: str) -> str:
@@ -219,17 +274,18 @@ class OutputCode:
         return f"{Path(self.path).name}:{line}"
 
 
-# ---------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 # Small helpers (public: the analysis uses the same vocabulary)
 
-_OVERLOADS = frozenset({"default", "out", "self", "dim", "int", "float", "names", "input", "vec", "using_ints"})
+_OVERLOADS = frozenset(
+    {"default", "out", "self", "dim", "int", "float", "names", "input", "vec", "using_ints"}
+)
 
 
 def op_base_name(target: str) -> str:
     """``torch.ops.aten.addmm.default`` -> ``addmm``; ``aten.gelu`` -> ``gelu``; ``relu`` -> ``relu``."""
     t = target.strip()
-    if t.startswith("torch.ops."):
-        t = t[len("torch.ops."):]
+    t = t.removeprefix("torch.ops.")
     parts = t.split(".")
     if len(parts) >= 3:  # namespace.op.overload
         return parts[1]
@@ -243,14 +299,47 @@ def op_base_name(target: str) -> str:
 _MULTIWORD = tuple(
     sorted(
         (
-            "leaky_relu", "clamp_min", "clamp_max", "convert_element_type", "native_layer_norm", "native_group_norm",
-            "native_batch_norm", "_native_batch_norm_legit_no_training", "_to_copy", "_unsafe_view",
-            "_addmm_activation", "bias_addmm", "_scaled_mm", "_int_mm", "_grouped_mm", "_scaled_grouped_mm",
-            "_mkl_linear", "_linear_pointwise", "var_mean", "_softmax", "_log_softmax", "index_put", "index_select",
-            "masked_fill", "logsumexp", "_safe_softmax", "gelu_backward", "threshold_backward", "sigmoid_backward",
-            "tanh_backward", "scalar_tensor", "full_like", "zeros_like", "ones_like", "empty_like", "where_self",
-            "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
-            "_scaled_dot_product_cudnn_attention", "scaled_dot_product_attention", "flex_attention",
+            "leaky_relu",
+            "clamp_min",
+            "clamp_max",
+            "convert_element_type",
+            "native_layer_norm",
+            "native_group_norm",
+            "native_batch_norm",
+            "_native_batch_norm_legit_no_training",
+            "_to_copy",
+            "_unsafe_view",
+            "_addmm_activation",
+            "bias_addmm",
+            "_scaled_mm",
+            "_int_mm",
+            "_grouped_mm",
+            "_scaled_grouped_mm",
+            "_mkl_linear",
+            "_linear_pointwise",
+            "var_mean",
+            "_softmax",
+            "_log_softmax",
+            "index_put",
+            "index_select",
+            "masked_fill",
+            "logsumexp",
+            "_safe_softmax",
+            "gelu_backward",
+            "threshold_backward",
+            "sigmoid_backward",
+            "tanh_backward",
+            "scalar_tensor",
+            "full_like",
+            "zeros_like",
+            "ones_like",
+            "empty_like",
+            "where_self",
+            "_scaled_dot_product_flash_attention",
+            "_scaled_dot_product_efficient_attention",
+            "_scaled_dot_product_cudnn_attention",
+            "scaled_dot_product_attention",
+            "flex_attention",
         ),
         key=lambda w: -len(w.split("_")),
     )
@@ -268,7 +357,7 @@ def name_tokens(kernel_name: str) -> tuple[str, ...]:
     """
     name = _KERNEL_PREFIX.sub("", kernel_name)
     if name.startswith("fused_"):
-        name = name[len("fused_"):]
+        name = name[len("fused_") :]
     elif "_fused_" in name:
         name = name.split("_fused_", 1)[1]
     else:
@@ -299,19 +388,35 @@ def torch_dtype_name(text: str | None) -> str | None:
     if t in _DTYPE_CODES:
         return _DTYPE_CODES[t]
     if t.startswith("torch."):
-        return t[len("torch."):]
-    c10 = {"c10::Half": "float16", "c10::BFloat16": "bfloat16", "float": "float32", "double": "float64",
-           "c10::Float8_e4m3fn": "float8_e4m3fn", "c10::Float8_e5m2": "float8_e5m2", "long int": "int64",
-           "int": "int32", "bool": "bool", "signed char": "int8", "unsigned char": "uint8",
-           "half": "float16", "bfloat16": "bfloat16", "at::Half": "float16", "at::BFloat16": "bfloat16",
-           "__half": "float16", "__nv_bfloat16": "bfloat16"}
+        return t[len("torch.") :]
+    c10 = {
+        "c10::Half": "float16",
+        "c10::BFloat16": "bfloat16",
+        "float": "float32",
+        "double": "float64",
+        "c10::Float8_e4m3fn": "float8_e4m3fn",
+        "c10::Float8_e5m2": "float8_e5m2",
+        "long int": "int64",
+        "int": "int32",
+        "bool": "bool",
+        "signed char": "int8",
+        "unsigned char": "uint8",
+        "half": "float16",
+        "bfloat16": "bfloat16",
+        "at::Half": "float16",
+        "at::BFloat16": "bfloat16",
+        "__half": "float16",
+        "__nv_bfloat16": "bfloat16",
+    }
     return c10.get(t, t)
 
 
-# ---------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 # Comment blocks
 
-_TOPO = re.compile(r"^#\s*Topologically Sorted Source Nodes:\s*\[(?P<src>[^\]]*)\](?:,\s*Original ATen:\s*\[(?P<orig>[^\]]*)\])?")
+_TOPO = re.compile(
+    r"^#\s*Topologically Sorted Source Nodes:\s*\[(?P<src>[^\]]*)\](?:,\s*Original ATen:\s*\[(?P<orig>[^\]]*)\])?"
+)
 _MAPPING_HEAD = re.compile(r"^#\s*Source node to ATen node mapping:\s*$")
 _MAPPING = re.compile(r"^#\s+(?P<src>[\w.]+)\s*=>\s*(?P<nodes>.*)$")
 _FRAGMENT_HEAD = re.compile(r"^#\s*Graph fragment:\s*$")
@@ -417,24 +522,43 @@ def _parse_header(block: list[tuple[int, str]], line_offset: int) -> _Header:
             if node is not None:
                 fragment.append(node)
                 continue
-        if text.startswith("# kernel path:") or text.startswith("# [Provenance"):
+        if text.startswith(("# kernel path:", "# [Provenance")):
             section = None
     h.mapping = tuple(mapping)
     h.fragment = tuple(fragment)
     return h
 
 
-# ---------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 # Kernel sources
 
 _TRITON_DECORATOR = re.compile(r"@triton_heuristics\.(\w+)\(")
 _PY_DEF = re.compile(r"^def (\w+)\(([^)]*)\)", re.MULTILINE)
-_C_SIGNATURE = re.compile(r'(?:extern\s+"C"\s*\{?\s*)?(?:PT_EXPORT\s+)?(?:void|int)\s+(\w+)\s*\(([^)]*)\)\s*\{', re.DOTALL)
+_C_SIGNATURE = re.compile(
+    r'(?:extern\s+"C"\s*\{?\s*)?(?:PT_EXPORT\s+)?(?:void|int)\s+(\w+)\s*\(([^)]*)\)\s*\{', re.DOTALL
+)
 _RECORD_FUNCTION = re.compile(r'RAIIAtenRecordFunctionHandle\s+\w+\("([^"]+)"')
 _NVGEMM_KERNEL = re.compile(r"^_KERNEL_NAME\s*=\s*'([^']*)'", re.MULTILINE)
 _NVGEMM_EPILOGUE = re.compile(r"has_epilogue=(True|False)")
 _CUTLASS_CONFIG = re.compile(r"//\s*configuration name:\s*(\S+)")
 _CPP_GEMM_NAME = re.compile(r"gemm_m(\d+)n(\d+)k(\d+)")
+
+# What an activation looks like in Inductor's C++ (CPU) code, vectorized or scalar. C++ kernels carry no graph
+# fragment and their names list origins (which can include ops they do not run), so a name's activation is
+# only
+# believed when its code is there.
+CPP_OP_SIGNATURES: dict[str, re.Pattern[str]] = {
+    "relu": re.compile(r"clamp_min\(|std::max\(|max_propagate_nan\(|\bmaximum\("),
+    "gelu": re.compile(r"\berf\(|\.erf\(\)|erf_"),
+    "sigmoid": re.compile(r"sigmoid|\bexp\(|\.exp\(\)|exp_u20"),
+    "silu": re.compile(r"sigmoid|\bexp\(|\.exp\(\)|exp_u20"),
+    "tanh": re.compile(r"tanh"),
+    "hardtanh": re.compile(r"clamp_max\(|std::min\(|\bminimum\("),
+    "clamp": re.compile(r"clamp|std::min\(|std::max\("),
+    "leaky_relu": re.compile(r"blendv|decltype\(.*\)::blendv|\? |where"),
+    "mish": re.compile(r"tanh"),
+    "elu": re.compile(r"\bexp|expm1"),
+}
 
 
 def _kind(method: str, name: str, source: str) -> KernelKind:
@@ -445,9 +569,12 @@ def _kind(method: str, name: str, source: str) -> KernelKind:
             return KernelKind.TRITON_TEMPLATE
         if d == "pointwise" or name.startswith("triton_poi_"):
             return KernelKind.TRITON_POINTWISE
-        if d in ("reduction", "persistent_reduction", "split_scan", "cooperative_reduction") or name.startswith(
-            ("triton_per_", "triton_red_")
-        ):
+        if d in (
+            "reduction",
+            "persistent_reduction",
+            "split_scan",
+            "cooperative_reduction",
+        ) or name.startswith(("triton_per_", "triton_red_")):
             return KernelKind.TRITON_REDUCTION
         return KernelKind.TRITON_OTHER
     if method == "nv_universal_gemm":
@@ -455,9 +582,14 @@ def _kind(method: str, name: str, source: str) -> KernelKind:
     if method in ("cutedsl", "cute_dsl"):
         return KernelKind.CUTEDSL
     if method == "cuda":
-        return KernelKind.CUTLASS_CPP if "cutlass" in source.lower() or name.startswith("cutlass") else KernelKind.CUDA_CPP
+        return (
+            KernelKind.CUTLASS_CPP
+            if "cutlass" in source.lower() or name.startswith("cutlass")
+            else KernelKind.CUDA_CPP
+        )
     if method in ("cpp", "cpp_pybinding"):
-        # The C++ GEMM template inlines its micro-kernel ("kernel_micro_gemm", CppMicroGemm*) and records itself
+        # The C++ GEMM template inlines its micro-kernel ("kernel_micro_gemm", CppMicroGemm*) and records
+        # itself
         # as graph_<n>_gemm_m<M>n<N>k<K>_kernel.
         if "micro_gemm" in source or "CppMicroGemm" in source or _CPP_GEMM_NAME.search(source):
             return KernelKind.CPP_GEMM_TEMPLATE
@@ -490,8 +622,12 @@ def _kernel_signature(kind: KernelKind, name: str, source: str, arg_types: list[
     params: tuple[str, ...] = ()
     outputs: tuple[str, ...] = ()
     detail: list[tuple[str, str]] = []
-    if kind in (KernelKind.TRITON_POINTWISE, KernelKind.TRITON_REDUCTION, KernelKind.TRITON_TEMPLATE,
-                KernelKind.TRITON_OTHER):
+    if kind in (
+        KernelKind.TRITON_POINTWISE,
+        KernelKind.TRITON_REDUCTION,
+        KernelKind.TRITON_TEMPLATE,
+        KernelKind.TRITON_OTHER,
+    ):
         for m in _PY_DEF.finditer(source):
             if m.group(1) == name:
                 ps = [p.split(":")[0].split("=")[0].strip() for p in m.group(2).split(",")]
@@ -511,7 +647,12 @@ def _kernel_signature(kind: KernelKind, name: str, source: str, arg_types: list[
         em = _NVGEMM_EPILOGUE.search(source)
         if em:
             detail.append(("has_epilogue", em.group(1)))
-    elif kind in (KernelKind.CUTLASS_CPP, KernelKind.CUDA_CPP, KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
+    elif kind in (
+        KernelKind.CUTLASS_CPP,
+        KernelKind.CUDA_CPP,
+        KernelKind.CPP_KERNEL,
+        KernelKind.CPP_GEMM_TEMPLATE,
+    ):
         for m in _C_SIGNATURE.finditer(source):
             if m.group(1) in (name, "kernel"):
                 params, outputs = _c_params(m.group(2))
@@ -527,19 +668,27 @@ def _kernel_signature(kind: KernelKind, name: str, source: str, arg_types: list[
         gm = _CPP_GEMM_NAME.search(source)
         if gm and kind is KernelKind.CPP_GEMM_TEMPLATE:
             detail += [("m", gm.group(1)), ("n", gm.group(2)), ("k", gm.group(3))]
+        code_part = source
         if kind is KernelKind.CPP_GEMM_TEMPLATE:
             ctype = re.search(r"\(\s*const\s+([\w:]+)\s*\*\s*X\b", source)
             if ctype:
                 detail.append(("dtype", torch_dtype_name(ctype.group(1)) or ctype.group(1)))
             # Epilogue code follows the micro-GEMM calls: it reloads the GEMM result (Y) and stores it back.
             last_gemm = source.rfind("micro_gemm<")
-            tail = source[last_gemm:] if last_gemm >= 0 else ""
-            detail.append(("epilogue_code", str(bool(re.search(r"loadu\(\s*Y\s*\+|Y\[", tail) and ".store(" in tail))))
+            code_part = source[last_gemm:] if last_gemm >= 0 else ""
+            epilogue = bool(re.search(r"loadu\(\s*Y\s*\+|Y\[", code_part) and ".store(" in code_part)
+            detail.append(("epilogue_code", str(epilogue)))
+            # Inputs besides X and W (in_ptr*) feed the epilogue: a bias, a residual.
+            extra = [p for p in params if p not in ("X", "W", "Y") and p not in outputs and "ptr" in p]
+            detail.append(("epilogue_inputs", str(len(extra))))
+        if kind in (KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
+            found = [op for op, rx in CPP_OP_SIGNATURES.items() if rx.search(code_part)]
+            detail.append(("code_ops", ",".join(found)))
     profiler = tuple(dict.fromkeys(_RECORD_FUNCTION.findall(source)))
     return params, outputs, profiler, tuple(detail)
 
 
-# ---------------------------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------------------------------------
 # Wrapper
 
 
@@ -584,16 +733,50 @@ def _base_name(node: ast.AST) -> str | None:
 
 _NOT_LAUNCHES = frozenset(
     {
-        "assert_size_stride", "assert_size_stride_grouped", "assert_alignment", "assert_tensor_metadata",
-        "get_raw_stream", "torch.cuda.set_device", "torch.cuda._DeviceGuard", "args.clear", "copy_if_misaligned",
-        "empty_strided_cuda", "empty_strided_cpu", "empty_strided_xpu", "empty_strided_mtia", "empty_strided",
-        "reinterpret_tensor", "alloc_from_pool", "run_intermediate_hooks", "print", "len", "range", "torch.empty",
-        "empty_strided_cpu_pinned", "empty_strided_p2p", "start_graph", "end_graph", "torch._check", "sync",
-        "torch.cuda.synchronize", "torch.cpu._DeviceGuard", "gc.collect",
+        "assert_size_stride",
+        "assert_size_stride_grouped",
+        "assert_alignment",
+        "assert_tensor_metadata",
+        "get_raw_stream",
+        "torch.cuda.set_device",
+        "torch.cuda._DeviceGuard",
+        "args.clear",
+        "copy_if_misaligned",
+        "empty_strided_cuda",
+        "empty_strided_cpu",
+        "empty_strided_xpu",
+        "empty_strided_mtia",
+        "empty_strided",
+        "reinterpret_tensor",
+        "alloc_from_pool",
+        "run_intermediate_hooks",
+        "print",
+        "len",
+        "range",
+        "torch.empty",
+        "empty_strided_cpu_pinned",
+        "empty_strided_p2p",
+        "start_graph",
+        "end_graph",
+        "torch._check",
+        "sync",
+        "torch.cuda.synchronize",
+        "torch.cpu._DeviceGuard",
+        "gc.collect",
     }
 )
-_ALLOC = frozenset({"empty_strided_cuda", "empty_strided_cpu", "empty_strided_xpu", "empty_strided_mtia",
-                    "empty_strided", "empty_strided_cpu_pinned", "empty_strided_p2p", "torch.empty_strided"})
+_ALLOC = frozenset(
+    {
+        "empty_strided_cuda",
+        "empty_strided_cpu",
+        "empty_strided_xpu",
+        "empty_strided_mtia",
+        "empty_strided",
+        "empty_strided_cpu_pinned",
+        "empty_strided_p2p",
+        "torch.empty_strided",
+    }
+)
 
 
 def _flatten_statements(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -657,15 +840,40 @@ def _dtype_arg(node: ast.AST | None) -> str | None:
 
 def _comments_between(lines: list[str], start: int, end: int) -> list[str]:
     """Comment lines with 0-based indices in [start, end)."""
-    return [lines[i].strip() for i in range(max(start, 0), min(end, len(lines))) if lines[i].strip().startswith("#")]
+    return [
+        lines[i].strip()
+        for i in range(max(start, 0), min(end, len(lines)))
+        if lines[i].strip().startswith("#")
+    ]
+
+
+def _partition_index(stmt: ast.stmt) -> int | None:
+    """``(buf1,) = self.partitions[0](partition0_args)``: the call of a graph partition (cudagraph partitioning)."""
+    for node in ast.walk(stmt):
+        if (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+                and isinstance(node.slice.value, int) and (_dotted(node.value) or "").endswith("partitions")):
+            return node.slice.value
+    return None
 
 
 def _parse_wrapper(tree: ast.Module, st: _WrapperState) -> None:
     call = _find_call_def(tree)
     if call is None:
         return
-    prev_end = call.lineno  # 1-based line of "def call"
-    for stmt in _flatten_statements(call.body):
+    # With graph partitions (reduce-overhead), call() runs module-level partition_<i>(args) functions in order.
+    partitions = {
+        int(fn.name.rsplit("_", 1)[1]): fn
+        for fn in tree.body
+        if isinstance(fn, ast.FunctionDef) and re.fullmatch(r"partition_\d+", fn.name)
+    }
+    _walk_function(call, st, partitions, top=True)
+    st.graph_inputs[:] = list(dict.fromkeys(st.graph_inputs))
+
+
+def _walk_function(fn: ast.FunctionDef, st: _WrapperState, partitions: dict[int, ast.FunctionDef], *,
+                   top: bool) -> None:
+    prev_end = fn.lineno  # 1-based line of the def
+    for stmt in _flatten_statements(fn.body):
         comments = _comments_between(st.lines, prev_end, stmt.lineno - 1)
         prev_end = stmt.end_lineno or stmt.lineno
         src_nodes: tuple[str, ...] = ()
@@ -674,17 +882,34 @@ def _parse_wrapper(tree: ast.Module, st: _WrapperState) -> None:
             m = _TOPO.match(c)
             if m:
                 src_nodes, origins = _split_list(m.group("src")), _split_list(m.group("orig"))
+        index = _partition_index(stmt)
+        if index is not None and index in partitions:
+            _walk_function(partitions[index], st, partitions, top=False)
+            if isinstance(stmt, ast.Assign):  # the partition's outputs, by the names it returns
+                for t in stmt.targets:
+                    st.tensors.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+            continue
+        if isinstance(stmt, ast.Return) and not top:
+            continue  # a partition's return is not the graph's output
         _wrapper_statement(stmt, st, src_nodes, origins)
 
 
-def _record_launch(st: _WrapperState, stmt: ast.stmt, call: ast.Call, kind: str, name: str, op: str | None,
-                   writes_extra: tuple[str, ...], src_nodes, origins) -> None:
+def _record_launch(
+    st: _WrapperState,
+    stmt: ast.stmt,
+    call: ast.Call,
+    kind: str,
+    name: str,
+    op: str | None,
+    writes_extra: tuple[str, ...],
+    src_nodes,
+    origins,
+) -> None:
     line = stmt.lineno + st.offset
     text = st.lines[stmt.lineno - 1].strip() if stmt.lineno - 1 < len(st.lines) else ""
     arg_names = [_base_name(a) for a in call.args]
     literals = tuple(
-        str(v) for a in list(call.args) + [k.value for k in call.keywords]
-        for v in _flat_literals(a)
+        str(v) for a in list(call.args) + [k.value for k in call.keywords] for v in _flat_literals(a)
     )
     reads: list[str] = []
     writes: list[str] = list(writes_extra)
@@ -717,9 +942,17 @@ def _record_launch(st: _WrapperState, stmt: ast.stmt, call: ast.Call, kind: str,
             reads.append(n)
     st.launches.append(
         Launch(
-            index=len(st.launches), line=line, kind=kind, name=name, op=op,
-            reads=tuple(dict.fromkeys(reads)), writes=tuple(dict.fromkeys(writes)), text=text,
-            source_nodes=src_nodes, origins=origins, literals=literals,
+            index=len(st.launches),
+            line=line,
+            kind=kind,
+            name=name,
+            op=op,
+            reads=tuple(dict.fromkeys(reads)),
+            writes=tuple(dict.fromkeys(writes)),
+            text=text,
+            source_nodes=src_nodes,
+            origins=origins,
+            literals=literals,
             args=tuple(ast.unparse(a) for a in call.args),
             kwargs=tuple((k.arg or "**", ast.unparse(k.value)) for k in call.keywords),
         )
@@ -741,7 +974,10 @@ def _extern_op(callee: str) -> str | None:
     parts = callee.split(".")
     if callee.startswith("torch.ops.") and len(parts) >= 4:
         return parts[3]
-    if parts[0] in ("aten", "prims", "mkldnn", "mkl", "onednn", "inductor_ops", "_quantized") and len(parts) >= 2:
+    if (
+        parts[0] in ("aten", "prims", "mkldnn", "mkl", "onednn", "inductor_ops", "_quantized")
+        and len(parts) >= 2
+    ):
         return parts[1]
     return None
 
@@ -754,8 +990,11 @@ def _wrapper_statement(stmt: ast.stmt, st: _WrapperState, src_nodes, origins) ->
             st.graph_inputs.extend(names)
             st.tensors.update(names)
             return
-        names = [e.id for e in target.elts if isinstance(e, ast.Name)] if isinstance(target, ast.Tuple) else (
-            [target.id] if isinstance(target, ast.Name) else [])
+        names = (
+            [e.id for e in target.elts if isinstance(e, ast.Name)]
+            if isinstance(target, ast.Tuple)
+            else ([target.id] if isinstance(target, ast.Name) else [])
+        )
         if not names:
             return
         if isinstance(value, ast.Name):
@@ -771,15 +1010,23 @@ def _wrapper_statement(stmt: ast.stmt, st: _WrapperState, src_nodes, origins) ->
                 st.buffers.append(Buffer(names[0], shape, dtype, stmt.lineno + st.offset))
                 st.tensors.add(names[0])
                 if st.device is None:
-                    st.device = "cuda" if callee.endswith("cuda") else "cpu" if callee.endswith("cpu") else None
+                    st.device = (
+                        "cuda" if callee.endswith("cuda") else "cpu" if callee.endswith("cpu") else None
+                    )
                 return
             if callee in ("reinterpret_tensor", "torch.as_strided") or callee.endswith(".as_strided"):
                 base = _base_name(value.args[0]) if value.args else None
                 if base is not None:
                     st.aliases.append((names[0], base))
                     st.tensors.add(names[0])
-                    st.buffers.append(Buffer(names[0], _shape_literal(value.args[1] if len(value.args) > 1 else None),
-                                             None, stmt.lineno + st.offset))
+                    st.buffers.append(
+                        Buffer(
+                            names[0],
+                            _shape_literal(value.args[1] if len(value.args) > 1 else None),
+                            None,
+                            stmt.lineno + st.offset,
+                        )
+                    )
                 return
             if callee == "copy_if_misaligned":
                 st.tensors.update(names)
@@ -788,7 +1035,9 @@ def _wrapper_statement(stmt: ast.stmt, st: _WrapperState, src_nodes, origins) ->
                 return
             if callee in st.kernels or callee.split(".")[0] in st.kernels:
                 st.tensors.update(names)
-                _record_launch(st, stmt, value, "kernel", callee.split(".")[0], None, tuple(names), src_nodes, origins)
+                _record_launch(
+                    st, stmt, value, "kernel", callee.split(".")[0], None, tuple(names), src_nodes, origins
+                )
                 return
             op = _extern_op(callee)
             if op is not None:
@@ -802,7 +1051,11 @@ def _wrapper_statement(stmt: ast.stmt, st: _WrapperState, src_nodes, origins) ->
         if callee in ("assert_size_stride", "assert_tensor_metadata") and len(call.args) >= 2:
             n = _base_name(call.args[0])
             if n:
-                dtype = _dtype_arg(call.args[3]) if callee == "assert_tensor_metadata" and len(call.args) > 3 else None
+                dtype = (
+                    _dtype_arg(call.args[3])
+                    if callee == "assert_tensor_metadata" and len(call.args) > 3
+                    else None
+                )
                 st.buffers.append(Buffer(n, _shape_literal(call.args[1]), dtype, stmt.lineno + st.offset))
             return
         if callee == "assert_size_stride_grouped" and len(call.args) >= 2:
@@ -831,7 +1084,8 @@ def _wrapper_statement(stmt: ast.stmt, st: _WrapperState, src_nodes, origins) ->
                 st.outputs.append(n)
 
 
-# Module-level constants (freezing) carry their shape in a comment: "_frozen_param3 = None  # device(type='cpu') torch.float32 (512, 512) (512, 1) 7f..."
+# Module-level constants (freezing) carry their shape in a comment: "_frozen_param3 = None  #
+# device(type='cpu') torch.float32 (512, 512) (512, 1) 7f..."
 _CONSTANT_LINE = re.compile(
     r"^(?P<name>\w+) = None  # device\(type='(?P<dev>\w+)'(?:, index=\d+)?\) (?P<dtype>torch\.\w+) \((?P<shape>[^)]*)\)"
 )
@@ -846,7 +1100,9 @@ def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first
         tree = ast.parse(text)
     except SyntaxError as exc:
         tree = None
-        notes.append(f"not valid Python ({exc.msg} at line {exc.lineno}); kernel comments read, wrapper skipped")
+        notes.append(
+            f"not valid Python ({exc.msg} at line {exc.lineno}); kernel comments read, wrapper skipped"
+        )
     kernels: list[KernelDef] = []
     constants: list[str] = []
     buffers: list[Buffer] = []
@@ -854,16 +1110,31 @@ def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first
         cm = _CONSTANT_LINE.match(line)
         if cm:
             constants.append(cm.group("name"))
-            buffers.append(Buffer(cm.group("name"), _shape(cm.group("shape")), torch_dtype_name(cm.group("dtype")),
-                                  i + 1 + offset))
-    defs: list[tuple[str, str, int, str, list[str] | None]] = []  # name, method, 0-based line, source, arg types
+            buffers.append(
+                Buffer(
+                    cm.group("name"),
+                    _shape(cm.group("shape")),
+                    torch_dtype_name(cm.group("dtype")),
+                    i + 1 + offset,
+                )
+            )
+    defs: list[
+        tuple[str, str, int, str, list[str] | None]
+    ] = []  # name, method, 0-based line, source, arg types
     if tree is not None:
         for node in tree.body:
-            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            if not (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
                 continue
             v = node.value
-            if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
-                    and _dotted(v.func.value) == "async_compile"):
+            if not (
+                isinstance(v, ast.Call)
+                and isinstance(v.func, ast.Attribute)
+                and _dotted(v.func.value) == "async_compile"
+            ):
                 continue
             strings = [s for s in (_const_str(a) for a in v.args) if s is not None]
             source = max(strings, key=len) if strings else ""
@@ -883,15 +1154,31 @@ def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first
         params, outputs, profiler, detail = _kernel_signature(kind, name, source, arg_types)
         kernels.append(
             KernelDef(
-                name=name, kind=kind.value, method=method, line=idx + 1 + offset,
-                source_nodes=header.source_nodes, origins=header.origins, node_mapping=header.mapping,
-                fragment=header.fragment, returns=header.returns, params=params, outputs=outputs,
-                profiler_names=profiler, detail=detail,
+                name=name,
+                kind=kind.value,
+                method=method,
+                line=idx + 1 + offset,
+                source_nodes=header.source_nodes,
+                origins=header.origins,
+                node_mapping=header.mapping,
+                fragment=header.fragment,
+                returns=header.returns,
+                params=params,
+                outputs=outputs,
+                profiler_names=profiler,
+                detail=detail,
             )
         )
     st = _WrapperState(
-        kernels={k.name: k for k in kernels}, lines=lines, offset=offset, tensors=set(constants), launches=[],
-        buffers=buffers, aliases=[], graph_inputs=[], outputs=[],
+        kernels={k.name: k for k in kernels},
+        lines=lines,
+        offset=offset,
+        tensors=set(constants),
+        launches=[],
+        buffers=buffers,
+        aliases=[],
+        graph_inputs=[],
+        outputs=[],
     )
     if tree is not None:
         _parse_wrapper(tree, st)
@@ -904,9 +1191,17 @@ def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first
         elif any(k.method.startswith("cpp") for k in kernels):
             device = "cpu"
     return OutputCode(
-        path=path, module_index=module_index, first_line=first_line, kernels=tuple(kernels),
-        launches=tuple(st.launches), graph_inputs=tuple(st.graph_inputs), constants=tuple(constants),
-        buffers=tuple(st.buffers), aliases=tuple(st.aliases), outputs=tuple(st.outputs), device=device,
+        path=path,
+        module_index=module_index,
+        first_line=first_line,
+        kernels=tuple(kernels),
+        launches=tuple(st.launches),
+        graph_inputs=tuple(st.graph_inputs),
+        constants=tuple(constants),
+        buffers=tuple(st.buffers),
+        aliases=tuple(st.aliases),
+        outputs=tuple(st.outputs),
+        device=device,
         notes=tuple(notes),
     )
 
@@ -932,16 +1227,22 @@ def load_output_code(path: str | os.PathLike[str]) -> tuple[OutputCode, ...]:
     try:
         raw = p.read_bytes()
     except FileNotFoundError:
-        raise CodeFileError(f"Inductor code file {p} does not exist", "pass the .py file kernelscope saved beside the trace")
+        raise CodeFileError(
+            f"Inductor code file {p} does not exist", "pass the .py file kernelscope saved beside the trace"
+        )
     except IsADirectoryError:
         raise CodeFileError(f"Inductor code path {p} is a directory", "pass one output-code .py file")
     except OSError as exc:
-        raise CodeFileError(f"Inductor code file {p} cannot be read ({exc.strerror})", "check the file's permissions")
+        raise CodeFileError(
+            f"Inductor code file {p} cannot be read ({exc.strerror})", "check the file's permissions"
+        )
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as exc:
-            raise CodeFileError(f"Inductor code file {p} is not a readable gzip file ({exc})", "pass the uncompressed .py")
+            raise CodeFileError(
+                f"Inductor code file {p} is not a readable gzip file ({exc})", "pass the uncompressed .py"
+            )
     text = raw.decode("utf-8", errors="replace")
     if "async_compile" not in text and "def call" not in text:
         raise CodeFileError(

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from pathlib import Path
 
 from kernelscope import __version__
 from kernelscope.errors import OutputDirError
+from kernelscope.report.io import atomic_write_text
 
 MARKER = ".kernelscope"
 # Everything a run writes at the top of its directory; a new run removes these first, and nothing else.
@@ -42,19 +42,3 @@ def prepare_out_dir(path: Path, *, force: bool) -> Path:
             p.unlink()
     atomic_write_text(path / MARKER, json.dumps({"tool": "kernelscope", "version": __version__}) + "\n")
     return path
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write to a temp file in the same directory, then rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 import typing
 from dataclasses import dataclass, field
 from typing import Any
@@ -170,7 +171,7 @@ def to_json(obj: Any) -> Any:
         return [to_json(v) for v in obj]
     if isinstance(obj, dict):
         return {str(k): to_json(v) for k, v in obj.items()}
-    if isinstance(obj, float) and obj != obj:  # NaN is not JSON
+    if isinstance(obj, float) and (math.isnan(obj) or math.isinf(obj)):  # not JSON
         return None
     return obj
 

@@ -5,17 +5,34 @@ This is the one versioned place where a trace's raw keys (``args["External id"]`
 
 Only the events the analysis needs are kept (GPU kernels and memops, CUDA runtime/driver launches, CPU ops
 and annotations); flow events, Python frames and metadata rows are skipped without building records.
+
+Two readers give the same Trace (see benchmarks/RESULTS.md for the measurements behind this design):
+- the streaming reader (``_stream_trace``), used first: it reads the file (or gunzips it) in blocks, cuts the
+  ``traceEvents`` array into chunks of a few MB at event boundaries, and decodes each chunk with msgspec into
+  small typed structs that hold only the keys used here, so no dict per event is built and memory stays at the
+  records plus one chunk, whatever the file size;
+- the general reader (orjson into dicts, then ``trace_from_dict``), used for anything the streaming reader does
+  not take as it is: bad files (so every error message comes from one place), non-UTF-8 bytes, odd value types,
+  integers wider than 64 bits. The streaming reader hands over instead of guessing, so results never differ.
 """
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import os
+import re
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
+from operator import attrgetter, le, lt
 from pathlib import Path
-from typing import Any
+from typing import IO, Annotated, Any, Union
+
+import msgspec
 
 from kernelscope.errors import TraceError
 
@@ -50,6 +67,16 @@ LAUNCH_NAMES = frozenset(
         "cudaMemcpy2DAsync",
     }
 )
+
+
+# Which record each kept category becomes (the streaming reader's one-lookup form of the sets above).
+_GPU, _RUNTIME, _CPU, _GPU_ANNOTATION = range(4)
+_KIND_OF_CAT: dict[str, tuple[int, str]] = {
+    **{c: (_GPU, c) for c in GPU_KERNEL_CATS | GPU_MEMOP_CATS},
+    **{c: (_RUNTIME, c) for c in RUNTIME_CATS},
+    **{c: (_CPU, c) for c in CPU_CATS},
+    **{c: (_GPU_ANNOTATION, c) for c in GPU_ANNOTATION_CATS},
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,11 +218,36 @@ def _text(v: Any) -> str:
     return v if isinstance(v, str) else str(v)
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building many small acyclic objects (records, analysis instances).
+
+    Otherwise each allocation burst triggers collections that walk every record already built: on a 1M-event
+    trace that was 2-3x the parse time. On the way out, the new objects go straight to the oldest generation
+    (gc.freeze + gc.unfreeze: two list splices, no traversal) instead of being walked by the first young
+    collection after gc.enable(); skipped when someone else keeps objects frozen.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+
+
 def load_trace(path: str | os.PathLike[str]) -> Trace:
     """Parse a chrome trace; raise TraceError with a fix when it is not one."""
     p = Path(path)
-    data = _parse(_read_bytes(p), p)
-    return trace_from_dict(data, str(p))
+    with _gc_paused():
+        trace = _stream_trace(p)
+        if trace is None:  # not a shape the streaming reader takes as it is: the general reader decides
+            data = _parse(_read_bytes(p), p)
+            trace = trace_from_dict(data, str(p))
+    return trace
 
 
 def trace_from_dict(data: Any, path: str = "<memory>") -> Trace:
@@ -208,94 +260,499 @@ def trace_from_dict(data: Any, path: str = "<memory>") -> Trace:
             f"{path} is JSON but not a chrome trace (no 'traceEvents' list)",
             "pass a trace written by torch.profiler's export_chrome_trace or tensorboard_trace_handler",
         )
-    gpu: list[GpuEvent] = []
-    runtime: list[RuntimeEvent] = []
-    cpu: list[CpuEvent] = []
-    gpu_ann: list[CpuEvent] = []
-    skipped = 0
-    for ev in events:
-        if not isinstance(ev, dict):
-            skipped += 1
-            continue
-        cat = ev.get("cat")
-        if cat is None or ev.get("ph") != "X":
-            continue
-        name = ev.get("name")
-        ts = _num(ev.get("ts"))
-        if name is None or ts is None:
-            skipped += 1
-            continue
-        dur = _num(ev.get("dur")) or 0.0
-        args = ev.get("args")
-        if not isinstance(args, dict):
-            args = {}
-        name = _text(name)
-        if cat in GPU_KERNEL_CATS or cat in GPU_MEMOP_CATS:
-            gpu.append(
-                GpuEvent(
-                    name=name,
-                    cat=cat,
-                    ts=ts,
-                    dur=dur,
-                    correlation=_int(args.get("correlation")),
-                    external_id=_int(args.get("External id")),
-                    stream=_int(args.get("stream")),
-                    device=_int(args.get("device")),
+    b = _Builder()
+    b.add_dicts(events)
+    return b.finish(top, path)
+
+
+def _draft(cls: type) -> type:
+    """A plain class with the record class's slots, for building records fast (see _Builder.add_structs).
+
+    The frozen __init__ sets each field through object.__setattr__ (~1.7 µs a record); a draft takes plain
+    slot writes and then becomes the record by __class__ assignment (~0.4 µs), which CPython allows only
+    between classes of the same slot layout, and checks. The objects are the same: same class, same fields.
+    """
+    return type(f"_{cls.__name__}Draft", (), {"__slots__": cls.__slots__})
+
+
+_GpuDraft, _RuntimeDraft, _CpuDraft = _draft(GpuEvent), _draft(RuntimeEvent), _draft(CpuEvent)
+
+
+class _Builder:
+    """Collects records from events, in file order, then sorts them into a Trace."""
+
+    def __init__(self) -> None:
+        self.gpu: list[GpuEvent] = []
+        self.runtime: list[RuntimeEvent] = []
+        self.cpu: list[CpuEvent] = []
+        self.gpu_ann: list[CpuEvent] = []
+        self.skipped = 0
+        self.total = 0
+        # A kernel name repeats once per launch: one str object per distinct name instead of one per event
+        # (on a 1M-event trace, ~70 MB). Same for pids/tids and the Input Dims / Input type of CPU ops.
+        self._strs: dict[str, str] = {}
+        self._ids: dict[int | str, int | str] = {}
+        self._dims: dict[bytes, tuple[Any, ...] | None] = {}
+        self._types: dict[bytes, tuple[str, ...] | None] = {}
+
+    def add_dicts(self, events: list[Any]) -> None:
+        """The general reader's loop: events are whatever JSON gave, and anything may be missing or odd."""
+        self.total += len(events)
+        gpu, runtime, cpu, gpu_ann = self.gpu, self.runtime, self.cpu, self.gpu_ann
+        for ev in events:
+            if not isinstance(ev, dict):
+                self.skipped += 1
+                continue
+            cat = ev.get("cat")
+            if cat is None or ev.get("ph") != "X":
+                continue
+            name = ev.get("name")
+            ts = _num(ev.get("ts"))
+            if name is None or ts is None:
+                self.skipped += 1
+                continue
+            dur = _num(ev.get("dur")) or 0.0
+            args = ev.get("args")
+            if not isinstance(args, dict):
+                args = {}
+            name = _text(name)
+            if cat in GPU_KERNEL_CATS or cat in GPU_MEMOP_CATS:
+                gpu.append(
+                    GpuEvent(
+                        name=name,
+                        cat=cat,
+                        ts=ts,
+                        dur=dur,
+                        correlation=_int(args.get("correlation")),
+                        external_id=_int(args.get("External id")),
+                        stream=_int(args.get("stream")),
+                        device=_int(args.get("device")),
+                    )
                 )
-            )
-        elif cat in RUNTIME_CATS:
-            runtime.append(
-                RuntimeEvent(
-                    name=name,
-                    ts=ts,
-                    dur=dur,
-                    correlation=_int(args.get("correlation")),
-                    external_id=_int(args.get("External id")),
-                    tid=ev.get("tid"),
+            elif cat in RUNTIME_CATS:
+                runtime.append(
+                    RuntimeEvent(
+                        name=name,
+                        ts=ts,
+                        dur=dur,
+                        correlation=_int(args.get("correlation")),
+                        external_id=_int(args.get("External id")),
+                        tid=ev.get("tid"),
+                    )
                 )
-            )
-        elif cat in CPU_CATS:
-            dims = args.get("Input Dims")
-            types = args.get("Input type")
-            cpu.append(
-                CpuEvent(
-                    name=name,
-                    cat=cat,
-                    ts=ts,
-                    dur=dur,
-                    pid=ev.get("pid"),
-                    tid=ev.get("tid"),
-                    external_id=_int(args.get("External id")),
-                    kernel_backend=args.get("kernel_backend"),
-                    kernel_name=args.get("kernel_name"),
-                    input_dims=tuple(dims) if isinstance(dims, list) else None,
-                    input_types=tuple(_text(t) for t in types) if isinstance(types, list) else None,
+            elif cat in CPU_CATS:
+                dims = args.get("Input Dims")
+                types = args.get("Input type")
+                cpu.append(
+                    CpuEvent(
+                        name=name,
+                        cat=cat,
+                        ts=ts,
+                        dur=dur,
+                        pid=ev.get("pid"),
+                        tid=ev.get("tid"),
+                        external_id=_int(args.get("External id")),
+                        kernel_backend=args.get("kernel_backend"),
+                        kernel_name=args.get("kernel_name"),
+                        input_dims=tuple(dims) if isinstance(dims, list) else None,
+                        input_types=tuple(_text(t) for t in types) if isinstance(types, list) else None,
+                    )
                 )
-            )
-        elif cat in GPU_ANNOTATION_CATS:
-            gpu_ann.append(
-                CpuEvent(
-                    name=name, cat=cat, ts=ts, dur=dur, pid=ev.get("pid"), tid=ev.get("tid"),
-                    external_id=_int(args.get("External id")),
+            elif cat in GPU_ANNOTATION_CATS:
+                gpu_ann.append(
+                    CpuEvent(
+                        name=name, cat=cat, ts=ts, dur=dur, pid=ev.get("pid"), tid=ev.get("tid"),
+                        external_id=_int(args.get("External id")),
+                    )
                 )
-            )
-    props = top.get("deviceProperties") if isinstance(top, dict) else None
-    meta = {
-        k: top[k]
-        for k in ("schemaVersion", "cuda_driver_version", "cuda_runtime_version", "record_shapes", "distributedInfo")
-        if isinstance(top, dict) and k in top
-    }
-    gpu.sort(key=lambda e: e.ts)
-    runtime.sort(key=lambda e: e.ts)
-    cpu.sort(key=lambda e: (e.ts, -e.dur))
-    return Trace(
-        path=path,
-        device_properties=tuple(p for p in props if isinstance(p, dict)) if isinstance(props, list) else (),
-        gpu=tuple(gpu),
-        runtime=tuple(runtime),
-        cpu=tuple(cpu),
-        gpu_annotations=tuple(gpu_ann),
-        meta=meta,
-        skipped_events=skipped,
-        total_events=len(events),
-    )
+
+    def add_structs(self, events: list[Any]) -> None:
+        """The streaming reader's loop: the same rules as ``add_dicts``, on msgspec structs.
+
+        Values are already limited by ``_Value`` (scalars, no integers wider than int64), so the general
+        reader's conversions reduce to the fast branches below, and the category tests to one dict lookup.
+        """
+        self.total += len(events)
+        gpu_append, runtime_append = self.gpu.append, self.runtime.append
+        cpu_append, ann_append = self.cpu.append, self.gpu_ann.append
+        intern_str, intern_id = self._strs.setdefault, self._ids.setdefault
+        kind_of, no_args = _KIND_OF_CAT.get, _NO_ARGS
+        skipped = 0
+        for ev in events:
+            if type(ev) is not _Event:  # another phase
+                continue
+            cat = ev.cat
+            if cat is None:
+                continue
+            name = ev.name
+            ts = ev.ts
+            if type(ts) is not float:
+                ts = _num(ts)
+            if name is None or ts is None:
+                skipped += 1
+                continue
+            kind = kind_of(cat)
+            if kind is None:
+                continue
+            kind, cat = kind  # the category's own constant: one str object for all events
+            dur = ev.dur
+            dur = (dur if type(dur) is float else _num(dur)) or 0.0
+            a = ev.args or no_args
+            name = intern_str(name, name) if type(name) is str else _text(name)
+            if kind == _GPU:
+                g = _GpuDraft()
+                g.name = name
+                g.cat = cat
+                g.ts = ts
+                g.dur = dur
+                v = a.correlation
+                g.correlation = v if type(v) is int else _int(v)
+                v = a.external_id
+                g.external_id = v if type(v) is int else _int(v)
+                v = a.stream
+                g.stream = v if type(v) is int else _int(v)
+                v = a.device
+                g.device = v if type(v) is int else _int(v)
+                g.__class__ = GpuEvent
+                gpu_append(g)
+            elif kind == _RUNTIME:
+                r = _RuntimeDraft()
+                r.name = name
+                r.ts = ts
+                r.dur = dur
+                v = a.correlation
+                r.correlation = v if type(v) is int else _int(v)
+                v = a.external_id
+                r.external_id = v if type(v) is int else _int(v)
+                v = ev.tid
+                r.tid = intern_id(v, v) if type(v) is int or type(v) is str else v
+                r.__class__ = RuntimeEvent
+                runtime_append(r)
+            else:
+                c = _CpuDraft()
+                c.name = name
+                c.cat = cat
+                c.ts = ts
+                c.dur = dur
+                v = ev.pid
+                c.pid = intern_id(v, v) if type(v) is int or type(v) is str else v
+                v = ev.tid
+                c.tid = intern_id(v, v) if type(v) is int or type(v) is str else v
+                v = a.external_id
+                c.external_id = v if type(v) is int else _int(v)
+                if kind == _CPU:
+                    c.kernel_backend = a.kernel_backend
+                    c.kernel_name = a.kernel_name
+                    v = a.input_dims
+                    c.input_dims = None if v is None else self._dims_of(v)
+                    v = a.input_types
+                    c.input_types = None if v is None else self._types_of(v)
+                    c.__class__ = CpuEvent
+                    cpu_append(c)
+                else:  # GPU-side annotations keep only what the general reader keeps for them
+                    c.kernel_backend = c.kernel_name = c.input_dims = c.input_types = None
+                    c.__class__ = CpuEvent
+                    ann_append(c)
+        self.skipped += skipped
+
+    def _dims_of(self, raw: msgspec.Raw) -> tuple[Any, ...] | None:
+        key = bytes(raw)
+        try:
+            return self._dims[key]
+        except KeyError:
+            v = _decode_checked(key)
+            out = self._dims[key] = tuple(v) if isinstance(v, list) else None
+            return out
+
+    def _types_of(self, raw: msgspec.Raw) -> tuple[str, ...] | None:
+        key = bytes(raw)
+        try:
+            return self._types[key]
+        except KeyError:
+            v = _decode_checked(key)
+            out = self._types[key] = tuple(_text(t) for t in v) if isinstance(v, list) else None
+            return out
+
+    def finish(self, top: Any, path: str) -> Trace:
+        props = top.get("deviceProperties") if isinstance(top, dict) else None
+        meta = {
+            k: top[k]
+            for k in ("schemaVersion", "cuda_driver_version", "cuda_runtime_version", "record_shapes", "distributedInfo")
+            if isinstance(top, dict) and k in top
+        }
+        gpu, runtime, cpu = self.gpu, self.runtime, self.cpu
+        # Kineto writes most runs in time order already; the sorts are stable, so an ordered run stays as is
+        # and checking order first (at C speed) skips building a million sort keys.
+        if not _ordered(gpu, strict=False):
+            gpu.sort(key=_ts)
+        if not _ordered(runtime, strict=False):
+            runtime.sort(key=_ts)
+        if not _ordered(cpu, strict=True):  # equal starts are ordered by duration: leave those to the sort
+            cpu.sort(key=_ts_then_longest)
+        return Trace(
+            path=path,
+            device_properties=tuple(p for p in props if isinstance(p, dict)) if isinstance(props, list) else (),
+            gpu=tuple(gpu),
+            runtime=tuple(runtime),
+            cpu=tuple(cpu),
+            gpu_annotations=tuple(self.gpu_ann),
+            meta=meta,
+            skipped_events=self.skipped,
+            total_events=self.total,
+        )
+
+
+_ts = attrgetter("ts")
+
+
+def _ordered(events: list[Any], *, strict: bool) -> bool:
+    ts = list(map(_ts, events))
+    return all(map(lt if strict else le, ts, islice(ts, 1, None)))
+
+
+def _ts_then_longest(e: CpuEvent) -> tuple[float, float]:
+    return (e.ts, -e.dur)
+
+
+# ---- the streaming reader -----------------------------------------------------------------------------------
+
+# orjson (the general reader) reads an integer wider than 64 bits as a float, json (its fallback) as an int;
+# msgspec reads it as an int. So that no reader ever differs, such integers are refused here (msgspec then
+# raises ValidationError and the general reader takes the file); int64's bounds are what msgspec can check.
+_Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+# Any JSON scalar. Lists and objects are refused for the same reason (their contents are not checked).
+_Value = str | _Int64 | float | bool | None
+
+
+class _Args(msgspec.Struct, gc=False):
+    """The ``args`` keys the records use; msgspec skips every other key without building it."""
+
+    correlation: _Value = None
+    external_id: _Value = msgspec.field(default=None, name="External id")
+    stream: _Value = None
+    device: _Value = None
+    kernel_backend: _Value = None
+    kernel_name: _Value = None
+    # Raw JSON text: decoded once per distinct value (see _Builder._dims_of), not once per event.
+    # (msgspec.Raw cannot be in a Union; None is only the default, a JSON null arrives as Raw b"null".)
+    input_dims: msgspec.Raw = msgspec.field(default=None, name="Input Dims")
+    input_types: msgspec.Raw = msgspec.field(default=None, name="Input type")
+
+
+class _Event(msgspec.Struct, gc=False, tag_field="ph", tag="X"):
+    """A complete ("X") event: the only phase that becomes a record."""
+
+    cat: _Value = None
+    name: _Value = None
+    ts: Any = None  # _num reads any int as the same float, however wide, so no check is needed
+    dur: Any = None
+    pid: _Value = None
+    tid: _Value = None
+    args: _Args | None = None  # a non-object args fails validation: the general reader takes the file
+
+
+# Every other phase of the trace event format decodes to an empty struct: msgspec skips its fields without
+# building them (flows alone are a third of a Kineto trace's events). A phase not listed here, or an event
+# without "ph", fails validation and the general reader takes the file.
+_OTHER_PHASES = "B E i I C b n e S T p F s t f P N O D M V v R c ( ) =".split()
+_Other = tuple(
+    msgspec.defstruct(f"_Phase{i}", [], tag_field="ph", tag=ph, gc=False) for i, ph in enumerate(_OTHER_PHASES)
+)
+
+
+_NO_ARGS = _Args()
+_DECODE_CHUNK = msgspec.json.Decoder(list[Union[(_Event, *_Other)]])  # type: ignore[misc]
+_DECODE_ANY = msgspec.json.Decoder()
+
+
+class _Handover(Exception):
+    """The streaming reader cannot vouch for identical results; the general reader takes the file."""
+
+
+def _has_wide_int(v: Any) -> bool:
+    if type(v) is int:
+        return not -(2**63) <= v < 2**64
+    if isinstance(v, list):
+        return any(_has_wide_int(x) for x in v)
+    if isinstance(v, dict):
+        return any(_has_wide_int(x) for x in v.values())
+    return False
+
+
+def _decode_checked(raw: bytes) -> Any:
+    """Decode a nested value the records keep; refuse integers orjson and json would read differently."""
+    v = _DECODE_ANY.decode(raw)
+    if _has_wide_int(v):
+        raise _Handover
+    return v
+
+
+_BLOCK = 8 << 20  # bytes read (after gunzip) and decoded at a time: bounds the reader's own memory
+_HEAD_LIMIT = 64 << 20  # the traceEvents key must start within this many bytes
+_WS = rb"[ \t\n\r]*"  # JSON's whitespace (re's \s also takes \f and \v, which JSON does not)
+_EVENTS_KEY = re.compile(rb'"traceEvents"' + _WS + rb":" + _WS + rb"\[")
+_NEXT_EVENT = re.compile(rb"\}" + _WS + rb"," + _WS + rb"\{")  # between two events (or inside one: see below)
+_LAST_EVENT = re.compile(rb"\}" + _WS + rb"\]")
+_MAX_MISCUTS = 8
+_OPEN, _CLOSE = ord("["), ord("]")
+
+
+class _Window:
+    """A window over the (decompressed) file, refilled block by block; bytes before the cursor are dropped."""
+
+    def __init__(self, f: IO[bytes]) -> None:
+        self._f = f
+        self.data = bytearray()
+        self.eof = False
+
+    def refill(self, keep_from: int) -> int:
+        """Drop data[:keep_from] and read one more block; return how far offsets moved."""
+        rest = memoryview(self.data)[keep_from:]
+        # A new bytearray each time: msgspec.Raw values may still view the old one until their chunk is done.
+        new = bytearray(len(rest) + _BLOCK)
+        new[: len(rest)] = rest
+        rest.release()
+        n = len(new) - _BLOCK
+        with memoryview(new) as view:
+            while n < len(new):
+                got = self._f.readinto(view[n:])
+                if not got:
+                    self.eof = True
+                    break
+                n += got
+        del new[n:]
+        self.data = new
+        return keep_from
+
+
+def _decode_events(data: bytearray, start: int, end: int) -> list[Any] | None:
+    """Decode the events in data[start:end] (from a '{' to a '}'), or None when that is not a run of events.
+
+    The byte before ``start`` and the one after ``end`` are separators (',', whitespace, or the array's '['),
+    so they are overwritten with '[' and ']' for the decode and restored: no copy of the chunk is made.
+    """
+    before, after = data[start - 1], data[end]
+    data[start - 1], data[end] = _OPEN, _CLOSE
+    try:
+        # Not released with `with`: the Input Dims/Input type Raw values of the events still view it.
+        return _DECODE_CHUNK.decode(memoryview(data)[start - 1 : end + 1])
+    except (msgspec.ValidationError, RecursionError):
+        raise _Handover  # well-formed JSON with a value (or a nesting) this reader does not take as it is
+    except msgspec.DecodeError:
+        return None  # the cut was inside an event, or past the end of the array
+    finally:
+        data[start - 1], data[end] = before, after
+
+
+def _last_cut(data: bytearray, pos: int, before: int) -> re.Match[bytes] | None:
+    """The last '}' ... ',' ... '{' in data[pos:before]: scanning backwards finds it within an event or two."""
+    j = before
+    while (j := data.rfind(b"}", pos, j)) >= 0:
+        if m := _NEXT_EVENT.match(data, j):
+            return m
+    return None
+
+
+def _stream_trace(p: Path) -> Trace | None:
+    """Trace from the streaming reader, or None for the general reader to take the file (and its errors)."""
+    try:
+        with open(p, "rb") as f:
+            if f.read(2) == b"\x1f\x8b":
+                f.seek(0)
+                with gzip.GzipFile(fileobj=f) as gz:
+                    return _stream_events(_Window(gz), str(p))
+            f.seek(0)
+            return _stream_events(_Window(f), str(p))
+    except (_Handover, OSError, EOFError, zlib.error, ValueError, RecursionError, msgspec.MsgspecError):
+        return None
+
+
+def _stream_events(win: _Window, path: str) -> Trace | None:
+    # 1. Find where the traceEvents array opens: '[' first (the bare-array form) or after "traceEvents":.
+    win.refill(0)
+    while not win.data.strip(b" \t\n\r") and not win.eof:
+        win.refill(0)
+    stripped = win.data.lstrip(b" \t\n\r")
+    if not stripped:
+        return None
+    bare = stripped[:1] == b"["
+    if bare:
+        opening = len(win.data) - len(stripped)
+    else:
+        while not (m := _EVENTS_KEY.search(win.data)):
+            if win.eof or len(win.data) > _HEAD_LIMIT:
+                return None
+            win.refill(0)
+        # A backslash before the quote could make it an escaped quote inside a string.
+        if m.start() > 0 and win.data[m.start() - 1] == ord("\\"):
+            return None
+        opening = m.end() - 1
+    head = bytes(win.data[:opening])
+    pos = opening + 1
+    while True:  # skip whitespace after '['
+        data = win.data
+        while pos < len(data) and data[pos] in b" \t\n\r":
+            pos += 1
+        if pos < len(data) or win.eof:
+            break
+        pos -= win.refill(pos - 1)
+    builder = _Builder()
+    if pos < len(data) and data[pos] == _CLOSE:
+        closing = pos  # an empty array
+    elif pos >= len(data) or data[pos] != ord("{"):
+        return None  # not an object: the general reader counts it as a skipped event
+    else:
+        closing = _stream_array(win, pos, builder)
+        if closing < 0:
+            return None
+
+    # 3. Everything around the array must be the rest of a valid trace document.
+    while not win.eof:  # the keys after the array (traceName, ...): small, read whole
+        win.refill(0)
+    tail = bytes(win.data[closing + 1 :])
+    if bare:
+        if head.strip(b" \t\n\r") or tail.strip(b" \t\n\r"):
+            return None
+        return builder.finish({}, path)
+    if head.count(b'"traceEvents"') != 1 or b'"traceEvents"' in tail:
+        return None
+    doc = head + b"[]" + tail
+    top = _orjson.loads(doc) if _orjson is not None else json.loads(doc)
+    if not isinstance(top, dict) or top.get("traceEvents") != [] or _has_wide_int(_DECODE_ANY.decode(doc)):
+        return None
+    return builder.finish(top, path)
+
+
+def _stream_array(win: _Window, pos: int, builder: _Builder) -> int:
+    """Decode events from win.data[pos] (a '{') to the array's end; return the index of its ']' or -1.
+
+    2. Each window is decoded up to its last event boundary: a '}' followed by ',' and '{'. Newlines cannot
+    occur inside JSON strings and brackets must balance, so a cut inside an event (an args list of objects)
+    or past the array makes the chunk fail to decode, and an earlier candidate is tried. The array ends at a
+    '}' followed by ']' that decodes.
+    """
+    while True:
+        data = win.data
+        cut = None
+        if not win.eof:
+            before, miscuts = len(data), 0
+            while (cut := _last_cut(data, pos, before)) is not None:
+                events = _decode_events(data, pos, cut.start() + 1)
+                if events is not None:
+                    builder.add_structs(events)
+                    del events
+                    pos = cut.end() - 1
+                    break
+                miscuts += 1
+                if miscuts > _MAX_MISCUTS:
+                    return -1
+                before = cut.start()
+        if cut is None:  # the array ends in this window, or one event is longer than it
+            for end in _LAST_EVENT.finditer(data, pos):
+                events = _decode_events(data, pos, end.start() + 1)
+                if events is not None:
+                    builder.add_structs(events)
+                    return end.end() - 1
+            if win.eof:
+                return -1  # the array never closes: truncated, and the general reader says so
+        pos -= win.refill(pos - 1)  # keep the separator byte before pos: _decode_events writes '[' there

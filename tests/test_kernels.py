@@ -93,3 +93,34 @@ def test_given_iterations_override_inference():
 )
 def test_classification_table(name, on_cpu, category, backend):
     assert patterns.classify(name, on_cpu=on_cpu) == (category, backend)
+
+
+# kernelscope's own H200 captures (tests/data/h200-torch2.11-kernelscope): (model, mode dir, kernels/iter, memops,
+# backends)
+KS = DATA_KS = H200_211.parent / "h200-torch2.11-kernelscope"
+KS_CASES = [
+    ("linear_gelu", "eager", 3, 0, {"cuBLASLt": 2, "ATen native": 1}),
+    ("linear_gelu", "default", 3, 0, {"cuBLASLt": 2, "Triton": 1}),
+    ("linear_gelu", "max-autotune", 1, 0, {"Triton template": 1}),
+    ("linear_gelu", "max-autotune_TRITON", 1, 0, {"Triton template": 1}),
+    ("linear_gelu", "max-autotune_ATEN", 4, 0, {"cuBLASLt": 2, "Triton": 1, "ATen native": 1}),
+    ("linear_gelu", "reduce-overhead", 4, 0, {"cuBLASLt": 2, "Triton": 1, "ATen native": 1}),
+    ("mlp", "eager", 8, 0, {"cuBLASLt": 4, "ATen native": 4}),
+    ("mlp", "default", 7, 0, {"cuBLASLt": 4, "Triton": 3}),
+    ("mlp", "max-autotune", 4, 0, {"Triton template": 3, "Triton": 1}),
+    ("transformer_block", "eager", 10, 1, {"cuBLASLt": 4, "ATen native": 5, "cuDNN": 1}),
+    ("transformer_block", "default", 9, 1, {"cuBLASLt": 4, "Triton": 4, "cuDNN": 1}),
+    ("transformer_block", "max-autotune", 9, 1, {"Triton template": 4, "Triton": 4, "cuDNN": 1}),
+    ("addmm_activation", "eager", 2, 0, {"cuBLASLt": 2}),
+    ("prologue", "max-autotune_TRITON", 2, 0, {"Triton template": 1, "Triton": 1}),
+]
+
+
+@pytest.mark.parametrize(("model", "mode", "kpi", "mpi", "backends"), KS_CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in KS_CASES])
+def test_kernelscope_h200_captures(model, mode, kpi, mpi, backends):
+    (trace,) = (KS / model / "tb" / mode).glob("*.pt.trace.json.gz")
+    ka = analyze_kernels(load_trace(trace))
+    assert (ka.iterations.count, ka.iterations.method, ka.iterations.consistent) == (3, "profiler_steps", True)
+    assert (ka.kernels_per_iter, ka.memops_per_iter) == (kpi, mpi)
+    assert ka.by_backend == backends

@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-from conftest_reports import big_h200_211, seed_h200_211, seed_h200_2141, timings
 
 from kernelscope.report import charts, fmt
 from kernelscope.report.context import (
@@ -21,6 +20,7 @@ from kernelscope.report.context import (
 )
 from kernelscope.report.stats import bootstrap_ratio_of_medians, latency_ratio
 from kernelscope.result import LatencyStats, ModeResult
+from tests.conftest_reports import big_h200_211, seed_h200_211, seed_h200_2141, timings
 
 
 def test_speedup_calls_on_the_h200_seed_run():
@@ -165,6 +165,16 @@ def test_charts_geometry():
     assert len(timeline.rects) == 3 + 3 + 2  # kernels of one iteration per mode
     assert {c for c, _ in timeline.legend} == {"cat-gemm", "cat-pointwise"}
     assert charts.category_class("<script>") == "cat-other"
+    # iterations 100x apart in length: each row gets its own scale rather than a sliver
+    r = seed_h200_211()
+    slow = dataclasses.replace(r.modes[0], timeline=tuple(
+        dataclasses.replace(e, start_us=e.start_us * 100, dur_us=e.dur_us * 100) for e in r.modes[0].timeline))
+    own = charts.timeline_chart((slow, r.modes[2]))
+    assert "own scale" in own.caption
+    widths = [sum(rect.w for rect in own.rects if rect.y < charts.TOP + charts.ROW_H * (i + 1) and
+                  rect.y > charts.TOP + charts.ROW_H * i) for i in range(2)]
+    assert min(widths) > 0.3 * max(widths)
+    assert "own scale" not in timeline.caption
     assert charts.nice_ticks(0.156) == [0.0, 0.05, 0.1, 0.15, 0.2]
 
 

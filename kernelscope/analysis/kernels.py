@@ -10,12 +10,14 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import islice
+from operator import le
 
 from kernelscope.analysis import patterns
 from kernelscope.errors import UsageError
 from kernelscope.result import Iterations, KernelStat
-from kernelscope.trace import CpuEvent, Trace
+from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, _draft, _gc_paused
 
 _STEP = re.compile(r"^ProfilerStep#\d+$")
 _GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")
@@ -131,17 +133,29 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
         return [], "given", f"--iterations {iterations}: split by launch order"
     if not top:
         return [], "whole_trace", "no CPU ops in the trace: the whole trace is one iteration"
-    graph_calls = [e for e in trace.cpu if _GRAPH_CALL.match(e.name)]
     names = [e.name for e in top]
     p = _smallest_period(names)
     reps = len(names) // p
-    method = "compiled_graph_calls" if graph_calls and any(_GRAPH_CALL.match(n) or "Compiled" in n for n in names) else "top_level_ops"
-    groups = [top[i * p : (i + 1) * p] for i in range(reps)]
+    compiled = any(_GRAPH_CALL.match(n) or "Compiled" in n for n in set(names))
+    method = "compiled_graph_calls" if compiled and _has_graph_call(trace.cpu) else "top_level_ops"
+    # The first op of each repetition opens a window (what _windows_from_groups does, without the groups).
+    starts = [top[i * p].ts for i in range(reps)]
     note = f"{reps} iterations inferred from {p} repeating top-level op(s) per iteration ({names[0]!r} first)"
-    multiples = [q for q in range(2, reps + 1) if reps % q == 0]
-    if multiples and p < len(names):
+    if reps >= 2 and p < len(names):  # reps has a divisor q in 2..reps (reps itself) exactly when reps >= 2
         note += "; if one iteration runs the same ops several times, pass --iterations N"
-    return _windows_from_groups(groups), method, note
+    return list(zip(starts, starts[1:] + [float("inf")])), method, note
+
+
+def _has_graph_call(cpu: tuple[CpuEvent, ...]) -> bool:
+    # Names repeat once per iteration: test each distinct name once.
+    seen: set[str] = set()
+    for e in cpu:
+        name = e.name
+        if name not in seen:
+            seen.add(name)
+            if _GRAPH_CALL.match(name):
+                return True
+    return False
 
 
 def _assign(ts: float | None, starts: list[float], windows: list[tuple[float, float]]) -> int:
@@ -178,27 +192,87 @@ def _cpu_kernels(trace: Trace) -> list[CpuEvent]:
 
 
 def analyze_kernels(trace: Trace, iterations: int | None = None) -> KernelAnalysis:
+    # One KernelInstance per launch: on large traces the cyclic GC would otherwise rescan the trace's records.
+    with _gc_paused():
+        return _analyze_kernels(trace, iterations)
+
+
+# Built as drafts and turned into KernelInstance (see trace._draft: same objects, a quarter of the cost).
+_InstanceDraft = _draft(KernelInstance)
+
+
+def _instance(name: str, category: str, backend: str, ts: float, dur: float, iteration: int,
+              launch_ts: float | None, external_id: int | None, correlation: int | None, is_memop: bool,
+              stream: int | None) -> KernelInstance:
+    k = _InstanceDraft()
+    k.name = name
+    k.category = category
+    k.backend = backend
+    k.ts = ts
+    k.dur = dur
+    k.iteration = iteration
+    k.launch_ts = launch_ts
+    k.external_id = external_id
+    k.correlation = correlation
+    k.is_memop = is_memop
+    k.stream = stream
+    k.__class__ = KernelInstance
+    return k
+
+
+def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     windows, method, note = find_iterations(trace, iterations)
     starts = [w[0] for w in windows]
+    ends = [w[1] for w in windows]
     device = "cuda" if trace.gpu else "cpu"
     raw: list[KernelInstance] = []
+    # A kernel name repeats once per launch: classify each distinct name once.
+    classes: dict[object, tuple[str, str]] = {}
     if device == "cuda":
-        launch_by_corr = {r.correlation: r for r in trace.runtime if r.correlation is not None}
+        launch_ts_of = {r.correlation: r.ts for r in trace.runtime if r.correlation is not None}.get
+        bisect_right, classify, draft = bisect.bisect_right, patterns.classify, _InstanceDraft
         for g in trace.gpu:
-            launch = launch_by_corr.get(g.correlation)
-            launch_ts = launch.ts if launch is not None else None
-            cat, backend = patterns.classify(g.name)
-            if g.is_memop:
-                cat = "memset" if "memset" in g.cat else "memcpy"
-            it = _assign(launch_ts if launch_ts is not None else g.ts, starts, windows)
-            raw.append(KernelInstance(g.name, cat, backend, g.ts, g.dur, it, launch_ts, g.external_id,
-                                      g.correlation, g.is_memop, g.stream))
-        raw.sort(key=lambda k: (k.launch_ts if k.launch_ts is not None else k.ts, k.ts))
+            name, gcat, corr = g.name, g.cat, g.correlation
+            launch_ts = launch_ts_of(corr)
+            cls = classes.get(name)
+            if cls is None:
+                cls = classes[name] = classify(name)
+            cat, backend = cls
+            is_memop = gcat in GPU_MEMOP_CATS
+            if is_memop:
+                cat = "memset" if "memset" in gcat else "memcpy"
+            # _assign, inlined: the window whose [start, end) holds the launch (or the kernel, unlaunched).
+            ts = launch_ts if launch_ts is not None else g.ts
+            it = bisect_right(starts, ts) - 1 if windows else -1
+            if it >= 0 and not ts < ends[it]:
+                it = -1
+            k = draft()
+            k.name = name
+            k.category = cat
+            k.backend = backend
+            k.ts = g.ts
+            k.dur = g.dur
+            k.iteration = it
+            k.launch_ts = launch_ts
+            k.external_id = g.external_id
+            k.correlation = corr
+            k.is_memop = is_memop
+            k.stream = g.stream
+            k.__class__ = KernelInstance
+            raw.append(k)
+        # Launch order; usually the GPU order already (one stream), and then the stable sort would keep it.
+        keys = list(map(_launch_order, raw))
+        if not all(map(le, keys, islice(keys, 1, None))):
+            raw = [raw[i] for i in sorted(range(len(raw)), key=keys.__getitem__)]
     else:
         for e in _cpu_kernels(trace):
-            cat, backend = patterns.classify(e.name, on_cpu=True, kernel_backend=e.kernel_backend)
-            raw.append(KernelInstance(e.name, cat, backend, e.ts, e.dur, _assign(e.ts, starts, windows), e.ts,
-                                      e.external_id, None, False))
+            key = (e.name, e.kernel_backend)
+            cls = classes.get(key)
+            if cls is None:
+                cls = classes[key] = patterns.classify(e.name, on_cpu=True, kernel_backend=e.kernel_backend)
+            cat, backend = cls
+            raw.append(_instance(e.name, cat, backend, e.ts, e.dur, _assign(e.ts, starts, windows), e.ts,
+                                 e.external_id, None, False, None))
     if not windows:
         n = iterations or 1
         kern = [k for k in raw]
@@ -213,25 +287,31 @@ def analyze_kernels(trace: Trace, iterations: int | None = None) -> KernelAnalys
     else:
         count = len(windows)
     instances = [k for k in raw if k.iteration >= 0]
+    # One pass for the per-step counts and the per-name sums; each name's durations are added in instance
+    # order starting from 0, as Counter did, so the float sums are the same bit for bit.
     per_step = [0] * count
-    for k in instances:
-        if not k.is_memop:
-            per_step[k.iteration] += 1
     memop_steps = [0] * count
+    calls: dict[str, int] = {}
+    time_us: dict[str, float] = {}
+    meta: dict[str, KernelInstance] = {}
     for k in instances:
         if k.is_memop:
             memop_steps[k.iteration] += 1
+        else:
+            per_step[k.iteration] += 1
+        name = k.name
+        c = calls.get(name)
+        if c is None:
+            calls[name] = 1
+            time_us[name] = 0 + k.dur
+            meta[name] = k
+        else:
+            calls[name] = c + 1
+            time_us[name] += k.dur
     consistent = len(set(per_step)) <= 1 and len(set(memop_steps)) <= 1
     if not consistent:
         note += f"; kernel counts differ between iterations {per_step}"
     its = Iterations(count=count, method=method, consistent=consistent, kernels_per_step=tuple(per_step), note=note)
-    calls: Counter[str] = Counter()
-    time_us: Counter[str] = Counter()
-    meta: dict[str, KernelInstance] = {}
-    for k in instances:
-        calls[k.name] += 1
-        time_us[k.name] += k.dur
-        meta.setdefault(k.name, k)
     stats = tuple(
         sorted(
             (
@@ -270,9 +350,11 @@ def analyze_kernels(trace: Trace, iterations: int | None = None) -> KernelAnalys
     )
 
 
-def _with_iteration(k: KernelInstance, i: int) -> KernelInstance:
-    from dataclasses import replace
+def _launch_order(k: KernelInstance) -> tuple[float, float]:
+    return (k.launch_ts if k.launch_ts is not None else k.ts, k.ts)
 
+
+def _with_iteration(k: KernelInstance, i: int) -> KernelInstance:
     return replace(k, iteration=i)
 
 

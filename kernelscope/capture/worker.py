@@ -12,7 +12,6 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -34,11 +33,21 @@ def progress(text: str) -> None:
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
+    from kernelscope.report.io import atomic_write_text
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1, allow_nan=False, default=str)
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(_finite(data), indent=1, allow_nan=False, default=str))
+
+
+def _finite(x: Any) -> Any:
+    # NaN/Inf (a model with NaN outputs) are not JSON: write them as null.
+    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
 
 
 # --------------------------------------------------------------------------------------------------- environment

@@ -40,5 +40,5 @@ def command(trace: Path, codes: tuple[Path, ...], log: Path | None, iterations: 
                                 command=command_line)
     out_dir = prepare_out_dir(out, force=force)
     paths = write_reports(result, out_dir, tensorboard=False)
-    render_terminal(result, Console(highlight=False))
+    render_terminal(result, Console(highlight=False, width=None if sys.stdout.isatty() else 150))
     Console(stderr=True).print(f"report: {paths['html']}\nresult: {paths['json']}")

@@ -24,8 +24,9 @@ import click
 @click.pass_context
 def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_kernels_per_iter: int | None,
             max_slowdown: float | None, min_speedup: float | None, modes: tuple[str, ...], debug: bool) -> None:
-    """Exit 0 when every rule holds for the checked modes, 1 with one line per violated rule, 2 on usage errors
-    (no rule, a bad option, an unreadable RESULT_DIR). A checked mode that failed violates every rule."""
+    """A CI gate on a run's result (RESULT_DIR holds result.json): exit 0 when every rule holds for the checked
+    modes, 1 with one line per violated rule, 2 on usage errors (no rule, a bad option, an unreadable
+    RESULT_DIR). A checked mode that failed violates every rule; latency rules allow for timing noise."""
     from kernelscope.report.check import Rules, check_result, format_outcome
     from kernelscope.report.io import load_result
 

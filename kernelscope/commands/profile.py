@@ -112,7 +112,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     paths = write_reports(result, out_dir, tensorboard=not no_tensorboard)
     from kernelscope.report.terminal import render_terminal
 
-    render_terminal(result, Console(highlight=False))
+    render_terminal(result, Console(highlight=False, width=None if sys.stdout.isatty() else 150))
     err.print(f"report: {paths['html']}\nsummary: {paths['md']}\nresult: {paths['json']}\n"
               f"traces: tensorboard --logdir {out_dir / 'tb'}")
     if interrupted:

@@ -74,11 +74,12 @@ TOP = 10.0
 AXIS_H = 26.0
 
 
-def nice_ticks(vmax: float, n: int = 5) -> list[float]:
-    """Round tick values 0..>=vmax (1, 2, 2.5, 5 x 10^k steps) so axes read at a glance."""
+def nice_ticks(vmax: float, n: int = 5, *, integer: bool = False) -> list[float]:
+    """Round tick values 0..>=vmax (1, 2, 2.5, 5 x 10^k steps) so axes read at a glance; ``integer``: whole
+    steps only (counts of kernels have no 0.2)."""
     if vmax <= 0 or not math.isfinite(vmax):
         return [0.0, 1.0]
-    raw = vmax / n
+    raw = max(vmax / n, 1.0) if integer else vmax / n
     mag = 10 ** math.floor(math.log10(raw))
     step = next(s * mag for s in (1, 2, 2.5, 5, 10) if s * mag >= raw)
     count = math.ceil(vmax / step - 1e-9)
@@ -124,7 +125,11 @@ def latency_chart(modes: Sequence[ModeResult]) -> Chart:
         labels.append(Label(max(x3, LABEL_W + lat.median * scale) + 6, mid + 4,
                             f"{fmt.ms(lat.median)} (IQR {fmt.ms(lat.iqr)})", "start", "value"))
     axis_y = TOP + len(rows) * ROW_H + 4
-    ax_lines, ax_labels = _axis(ticks, scale, axis_y, fmt.ms)
+    # Tick labels in one unit for the whole axis, without trailing zeros ("50 µs", not "50.0 µs").
+    if ticks[-1] < 1:
+        ax_lines, ax_labels = _axis(ticks, scale, axis_y, lambda t: f"{t * 1000:g} µs")
+    else:
+        ax_lines, ax_labels = _axis(ticks, scale, axis_y, lambda t: f"{t:g} ms")
     return Chart(
         "Steady-state latency per mode",
         WIDTH,
@@ -143,7 +148,7 @@ def kernel_stack_chart(modes: Sequence[ModeResult]) -> Chart:
     if not rows:
         return Chart("Kernels per iteration by category", WIDTH, 0)
     totals = [sum(m.kernels_by_category.values()) for m in rows]
-    ticks = nice_ticks(max(totals))
+    ticks = nice_ticks(max(totals), integer=True)
     scale = (WIDTH - LABEL_W - RIGHT_PAD) / ticks[-1]
     rects, labels = [], []
     seen: list[str] = []
@@ -164,8 +169,9 @@ def kernel_stack_chart(modes: Sequence[ModeResult]) -> Chart:
             if cat not in seen:
                 seen.append(cat)
         kpi = fmt.count(m.kernels_per_iter)
+        noun = "kernel" if m.kernels_per_iter == 1 else "kernels"
         memops = f" + {fmt.count(m.memops_per_iter)} memops" if m.memops_per_iter else ""
-        labels.append(Label(x + 6, y + ROW_H / 2 + 4, f"{kpi} kernels{memops}", "start", "value"))
+        labels.append(Label(x + 6, y + ROW_H / 2 + 4, f"{kpi} {noun}{memops}", "start", "value"))
     axis_y = TOP + len(rows) * ROW_H + 4
     ax_lines, ax_labels = _axis(ticks, scale, axis_y, lambda t: f"{t:g}")
     legend = tuple((category_class(c), c) for c in seen)
@@ -179,14 +185,23 @@ def timeline_chart(modes: Sequence[ModeResult]) -> Chart:
     rows = [m for m in modes if m.timeline]
     if not rows:
         return Chart("One iteration per mode (timeline)", WIDTH, 0)
-    span = max(e.start_us + e.dur_us for m in rows for e in m.timeline)
+    spans = [max(e.start_us + e.dur_us for e in m.timeline) for m in rows]
+    span = max(spans)
+    # One shared time axis compares modes directly; but when one mode's iteration is >10x longer (a slow
+    # eager op on the CPU, say), the others would shrink to slivers, so each row then gets its own scale.
+    own_scale = min(spans) > 0 and span / min(spans) > 10
     ticks = nice_ticks(span)
-    scale = (WIDTH - LABEL_W - 20) / ticks[-1]
+    plot_w = WIDTH - LABEL_W - RIGHT_PAD
+    scale = plot_w / ticks[-1]
     rects, labels = [], []
     seen: list[str] = []
     for i, m in enumerate(rows):
         y = TOP + i * ROW_H
         labels.append(Label(LABEL_W - 8, y + ROW_H / 2 + 4, m.name, "end", "row-label"))
+        if own_scale:
+            scale = plot_w / spans[i]
+            labels.append(Label(LABEL_W + plot_w + 6, y + ROW_H / 2 + 4, f"{fmt.us(spans[i])} (own scale)",
+                                "start", "value"))
         for e in m.timeline:
             # 1.5 px minimum: a 1 µs kernel in a 200 µs iteration must still be visible and hoverable.
             w = max(e.dur_us * scale, 1.5)
@@ -195,13 +210,20 @@ def timeline_chart(modes: Sequence[ModeResult]) -> Chart:
             if e.category not in seen:
                 seen.append(e.category)
     axis_y = TOP + len(rows) * ROW_H + 4
-    ax_lines, ax_labels = _axis(ticks, scale, axis_y, fmt.us)
+    if own_scale:
+        ax_lines, ax_labels = [Line(LABEL_W, axis_y, LABEL_W + plot_w, axis_y, "axis")], []
+    elif ticks[-1] >= 1000:
+        ax_lines, ax_labels = _axis(ticks, plot_w / ticks[-1], axis_y, lambda t: f"{t / 1000:g} ms")
+    else:
+        ax_lines, ax_labels = _axis(ticks, plot_w / ticks[-1], axis_y, lambda t: f"{t:g} µs")
     legend = tuple((category_class(c), c) for c in CATEGORY_ORDER if c in seen) + tuple(
         (category_class(c), c) for c in seen if c not in CATEGORY_ORDER
     )
+    caption = "Kernel time from the iteration's start (the profiled run, so launch gaps show); hover a bar for its name."
+    if own_scale:
+        caption += " Iterations differ more than 10x in length: each row is drawn to its own scale."
     return Chart("One iteration per mode (timeline)", WIDTH, axis_y + AXIS_H, tuple(rects), tuple(ax_lines),
-                 tuple(ax_labels + labels), legend,
-                 "GPU time from the iteration's start (the profiled run, so launch gaps show); hover a bar for its name.")
+                 tuple(ax_labels + labels), legend, caption)
 
 
 def ratio_chart(title: str, rows: Sequence[tuple[str, float | None, float | None, float | None, bool | None]]) -> Chart:

@@ -69,7 +69,7 @@ class ModeDelta:
 
     @property
     def status_change(self) -> str:
-        """"new failure", "fixed", "only in base", "only in head", "still failing" or ""."""
+        """"new failure", "fixed", "only in base", "only in head", "still failing", "still unavailable" or ""."""
         if self.base is None:
             return "only in head" + (" (failed)" if not _ok(self.head) else "")
         if self.head is None:
@@ -79,7 +79,8 @@ class ModeDelta:
         if not _ok(self.base) and _ok(self.head):
             return "fixed"
         if not _ok(self.base) and not _ok(self.head):
-            return "still failing"
+            unavailable = Status.UNAVAILABLE.value
+            return "still unavailable" if self.base.status == self.head.status == unavailable else "still failing"
         return ""
 
     @property
@@ -169,7 +170,8 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             name=name, base=mb, head=mh, latency=r, call=_call(r),
             categories=_counts(mb.kernels_by_category if mb else {}, mh.kernels_by_category if mh else {}),
             backends=_counts(mb.kernels_by_backend if mb else {}, mh.kernels_by_backend if mh else {}),
-            gemms=compare_gemms(mb.gemms if mb else (), mh.gemms if mh else ()),
+            # GEMMs of a mode that ran in one run only are not "gained" or "lost": the mode itself is.
+            gemms=compare_gemms(mb.gemms, mh.gemms) if mb and mh else (),
         ))
     env_b = {kv.key: kv.value for kv in flatten(base.environment)}
     env_h = {kv.key: kv.value for kv in flatten(head.environment)}

@@ -17,10 +17,11 @@ def _sig(x: float, digits: int = 3) -> str:
 
 
 def ms(x: float | None) -> str:
-    """Milliseconds; below 0.1 ms in microseconds, the unit GPU latencies of small models read in."""
+    """Milliseconds; below 1 ms in microseconds, the unit GPU latencies of small models read in (one unit for
+    the whole sub-millisecond range, so a column of them compares at a glance)."""
     if x is None:
         return DASH
-    return f"{_sig(x * 1000)} µs" if abs(x) < 0.1 else f"{_sig(x)} ms"
+    return f"{_sig(x * 1000)} µs" if abs(x) < 1 else f"{_sig(x)} ms"
 
 
 def seconds(x: float | None) -> str:
@@ -32,7 +33,7 @@ def seconds(x: float | None) -> str:
 def us(x: float | None) -> str:
     if x is None:
         return DASH
-    return f"{_sig(x / 1000)} ms" if x >= 10_000 else f"{_sig(x)} µs"
+    return f"{_sig(x / 1000)} ms" if abs(x) >= 1000 else f"{_sig(x)} µs"
 
 
 def count(x: float | None) -> str:
@@ -73,6 +74,11 @@ def sci(x: float | None) -> str:
 def percent_change(r: float | None) -> str:
     """A latency ratio as a signed change: 0.8 -> "-20.0%"."""
     return DASH if r is None else f"{(r - 1) * 100:+.1f}%"
+
+
+def short(text: str, limit: int = 64) -> str:
+    """A long kernel name cut for a narrow cell (the full name stays in a title and in the kernel table)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def shape(m: int | None, n: int | None, k: int | None) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from importlib import resources
 from pathlib import PurePosixPath
@@ -21,6 +22,9 @@ from kernelscope.report.context import build_context
 from kernelscope.result import RunResult, to_json
 
 TEMPLATE_PACKAGE = "kernelscope.templates"
+# The result travels inside the report (for the download button) up to this many characters of JSON; a huge
+# model's result would otherwise dominate the file (result.json sits beside the report anyway).
+EMBED_LIMIT = 2_000_000
 
 
 def read_asset(name: str) -> str:
@@ -87,7 +91,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters.update(
         ms=fmt.ms, seconds=fmt.seconds, us=fmt.us, count=fmt.count, nbytes=fmt.nbytes, ratio=fmt.ratio,
-        interval=fmt.interval, sci=fmt.sci, pct=fmt.percent_change, badge=badge, category_class=charts.category_class,
+        interval=fmt.interval, sci=fmt.sci, short=fmt.short, pct=fmt.percent_change, badge=badge, category_class=charts.category_class,
     )
     env.globals.update(link=link, share=share, shape=fmt.shape)
     return env
@@ -129,12 +133,14 @@ def tb_logdir(result: RunResult) -> str:
 def render_html(result: RunResult) -> str:
     """The whole report as one HTML string."""
     ctx = build_context(result)
+    data = to_json(result)
+    embed = len(json.dumps(data)) <= EMBED_LIMIT
     template = environment().get_template("report.html.j2")
     return template.render(
         ctx=ctx,
         r=result,
         tool_version=result.tool_version,
         tb_logdir=tb_logdir(result),
-        result_json=to_json(result),
+        result_json=data if embed else None,
         **page_assets(),
     )

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 import shutil
 import tempfile
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from tensorboard.compat.proto import event_pb2, summary_pb2
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
@@ -48,10 +49,21 @@ def _wall_time(created: str) -> float:
         return time.time()
 
 
-def _run_dir(tb_dir: Path, name: str) -> Path:
-    # A mode name from result.json becomes a folder name: it must stay one folder inside tb_dir.
-    if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
-        raise ResultError(f"mode name {name!r} cannot be a TensorBoard run folder", "use a plain mode name")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def run_folder(tb_dir: Path, mode: ModeResult) -> Path:
+    """The mode's run folder: the one holding its trace (``tb/<run>/<file>``, where the capture may have made
+    the mode name folder-safe, e.g. ``max-autotune:CPP`` -> ``max-autotune_CPP``), else the mode name made
+    folder-safe the same way. Either way it is exactly one folder inside tb_dir."""
+    name = mode.name
+    if mode.trace:
+        parts = PurePosixPath(mode.trace.replace("\\", "/")).parts
+        if len(parts) >= 3 and parts[-3] == tb_dir.name:
+            name = parts[-2]
+    name = _UNSAFE.sub("_", name)
+    if name.strip(".") == "":
+        raise ResultError(f"mode name {mode.name!r} cannot be a TensorBoard run folder", "use a plain mode name")
     return tb_dir / name
 
 
@@ -63,7 +75,7 @@ def write_scalars(result: RunResult, tb_dir: Path) -> None:
         scalars = mode_scalars(mode)
         if not scalars:
             continue
-        run = _run_dir(tb_dir, mode.name)
+        run = run_folder(tb_dir, mode)
         run.mkdir(parents=True, exist_ok=True)
         # Write in a private folder beside the target, then rename into place: TensorBoard (possibly running)
         # never reads a half-written file, and a crash leaves the previous scalars intact.

@@ -1,0 +1,159 @@
+"""kernelscope check: the CI gate. Exit 0 when every rule holds, 1 with a line per violation, 2 on usage errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelscope.cli import main
+from kernelscope.errors import UsageError
+from kernelscope.report.check import Rules, check_result
+from kernelscope.report.io import load_result
+from kernelscope.result import RunResult, to_json
+from tests.conftest_reports import big_h200_211, seed_h200_211, seed_h200_2141, timings
+
+
+def write(result: RunResult, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "result.json").write_text(json.dumps(to_json(result)))
+    return folder
+
+
+def run_cli(*args: str) -> int:
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    return int(info.value.code or 0)
+
+
+def violations(result: RunResult, **rules) -> list[tuple[str, str]]:
+    return [(v.mode, v.rule) for v in check_result(result, Rules(**rules)).violations]
+
+
+def test_expect_fused_all_on_torch_211_and_2141():
+    # torch 2.11: both compiled modes leave GELU in its own kernel
+    assert violations(seed_h200_211(), expect_fused="all") == [
+        ("default", "--expect-fused"), ("max-autotune", "--expect-fused")]
+    # torch 2.14.1: the Triton template fused bias and GELU
+    assert violations(seed_h200_2141(), expect_fused="all", modes=("max-autotune",)) == []
+
+
+def test_expect_fused_none_and_patterns():
+    # the cuBLASLt bias epilogue is a fusion, so "none" fails wherever bias was fused
+    assert [m for m, _ in violations(seed_h200_211(), expect_fused="none")] == ["default", "max-autotune"]
+    assert violations(seed_h200_211(), expect_fused="bias") == []
+    assert [m for m, _ in violations(seed_h200_211(), expect_fused="gelu")] == ["default", "max-autotune"]
+    assert violations(seed_h200_2141(), expect_fused="gelu|bias", modes=("max-autotune",)) == []
+    # a pattern matching no epilogue op is a violation: a typo must not pass forever
+    outcome = check_result(seed_h200_211(), Rules(expect_fused="silu", modes=("default",)))
+    assert [v.message for v in outcome.violations] == ["no GEMM epilogue op matches 'silu'"]
+
+
+def test_a_failed_mode_violates_its_rules():
+    outcome = check_result(seed_h200_2141(), Rules(max_kernels_per_iter=5))
+    assert outcome.checked_modes == ("max-autotune", "max-autotune-nvgemm")
+    (v,) = outcome.violations
+    assert v.mode == "max-autotune-nvgemm"
+    assert v.message.startswith("status failed: torch._inductor.exc.InductorError: NoValidChoicesError")
+
+
+def test_unavailable_mode_is_skipped_unless_named():
+    r = big_h200_211()
+    unavailable = dataclasses.replace(r.modes[2], name="reduce-overhead", status="unavailable",
+                                      error="CUDA graphs need a GPU")
+    r = dataclasses.replace(r, modes=(*r.modes, unavailable))
+    outcome = check_result(r, Rules(max_kernels_per_iter=2))
+    assert outcome.ok
+    assert outcome.notes == ("reduce-overhead: unavailable on that machine, skipped (CUDA graphs need a GPU)",)
+    assert [m for m, _ in violations(r, max_kernels_per_iter=2, modes=("reduce-overhead",))] == ["reduce-overhead"]
+
+
+def test_kernel_budget():
+    assert violations(seed_h200_211(), max_kernels_per_iter=2) == [("default", "--max-kernels-per-iter")]
+    assert violations(seed_h200_211(), max_kernels_per_iter=3) == []
+    # eager is checked only when named
+    assert violations(seed_h200_211(), max_kernels_per_iter=2, modes=("eager",)) == [
+        ("eager", "--max-kernels-per-iter")]
+
+
+def test_latency_rules_on_the_seed_run():
+    r = seed_h200_211()  # default 2.52x eager's latency, max-autotune 1.25x
+    assert violations(r, max_slowdown=2.0) == [("default", "--max-slowdown")]
+    assert violations(r, max_slowdown=3.0) == []
+    assert violations(r, min_speedup=1.0) == [("default", "--min-speedup"), ("max-autotune", "--min-speedup")]
+    assert violations(r, min_speedup=0.5, modes=("max-autotune",)) == []
+    without_eager = dataclasses.replace(r, modes=r.modes[1:])
+    (v,) = check_result(without_eager, Rules(min_speedup=1.0, modes=("default",))).violations
+    assert v.message == "no eager latency to compare with (run eager too)"
+
+
+def test_latency_rules_do_not_flap_on_noise():
+    # GIVEN a compiled mode whose median is 0.5% slower than eager, with a 5% spread (noise)
+    r = big_h200_211()
+    eager = dataclasses.replace(r.modes[0], latency_ms=timings(0.200, 0.05, seed=21))
+    same = dataclasses.replace(r.modes[1], latency_ms=timings(0.201, 0.05, seed=22))
+    r = dataclasses.replace(r, modes=(eager, same))
+    # THEN "no slower than eager" holds: the point estimate misses it, but its 95% interval contains 1.0
+    assert violations(r, min_speedup=1.0) == []
+    assert violations(r, max_slowdown=1.0) == []
+    # but a clear miss is still a miss
+    assert violations(r, min_speedup=1.5) == [("default", "--min-speedup")]
+
+
+def test_usage_errors():
+    r = seed_h200_211()
+    for rules in (Rules(), Rules(expect_fused="("), Rules(max_slowdown=0), Rules(max_slowdown=1.1, modes=("nope",))):
+        with pytest.raises(UsageError):
+            check_result(r, rules)
+
+
+def test_check_command_exit_codes(tmp_path, capsys):
+    d = write(seed_h200_211(), tmp_path / "run")
+    assert run_cli("check", str(d), "--max-kernels-per-iter", "3", "--expect-fused", "bias") == 0
+    assert capsys.readouterr().out.startswith("ok: --expect-fused, --max-kernels-per-iter hold for default, ")
+    assert run_cli("check", str(d), "--max-kernels-per-iter", "2", "--min-speedup", "1") == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines == [
+        "default: 3 kernels per iteration > 2 (--max-kernels-per-iter)",
+        "default: speedup 0.398× vs eager (156 µs vs 61.9 µs, 95% CI 0.394–0.401×) < 1.00× (--min-speedup)",
+        "max-autotune: speedup 0.798× vs eager (77.5 µs vs 61.9 µs, 95% CI 0.792–0.805×) < 1.00× (--min-speedup)",
+    ]
+    assert run_cli("check", str(d), "--expect-fused", "all", "--mode", "max-autotune,default") == 1
+    assert len(capsys.readouterr().out.strip().splitlines()) == 2
+    # usage errors: exit 2 with one line on stderr
+    for args in ((str(d),), (str(d), "--expect-fused", "(["), (str(d), "--mode", "nope", "--max-slowdown", "2"),
+                 (str(tmp_path / "none"), "--max-slowdown", "2"), (str(d), "--max-kernels-per-iter", "0"),
+                 (str(d), "--max-slowdown", "fast")):
+        assert run_cli("check", *args) == 2, args
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("kernelscope: error: "), (args, err)
+
+
+def test_check_as_a_ci_step_in_a_real_subprocess(tmp_path):
+    d = write(seed_h200_2141(), tmp_path / "run")
+    proc = subprocess.run([sys.executable, "-m", "kernelscope", "check", str(d), "--expect-fused", "all"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 1
+    assert proc.stdout.strip().splitlines() == [
+        ("max-autotune-nvgemm: status failed: torch._inductor.exc.InductorError: NoValidChoicesError: No choices to "
+        "select. Provided reason: All choices failed to compile for backend. please consider adding ATEN into "
+        "max_autotune_gemm_backends config (defined in torch/_inductor/config.py) to allow at least one choice. "
+        "(--expect-fused)")
+    ]
+
+
+@pytest.mark.slow
+def test_real_cpu_run(cpu_run):
+    # GIVEN a real CPU run: its own kernel counts are the tightest budget that holds
+    result = load_result(cpu_run)
+    ok = [m for m in result.modes if m.status == "ok" and m.name != "eager" and m.kernels_per_iter]
+    assert ok
+    worst = max(m.kernels_per_iter for m in ok)
+    assert check_result(result, Rules(max_kernels_per_iter=worst, modes=tuple(m.name for m in ok))).ok
+    if worst > 1:
+        tighter = check_result(result, Rules(max_kernels_per_iter=worst - 1, modes=tuple(m.name for m in ok)))
+        assert [v.mode for v in tighter.violations] == [m.name for m in ok if m.kernels_per_iter > worst - 1]

@@ -1,0 +1,533 @@
+"""GEMM epilogue verdicts: exact verdicts on real H200 traces and Inductor code, a table of kernel sequences, and
+real CPU runs of Inductor (C++ GEMM template with the epilogue fused vs ATen GEMM + separate kernel)."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelscope.analysis.gemm import analyze_gemms, parse_log, short_kernel_name, summarize
+from kernelscope.analysis.kernels import analyze_kernels
+from kernelscope.inductor_code import load_output_code
+from kernelscope.result import GemmEpilogue, to_json
+from kernelscope.trace import load_trace, trace_from_dict
+from tests.conftest import H200_211, H200_2141
+
+H200 = {"device": "cuda", "capability": "9.0", "freezing": False}
+EAGER = {**H200, "compiled": False, "max_autotune": False, "gemm_backends": None}
+DEFAULT = {**H200, "compiled": True, "max_autotune": False, "gemm_backends": None}
+ATEN_TRITON = {**H200, "compiled": True, "max_autotune": True, "gemm_backends": ["ATEN", "TRITON"]}
+CUTLASS = {**H200, "compiled": True, "max_autotune": True, "gemm_backends": ["CUTLASS"]}
+NVGEMM = {**H200, "compiled": True, "max_autotune": True, "gemm_backends": ["NVGEMM"]}
+
+
+def run(folder: Path, name: str, mode: str, config: dict[str, Any], *, with_code: bool = True,
+        log_text: str | None = None) -> tuple[tuple[GemmEpilogue, ...], str]:
+    trace = load_trace(folder / f"{name}.trace.json.gz")
+    code_path = folder / f"{name}.code.py"
+    codes = load_output_code(code_path) if with_code and code_path.exists() else ()
+    return analyze_gemms(analyze_kernels(trace), trace, codes, mode=mode, mode_config=config, log_text=log_text)
+
+
+def single(folder: Path, name: str, mode: str, config: dict[str, Any], **kw: Any) -> GemmEpilogue:
+    gemms, summary = run(folder, name, mode, config, **kw)
+    assert len(gemms) == 1, summary
+    return gemms[0]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Real H200 fixtures: the README's claims, checked against what the traces and code show.
+
+
+@dataclass(frozen=True)
+class Case:
+    folder: Path
+    name: str
+    mode: str
+    config: dict[str, Any]
+    verdict: str
+    backend: str
+    op: str
+    mnk: tuple[int, int, int] | tuple[None, None, None]
+    dtype: str | None
+    epilogue: tuple[str, ...]
+    fused: tuple[str, ...]
+    unfused_kernels: tuple[str, ...]  # a regex per kernel
+    kernels: tuple[str, ...]  # a regex per kernel
+    time_us: float
+    confidence: str
+
+
+CASES = [
+    Case(H200_211, "seed-eager", "eager", EAGER, "partial", "cuBLASLt", "addmm", (16, 4096, 4096), "float16",
+         ("bias", "gelu"), ("bias",), (r"vectorized_elementwise_kernel<8, at::native::GeluCUDAKernelImpl",),
+         (r"^nvjet_sm90_hsh_64x16_64x16_2x1_v_bz_splitK_bias_TNT$", r"^void cublasLt::splitKreduce_kernel<"),
+         9.21, "trace"),
+    Case(H200_211, "seed-default", "default", DEFAULT, "partial", "cuBLASLt", "addmm", (16, 4096, 4096), "float16",
+         ("bias", "gelu"), ("bias",), (r"^triton_poi_fused_gelu_0$",),
+         (r"^nvjet_sm90_hsh_64x16_64x16_2x1_v_bz_splitK_bias_TNT$", r"^void cublasLt::splitKreduce_kernel<"),
+         9.21, "code"),
+    Case(H200_211, "seed-max-autotune", "max-autotune", ATEN_TRITON, "partial", "Triton template", "addmm",
+         (16, 4096, 4096), "float16", ("bias", "gelu"), ("bias",), (r"^triton_poi_fused_gelu_1$",),
+         (r"^triton_tem_fused_addmm_t_0$",), 12.941, "code"),
+    Case(H200_211, "big-eager", "eager", EAGER, "partial", "cuBLASLt", "addmm", (4096, 4096, 4096), "bfloat16",
+         ("bias", "relu"), ("bias",), (r"vectorized_elementwise_kernel<8, .*launch_clamp_scalar",),
+         (r"^nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT$",), 181.356, "trace"),
+    Case(H200_211, "big-default", "default", DEFAULT, "partial", "cuBLASLt", "addmm", (4096, 4096, 4096), "bfloat16",
+         ("bias", "relu"), ("bias",), (r"^triton_poi_fused_relu_0$",),
+         (r"^nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT$",), 178.917, "code"),
+    Case(H200_211, "big-max-autotune", "max-autotune", ATEN_TRITON, "partial", "cuBLASLt", "addmm",
+         (4096, 4096, 4096), "bfloat16", ("bias", "relu"), ("bias",), (r"^triton_poi_fused_relu_0$",),
+         (r"^nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT$",), 177.913, "code"),
+    Case(H200_211, "sbr-cutlass-noevt", "max-autotune", CUTLASS, "unfused", "CUTLASS", "mm", (2048, 4096, 4096),
+         "bfloat16", ("mul", "add", "relu"), (), (r"^triton_poi_fused_add_mul_relu_0$",),
+         (r"^void cutlass::device_kernel<cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x128x64_",),
+         176.865, "code"),
+    Case(H200_2141, "mmrelu-nvgemm", "max-autotune", NVGEMM, "unfused", "NVGEMM/CuTeDSL", "mm", (2048, 4096, 4096),
+         "bfloat16", ("relu",), (), (r"^triton_poi_fused_relu_0$",),
+         (r"^kernel_cutlass_kernel_cutlassoperatorsproviderscutedslgemmimplementationssm90_static_persistent_impl"
+          r"Sm90StaticPersistentGemmKernel_.*_0$",), 94.506, "code"),
+    Case(H200_2141, "seed-aten-triton", "max-autotune", ATEN_TRITON, "fused", "Triton template", "addmm",
+         (16, 4096, 4096), "float16", ("bias", "gelu"), ("bias", "gelu"), (),
+         (r"^triton_tem_fused_addmm_gelu_t_0$",), 13.056, "code"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_fixture_verdicts(case: Case):
+    gemms, summary = run(case.folder, case.name, case.mode, case.config)
+    assert summary == f"GEMMs 1: {case.verdict} 1"
+    (g,) = gemms
+    assert (g.id, g.verdict, g.backend, g.op, g.confidence) == ("gemm0", case.verdict, case.backend, case.op,
+                                                                  case.confidence)
+    assert (g.m, g.n, g.k, g.dtype) == (*case.mnk, case.dtype)
+    assert g.epilogue == case.epilogue
+    assert g.fused == case.fused
+    assert g.unfused == tuple(op for op in case.epilogue if op not in case.fused)
+    assert len(g.kernels) == len(case.kernels)
+    for kernel, pattern in zip(g.kernels, case.kernels):
+        assert re.search(pattern, kernel), kernel
+    assert len(g.unfused_kernels) == len(case.unfused_kernels)
+    for kernel, pattern in zip(g.unfused_kernels, case.unfused_kernels):
+        assert re.search(pattern, kernel), kernel
+    assert g.time_us_per_iter == pytest.approx(case.time_us, abs=1e-3)
+    assert bool(g.why_not) == (case.verdict != "fused")
+    assert g.prologue == ()
+    # every iteration of the trace launched the same GEMM with the same verdict
+    assert any(e.startswith("[iterations] same kernels and verdict in all") for e in g.evidence)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.confidence == "code"], ids=lambda c: c.name)
+def test_compiled_fixture_without_code_gives_the_same_weaker_verdict(case: Case):
+    # GIVEN only the trace of a compiled run (kernelscope analyze TRACE, no --code)
+    gemms, summary = run(case.folder, case.name, case.mode, case.config, with_code=False)
+    # THEN the kernel sequence gives the same verdict, marked trace-only
+    (g,) = gemms
+    assert summary == f"GEMMs 1: {case.verdict} 1 (trace-only)"
+    assert (g.verdict, g.confidence, g.backend) == (case.verdict, "trace-only", case.backend)
+    assert set(g.fused) == set(case.fused)
+    assert g.evidence[0].startswith("[trace-only]")
+
+
+def test_evidence_names_rule_kernel_and_code_line():
+    g = single(H200_211, "seed-max-autotune", "max-autotune", ATEN_TRITON)
+    assert "[code-gemm] %addmm = addmm(%arg1_1, %arg2_1, %permute) is computed inside triton_tem_fused_addmm_t_0 " \
+           "(triton_template, seed-max-autotune.code.py:46)" in g.evidence
+    assert "[template-epilogue] addmm's bias is added inside triton_tem_fused_addmm_t_0 " \
+           "(seed-max-autotune.code.py:46)" in g.evidence
+    assert "[dataflow] gelu: %convert_element_type_3 = convert_element_type(%addmm) runs in triton_poi_fused_gelu_1 " \
+           "(seed-max-autotune.code.py:156), a separate kernel" in g.evidence
+    assert g.why_not.startswith("gelu left in a separate kernel (triton_poi_fused_gelu_1)")
+
+
+def test_extern_gemm_output_is_linked_to_the_kernel_that_reads_it():
+    g = single(H200_211, "seed-default", "default", DEFAULT)
+    assert "[dataflow] the output of extern_kernels.addmm is %addmm in triton_poi_fused_gelu_0's graph fragment " \
+           "(seed-default.code.py:42), read through buffer buf1" in g.evidence
+    assert "[split-k] cublasLt::splitKreduce_kernel belongs to the GEMM launched before it" in g.evidence
+    assert "[cublaslt-bias-epilogue] the bias is applied in cuBLASLt's epilogue: " \
+           "nvjet_sm90_hsh_64x16_64x16_2x1_v_bz_splitK_bias_TNT" in g.evidence
+    assert g.why_not == ("max-autotune is off, so Inductor called the ATen/cuBLAS/cuBLASLt GEMM, which cannot take an "
+                         "Inductor epilogue; gelu ran in triton_poi_fused_gelu_0")
+
+
+def test_nvgemm_kernel_found_by_launch_order_and_why_not_on_sm90():
+    # The NVGEMM launch is a cudaLaunchKernelExC with no cpu_op of its own, and its GPU name differs from the code's.
+    g = single(H200_2141, "mmrelu-nvgemm", "max-autotune", NVGEMM)
+    launch = [e for e in g.evidence if e.startswith("[launch-order]")]
+    assert len(launch) == 1
+    assert launch[0].startswith("[launch-order] nv_universal_gemm_fused_mm_t_fa23e97c (mmrelu-nvgemm.code.py:158) ran as "
+                                "kernel_cutlass_kernel_cutlassoperatorsproviderscutedsl")
+    assert launch[0].endswith("matched by launch order")
+    assert g.why_not == ("NVGEMM on sm90: cutlass.operators has no epilogue-fusion-capable operator for this GPU "
+                         "(those target SM100), so relu ran in triton_poi_fused_relu_0")
+    assert ("[code-gemm] nv_universal_gemm_fused_mm_t_fa23e97c runs cutedsl.Sm90StaticPersistentGemmOperator_tnt_"
+            "ABFloat16_BBFloat16_outBFloat16_accFloat32_cluster1x1x1_tile64x256x64 with has_epilogue=False") in g.evidence
+
+
+def test_cutlass_named_fused_is_not_an_epilogue():
+    g = single(H200_211, "sbr-cutlass-noevt", "max-autotune", CUTLASS)
+    assert [e for e in g.evidence if e.startswith("[dataflow] ") and "runs in" in e] == [
+        "[dataflow] mul: %mul = mul(%mm) runs in triton_poi_fused_add_mul_relu_0 (sbr-cutlass-noevt.code.py:272), "
+        "a separate kernel",
+        "[dataflow] add: %add = add(%mul, %arg2_1) runs in triton_poi_fused_add_mul_relu_0 "
+        "(sbr-cutlass-noevt.code.py:273), a separate kernel",
+        "[dataflow] relu: %relu = relu(%add) runs in triton_poi_fused_add_mul_relu_0 (sbr-cutlass-noevt.code.py:274), "
+        "a separate kernel",
+    ]
+    assert "CUTLASS_EPILOGUE_FUSION=1" in g.why_not
+
+
+def test_autotune_winner_why_not():
+    g = single(H200_211, "big-max-autotune", "max-autotune", ATEN_TRITON)
+    assert g.why_not == ("the autotuner picked the ATen/cuBLAS/cuBLASLt GEMM, which cannot take an Inductor epilogue; "
+                         "relu ran in triton_poi_fused_relu_0")
+
+
+def nvgemm_log() -> str:
+    return gzip.decompress((H200_2141 / "nvgemm-arch-failure.stderr.txt.gz").read_bytes()).decode()
+
+
+def test_parse_real_nvgemm_failure_log():
+    facts = parse_log(nvgemm_log())
+    assert len(facts.nvgemm_failed_choices) == 10
+    assert facts.nvgemm_failed_choices[0] == (
+        "cutedsl.Sm90StaticPersistentGemmOperator_tnt_ABFloat16_BBFloat16_outBFloat16_accFloat32_cluster1x1x1_tile64x128x64"
+    )
+    assert facts.nvgemm_error == "expects arch to be sm_90a, but got sm_100a"
+    assert facts.graphs == 1
+    assert facts.autotune == ()
+
+
+def test_why_not_reports_nvgemm_compile_failures_when_aten_won():
+    # The README of h200-torch2.14.1-nvgemm: with ATEN next to NVGEMM, every NVGEMM choice failing to compile is
+    # silent and ATen wins. GIVEN an ATen-won trace and code (big-max-autotune) and that real failure log, with NVGEMM
+    # among the requested backends
+    config = {**ATEN_TRITON, "gemm_backends": ["ATEN", "NVGEMM"]}
+    g = single(H200_211, "big-max-autotune", "max-autotune", config, log_text=nvgemm_log())
+    # THEN the why-not says the NVGEMM choices failed and how to fix it
+    assert ("every NVGEMM choice failed to compile in the autotune workers (10 choices: expects arch to be sm_90a, "
+            "but got sm_100a); set CUTE_DSL_ARCH=sm_90a") in g.why_not
+    assert "NVUniversalGemmCaller choices failed" in " ".join(g.evidence)
+    # and without the log there is nothing to say about NVGEMM's compile, only what sm90 lacks for addmm
+    h = single(H200_211, "big-max-autotune", "max-autotune", config)
+    assert "failed to compile" not in h.why_not
+    assert "NVGEMM offers no choice for addmm on sm90" in h.why_not
+
+
+def test_nvgemm_offers_no_addmm_on_sm90():
+    # Seed (addmm) with NVGEMM requested and ATen winning: on sm90 NVGEMM has no epilogue-capable operator for the bias.
+    config = {**ATEN_TRITON, "gemm_backends": ["ATEN", "NVGEMM"]}
+    g = single(H200_211, "seed-default", "max-autotune", config)
+    assert "NVGEMM offers no choice for addmm on sm90" in g.why_not
+
+
+def test_cutedsl_gemm_without_aten_op_is_read_from_the_trace():
+    # cutlass.operators called directly (no ATen op, no Inductor code): a GEMM kernel whose name says nothing about
+    # fusion and no kernel after it.
+    g = single(H200_211, "cutedsl-gemm-plain", "eager", EAGER)
+    assert (g.verdict, g.backend, g.confidence, g.epilogue) == ("unknown", "NVGEMM/CuTeDSL", "trace-only", ())
+
+
+def test_result_round_trips_as_json():
+    gemms, _ = run(H200_211, "seed-max-autotune", "max-autotune", ATEN_TRITON)
+    data = json.loads(json.dumps(to_json(list(gemms))))
+    assert data[0]["verdict"] == "partial"
+    assert data[0]["unfused_kernels"] == ["triton_poi_fused_gelu_1"]
+
+
+def test_summary_order_and_empty():
+    g = single(H200_2141, "seed-aten-triton", "max-autotune", ATEN_TRITON)
+    h = single(H200_211, "seed-default", "default", DEFAULT)
+    assert summarize([h, g, h]) == "GEMMs 3: fused 1, partial 2"
+    assert summarize([]) == "GEMMs 0"
+
+
+@pytest.mark.parametrize(
+    ("name", "short"),
+    [
+        ("triton_poi_fused_gelu_0", "triton_poi_fused_gelu_0"),
+        ("void at::native::vectorized_elementwise_kernel<8, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+         "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#3}::operator()() const::{lambda(c10::Half)"
+         "#1}, std::array<char*, 2ul> >(int, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&))",
+         "at::native::vectorized_elementwise_kernel<GeluCUDAKernelImpl...>"),
+    ],
+)
+def test_short_kernel_name(name: str, short: str):
+    assert short_kernel_name(name) == short
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A table of kernel sequences (trace-only: a compiled trace with no code), built with make_kernel.
+
+
+@dataclass
+class TraceBuilder:
+    """Writes chrome-trace events the way torch.profiler does: a CPU op, its launch, its GPU kernel."""
+
+    events: list[dict[str, Any]]
+    clock: float = 1000.0
+    ids: itertools.count = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        self.ids = itertools.count(1)
+
+    def step(self, n: int, launches: Callable[[], list[list[dict[str, Any]]]]) -> None:
+        """ProfilerStep#n around the launches ``launches()`` makes."""
+        start = self.clock
+        for k in launches():
+            self.events.extend(k)
+        self.events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{n}", "pid": 1, "tid": 1,
+                            "ts": start - 1, "dur": self.clock - start + 2, "args": {}})
+        self.clock += 10
+
+    def make_kernel(self, name: str, op: str | None = None, *, dur: float = 10.0,
+                    dims: list[Any] | None = None) -> list[dict[str, Any]]:
+        """One launch: the CPU op (None: launched from no op of its own, like NVGEMM), cudaLaunchKernel, the kernel."""
+        ext, corr = next(self.ids), next(self.ids)
+        t = self.clock
+        self.clock += 50
+        out = []
+        if op is not None:
+            args: dict[str, Any] = {"External id": ext}
+            if dims is not None:
+                args["Input Dims"] = dims
+            out.append({"ph": "X", "cat": "cpu_op", "name": op, "pid": 1, "tid": 1, "ts": t, "dur": 20, "args": args})
+        out.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": t + 5,
+                    "dur": 5, "args": {"correlation": corr, "External id": ext if op else None}})
+        out.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": t + 30, "dur": dur,
+                    "args": {"correlation": corr, "External id": ext if op else None, "stream": 7, "device": 0}})
+        return out
+
+
+def sequence_trace(rows: list[tuple[str, str | None]]):
+    b = TraceBuilder(events=[])
+    for n in (1, 2):
+        b.step(n, lambda: [b.make_kernel(name, op) for name, op in rows])
+    return trace_from_dict({"traceEvents": b.events})
+
+
+NVJET_BIAS = "nvjet_sm90_tst_128x128_64x4_1x2_h_bz_coopA_bias_TNT"
+SPLITK = "void cublasLt::splitKreduce_kernel<32, 16, int, float, __half, float, __half>(float const*)"
+GELU_ATEN = "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&)>"
+CUTE = "kernel_cutlass_kernel_cutlassoperatorsproviderscutedslgemmimplementationssm90_static_persistent_impl_0"
+
+
+@pytest.mark.parametrize(
+    ("rows", "verdicts", "fused", "unfused"),
+    [
+        # cuBLASLt applies the bias; the GELU runs after it
+        ([(NVJET_BIAS, "aten::addmm"), ("triton_poi_fused_gelu_0", "triton_poi_fused_gelu_0")],
+         ["partial"], [("bias",)], [("gelu",)]),
+        # split-K: the reduce kernel is part of the GEMM
+        ([(NVJET_BIAS, "aten::addmm"), (SPLITK, "aten::addmm"), ("triton_poi_fused_relu_0", "triton_poi_fused_relu_0")],
+         ["partial"], [("bias",)], [("relu",)]),
+        # a Triton template whose name lists the epilogue
+        ([("triton_tem_fused_addmm_relu_0", "triton_tem_fused_addmm_relu_0")], ["fused"], [("bias", "relu")], [()]),
+        # a template with everything after it in one pointwise kernel
+        ([("triton_tem_fused_mm_0", "triton_tem_fused_mm_0"), ("triton_poi_fused_add_relu_1", "triton_poi_fused_add_relu_1")],
+         ["unfused"], [()], [("add", "relu")]),
+        # a reduction after the GEMM ends the chain: no epilogue
+        ([("triton_tem_fused_mm_0", "triton_tem_fused_mm_0"),
+          ("triton_per_fused_native_layer_norm_1", "triton_per_fused_native_layer_norm_1")], ["none"], [()], [()]),
+        # two GEMMs back to back
+        ([("triton_tem_fused_mm_0", "triton_tem_fused_mm_0"), ("triton_tem_fused_mm_1", "triton_tem_fused_mm_1")],
+         ["none", "none"], [(), ()], [(), ()]),
+        # an ATen elementwise kernel after a vendor GEMM
+        ([(NVJET_BIAS, "aten::addmm"), (GELU_ATEN, "aten::gelu")], ["partial"], [("bias",)], [("gelu",)]),
+        # a CuTeDSL kernel launched from no op of its own: its name cannot say what it fused
+        ([(CUTE, None)], ["unknown"], [()], [()]),
+        ([(CUTE, None), ("triton_poi_fused_relu_0", "triton_poi_fused_relu_0")], ["unfused"], [()], [("relu",)]),
+    ],
+)
+def test_kernel_sequence_table(rows, verdicts, fused, unfused):
+    trace = sequence_trace(rows)
+    ka = analyze_kernels(trace)
+    assert ka.iterations.count == 2
+    gemms, summary = analyze_gemms(ka, trace, (), mode="max-autotune", mode_config={**ATEN_TRITON})
+    assert [g.verdict for g in gemms] == verdicts, summary
+    assert [g.fused for g in gemms] == fused
+    assert [g.unfused for g in gemms] == unfused
+    assert all(g.confidence == "trace-only" for g in gemms)
+    assert all(any(e.startswith("[iterations] same kernels and verdict in all 2") for e in g.evidence) for g in gemms)
+
+
+def eager_trace(ops: list[tuple[str, list[Any], str | None]]):
+    """Eager: each ATen op with its Input Dims launches one kernel (None: no kernel, e.g. a view)."""
+    b = TraceBuilder(events=[])
+
+    def launches() -> list[list[dict[str, Any]]]:
+        out = []
+        for op, dims, kernel in ops:
+            if kernel is None:
+                t = b.clock
+                b.clock += 10
+                out.append([{"ph": "X", "cat": "cpu_op", "name": op, "pid": 1, "tid": 1, "ts": t, "dur": 5,
+                             "args": {"External id": next(b.ids), "Input Dims": dims}}])
+            else:
+                out.append(b.make_kernel(kernel, op, dims=dims))
+        return out
+
+    for n in (1, 2):
+        b.step(n, launches)
+    return trace_from_dict({"traceEvents": b.events})
+
+
+ADDMM_DIMS = [[512], [64, 256], [256, 512], [], []]
+
+
+@pytest.mark.parametrize(
+    ("ops", "epilogue", "fused", "verdict"),
+    [
+        ([("aten::addmm", ADDMM_DIMS, NVJET_BIAS), ("aten::gelu", [[64, 512], []], GELU_ATEN)],
+         ("bias", "gelu"), ("bias",), "partial"),
+        # torch._addmm_activation: cuBLASLt applies the activation too when no separate kernel runs
+        ([("aten::_addmm_activation", ADDMM_DIMS + [[]], "nvjet_sm90_tst_128x128_64x4_1x2_h_bz_coopA_bias_gelu_TNT")],
+         ("bias", "gelu"), ("bias", "gelu"), "fused"),
+        # a view in between is followed through; a different shape ends the chain
+        ([("aten::mm", [[64, 256], [256, 512]], "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n"),
+          ("aten::view", [[64, 512], []], None),
+          ("aten::mul", [[64, 512], []], "void at::native::vectorized_elementwise_kernel<4, MulFunctor<float>>"),
+          ("aten::add", [[3, 3], [3, 3]], "void at::native::vectorized_elementwise_kernel<4, AddFunctor<float>>")],
+         ("mul",), (), "unfused"),
+        ([("aten::mm", [[64, 256], [256, 512]], "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n"),
+          ("aten::softmax", [[64, 512], []], "void at::native::cunn_SoftMaxForward<4, float>")], (), (), "none"),
+    ],
+)
+def test_eager_op_table(ops, epilogue, fused, verdict):
+    trace = eager_trace(ops)
+    ka = analyze_kernels(trace)
+    (g,), _ = analyze_gemms(ka, trace, (), mode="eager", mode_config=EAGER)
+    assert (g.epilogue, g.fused, g.verdict, g.confidence) == (epilogue, fused, verdict, "trace")
+    assert (g.m, g.n, g.k) == (64, 512, 256)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# CPU, real Inductor: Linear(512, 512) + GELU, batch 64, float32.
+
+CAPTURE = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    import torch
+    import torch._inductor.config as ic
+    from torch.profiler import ProfilerActivity, profile, schedule
+
+    mode, out, cfg = sys.argv[1], Path(sys.argv[2]), json.loads(sys.argv[3])
+    ic.cpp.enable_kernel_profile = True  # compiled C++ kernels record themselves in the trace
+    for key, value in cfg.items():
+        setattr(ic, key, value)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(512, 512), torch.nn.GELU()).eval()
+    x = torch.randn(64, 512)
+    with torch.no_grad():
+        if mode == "eager":
+            fn = model
+        else:
+            from torch._inductor.utils import run_and_get_code
+            fn = torch.compile(model)
+            _, codes = run_and_get_code(fn, x)
+            (out / "code.py").write_text("\\n\\n# ===== next module =====\\n".join(codes))
+        fn(x)
+        with profile(activities=[ProfilerActivity.CPU], record_shapes=True,
+                     schedule=schedule(wait=0, warmup=1, active=2, repeat=1)) as prof:
+            for _ in range(3):
+                fn(x)
+                prof.step()
+    prof.export_chrome_trace(str(out / "trace.json"))
+    """
+)
+
+CPU_MODES = {
+    "eager": {},
+    "default": {},
+    # pinned to the C++ GEMM template: deterministic epilogue fusion (needs frozen weights)
+    "max-autotune-cpp": {"freezing": True, "max_autotune": True, "max_autotune_gemm_backends": "CPP"},
+    # MKL and the template trade places from run to run on 2 cores: the log says which won
+    "max-autotune-aten-cpp": {"freezing": True, "max_autotune": True, "max_autotune_gemm_backends": "ATEN,CPP"},
+}
+
+
+@pytest.fixture(scope="session")
+def cpu_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("gemm-cpu")
+    out: dict[str, Path] = {}
+    for mode, cfg in CPU_MODES.items():
+        d = root / mode
+        d.mkdir()
+        # Caches off where the test reads the autotune table: a cached autotune result prints none.
+        env = {**os.environ, "TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1"} if "aten" in mode else None
+        proc = subprocess.run([sys.executable, "-c", CAPTURE, mode, str(d), json.dumps(cfg)],
+                              capture_output=True, text=True, timeout=600, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        (d / "stderr.txt").write_text(proc.stderr)
+        out[mode] = d
+    return out
+
+
+def cpu_gemm(d: Path, mode: str, config: dict[str, Any]) -> tuple[GemmEpilogue, str]:
+    trace = load_trace(d / "trace.json")
+    codes = load_output_code(d / "code.py") if (d / "code.py").exists() else ()
+    log = (d / "stderr.txt").read_text()
+    gemms, summary = analyze_gemms(analyze_kernels(trace), trace, codes, mode=mode,
+                                   mode_config={"device": "cpu", "capability": None, **config}, log_text=log)
+    assert len(gemms) == 1, summary
+    return gemms[0], summary
+
+
+@pytest.mark.slow
+def test_cpu_eager(cpu_runs):
+    g, summary = cpu_gemm(cpu_runs["eager"], "eager", {"compiled": False})
+    assert summary == "GEMMs 1: partial 1"
+    assert (g.kernels, g.backend, g.op, g.m, g.n, g.k, g.dtype) == (("aten::addmm",), "ATen CPU", "addmm", 64, 512,
+                                                                      512, "float32")
+    assert (g.epilogue, g.fused, g.unfused_kernels) == (("bias", "gelu"), ("bias",), ("aten::gelu",))
+
+
+@pytest.mark.slow
+def test_cpu_default_runs_gelu_after_the_aten_gemm(cpu_runs):
+    g, summary = cpu_gemm(cpu_runs["default"], "default", {"compiled": True, "max_autotune": False})
+    assert summary == "GEMMs 1: partial 1"
+    assert (g.kernels, g.backend, g.op, g.confidence) == (("aten::addmm",), "ATen CPU", "addmm", "code")
+    assert (g.epilogue, g.fused, g.unfused) == (("bias", "gelu"), ("bias",), ("gelu",))
+    assert len(g.unfused_kernels) == 1 and re.fullmatch(r"graph_\d+_cpp_fused_gelu_\d+", g.unfused_kernels[0])
+    assert g.why_not.startswith("max-autotune is off")
+
+
+@pytest.mark.slow
+def test_cpu_cpp_gemm_template_fuses_bias_and_gelu(cpu_runs):
+    config = {"compiled": True, "max_autotune": True, "gemm_backends": ["CPP"], "freezing": True}
+    g, summary = cpu_gemm(cpu_runs["max-autotune-cpp"], "max-autotune", config)
+    assert summary == "GEMMs 1: fused 1"
+    assert len(g.kernels) == 1 and re.fullmatch(r"graph_\d+_gemm_m64n512k512_kernel", g.kernels[0])
+    assert (g.backend, g.op, g.m, g.n, g.k, g.dtype) == ("Inductor C++ template", "addmm", 64, 512, 512, "float32")
+    assert (g.epilogue, g.fused, g.why_not) == (("bias", "gelu"), ("bias", "gelu"), "")
+
+
+@pytest.mark.slow
+def test_cpu_autotune_winner_decides_the_verdict(cpu_runs):
+    d = cpu_runs["max-autotune-aten-cpp"]
+    config = {"compiled": True, "max_autotune": True, "gemm_backends": ["ATEN", "CPP"], "freezing": True}
+    g, _ = cpu_gemm(d, "max-autotune", config)
+    (table,) = parse_log((d / "stderr.txt").read_text()).autotune
+    winner = table.choices[0][0]
+    if winner.startswith("cpp"):
+        # the C++ template won: one kernel with the epilogue inside
+        assert (g.verdict, g.backend, g.fused) == ("fused", "Inductor C++ template", ("bias", "gelu"))
+    else:
+        # MKL won: freezing makes it _mkl_linear without the bias, so bias and GELU run in one C++ kernel after it
+        assert (g.verdict, g.backend, g.unfused) == ("unfused", "MKL/oneDNN", ("bias", "gelu"))
+        assert f"the library GEMM {winner} (" in g.why_not
+        assert "won the autotune over cpp_" in g.why_not
