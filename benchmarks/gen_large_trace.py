@@ -28,7 +28,9 @@ from typing import IO, Any
 
 import orjson
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+ROOT = Path(__file__).resolve().parents[1]
+# The originals in ../shared, else the repository's gzipped copies of the same traces.
+FIXTURE_DIRS = (ROOT.parent / "shared" / "fixtures", ROOT / "tests" / "data")
 _STEP = re.compile(r"^ProfilerStep#(\d+)$")
 # Rows that describe the whole session rather than one iteration: emitted once, not replicated.
 _SESSION_PHASES = frozenset({"M", "i", "I"})
@@ -63,9 +65,9 @@ def resolve_fixture(name_or_path: str) -> Path:
     p = Path(name_or_path)
     if p.is_file():
         return p
-    hits = sorted(FIXTURES.glob(f"*/{name_or_path}.trace.json"))
+    hits = [h for d in FIXTURE_DIRS for h in sorted(d.glob(f"*/{name_or_path}.trace.json*"))]
     if not hits:
-        known = sorted(h.name.removesuffix(".trace.json") for h in FIXTURES.glob("*/*.trace.json"))
+        known = sorted({h.name.split(".trace.json")[0] for d in FIXTURE_DIRS for h in d.glob("*/*.trace.json*")})
         raise SystemExit(f"no fixture {name_or_path!r}; pass a trace path or one of: {', '.join(known)}")
     return hits[0]
 
@@ -75,7 +77,8 @@ def _is_session(ev: dict[str, Any]) -> bool:
 
 
 def load_template(fixture: Path) -> Template:
-    data = json.loads(fixture.read_bytes())
+    raw = fixture.read_bytes()
+    data = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
     events = data["traceEvents"]
     top = {k: v for k, v in data.items() if k != "traceEvents"}
     block = tuple(e for e in events if not _is_session(e))

@@ -140,12 +140,13 @@ class KernelDef:
     def computed_here(self) -> tuple[FxNode, ...]:
         """The call_function nodes this kernel really computes.
 
-        A template's fragment can list the nodes that produced one of its inputs although it reads that input from
-        memory (seen on the H200: ``%convert_element_type_1`` as PlaceHolder and call_function, with the layer norm
-        that made it, in ``triton_tem_fused_addmm_native_layer_norm_t_view_1``). A node listed as both is computed
-        here only when the kernel returns it (the template's own GEMM output); a node whose inputs the kernel
-        neither reads nor computes is not computed here, unless the fragment has placeholders no node names, which
-        stand for such inputs (split reductions read ``%buf1`` where the node says ``%getitem``).
+        A template's fragment can list the nodes that produced one of its inputs although it reads that input
+        from memory (seen on the H200: ``%convert_element_type_1`` as PlaceHolder and call_function, with the
+        layer norm that made it, in ``triton_tem_fused_addmm_native_layer_norm_t_view_1``). A node listed as
+        both is computed here only when the kernel returns it (the template's own GEMM output); a node whose
+        inputs the kernel neither reads nor computes is not computed here, unless the fragment has
+        placeholders no node names, which stand for such inputs (split reductions read ``%buf1`` where the
+        node says ``%getitem``).
         """
         placeholders = {p.name for p in self.placeholders}
         calls = self.computed
@@ -205,7 +206,8 @@ class Launch:
     index: int
     line: int
     kind: str  # "kernel" or "extern"
-    name: str  # the KernelDef name, or the callee as written ("extern_kernels.addmm", "torch.ops.mkl._mkl_linear.default")
+    # the KernelDef name, or the callee as written (extern_kernels.addmm, torch.ops.mkl._mkl_linear.default)
+    name: str
     op: str | None  # extern ATen op name ("addmm", "bias_addmm", "_mkl_linear"); None for kernels
     reads: tuple[str, ...]
     writes: tuple[str, ...]
@@ -345,15 +347,17 @@ _MULTIWORD = tuple(
     )
 )
 _KERNEL_PREFIX = re.compile(
-    r"^(?:graph_\d+_)?(?:triton_(?:poi|per|red|tem|tma|persistent|for|spl)_|cpp_|nv_universal_gemm_|cutlass_|cutedsl_)"
+    r"^(?:graph_\d+_)?"
+    r"(?:triton_(?:poi|per|red|tem|tma|persistent|for|spl)_|cpp_|nv_universal_gemm_|cutlass_|cutedsl_)"
 )
 
 
 def name_tokens(kernel_name: str) -> tuple[str, ...]:
     """The op names in an Inductor kernel name: ``triton_poi_fused_add_mul_relu_0`` -> (add, mul, relu).
 
-    Inductor builds the name as "fused_" + the sorted original ATen op names (+ "_<n>", or "_<hash>" for CUTLASS and
-    NVGEMM), so this reads origins, not dataflow: the analysis uses it only for kernels without a graph fragment.
+    Inductor builds the name as "fused_" + the sorted original ATen op names (+ "_<n>", or "_<hash>" for
+    CUTLASS and NVGEMM), so this reads origins, not dataflow: the analysis uses it only for kernels without a
+    graph fragment.
     """
     name = _KERNEL_PREFIX.sub("", kernel_name)
     if name.startswith("fused_"):
@@ -415,7 +419,8 @@ def torch_dtype_name(text: str | None) -> str | None:
 # Comment blocks
 
 _TOPO = re.compile(
-    r"^#\s*Topologically Sorted Source Nodes:\s*\[(?P<src>[^\]]*)\](?:,\s*Original ATen:\s*\[(?P<orig>[^\]]*)\])?"
+    r"^#\s*Topologically Sorted Source Nodes:\s*\[(?P<src>[^\]]*)\](?:,\s*Original "
+    r"ATen:\s*\[(?P<orig>[^\]]*)\])?"
 )
 _MAPPING_HEAD = re.compile(r"^#\s*Source node to ATen node mapping:\s*$")
 _MAPPING = re.compile(r"^#\s+(?P<src>[\w.]+)\s*=>\s*(?P<nodes>.*)$")
@@ -423,7 +428,8 @@ _FRAGMENT_HEAD = re.compile(r"^#\s*Graph fragment:\s*$")
 _FRAGMENT_RETURN = re.compile(r"^#\s+return\s+(?P<names>.*)$")
 _FX_LINE = re.compile(
     r"^#\s+%(?P<name>[\w.]+)\s*:\s*(?P<type>.*?)\s*=\s*"
-    r"(?P<op>PlaceHolder|placeholder|call_function|call_method|call_module|get_attr)\[target=(?P<target>[^\]]*)\]"
+    r"(?P<op>PlaceHolder|placeholder|call_function|call_method|call_module|get_attr)"
+    r"\[target=(?P<target>[^\]]*)\]"
     r"(?:\(args = \((?P<args>.*)\), kwargs = \{(?P<kwargs>.*)\}\))?\s*$"
 )
 _TENSOR_TYPE = re.compile(r'"(?P<dt>[a-z]+\d*(?:e\d+m\d+\w*)?)\[(?P<shape>[^\]]*)\]')
@@ -634,6 +640,10 @@ def _kernel_signature(kind: KernelKind, name: str, source: str, arg_types: list[
                 params = tuple(p for p in ps if p)
                 break
         outputs = tuple(p for p in params if p.startswith(("out_ptr", "in_out_ptr")))
+        # inductor_meta records the compile's config: says whether max-autotune was on when no one else does
+        mm = re.search(r"'max_autotune': (True|False)", source)
+        if mm:
+            detail.append(("max_autotune", mm.group(1)))
     elif kind is KernelKind.NV_UNIVERSAL_GEMM:
         for m in _PY_DEF.finditer(source):
             if m.group(1) == f"{name}_main":
@@ -713,7 +723,9 @@ def _dotted(node: ast.AST) -> str | None:
 
 
 def _base_name(node: ast.AST) -> str | None:
-    """The tensor name an argument expression refers to: buf0, reinterpret_tensor(buf0, ...), c_void_p(buf0.data_ptr())."""
+    """The tensor name an argument expression refers to: buf0, reinterpret_tensor(buf0, ...),
+    c_void_p(buf0.data_ptr()).
+    """
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Starred):
@@ -848,10 +860,14 @@ def _comments_between(lines: list[str], start: int, end: int) -> list[str]:
 
 
 def _partition_index(stmt: ast.stmt) -> int | None:
-    """``(buf1,) = self.partitions[0](partition0_args)``: the call of a graph partition (cudagraph partitioning)."""
+    """``(buf1,) = self.partitions[0](partition0_args)``: a graph partition's call (cudagraph partitions)."""
     for node in ast.walk(stmt):
-        if (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
-                and isinstance(node.slice.value, int) and (_dotted(node.value) or "").endswith("partitions")):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, int)
+            and (_dotted(node.value) or "").endswith("partitions")
+        ):
             return node.slice.value
     return None
 
@@ -860,7 +876,8 @@ def _parse_wrapper(tree: ast.Module, st: _WrapperState) -> None:
     call = _find_call_def(tree)
     if call is None:
         return
-    # With graph partitions (reduce-overhead), call() runs module-level partition_<i>(args) functions in order.
+    # With graph partitions (reduce-overhead), call() runs module-level partition_<i>(args) functions in
+    # order.
     partitions = {
         int(fn.name.rsplit("_", 1)[1]): fn
         for fn in tree.body
@@ -870,8 +887,9 @@ def _parse_wrapper(tree: ast.Module, st: _WrapperState) -> None:
     st.graph_inputs[:] = list(dict.fromkeys(st.graph_inputs))
 
 
-def _walk_function(fn: ast.FunctionDef, st: _WrapperState, partitions: dict[int, ast.FunctionDef], *,
-                   top: bool) -> None:
+def _walk_function(
+    fn: ast.FunctionDef, st: _WrapperState, partitions: dict[int, ast.FunctionDef], *, top: bool
+) -> None:
     prev_end = fn.lineno  # 1-based line of the def
     for stmt in _flatten_statements(fn.body):
         comments = _comments_between(st.lines, prev_end, stmt.lineno - 1)
@@ -968,7 +986,9 @@ def _flat_literals(node: ast.AST):
 
 
 def _extern_op(callee: str) -> str | None:
-    """``extern_kernels.addmm`` -> addmm; ``torch.ops.mkl._mkl_linear.default`` -> _mkl_linear; ``aten.mm`` -> mm."""
+    """``extern_kernels.addmm`` -> addmm; ``torch.ops.mkl._mkl_linear.default`` -> _mkl_linear; ``aten.mm`` ->
+    mm.
+    """
     if callee.startswith("extern_kernels."):
         return callee.split(".", 1)[1]
     parts = callee.split(".")
@@ -1087,7 +1107,8 @@ def _wrapper_statement(stmt: ast.stmt, st: _WrapperState, src_nodes, origins) ->
 # Module-level constants (freezing) carry their shape in a comment: "_frozen_param3 = None  #
 # device(type='cpu') torch.float32 (512, 512) (512, 1) 7f..."
 _CONSTANT_LINE = re.compile(
-    r"^(?P<name>\w+) = None  # device\(type='(?P<dev>\w+)'(?:, index=\d+)?\) (?P<dtype>torch\.\w+) \((?P<shape>[^)]*)\)"
+    r"^(?P<name>\w+) = None  # device\(type='(?P<dev>\w+)'(?:, index=\d+)?\) (?P<dtype>torch\.\w+) "
+    r"\((?P<shape>[^)]*)\)"
 )
 
 

@@ -197,7 +197,39 @@ def build(module: types.ModuleType, spec: ModelSpec) -> tuple[Any, list[Any]]:
     if not any(isinstance(x, torch.Tensor) for x in inputs):
         kinds = ", ".join(type(x).__name__ for x in inputs) or "an empty list"
         raise ModelFileError(f"get_inputs() returned no tensor ({kinds})", "return a list holding at least one tensor")
+    for i, x in enumerate(inputs):
+        if isinstance(x, torch.Tensor) and x.numel() == 0:
+            raise ModelFileError(
+                f"get_inputs() input {i} is empty (shape {tuple(x.shape)}): kernels and timings would measure nothing",
+                "return inputs with at least one element (check the sizes, e.g. batch_size)",
+            )
+    _check_arity(model, inputs)
     return model, list(inputs)
+
+
+def _check_arity(model: Any, inputs: list[Any]) -> None:
+    """A wrong number of inputs is a model-file mistake: say so before the model runs, not as a TypeError."""
+    import inspect
+
+    import torch
+
+    fn = model.forward if isinstance(model, torch.nn.Module) else model
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    params = list(sig.parameters.values())
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    if not len(required) <= len(inputs) <= len(positional):
+        want = f"{len(required)}" if len(required) == len(positional) else f"{len(required)} to {len(positional)}"
+        raise ModelFileError(
+            f"get_inputs() returned {len(inputs)} input(s) but the model's forward takes {want} "
+            f"({', '.join(p.name for p in positional) or 'none'})",
+            "make get_inputs() return one entry per positional argument of forward()",
+        )
 
 
 def prepare(model: Any, inputs: list[Any], *, dtype: str | None, device: str) -> tuple[Any, list[Any]]:

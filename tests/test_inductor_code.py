@@ -58,7 +58,13 @@ def test_triton_template_and_pointwise_kernels_with_their_graph_fragments():
     assert poi.placeholders[0].name == "addmm"
     assert poi.node("convert_element_type_3").inputs == ("addmm",)
     assert [n.aten_op for n in poi.computed] == [
-        "convert_element_type", "mul", "mul", "erf", "add", "mul", "convert_element_type",
+        "convert_element_type",
+        "mul",
+        "mul",
+        "erf",
+        "add",
+        "mul",
+        "convert_element_type",
     ]
     assert poi.outputs == ("in_out_ptr0",)
 
@@ -104,12 +110,16 @@ def test_cutlass_cpp_kernel_named_fused_has_no_epilogue_in_its_fragment():
     assert [n.aten_op for n in cut.computed] == ["permute", "mm"]
     assert cut.params[:3] == ("X", "W", "Y")
     assert cut.outputs == ("Y",)
-    assert cut.get("cutlass_config").startswith("cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x128x64")
+    assert cut.get("cutlass_config").startswith(
+        "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x128x64"
+    )
     launch = code.launches[0]  # cutlass_fused_mm_t_94eaa40b.cutlass_fused_mm_t_94eaa40b(c_void_p(...), ...)
     assert (launch.name, launch.reads, launch.writes) == (cut.name, ("arg1_1", "arg0_1"), ("buf0",))
     assert poi.node_mapping == (("add", ("add",)), ("mul", ("mul",)), ("relu", ("relu",)))
     assert [(n.name, n.inputs) for n in poi.computed] == [
-        ("mul", ("mm",)), ("add", ("mul", "arg2_1")), ("relu", ("add",)),
+        ("mul", ("mm",)),
+        ("add", ("mul", "arg2_1")),
+        ("relu", ("add",)),
     ]
 
 
@@ -119,8 +129,8 @@ def test_nv_universal_gemm_kernel():
     assert (nv.name, nv.kind) == ("nv_universal_gemm_fused_mm_t_fa23e97c", "nv_universal_gemm")
     assert nv.get("has_epilogue") == "False"
     assert nv.get("operator") == (
-        "cutedsl.Sm90StaticPersistentGemmOperator_tnt_ABFloat16_BBFloat16_outBFloat16_accFloat32_cluster1x1x1_"
-        "tile64x256x64"
+        "cutedsl.Sm90StaticPersistentGemmOperator_tnt_ABFloat16_BBFloat16_outBFloat16_accFloat32_"
+        "cluster1x1x1_tile64x256x64"
     )
     assert nv.params == ("in_ptr0", "in_ptr1", "out_ptr0")
     assert [(x.name, x.reads, x.writes) for x in code.launches] == [
@@ -143,6 +153,59 @@ def test_template_fragment_lists_its_gemm_node_twice():
     )
 
 
+H200_KS = H200_211.parent / "h200-torch2.11-kernelscope"
+
+
+def test_template_lists_the_origin_of_an_input_it_only_reads():
+    # relu((x * 0.5).bf16 @ W.T): the template's fragment lists mul and the cast, but %convert_element_type is
+    # also a
+    # PlaceHolder (read from buf0, written by triton_poi_fused__to_copy_mul_0) and mul's input is not in the
+    # kernel.
+    code = one(H200_KS / "prologue" / "modes" / "max-autotune_TRITON" / "code" / "graph_0.py")
+    tem = code.kernel("triton_tem_fused__to_copy_mm_mul_relu_t_1")
+    assert [n.name for n in tem.computed] == ["mul", "convert_element_type", "permute", "mm", "relu"]
+    assert [n.name for n in tem.computed_here] == ["permute", "mm", "relu"]
+    assert [(x.name, x.reads, x.writes) for x in code.launches] == [
+        ("triton_poi_fused__to_copy_mul_0", ("arg0_1",), ("buf0",)),
+        ("triton_tem_fused__to_copy_mm_mul_relu_t_1", ("buf0", "arg1_1"), ("buf2",)),
+    ]
+
+
+def test_split_reduction_placeholder_stands_for_an_input_named_otherwise():
+    code = one(H200_KS / "transformer_block" / "modes" / "max-autotune" / "code" / "graph_0.py")
+    # the layer norm before the QKV projection: read, not computed, by the template that lists it
+    tem = code.kernel("triton_tem_fused_addmm_native_layer_norm_t_view_1")
+    assert [n.name for n in tem.computed_here] == ["view", "permute", "addmm"]
+    # the layer norm kernel itself reads %buf1 where its nodes say %getitem: all its nodes are computed there
+    ln = code.kernel("triton_per_fused_native_layer_norm_0")
+    assert "buf1" in [p.name for p in ln.placeholders]
+    assert [n.name for n in ln.computed_here] == [n.name for n in ln.computed]
+
+
+def test_cudagraph_partitions_are_inlined_in_launch_order():
+    # reduce-overhead: call() runs self.partitions[0](...), the module-level partition_0 holds the launches
+    code = one(H200_KS / "linear_gelu" / "modes" / "reduce-overhead" / "code" / "graph_0.py")
+    assert [(x.name, x.reads, x.writes) for x in code.launches] == [
+        ("extern_kernels.addmm", ("arg1_1", "arg2_1", "arg0_1"), ("buf0",)),
+        ("triton_poi_fused_gelu_0", ("buf1",), ("buf1",)),
+    ]
+    assert code.graph_inputs == ("arg0_1", "arg1_1", "arg2_1")
+    assert code.outputs == ("buf1",)
+
+
+def test_aten_fallback_call_assigned_to_a_buffer():
+    code = one(H200_KS / "addmm_activation" / "modes" / "default" / "code" / "graph_0.py")
+    (launch,) = code.launches
+    assert (launch.kind, launch.name, launch.op) == (
+        "extern",
+        "torch.ops.aten._addmm_activation.default",
+        "_addmm_activation",
+    )
+    assert launch.writes == ("buf0",)
+    assert ("use_gelu", "True") in launch.kwargs
+    assert launch.origins == ("aten.t", "aten._addmm_activation")
+
+
 def test_several_modules_in_one_file_keep_their_file_line_numbers(tmp_path: Path):
     a = (H200_211 / "seed-max-autotune.code.py").read_text()
     b = (H200_211 / "big-default.code.py").read_text()
@@ -154,7 +217,9 @@ def test_several_modules_in_one_file_keep_their_file_line_numbers(tmp_path: Path
     assert first.first_line == 1
     assert second.first_line == text.splitlines().index(MODULE_SEPARATOR) + 2  # the line after the separator
     assert first.launches[0].line == 227
-    assert second.launches[0].line == second.first_line - 1 + 99  # extern_kernels.addmm on line 99 of its own file
+    assert (
+        second.launches[0].line == second.first_line - 1 + 99
+    )  # extern_kernels.addmm on line 99 of its own file
     assert second.kernels[0].name == "triton_poi_fused_relu_0"
 
 
@@ -175,7 +240,11 @@ def test_bad_code_files_raise_code_file_error(tmp_path: Path):
 
 
 def test_unparsable_module_still_yields_its_kernels_comments():
-    text = (H200_211 / "seed-default.code.py").read_text().replace("def call(self, args):", "def call(self, args")
+    text = (
+        (H200_211 / "seed-default.code.py")
+        .read_text()
+        .replace("def call(self, args):", "def call(self, args")
+    )
     (code,) = parse_output_code(text, "broken.py")
     assert [k.name for k in code.kernels] == ["triton_poi_fused_gelu_0"]
     assert code.kernels[0].node("addmm").is_placeholder
@@ -193,7 +262,10 @@ def test_unparsable_module_still_yields_its_kernels_comments():
         ("triton_per_fused_native_layer_norm_1", ("native_layer_norm",)),
         ("cpp_fused_addmm_gelu_0", ("addmm", "gelu")),
         ("graph_0_cpp_fused_gelu_0", ("gelu",)),
-        ("cpp_fused__softmax_abs_all_amax_eq_mul_ne_sub_0", ("_softmax", "abs", "all", "amax", "eq", "mul", "ne", "sub")),
+        (
+            "cpp_fused__softmax_abs_all_amax_eq_mul_ne_sub_0",
+            ("_softmax", "abs", "all", "amax", "eq", "mul", "ne", "sub"),
+        ),
         ("nv_universal_gemm_fused_mm_t_fa23e97c", ("mm", "t")),
         ("cutlass_fused_mm_t_94eaa40b", ("mm", "t")),
         ("graph_0_gemm_m64n512k512_kernel", ()),
@@ -221,8 +293,14 @@ def test_op_base_name(target: str, op: str):
 
 @pytest.mark.parametrize(
     ("text", "dtype"),
-    [("f16", "float16"), ("bf16", "bfloat16"), ("torch.float32", "float32"), ("c10::Half", "float16"),
-     ("c10::BFloat16", "bfloat16"), ("float", "float32")],
+    [
+        ("f16", "float16"),
+        ("bf16", "bfloat16"),
+        ("torch.float32", "float32"),
+        ("c10::Half", "float16"),
+        ("c10::BFloat16", "bfloat16"),
+        ("float", "float32"),
+    ],
 )
 def test_dtype_names(text: str, dtype: str):
     assert torch_dtype_name(text) == dtype

@@ -307,7 +307,7 @@ def parse_log(text: str | None) -> LogFacts:
 class _Config:
     mode: str
     compiled: bool
-    max_autotune: bool
+    max_autotune: bool | None  # None: not said (kernelscope analyze on a bare trace)
     gemm_backends: tuple[str, ...] | None
     device: str
     capability: tuple[int, int] | None
@@ -328,7 +328,7 @@ class _Config:
         return _Config(
             mode=mode,
             compiled=bool(cfg.get("compiled", mode not in ("eager", ""))),
-            max_autotune=bool(cfg.get("max_autotune", False)),
+            max_autotune=bool(cfg["max_autotune"]) if cfg.get("max_autotune") is not None else None,
             gemm_backends=tuple(str(b).strip().upper() for b in backends) if backends else None,
             device=str(cfg.get("device") or device),
             capability=capability,
@@ -422,7 +422,7 @@ def _verdict(ops: Sequence[EpilogueOp]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Group:
-    """Kernels launched by one CPU call (an ATen op, a Triton kernel op), or one kernel launched without an op."""
+    """Kernels launched by one CPU call (an ATen op, a Triton kernel's op), or one kernel launched alone."""
 
     op: CpuEvent | None
     kernels: tuple[KernelInstance, ...]
@@ -512,7 +512,8 @@ def _groups(instances: Sequence[KernelInstance], tx: _TraceIndex) -> list[_Group
         else:
             # Launched from a bookkeeping range (NVGEMM's cudaLaunchKernelExC, a CUTLASS .so): its own group.
             op, key = None, ("solo", k.correlation, k.ts)
-        # A split-K reduce belongs to the GEMM before it, even when a CUDA graph replay gives it no op of its own.
+        # A split-K reduce belongs to the GEMM before it, even when a CUDA graph replay gives it no op of its
+        # own.
         joins_gemm = "splitKreduce" in k.name and out and out[-1].gemm_kernels
         if out and (key == key_prev or joins_gemm):
             g = out[-1]
@@ -563,7 +564,8 @@ _ATEN_KERNEL_LABELS = (
 
 
 def _kernel_name_labels(name: str, *, in_gemm: bool) -> list[str]:
-    """Op labels from a kernel's name alone (trace-only): Inductor names list origins; ATen names the functor."""
+    """Op labels from a kernel's name alone (trace-only): Inductor names list origins; ATen names the functor.
+    """
     tokens = name_tokens(name)
     if tokens:
         out = []
@@ -611,7 +613,8 @@ def _signature_label(nodes: Sequence[FxNode]) -> str | None:
 
 
 def _label_groups(kd: KernelDef, groups: list[list[FxNode]], gemm_sources: set[str]) -> list[str | None]:
-    """Name each group of FX nodes (nodes of one source op in one kernel) as the user-level op it came from."""
+    """Name each group of FX nodes (nodes of one source op in one kernel) as the user-level op it came from.
+    """
     candidates = [o for o in kd.origin_ops if o not in GEMM_OPS and o not in VIEW_OPS]
     labels: list[str | None] = []
     for nodes in groups:
@@ -672,7 +675,8 @@ class _CodeGemm:
     dtype: str | None
     chain: tuple[_ChainOp, ...]
     prologue: tuple[str, ...]
-    bias: str  # "" (no bias operand) | "template" (in the template) | "extern" (decided from the trace) | "none"
+    # "" (no bias operand) | "template" (in the template) | "extern" (decided from the trace) | "none"
+    bias: str
     evidence: tuple[str, ...]
     chain_launches: tuple[int, ...]
 
@@ -775,7 +779,8 @@ def _op_keys(c: _ChainOp) -> tuple[object, ...]:
 
 
 def _latest_gemm_claims(gemms: list[_CodeGemm]) -> list[_CodeGemm]:
-    """An op that reads two GEMMs' results (a residual add after the second GEMM, SwiGLU's mul) is in the epilogue
+    """An op that reads two GEMMs' results (a residual add after the second GEMM, SwiGLU's mul) is in the
+    epilogue
     of the later one: only a GEMM that has already run can take it. Drop it from the earlier GEMM's chain."""
     owner: dict[object, int] = {}
     for g in gemms:
@@ -790,7 +795,8 @@ def _latest_gemm_claims(gemms: list[_CodeGemm]) -> list[_CodeGemm]:
             continue
         dropped = [c for c in g.chain if c not in keep]
         note = (
-            f"[dataflow] {', '.join(c.label for c in dropped)} in {', '.join(dict.fromkeys(c.code_kernel for c in dropped))}"
+            f"[dataflow] {', '.join(c.label for c in dropped)} in "
+            f"{', '.join(dict.fromkeys(c.code_kernel for c in dropped))}"
             " also read(s) a later GEMM's result: counted in that GEMM's epilogue"
         )
         out.append(replace(g, chain=tuple(keep), evidence=g.evidence + (note,)))
@@ -823,7 +829,8 @@ def _chain_for(
         prologue = _prologue(kd, node, gemm_sources)
         if prologue:
             evidence.append(
-                f"[prologue] {kd.name} also computes {', '.join(prologue)} on the GEMM's inputs (prologue fusion): "
+                f"[prologue] {kd.name} also computes {', '.join(prologue)} on the GEMM's inputs (prologue "
+                "fusion): "
                 "not epilogue"
             )
         bias = "template" if op in BIAS_OPS else ""
@@ -837,7 +844,8 @@ def _chain_for(
         evidence.append(
             f"[code-gemm] {kd.name} ({kd.kind}, {where(kd.line)}) is a GEMM template"
             + (f" recorded in the trace as {', '.join(kd.profiler_names)}" if kd.profiler_names else "")
-            + "; it has no graph fragment, so its ops are read from its name (Inductor's sorted original ATen ops)"
+            + "; it has no graph fragment, so its ops are read from its name (Inductor's sorted original "
+            "ATen ops)"
         )
         # The C++ template adds a bias in its epilogue, reading it as an extra input (in_ptr*) beside X and W.
         bias = (
@@ -853,7 +861,8 @@ def _chain_for(
             op = origin_gemms[0]
         m, n, k, dtype = _extern_mnk(code, launch)
         evidence.append(
-            f"[extern-gemm] {launch.name} ({where(launch.line)}) calls a library GEMM: it takes no Inductor epilogue"
+            f"[extern-gemm] {launch.name} ({where(launch.line)}) calls a library GEMM: it takes no Inductor "
+            "epilogue"
         )
         bias = "extern" if launch.op in BIAS_OPS else ""
         if launch.op == "_mkl_linear":
@@ -901,7 +910,8 @@ def _chain_for(
         if kd.get("epilogue_code") == "False":
             if labels or dropped:
                 evidence.append(
-                    f"[name-origins] {kd.name}'s name lists {', '.join(labels + dropped)}, but the template has no "
+                    f"[name-origins] {kd.name}'s name lists {', '.join(labels + dropped)}, but the template "
+                    "has no "
                     "epilogue code after its micro-GEMM: origins, not ops it runs"
                 )
         else:
@@ -941,13 +951,17 @@ def _chain_for(
                         at = f" ({where(node.line)})" if node is not None else ""
                         bufs = [r for r in L.reads if last_writer.get(code.storage(r)) in chain_launches]
                         evidence.append(
-                            f"[dataflow] the output of {launch.name} is %{gemm_name} in {ckd.name}'s graph fragment"
+                            f"[dataflow] the output of {launch.name} is %{gemm_name} in {ckd.name}'s graph "
+                            "fragment"
                             f"{at}, read through buffer {', '.join(bufs)}"
                         )
                 if any(_is_gemm_node(n) for n in ckd.computed_here):
-                    # The next GEMM's kernel: what it computes from our result is its prologue, reported there.
+                    # The next GEMM's kernel: what it computes from our result is its prologue, reported
+                    # there.
                     if reads_chain or set(_placeholder_names(ckd)) & live:
-                        evidence.append(f"[dataflow] chain stops at {ckd.name} ({where(L.line)}): the next GEMM")
+                        evidence.append(
+                            f"[dataflow] chain stops at {ckd.name} ({where(L.line)}): the next GEMM"
+                        )
                     continue
                 deps, stops = _dependents(ckd, live, tainted)
                 evidence += stops
@@ -975,8 +989,10 @@ def _chain_for(
                                 L.index,
                                 ckd.name,
                                 False,
-                                f"[dataflow] {ckd.name} ({where(L.line)}) reads the GEMM result ({', '.join(read)}) in a "
-                                f"separate kernel; '{label}' from its name (no graph fragment for {ckd.kind})",
+                                f"[dataflow] {ckd.name} ({where(L.line)}) reads the GEMM result "
+                                f"({', '.join(read)}) in a "
+                                f"separate kernel; '{label}' from its name (no graph fragment for "
+                                f"{ckd.kind})",
                             )
                         )
                     if dropped:
@@ -1037,7 +1053,7 @@ _BEFORE_REDUCTION = frozenset(
 
 
 def _name_labels(kd: KernelDef, *, in_reduction: bool) -> tuple[list[str], list[str]]:
-    """(labels, dropped tokens) of a kernel without a graph fragment, read from its name and checked on its code."""
+    """(labels, dropped tokens) of a fragment-less kernel: read from its name, checked on its code."""
     code_ops = kd.get("code_ops")
     verified = set(code_ops.split(",")) if code_ops else set()
     labels: list[str] = []
@@ -1075,10 +1091,11 @@ def _resolve_extern_name(
 ) -> list[str]:
     """The names an extern GEMM's output has in a consumer's graph fragment: values no kernel computes.
 
-    Usually a PlaceHolder named after the FX node (``%addmm``); some versions name the placeholder after the buffer
-    (``%buf1``) while the nodes still read the FX name (``%mm_1``), which then appears only as an input. When a
-    kernel reads several extern results (a residual add of two GEMMs), the one read by nodes of the extern call's
-    own source op (``linear_3 => view_9`` reading ``%addmm_3``) is it; names an earlier extern took are not.
+    Usually a PlaceHolder named after the FX node (``%addmm``); some versions name the placeholder after the
+    buffer (``%buf1``) while the nodes still read the FX name (``%mm_1``), which then appears only as an
+    input. When a kernel reads several extern results (a residual add of two GEMMs), the one read by nodes of
+    the extern call's own source op (``linear_3 => view_9`` reading ``%addmm_3``) is it; names an earlier
+    extern took are not.
     """
     defined = {n.name for n in kd.fragment}
     dangling = [i for n in kd.computed_here for i in n.inputs if i not in defined]
@@ -1132,7 +1149,10 @@ def _dependents(kd: KernelDef, live: set[str], tainted: set[str], after: FxNode 
         if n.aten_op in GEMM_OPS or n.aten_op in REDUCTION_OPS or src in reducing:
             tainted.add(n.name)
             if n.aten_op in GEMM_OPS:
-                stops.append(f"[dataflow] chain stops at %{n.name} = {n.aten_op}(...) in {kd.name} (line {n.line}): GEMM")
+                stops.append(
+                    f"[dataflow] chain stops at %{n.name} = {n.aten_op}(...) in {kd.name} (line {n.line}): "
+                    "GEMM"
+                )
             else:
                 what = f"%{n.name} = {n.aten_op}(...)" if src not in reducing else f"{src} (%{n.name})"
                 stops.append(f"[dataflow] chain stops at {what} in {kd.name} (line {n.line}): a reduction")
@@ -1161,7 +1181,8 @@ def _prologue(kd: KernelDef, gemm: FxNode, gemm_sources: set[str]) -> list[str]:
 
 
 def _group_by_source(kd: KernelDef, nodes: Sequence[FxNode]) -> list[list[FxNode]]:
-    """Nodes of one source op (``gelu => add, erf, mul...``) form one user-level op; nodes with no source (backward
+    """Nodes of one source op (``gelu => add, erf, mul...``) form one user-level op; nodes with no source
+    (backward
     graphs list none) form one group per kernel."""
     groups: dict[str, list[FxNode]] = {}
     for n in nodes:
@@ -1227,7 +1248,8 @@ def _compatible(launch: Launch, group: _Group, code: OutputCode) -> bool:
     if not op:
         return False
     if group.op is None:
-        # Replayed from a CUDA graph (reduce-overhead): no ATen op, but a vendor GEMM kernel where the extern ran.
+        # Replayed from a CUDA graph (reduce-overhead): no ATen op, but a vendor GEMM kernel where the extern
+        # ran.
         return launch.op in GEMM_OPS and any(k.backend in VENDOR_BACKENDS for k in group.gemm_kernels)
     name = group.op.name
     return (
@@ -1236,7 +1258,8 @@ def _compatible(launch: Launch, group: _Group, code: OutputCode) -> bool:
 
 
 def _align(code: OutputCode, groups: Sequence[_Group]) -> dict[int, int]:
-    """Launch index -> group index, matching the wrapper's order against the trace's launches in one region."""
+    """Launch index -> group index, matching the wrapper's order against the trace's launches in one region.
+    """
     out: dict[int, int] = {}
     j = 0
     for launch in code.launches:
@@ -1284,51 +1307,83 @@ def _match_regions(
 
 
 def _library_bias(group: _Group | None, tx: _TraceIndex, callee: str) -> EpilogueOp:
-    """Where a library GEMM's bias went: cuBLASLt's bias epilogue (``nvjet_*_bias_*``), or a copy of the broadcast
-    bias into the output before a beta=1 GEMM. The copy is a kernel of its own that writes M x N and the GEMM reads
+    """Where a library GEMM's bias went: cuBLASLt's bias epilogue (``nvjet_*_bias_*``), or a copy of the
+    broadcast bias into the output before a beta=1 GEMM. The copy is a kernel of its own that writes M x N and
+    the GEMM reads
     it back: the same traffic as a separate bias add, so it counts as unfused."""
     if group is None:
-        return EpilogueOp("bias", True, callee,
-                          f"[beta-accumulate] {callee} takes the bias as its C operand (beta=1); not seen in the trace")
+        return EpilogueOp(
+            "bias",
+            True,
+            callee,
+            f"[beta-accumulate] {callee} takes the bias as its C operand (beta=1); not seen in the trace",
+        )
     gk = group.gemm_kernels
     with_bias = [k for k in gk if "bias" in k.name.lower()]
     if with_bias:
-        return EpilogueOp("bias", True, with_bias[0].name,
-                          "[cublaslt-bias-epilogue] the bias is applied in cuBLASLt's epilogue: "
-                          f"{short_kernel_name(with_bias[0].name)}")
+        return EpilogueOp(
+            "bias",
+            True,
+            with_bias[0].name,
+            "[cublaslt-bias-epilogue] the bias is applied in cuBLASLt's epilogue: "
+            f"{short_kernel_name(with_bias[0].name)}",
+        )
     if tx.ka.device == "cpu":
-        # A CPU op's own kernels are its nested ops: aten::addmm -> aten::copy_ (the broadcast bias), then BLAS.
+        # A CPU op's own kernels are its nested ops: aten::addmm -> aten::copy_ (the broadcast bias), then
+        # BLAS.
         copies = [k for k in group.kernels if k.name in ("aten::copy_", "aten::expand_copy")]
     else:
         copies = [k for k in group.compute if k.category != "gemm"]
     if copies:
-        return EpilogueOp("bias", False, copies[0].name,
-                          f"[bias-copy] {group.name} copies the broadcast bias into the output "
-                          f"({short_kernel_name(copies[0].name)}) and the GEMM accumulates onto it (beta=1): an extra "
-                          "kernel over M x N, like a separate bias add")
-    return EpilogueOp("bias", True, gk[0].name if gk else group.name,
-                      f"[beta-accumulate] {group.name} passes the bias to the GEMM as its C operand (beta=1); no "
-                      "separate kernel seen")
+        return EpilogueOp(
+            "bias",
+            False,
+            copies[0].name,
+            f"[bias-copy] {group.name} copies the broadcast bias into the output "
+            f"({short_kernel_name(copies[0].name)}) and the GEMM accumulates onto it (beta=1): an extra "
+            "kernel over M x N, like a separate bias add",
+        )
+    return EpilogueOp(
+        "bias",
+        True,
+        gk[0].name if gk else group.name,
+        f"[beta-accumulate] {group.name} passes the bias to the GEMM as its C operand (beta=1); no "
+        "separate kernel seen",
+    )
 
 
 def _library_activation(group: _Group | None, act: str | None, callee: str) -> EpilogueOp:
-    """torch._addmm_activation: cuBLASLt applies GELU/ReLU in its epilogue, or ATen falls back to a separate kernel."""
+    """torch._addmm_activation: cuBLASLt applies GELU/ReLU in its epilogue, or ATen falls back to a separate
+    kernel.
+    """
     if group is None:
         label = act or "activation"
-        return EpilogueOp(label, True, callee,
-                          f"[addmm-activation] {callee} applies {label} in the GEMM call; not seen in the trace")
+        return EpilogueOp(
+            label,
+            True,
+            callee,
+            f"[addmm-activation] {callee} applies {label} in the GEMM call; not seen in the trace",
+        )
     gk = group.gemm_kernels
     if act is None:  # the use_gelu argument is not in this trace: cuBLASLt's kernel name says it
         named = [a for a in ("gelu", "relu") if any(a in k.name.lower() for k in gk)]
         act = named[0] if named else "activation"
     extra = [k for k in group.compute if k.category == "pointwise"]
     if extra:
-        return EpilogueOp(act, False, extra[0].name,
-                          f"[addmm-activation] {group.name} fell back to a separate {act} kernel "
-                          f"{short_kernel_name(extra[0].name)}")
+        return EpilogueOp(
+            act,
+            False,
+            extra[0].name,
+            f"[addmm-activation] {group.name} fell back to a separate {act} kernel "
+            f"{short_kernel_name(extra[0].name)}",
+        )
     shown = " + ".join(short_kernel_name(k.name) for k in gk) or group.name
-    return EpilogueOp(act, True, gk[0].name if gk else group.name,
-                      f"[addmm-activation] {group.name} launched only {shown}: {act} applied in the cuBLASLt epilogue")
+    return EpilogueOp(
+        act,
+        True,
+        gk[0].name if gk else group.name,
+        f"[addmm-activation] {group.name} launched only {shown}: {act} applied in the cuBLASLt epilogue",
+    )
 
 
 def _mnk_from_dims(name: str, dims: Sequence[Any] | None) -> tuple[int | None, int | None, int | None]:
@@ -1389,14 +1444,26 @@ def _why_not(
     backends = cfg.gemm_backends
     if backend in VENDOR_BACKENDS:
         lib = "MKL/oneDNN" if cfg.device == "cpu" else "cuBLAS/cuBLASLt"
-        if not cfg.compiled:
+        if not cfg.compiled and cfg.device == "cpu":
             why.append(
-                f"eager: ATen runs {labels} as separate kernels ({kernels}); a {lib} GEMM call only takes a bias "
+                f"eager: ATen runs {labels} as separate ops ({kernels}); the CPU GEMM call applies no "
+                "epilogue"
+            )
+        elif not cfg.compiled:
+            why.append(
+                f"eager: ATen runs {labels} as separate kernels ({kernels}); a {lib} GEMM call only takes a "
+                "bias "
                 "(cuBLASLt epilogue) or, through torch._addmm_activation, a GELU/ReLU"
+            )
+        elif cfg.max_autotune is None:
+            why.append(
+                f"Inductor called the ATen/{lib} GEMM, which cannot take an Inductor epilogue; {labels} ran in "
+                f"{kernels} (whether max-autotune was on is not known)"
             )
         elif not cfg.max_autotune:
             why.append(
-                f"max-autotune is off, so Inductor called the ATen/{lib} GEMM, which cannot take an Inductor epilogue; "
+                f"max-autotune is off, so Inductor called the ATen/{lib} GEMM, which cannot take an Inductor "
+                "epilogue; "
                 f"{labels} ran in {kernels}"
             )
         else:
@@ -1430,7 +1497,8 @@ def _why_not(
     elif backend == patterns.NVGEMM:
         if cfg.capability is not None and cfg.capability[0] < 10:
             why.append(
-                f"NVGEMM on {cfg.sm}: cutlass.operators has no epilogue-fusion-capable operator for this GPU (those "
+                f"NVGEMM on {cfg.sm}: cutlass.operators has no epilogue-fusion-capable operator for this GPU "
+                "(those "
                 f"target SM100), so {labels} ran in {kernels}"
             )
         else:
@@ -1523,7 +1591,8 @@ def _autotune_for(
 def _fusion_log_lines(
     log: LogFacts, code: OutputCode, cg: _CodeGemm, unfused_launches: Sequence[int], single_graph: bool
 ) -> list[str]:
-    """Fusion-log lines about this GEMM and the kernels its epilogue ran in (scheduler node opN writes bufN)."""
+    """Fusion-log lines about this GEMM and the kernels its epilogue ran in (scheduler node opN writes bufN).
+    """
     if not single_graph:
         return []
 
@@ -1693,7 +1762,7 @@ def _code_backend(cg: _CodeGemm, cfg: _Config) -> str:
     }.get(cg.template.kind, patterns.OTHER)
 
 
-# --- eager -----------------------------------------------------------------------------------------------------
+# --- eager --------------------------------------------------------------------------------------------------
 
 _EAGER_GEMMS = frozenset(
     "aten::" + n
@@ -1912,14 +1981,14 @@ def _eager_ops(
         anchor = tree.anchor(i)
         # Ops after the GEMM inside the same ATen call (aten::linear -> matmul, then add_ for the bias).
         if anchor != i:
+            # the outermost elementwise ops that start after the GEMM under a parent that started before it
             for j in tree.subtree(anchor):
-                oj = tree.ops[j]
+                oj, parent = tree.ops[j], tree.parent[j]
                 if (
                     oj.ts >= e.end
-                    and tree.parent[j] >= 0
-                    and tree.parent[j] in tree.subtree(anchor)
-                    and tree.ops[tree.parent[j]].ts < e.end
                     and oj.name in _EAGER_ELEMENTWISE
+                    and parent >= 0
+                    and tree.ops[parent].ts < e.end
                 ):
                     inner_after.append(j)
         anchor_name = tree.ops[anchor].name
@@ -1935,7 +2004,8 @@ def _eager_ops(
                     label,
                     False,
                     kname,
-                    f"[eager-op] {oj.name} inside {anchor_name} after {e.name} ran {short_kernel_name(kname)}",
+                    f"[eager-op] {oj.name} inside {anchor_name} after {e.name} ran "
+                    f"{short_kernel_name(kname)}",
                 )
             )
         # Following top-level calls on the same thread that are elementwise on the GEMM's output shape.
@@ -1968,7 +2038,8 @@ def _eager_ops(
                     label,
                     False,
                     kname,
-                    f"[eager-sequence] {oj.name} on {dims[0]} after {anchor_name} ran {short_kernel_name(kname)}",
+                    f"[eager-sequence] {oj.name} on {dims[0]} after {anchor_name} ran "
+                    f"{short_kernel_name(kname)}",
                 )
             )
         why: list[str] = []
@@ -2025,7 +2096,7 @@ def _numel(shape: Sequence[Any]) -> int | None:
     return total
 
 
-# --- trace only ------------------------------------------------------------------------------------------------
+# --- trace only ---------------------------------------------------------------------------------------------
 
 
 def _trace_only(
@@ -2041,14 +2112,17 @@ def _trace_only(
             i += 1
             continue
         # A split-K reduce launched on its own belongs to the GEMM before it.
-        while i + 1 < len(groups) and groups[i + 1].compute and all(
-            "splitKreduce" in kk.name for kk in groups[i + 1].compute
+        while (
+            i + 1 < len(groups)
+            and groups[i + 1].compute
+            and all("splitKreduce" in kk.name for kk in groups[i + 1].compute)
         ):
             i += 1
             gk = gk + groups[i].compute
         first = gk[0]
         evidence = [
-            f"[trace-only] GEMM kernel(s) {' + '.join(short_kernel_name(k.name) for k in gk)} (no Inductor code: "
+            f"[trace-only] GEMM kernel(s) {' + '.join(short_kernel_name(k.name) for k in gk)} (no Inductor "
+            "code: "
             "verdict read from kernel names and their order, which list origins, not dataflow)"
         ]
         if any("splitKreduce" in k.name for k in gk):
@@ -2168,6 +2242,11 @@ def analyze_gemms(
     """The GEMMs of one iteration (iteration 0, checked against the others) and the mode's summary line."""
     cfg = _Config.of(mode, mode_config, ka.device)
     log = parse_log(log_text)
+    if cfg.max_autotune is None:
+        # Not given: Triton kernels record it in their inductor_meta, and max-autotune prints AUTOTUNE tables.
+        said = {k.get("max_autotune") for c in codes for k in c.kernels} - {None}
+        known = True if ("True" in said or log.autotune) else False if said else None
+        cfg = replace(cfg, max_autotune=known)
     tx = _TraceIndex.build(trace, ka)
     count = max(ka.iterations.count, 1)
     codes = [c for c in codes if c.launches or c.kernels]
@@ -2190,7 +2269,9 @@ def analyze_gemms(
 
 
 def _combine(per_iter: list[list[_Found]]) -> tuple[GemmEpilogue, ...]:
-    """Iteration 0's GEMMs, with time averaged over the iterations that show the same GEMM, and a consistency note."""
+    """Iteration 0's GEMMs, with time averaged over the iterations that show the same GEMM, and a consistency
+    note.
+    """
     if not per_iter:
         return ()
     first = sorted(per_iter[0], key=lambda f: f.order)
@@ -2242,7 +2323,7 @@ def _combine(per_iter: list[list[_Found]]) -> tuple[GemmEpilogue, ...]:
 
 
 def summarize(gemms: Sequence[GemmEpilogue]) -> str:
-    """'GEMMs 2: fused 1, partial 1' (verdicts in a fixed order), plus '(trace-only)' when that is all there is."""
+    """'GEMMs 2: fused 1, partial 1' (verdicts in a fixed order), plus '(trace-only)' when that is all."""
     counts = Counter(g.verdict for g in gemms)
     parts = [f"{v.value} {counts[v.value]}" for v in _VERDICT_ORDER if counts[v.value]]
     text = f"GEMMs {len(gemms)}" + (": " + ", ".join(parts) if parts else "")

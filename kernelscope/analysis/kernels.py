@@ -12,7 +12,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from itertools import islice
-from operator import le
+from operator import attrgetter, le
 
 from kernelscope.analysis import patterns
 from kernelscope.errors import UsageError
@@ -73,32 +73,51 @@ class KernelAnalysis:
         return tuple(k for k in self.instances if k.iteration == i)
 
 
-def _top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
-    """CPU events not nested in another CPU event on the same thread, in time order."""
-    by_tid: dict[object, list[CpuEvent]] = defaultdict(list)
-    for e in cpu:
-        if e.cat in ("cpu_op", "user_annotation"):
-            by_tid[e.tid].append(e)
-    out: list[CpuEvent] = []
-    for events in by_tid.values():
+_tid = attrgetter("tid")
+
+
+def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
+    """Top-level CPU events (not nested in another on the same thread) of the thread that runs the model.
+
+    The thread that spent most time in top-level ops runs the model; others are workers/profiler threads.
+    Ties go to the thread whose first top-level op comes first (ts, then first appearance).
+    """
+    by_tid: dict[object, list[CpuEvent]] = {}
+    if len(set(map(_tid, cpu))) == 1:  # one thread (the common case): the same scan without per-thread lookups
+        group: list[CpuEvent] = []
         end = float("-inf")
-        for e in events:  # sorted by (ts, -dur): a parent comes before its children
-            if e.ts >= end:
-                out.append(e)
-                end = e.end
-    out.sort(key=lambda e: e.ts)
-    return out
-
-
-def _main_thread(top: list[CpuEvent]) -> list[CpuEvent]:
-    # The thread that spent most time in top-level ops runs the model; others are workers/profiler threads.
-    busy: Counter[object] = Counter()
-    for e in top:
-        busy[e.tid] += e.dur
-    if not busy:
+        for e in cpu:  # sorted by (ts, -dur): a parent comes before its children
+            cat = e.cat
+            if (cat == "cpu_op" or cat == "user_annotation") and e.ts >= end:
+                group.append(e)
+                end = e.ts + e.dur
+        if group:
+            by_tid[group[0].tid] = group
+    else:
+        ends: dict[object, float] = {}
+        for e in cpu:
+            cat = e.cat
+            if cat == "cpu_op" or cat == "user_annotation":
+                tid = e.tid
+                if e.ts >= ends.get(tid, float("-inf")):
+                    group = by_tid.get(tid)
+                    if group is None:
+                        group = by_tid[tid] = []
+                    group.append(e)
+                    ends[tid] = e.ts + e.dur
+    if not by_tid:
         return []
-    tid = busy.most_common(1)[0][0]
-    return [e for e in top if e.tid == tid]
+    busy: dict[object, float] = {}
+    # Thread order as the time-ordered list of all threads' top-level ops would meet them.
+    order = sorted(range(len(by_tid)), key=lambda i, firsts=[g[0].ts for g in by_tid.values()]: firsts[i])
+    groups = list(by_tid.values())
+    for i in order:
+        total = 0
+        for e in groups[i]:
+            total += e.dur
+        busy[groups[i][0].tid] = total
+    tid = max(busy.items(), key=lambda kv: kv[1])[0]
+    return [e for e in by_tid[tid] if e.tid == tid]  # (== as before: a NaN tid matches nothing)
 
 
 def _smallest_period(names: list[str]) -> int:
@@ -121,8 +140,10 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
     if steps and iterations is None:
         steps.sort(key=lambda e: e.ts)
         return [(e.ts, e.end) for e in steps], "profiler_steps", "iterations from ProfilerStep#N markers"
-    top = _main_thread(_top_level(trace.cpu))
-    top = [e for e in top if not _STEP.match(e.name) and not e.name.startswith("PyTorch Profiler")]
+    top = _main_thread_top_level(trace.cpu)
+    # Names repeat once per iteration: test each distinct name once.
+    skip = {n: bool(_STEP.match(n)) or n.startswith("PyTorch Profiler") for n in {e.name for e in top}}
+    top = [e for e in top if not skip[e.name]]
     if iterations is not None:
         if iterations < 1:
             raise UsageError(f"--iterations must be at least 1 (got {iterations})", "pass the number of profiled iterations")

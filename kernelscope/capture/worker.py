@@ -438,6 +438,17 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     return str(files[-1].relative_to(spec["out_dir"]))
 
 
+def _root_cause(exc: BaseException) -> BaseException:
+    # Dynamo wraps the user's error ("RuntimeError when making fake tensor call"); the innermost one says why.
+    seen = {id(exc)}
+    while True:
+        nxt = exc.__cause__ or exc.__context__
+        if nxt is None or id(nxt) in seen:
+            return exc
+        seen.add(id(nxt))
+        exc = nxt
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     spec = json.loads(Path(argv[0]).read_text())
@@ -460,14 +471,26 @@ def main(argv: list[str] | None = None) -> int:
         print(traceback.format_exc(), file=sys.stderr)
     except BaseException as exc:  # noqa: BLE001 - a failure of the mode is its result
         kind = type(exc).__name__
-        if "OutOfMemory" in kind:
+        text = str(exc)
+        oom_words = ("out of memory", "not enough memory", "can't allocate memory", "Cannot allocate memory")
+        if "OutOfMemory" in kind or isinstance(exc, MemoryError) or any(w in text for w in oom_words):
             rec["error_kind"] = "oom"
         elif "InductorError" in kind or "BackendCompilerFailed" in kind or "torch._dynamo" in type(exc).__module__:
             rec["error_kind"] = "compile"
         else:
             rec["error_kind"] = "run"
         first = str(exc).strip().splitlines()
-        rec["error"] = f"{kind}: {first[0] if first else ''}".strip()[:2000]
+        hint = {
+            "oom": "out of memory in this mode: lower the input sizes (--set batch_size=...) or drop the mode",
+            "compile": "torch.compile failed in this mode: keep eager (or a mode that works) for this model; "
+                       "the mode's log.txt has Inductor's error",
+        }.get(rec["error_kind"], "the mode's log.txt has the traceback")
+        summary = f"{kind}: {first[0] if first else ''}"[:1000].strip()
+        root = _root_cause(exc)
+        if root is not exc:
+            root_first = (str(root).strip().splitlines() or [""])[0]
+            summary += f"; caused by {type(root).__name__}: {root_first}"[:600]
+        rec["error"] = f"{summary} ({hint})"
         print(traceback.format_exc(), file=sys.stderr)
         if isinstance(exc, KeyboardInterrupt):
             rec["status"] = "interrupted"
