@@ -57,6 +57,21 @@ print(json.dumps({"import_s": t1 - t0, "load_s": t2 - t1, "analyze_s": t3 - t2,
                   "consistent": ka.iterations.consistent, "kernels_per_iter": ka.kernels_per_iter,
                   "by_category": ka.by_category, "kernels": sorted(s.name for s in ka.stats)}))
 """
+# The whole CLI (GEMM verdicts and report files included), for information: beyond the analysis path.
+CLI_CHILD = """
+import shutil, sys, tempfile
+from kernelscope.cli import main
+out = tempfile.mkdtemp(prefix="ks-bench-cli-")
+sys.argv = ["kernelscope", "analyze", sys.argv[1], "--out", out, "--force"]
+try:
+    main()
+except SystemExit as exc:
+    if exc.code:
+        raise
+finally:
+    shutil.rmtree(out, ignore_errors=True)
+print('{}')
+"""
 HTA_CHILD = """
 import json, logging, sys, time
 t0 = time.perf_counter()
@@ -89,6 +104,7 @@ class Row:
     gz_file_mb: float | None = None
     hta: list[Run] = field(default_factory=list)
     hta_error: str | None = None
+    cli: list[Run] = field(default_factory=list)
 
     @staticmethod
     def median(runs: list[Run], attr: str) -> float | None:
@@ -190,6 +206,14 @@ def report(rows: list[Row], info: dict[str, str]) -> list[str]:
             m = Row.median(r.ks_gz, "peak_rss_mb")
             lines.append(f"| {r.events:,} | {r.gz_file_mb:.1f} | {fmt(Row.median(r.ks_gz, 'wall_s'))} "
                          f"| {fmt(Row.median(r.ks_gz, 'cpu_s'))} | {fmt(m, '.0f')} | {fmt(m / r.file_mb)} |")
+    cli_rows = [r for r in rows if r.cli]
+    if cli_rows:
+        lines += ["", "| events | `kernelscope analyze` CLI s (reports included) | CPU s | peak RSS MB | RSS / file |"
+                  " HTA s / CLI s |", "|---:|---:|---:|---:|---:|---:|"]
+        for r in cli_rows:
+            w, m, h = Row.median(r.cli, "wall_s"), Row.median(r.cli, "peak_rss_mb"), Row.median(r.hta, "wall_s")
+            lines.append(f"| {r.events:,} | {w:.2f} | {fmt(Row.median(r.cli, 'cpu_s'))} | {m:.0f} | {m / r.file_mb:.2f} "
+                         f"| {fmt(h / w if h else None, '.1f')}x |")
     lines.append("")
     # Linear growth: the cost of each extra event, between consecutive sizes (fixed start-up cost cancels out).
     pts = [(r.events, Row.median(r.ks, "wall_s"), Row.median(r.ks, "cpu_s")) for r in rows if r.ks]
@@ -236,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hta-repeats", type=int, default=1, help="HTA runs per size (each takes minutes at 3M)")
     ap.add_argument("--no-hta", action="store_true", help="time kernelscope only")
     ap.add_argument("--gzip", action="store_true", help="also time kernelscope on a .json.gz of each trace")
+    ap.add_argument("--cli", action="store_true",
+                    help="also time the whole `kernelscope analyze` command once per size (reports included)")
     ap.add_argument("--json", help="write the measurements and machine info to this file")
     a = ap.parse_args(argv)
 
@@ -263,6 +289,11 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(a.repeats):
                 row.ks_gz.append(measure(KS_CHILD, str(gz)))
             print(f"  kernelscope .json.gz: {Row.median(row.ks_gz, 'wall_s'):.2f} s wall", flush=True)
+        if a.cli:
+            run = measure(CLI_CHILD, str(plain))
+            row.cli.append(run)
+            print(f"  kernelscope analyze CLI: {run.wall_s:.2f} s wall, {run.cpu_s:.2f} s CPU, "
+                  f"{run.peak_rss_mb:.0f} MB peak", flush=True)
         if not a.no_hta:
             for i in range(a.hta_repeats):
                 try:

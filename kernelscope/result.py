@@ -79,6 +79,57 @@ class Iterations:
 
 
 @dataclass(frozen=True, slots=True)
+class Roofline:
+    """One GEMM against the device's ceilings: FLOPs and minimal bytes from M, N, K and the dtype, over its kernel
+    time. ``pct_peak_*`` are against the datasheet peak when the GPU is in kernelscope's table, else against the
+    calibrated ceiling (``peak_source`` says which); ``pct_calibrated_*`` against the calibration when both exist."""
+
+    flops: int
+    bytes: int
+    intensity: float  # FLOPs per byte
+    time_us: float
+    tflops: float
+    gbps: float
+    dtype: str
+    peak_tflops: float | None = None
+    peak_gbps: float | None = None
+    pct_peak_flops: float | None = None
+    pct_peak_bw: float | None = None
+    peak_source: str = ""  # "datasheet" | "calibrated" | "" (no peak known for this device)
+    bound: str | None = None  # "compute" | "memory": which roof this GEMM's intensity sits under
+    attainable_tflops: float | None = None
+    pct_attainable: float | None = None
+    pct_calibrated_flops: float | None = None
+    pct_calibrated_bw: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AutotuneChoice:
+    name: str
+    time_ms: float | None  # None: the choice failed (Inductor prints inf)
+    backend: str  # ATen, Triton, CUTLASS, NVGEMM, C++
+    detail: str = ""  # Triton config, percentage of the winner, as printed
+
+
+@dataclass(frozen=True, slots=True)
+class AutotuneResult:
+    """One max-autotune table from the compile log: what was benchmarked for a GEMM, and what won."""
+
+    gemm: str | None  # the GemmEpilogue id it belongs to (None when no GEMM of the mode matches its sizes)
+    op: str
+    sizes: str
+    choices: tuple[AutotuneChoice, ...]
+    winner: str
+    winner_backend: str
+    dtypes: str = ""
+    n_choices: int | None = None  # how many choices were benchmarked (the table prints the fastest only)
+    best_by_backend: dict[str, float | None] = field(default_factory=dict)
+    missing_backends: tuple[str, ...] = ()  # requested GEMM backends with no choice in the table
+    log_line: int = 0
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class GemmEpilogue:
     """Per-GEMM epilogue-fusion verdict. Every verdict carries its evidence."""
 
@@ -100,6 +151,7 @@ class GemmEpilogue:
     why_not: str = ""
     evidence: tuple[str, ...] = ()
     confidence: str = "code"  # "code" (from Inductor output code + trace) or "trace-only" (weaker)
+    roofline: Roofline | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +193,77 @@ class ModeResult:
     config: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     timeline: tuple[TimelineEntry, ...] = ()
+    # Issue 5 additions: compile {"cold_s", "warm_s", "cache": {"cold": {...}, "warm": {...}}}, Dynamo counters of
+    # the run (recompiles, guard failures, graphs, graph breaks), max-autotune tables per GEMM.
+    compile: dict[str, Any] = field(default_factory=dict)
+    dynamo: dict[str, Any] = field(default_factory=dict)
+    autotune: tuple[AutotuneResult, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SweepPoint:
+    """One shape point of a sweep: its parameters and every mode measured there."""
+
+    params: dict[str, Any]
+    label: str
+    modes: tuple[ModeResult, ...]
+
+    def mode(self, name: str) -> ModeResult | None:
+        return next((m for m in self.modes if m.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One mode as a candidate for the recommendation at a shape."""
+
+    mode: str
+    status: str
+    median_ms: float | None = None
+    speedup: float | None = None  # eager median / mode median
+    low: float | None = None  # 95% bootstrap interval of the speedup
+    high: float | None = None
+    call: str = ""  # faster / slower / within noise / baseline / n/a
+    numerics: str = ""  # pass / fail / n/a
+    eligible: bool = False
+    why_not: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    """Which mode to use at one shape, and why (fallback to eager when compiling fails or gains nothing)."""
+
+    params: dict[str, Any]
+    label: str
+    mode: str | None
+    reason: str
+    candidates: tuple[Candidate, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicPoint:
+    label: str
+    recompiles: int | None
+    guard_failures: tuple[str, ...] = ()
+    dynamic_ms: float | None = None
+    static_ms: float | None = None
+    ratio: float | None = None  # dynamic median / static median
+    low: float | None = None
+    high: float | None = None
+    call: str = ""  # faster / slower / within noise (of dynamic vs static) / n/a
+    dynamic_kernels: float | None = None
+    static_kernels: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicSummary:
+    """torch.compile(dynamic=True) across the sweep, in one process, against a static compile per shape."""
+
+    mode: str
+    static_mode: str | None
+    recompiles: int | None
+    graphs: int | None
+    points: tuple[DynamicPoint, ...] = ()
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +279,12 @@ class RunResult:
     modes: tuple[ModeResult, ...]
     settings: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    # Issue 5 additions. A sweep fills ``points`` (``modes`` is then the first point's, so tools that read one
+    # shape keep working); ``recommendation`` has one entry per shape (one for a run without a sweep).
+    points: tuple[SweepPoint, ...] = ()
+    recommendation: tuple[Recommendation, ...] = ()
+    dynamic: DynamicSummary | None = None
+    peaks: dict[str, Any] = field(default_factory=dict)
 
     def mode(self, name: str) -> ModeResult | None:
         return next((m for m in self.modes if m.name == name), None)

@@ -331,3 +331,5 @@ def test_no_environment_variables_or_hostname_in_reports(cpu_run: Path):
     for trace in (cpu_run / "tb").rglob("*.pt.trace.json.gz"):
         raw = gzip.decompress(trace.read_bytes())
         assert f'"{host}'.encode() not in raw and b'"hostname"' not in raw
+    # TensorBoard's own event-file names carry the hostname (events.out.tfevents.<t>.<host>.<pid>...)
+    assert not [p for p in (cpu_run / "tb").rglob("*") if f".{host}." in p.name]

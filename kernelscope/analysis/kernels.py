@@ -70,7 +70,38 @@ class KernelAnalysis:
     time_us_per_iter: float
 
     def iteration(self, i: int) -> tuple[KernelInstance, ...]:
-        return tuple(k for k in self.instances if k.iteration == i)
+        """The instances of iteration ``i``, in launch order."""
+        # Callers ask for every iteration in turn (GEMM verdicts): a scan of all instances per call made that
+        # quadratic (minutes on a 1M-event trace), so the instances are grouped once, on the first call.
+        try:
+            return _by_iteration(self.instances).get(i, ())
+        except TypeError:  # an unhashable i: equal to no iteration, as the scan found
+            return tuple(k for k in self.instances if k.iteration == i)
+
+
+# Grouped instances of the last few analyses asked, keyed by their instances tuple (the dataclass is frozen and
+# slotted, so it has no room for a cache of its own). Holding the tuple keeps the id from being reused; a few
+# entries let callers alternate between modes without regrouping.
+_GROUPED: dict[int, tuple[tuple[KernelInstance, ...], dict[object, tuple[KernelInstance, ...]]]] = {}
+_GROUPED_KEEP = 4
+
+
+def _by_iteration(instances: tuple[KernelInstance, ...]) -> dict[object, tuple[KernelInstance, ...]]:
+    hit = _GROUPED.get(id(instances))
+    if hit is not None and hit[0] is instances:
+        return hit[1]
+    groups: dict[object, list[KernelInstance]] = {}
+    for k in instances:
+        it = k.iteration
+        group = groups.get(it)
+        if group is None:
+            group = groups[it] = []
+        group.append(k)
+    grouped = {it: tuple(g) for it, g in groups.items()}
+    while len(_GROUPED) >= _GROUPED_KEEP:
+        del _GROUPED[next(iter(_GROUPED))]
+    _GROUPED[id(instances)] = (instances, grouped)
+    return grouped
 
 
 _tid = attrgetter("tid")

@@ -90,6 +90,8 @@ def write_scalars(result: RunResult, tb_dir: Path) -> None:
             (new,) = staging.iterdir()
             for old in run.glob(f"events.out.tfevents.*{SUFFIX}"):
                 old.unlink()
-            os.replace(new, run / new.name)
+            # TensorBoard names event files events.out.tfevents.<time>.<hostname>.<pid>...; reports and their
+            # folders get attached to public PRs, so the hostname is replaced (TensorBoard reads any *tfevents*).
+            os.replace(new, run / f"events.out.tfevents.{int(wall):010d}.kernelscope{SUFFIX}")
         finally:
             shutil.rmtree(staging, ignore_errors=True)
