@@ -26,6 +26,7 @@ RUNS = {
     "transformer_block": ("samples/transformer_block.py", "bfloat16", "eager,default,max-autotune"),
     "addmm_activation": ("tests/models/addmm_activation.py", "float16", "eager,default"),
     "prologue": ("tests/models/prologue.py", None, "eager,max-autotune:TRITON"),
+    "prologue_fused": ("tests/models/prologue_fused.py", None, "eager,max-autotune:TRITON,max-autotune"),
 }
 
 
