@@ -155,31 +155,196 @@ def _snapshot(torch: Any, out: Any) -> list[Any]:
     return [t.detach().clone() for t in _flatten(torch, out)]
 
 
-def _errors(torch: Any, got: list[Any], ref: list[Any]) -> dict[str, Any]:
-    """max |got-ref|, max |got-ref| / max |ref| (norm-wise: element-wise relative error explodes at zeros)."""
+def _compare(torch: Any, got: list[Any], ref: list[Any], tol: Any) -> dict[str, Any]:
+    """Errors of ``got`` against ``ref``, in float64 on the CPU.
+
+    max_abs; max_rel norm-wise (max |got-ref| / max |ref|: element-wise relative error explodes at zeros); rmse;
+    mismatch_fraction: elements outside ``tol`` as torch.allclose counts them (|got-ref| > atol + rtol*|ref|, a
+    NaN/Inf on one side only, or a different NaN/Inf); differ_fraction: elements not bit-equal; nonfinite: NaN/Inf
+    in ``got``; new_nonfinite: of those, where ``ref`` is finite.
+    """
     if len(got) != len(ref):
-        return {"max_abs": None, "max_rel": None, "note": f"{len(got)} outputs vs {len(ref)} in eager"}
-    max_abs, ref_max, nonfinite = 0.0, 0.0, 0
-    mismatch, total = 0, 0
+        return {"max_abs": None, "max_rel": None, "note": f"{len(got)} outputs vs {len(ref)} in the reference",
+                "pass": False, "allclose": False}
+    max_abs, ref_max, sq, n_finite = 0.0, 0.0, 0.0, 0
+    nonfinite = new_nonfinite = mismatch = differ = total = 0
     for g, r in zip(got, ref):
         if g.shape != r.shape:
-            return {"max_abs": None, "max_rel": None, "note": f"shape {tuple(g.shape)} vs {tuple(r.shape)} in eager"}
-        if not (g.is_floating_point() or g.is_complex()):
-            g, r = g.double(), r.double()
-        g64, r64 = g.detach().double().cpu(), r.detach().double().cpu()
-        nonfinite += int((~torch.isfinite(g64)).sum().item())
-        if g64.numel():
-            d = (g64 - r64).abs()
-            d = torch.where(torch.isfinite(d), d, torch.zeros_like(d))
-            max_abs = max(max_abs, float(d.max().item()))
-            finite_ref = r64[torch.isfinite(r64)]
-            if finite_ref.numel():
-                ref_max = max(ref_max, float(finite_ref.abs().max().item()))
-            mismatch += int((d > 0).sum().item())
-            total += g64.numel()
+            return {"max_abs": None, "max_rel": None, "note": f"shape {tuple(g.shape)} vs {tuple(r.shape)}",
+                    "pass": False, "allclose": False}
+        g64, r64 = g.detach().cpu().double(), r.detach().cpu().double()
+        if not g64.numel():
+            continue
+        gf, rf = torch.isfinite(g64), torch.isfinite(r64)
+        both = gf & rf
+        nonfinite += int((~gf).sum().item())
+        new_nonfinite += int((~gf & rf).sum().item())
+        d = torch.where(both, (g64 - r64).abs(), torch.zeros_like(g64))
+        max_abs = max(max_abs, float(d.max().item()))
+        if rf.any():
+            ref_max = max(ref_max, float(r64[rf].abs().max().item()))
+        sq += float((d * d).sum().item())
+        n_finite += int(both.sum().item())
+        outside = d > (tol.atol + tol.rtol * torch.where(both, r64.abs(), torch.zeros_like(r64)))
+        # NaN/Inf on one side only, or different non-finite values (inf vs nan, +inf vs -inf), are mismatches.
+        same_nonfinite = (~gf & ~rf) & ((g64 == r64) | (torch.isnan(g64) & torch.isnan(r64)))
+        one_side = ~both & ~same_nonfinite
+        mismatch += int((outside | one_side).sum().item())
+        differ += int(((d > 0) | one_side).sum().item())
+        total += g64.numel()
     max_rel = max_abs / ref_max if ref_max > 0 else (0.0 if max_abs == 0 else None)
-    return {"max_abs": max_abs, "max_rel": max_rel, "nonfinite": nonfinite,
-            "mismatch_fraction": (mismatch / total) if total else 0.0}
+    out = {"max_abs": max_abs, "max_rel": max_rel, "rmse": (sq / n_finite) ** 0.5 if n_finite else 0.0,
+           "mismatch_fraction": (mismatch / total) if total else 0.0,
+           "differ_fraction": (differ / total) if total else 0.0,
+           "nonfinite": nonfinite, "new_nonfinite": new_nonfinite, "elements": total}
+    out["allclose"] = mismatch == 0
+    return out
+
+
+def _reference_output(torch: Any, model: Any, inputs: list[Any], device: str) -> tuple[list[Any] | None, dict]:
+    """The same model and inputs in higher precision: float64 on the CPU; float32 with TF32 off on CUDA (float64
+    GEMMs would be slow there and float32 is exact enough to judge fp16/bf16). Returns (outputs, how)."""
+    import copy
+
+    ref_dtype = torch.float64 if device == "cpu" else torch.float32
+    how: dict[str, Any] = {"dtype": str(ref_dtype).replace("torch.", ""), "device": device}
+    try:
+        m = copy.deepcopy(model)
+        if isinstance(m, torch.nn.Module):
+            m = m.to(dtype=ref_dtype)
+        xs = [x.to(ref_dtype) if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+    except Exception as exc:  # a model that cannot be copied or cast (custom objects, quantized weights)
+        how["skipped"] = f"the model could not be copied to {how['dtype']}: {type(exc).__name__}: {exc}"[:300]
+        return None, how
+    saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    try:
+        with torch.no_grad():
+            out = [t.detach().double().cpu() for t in _flatten(torch, m(*xs))]
+    except Exception as exc:  # e.g. an op without a float64 kernel, or no memory for a second copy
+        how["skipped"] = f"the {how['dtype']} reference failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        out = None
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+        del m, xs
+        if device == "cuda":
+            torch.cuda.empty_cache()
+    return out, how
+
+
+def _numerics(torch: Any, got: list[Any], eager: list[Any], reference: list[Any] | None, how: dict[str, Any],
+              dtype: str) -> dict[str, Any]:
+    """The mode's numerics record: vs eager, vs the high-precision reference, the tolerance and rules used."""
+    from kernelscope.analysis.numerics import REFERENCE_MULTIPLIER, reference_bound, reference_pass, tolerance_for
+
+    tol = tolerance_for(dtype)
+    vs_eager = _compare(torch, got, eager, tol)
+    vs_eager.setdefault("pass", bool(vs_eager.get("allclose")) and not vs_eager.get("new_nonfinite"))
+    out: dict[str, Any] = {
+        "vs_eager": vs_eager,
+        "tolerance": {"dtype": tol.dtype, "atol": tol.atol, "rtol": tol.rtol,
+                      "vs_eager_rule": "every element within atol + rtol*|eager| (torch.allclose), no new NaN/Inf",
+                      "vs_reference_rule": f"within atol + rtol*|reference| everywhere, or rmse <= "
+                                           f"{REFERENCE_MULTIPLIER:g} * eager's rmse + atol/10; no new NaN/Inf"},
+        "reference": how,
+    }
+    if reference is not None:
+        vr = _compare(torch, got, reference, tol)
+        ve = _compare(torch, eager, reference, tol)
+        vr["eager_rmse"] = ve.get("rmse")
+        vr["eager_max_abs"] = ve.get("max_abs")
+        vr["eager_nonfinite"] = ve.get("new_nonfinite")
+        vr["bound_rmse"] = reference_bound(ve.get("rmse"), tol)
+        if "pass" not in vr:
+            vr["pass"] = reference_pass(vr.get("rmse"), ve.get("rmse"), vr.get("mismatch_fraction"),
+                                        int(vr.get("new_nonfinite") or 0), tol)
+        if vr.get("new_nonfinite"):
+            vr["reason"] = f"{vr['new_nonfinite']} NaN/Inf where the {how['dtype']} reference is finite"
+        elif vr["pass"] is False:
+            vr["reason"] = (f"rmse {vr['rmse']:.3g} vs the {how['dtype']} reference exceeds "
+                            f"{REFERENCE_MULTIPLIER:g} x eager's {ve.get('rmse', 0):.3g} + atol/10")
+        out["vs_reference"] = vr
+    if not vs_eager["pass"]:
+        vs_eager["reason"] = (f"{vs_eager.get('mismatch_fraction', 0):.3%} of elements outside atol {tol.atol:g} + "
+                              f"rtol {tol.rtol:g} of eager" if vs_eager.get("max_abs") is not None
+                              else vs_eager.get("note", "outputs differ in structure"))
+    return out
+
+
+# Dynamo and Inductor counters, read before and after each shape point so each point reports its own recompiles.
+_CACHE_GROUPS = ("inductor", "aot_autograd", "dynamo_cache")
+
+
+def _counters(torch: Any) -> dict[str, Any]:
+    from torch._dynamo.utils import counters, guard_failures
+
+    snap = {group: dict(counters.get(group, {})) for group in ("frames", "stats", "graph_break", *_CACHE_GROUPS)}
+    snap["guard_failures"] = [str(r) for reasons in guard_failures.values() for r in reasons]
+    return snap
+
+
+def _counter_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    def d(group: str, key: str) -> int:
+        return int(after.get(group, {}).get(key, 0)) - int(before.get(group, {}).get(key, 0))
+
+    failures = after["guard_failures"][len(before["guard_failures"]):]
+    graph_breaks = sum(after.get("graph_break", {}).values()) - sum(before.get("graph_break", {}).values())
+    cache = {}
+    for group in _CACHE_GROUPS:
+        for key in after.get(group, {}):
+            if "cache" in key or key == "select_algorithm_autotune":
+                cache[key] = d(group, key)
+    return {
+        "dynamo": {"frames_compiled": d("frames", "total"), "graphs": d("stats", "unique_graphs"),
+                   "recompiles": len(failures), "guard_failures": failures[:20], "graph_breaks": graph_breaks,
+                   "graph_break_reasons": [k for k, v in after.get("graph_break", {}).items()
+                                           if v > before.get("graph_break", {}).get(k, 0)][:10]},
+        "cache": cache,
+    }
+
+
+def _rss_hwm() -> int | None:
+    """Peak resident set size since the last _reset_hwm (Linux VmHWM), in bytes."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _rss_now() -> int | None:
+    try:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _reset_hwm() -> bool:
+    # Writing 5 to clear_refs resets VmHWM (Linux >= 4.0): the peak of a window, not of the process's life.
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _param_signature(torch: Any, model: Any) -> tuple | None:
+    if not isinstance(model, torch.nn.Module):
+        return None
+    return tuple((n, tuple(t.shape), str(t.dtype)) for n, t in (*model.named_parameters(), *model.named_buffers()))
+
+
+def _describe_inputs(torch: Any, inputs: Any) -> str:
+    parts = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor):
+            parts.append("x".join(str(s) for s in x.shape) or "scalar")
+        else:
+            parts.append(repr(x)[:20])
+    return ", ".join(parts)
 
 
 class _Timer:
@@ -225,103 +390,208 @@ def _quantiles(xs: list[float]) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------------- the run
 
 
-def run(spec: dict[str, Any], rec: dict[str, Any]) -> None:
-    mode = ModeDef(**{**spec["mode"], "gemm_backends": tuple(spec["mode"]["gemm_backends"])
-                      if spec["mode"]["gemm_backends"] else None})
-    mode_dir = Path(spec["mode_dir"])
-    progress("importing torch")
+def spec_points(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The shape points this worker measures (one for a static mode; every point for the dynamic mode)."""
+    if spec.get("points"):
+        return list(spec["points"])
+    return [{"index": 0, "label": "", "params": {}, "sets": {}, "input_index": None,
+             "mode_dir": spec["mode_dir"], "tb_dir": spec["tb_dir"]}]
+
+
+class _Setup:
+    """What every point of one worker shares: torch, the device, the mode's Inductor configuration."""
+
+    def __init__(self, spec: dict[str, Any], rec: dict[str, Any]):
+        self.mode = ModeDef(**{**spec["mode"], "gemm_backends": tuple(spec["mode"]["gemm_backends"])
+                               if spec["mode"]["gemm_backends"] else None})
+        progress("importing torch")
+        import torch
+
+        self.torch = torch
+        want = spec["device"]
+        if want == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        elif want == "cuda" and not torch.cuda.is_available():
+            raise UsageError("--device cuda but torch sees no CUDA device", "run on a GPU machine or pass --device cpu")
+        else:
+            device = want
+        self.device = device
+        rec["device"] = device
+        rec["environment"] = environment(torch, device)
+        mode = self.mode
+        if mode.needs_cuda and device != "cuda":
+            raise Unavailable(f"{mode.name} uses CUDA graphs, which need a GPU (this run is on the CPU)")
+        dtype = spec.get("dtype")  # None: the model file's own dtypes
+        if device == "cuda" and dtype == "bfloat16" and not torch.cuda.is_bf16_supported():
+            raise UsageError(f"bfloat16 is not supported on {torch.cuda.get_device_name(0)}",
+                             "pass --dtype float16 or float32")
+        self.dtype = dtype
+        config: dict[str, Any] = {"compiled": mode.compiled, "compile_mode": mode.compile_mode,
+                                  "max_autotune": mode.max_autotune, "cudagraphs": mode.cudagraphs,
+                                  "dynamic": mode.dynamic, "device": device,
+                                  "capability": rec["environment"].get("capability"), "dtype": dtype}
+        notes: list[str] = rec.setdefault("notes", [])
+        inductor_patch: dict[str, Any] = {}
+        if mode.compiled:
+            import torch._inductor.config as ic
+
+            if device == "cpu":
+                inductor_patch["cpp.enable_kernel_profile"] = True  # C++ kernels appear in the trace
+            freezing = spec.get("freezing")
+            if freezing is None:
+                freezing = device == "cpu"  # Inductor's advice for CPU inference; CPP GEMM templates need it
+            inductor_patch["freezing"] = bool(freezing)
+            config["freezing"] = bool(freezing)
+            if mode.max_autotune:
+                requested = list(mode.gemm_backends or [b.strip() for b in ic.max_autotune_gemm_backends.split(",")])
+                usable, dropped = [], []
+                for b in requested:
+                    ok, why = backend_available(torch, b, device)
+                    (usable if ok else dropped).append(b if ok else f"{b} ({why})")
+                if dropped and mode.gemm_backends:  # Inductor's default list names GPU and CPU backends alike
+                    notes.append("GEMM backends unavailable here: " + "; ".join(dropped))
+                if not usable:
+                    raise Unavailable("no requested GEMM backend can run here: " + "; ".join(dropped))
+                inductor_patch["max_autotune_gemm_backends"] = ",".join(usable)
+                config["gemm_backends"] = usable
+                config["gemm_backends_requested"] = requested
+                if "NVGEMM" in usable and device == "cuda" and not os.environ.get("CUTE_DSL_ARCH"):
+                    # torch 2.14.1's autotune workers otherwise compile every NVGEMM choice for sm_100a and all
+                    # fail on sm90 ("expects arch to be sm_90a, but got sm_100a"; fixture nvgemm-arch-failure).
+                    major, minor = torch.cuda.get_device_capability(0)
+                    arch = f"sm_{major}{minor}a" if major >= 9 else f"sm_{major}{minor}"
+                    os.environ["CUTE_DSL_ARCH"] = arch
+                    notes.append(f"set CUTE_DSL_ARCH={arch} from the device's compute capability (unset by the user)")
+                    config["cute_dsl_arch"] = arch
+            config["inductor_config"] = dict(inductor_patch)
+            # Entered for the worker's life: every point (and every recompile) sees the mode's configuration.
+            ic.patch(inductor_patch).__enter__()
+        else:
+            config["gemm_backends"] = None
+        rec["config"] = config
+        self.config = config
+        self.timer = _Timer(torch, device)
+        # Carried across points (the dynamic mode compiles once and meets every shape in this process).
+        self.fn: Any = None
+        self.model: Any = None
+        self.signature: tuple | None = None
+        self.codes_seen: list[str] = []
+        self.last_code_paths: list[str] = []
+
+
+def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: dict[str, Any]) -> tuple[Any, list[Any]]:
+    from kernelscope import modelfile
+
+    torch = setup.torch
+    spec_m = modelfile.inspect_model_file(spec["model"])
+    modelfile.seed_everything(spec.get("seed", 0))
+    module = modelfile.load_module(spec_m, {**(spec.get("sets") or {}), **(point.get("sets") or {})})
+    model, inputs = modelfile.build(module, spec_m)
+    if point.get("input_index") is not None:
+        entries = _input_sweep(module, spec_m)
+        entry = entries[point["input_index"]]
+        inputs = [entry] if isinstance(entry, torch.Tensor) else list(entry)
+        modelfile._check_arity(model, inputs)
+    model, inputs = modelfile.prepare(model, inputs, dtype=setup.dtype, device=setup.device)
+    rec["dtype"] = setup.config["dtype"] = modelfile.floating_dtype(inputs)
+    rec["inputs"] = _describe_inputs(torch, inputs)
+    return model, inputs
+
+
+def _input_sweep(module: Any, spec_m: Any) -> list[Any]:
+    from kernelscope import modelfile
+
+    try:
+        entries = module.get_input_sweep()
+    except Exception as exc:
+        raise modelfile._fail_in_user_code("get_input_sweep()", spec_m.path, exc) from exc
+    if not isinstance(entries, (list, tuple)) or not entries:
+        raise ModelFileError(f"get_input_sweep() returned {type(entries).__name__ if entries is not None else 'None'}",
+                             "return a non-empty list: dicts of constants ({'batch_size': 16}) or input lists")
+    return list(entries)
+
+
+def list_points(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """What get_input_sweep() returns, described for the parent (which never runs the model file itself)."""
     import torch
 
     from kernelscope import modelfile
 
-    want = spec["device"]
-    if want == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    elif want == "cuda" and not torch.cuda.is_available():
-        raise UsageError("--device cuda but torch sees no CUDA device", "run on a GPU machine or pass --device cpu")
-    else:
-        device = want
-    rec["device"] = device
-    rec["environment"] = environment(torch, device)
-    if mode.needs_cuda and device != "cuda":
-        raise Unavailable(f"{mode.name} uses CUDA graphs, which need a GPU (this run is on the CPU)")
-    dtype = spec.get("dtype")  # None: the model file's own dtypes
-    if device == "cuda" and dtype == "bfloat16" and not torch.cuda.is_bf16_supported():
-        raise UsageError(f"bfloat16 is not supported on {torch.cuda.get_device_name(0)}", "pass --dtype float16 or float32")
-
-    config: dict[str, Any] = {"compiled": mode.compiled, "compile_mode": mode.compile_mode,
-                              "max_autotune": mode.max_autotune, "cudagraphs": mode.cudagraphs, "device": device,
-                              "capability": rec["environment"].get("capability"), "dtype": dtype}
-    notes: list[str] = rec.setdefault("notes", [])
-    inductor_patch: dict[str, Any] = {}
-    if mode.compiled:
-        import torch._inductor.config as ic
-
-        if device == "cpu":
-            inductor_patch["cpp.enable_kernel_profile"] = True  # C++ kernels appear in the trace
-        freezing = spec.get("freezing")
-        if freezing is None:
-            freezing = device == "cpu"  # Inductor's advice for CPU inference; CPP GEMM templates need it
-        inductor_patch["freezing"] = bool(freezing)
-        config["freezing"] = bool(freezing)
-        if mode.max_autotune:
-            requested = list(mode.gemm_backends or [b.strip() for b in ic.max_autotune_gemm_backends.split(",")])
-            usable, dropped = [], []
-            for b in requested:
-                ok, why = backend_available(torch, b, device)
-                (usable if ok else dropped).append(b if ok else f"{b} ({why})")
-            if dropped and mode.gemm_backends:  # Inductor's default list names GPU and CPU backends alike
-                notes.append("GEMM backends unavailable here: " + "; ".join(dropped))
-            if not usable:
-                raise Unavailable("no requested GEMM backend can run here: " + "; ".join(dropped))
-            inductor_patch["max_autotune_gemm_backends"] = ",".join(usable)
-            config["gemm_backends"] = usable
-            config["gemm_backends_requested"] = requested
-            if "NVGEMM" in usable and device == "cuda" and not os.environ.get("CUTE_DSL_ARCH"):
-                # torch 2.14.1's autotune workers otherwise compile every NVGEMM choice for sm_100a and all fail
-                # on sm90 ("expects arch to be sm_90a, but got sm_100a"; fixture nvgemm-arch-failure).
-                major, minor = torch.cuda.get_device_capability(0)
-                arch = f"sm_{major}{minor}a" if major >= 9 else f"sm_{major}{minor}"
-                os.environ["CUTE_DSL_ARCH"] = arch
-                notes.append(f"set CUTE_DSL_ARCH={arch} from the device's compute capability (unset by the user)")
-                config["cute_dsl_arch"] = arch
-        config["inductor_config"] = dict(inductor_patch)
-    else:
-        config["gemm_backends"] = None
-    rec["config"] = config
-
-    progress("building the model")
     spec_m = modelfile.inspect_model_file(spec["model"])
     modelfile.seed_everything(spec.get("seed", 0))
     module = modelfile.load_module(spec_m, spec.get("sets") or {})
-    model, inputs = modelfile.build(module, spec_m)
-    model, inputs = modelfile.prepare(model, inputs, dtype=dtype, device=device)
-    rec["dtype"] = config["dtype"] = modelfile.floating_dtype(inputs)
+    out = []
+    for i, entry in enumerate(_input_sweep(module, spec_m)):
+        if isinstance(entry, dict):
+            bad = [k for k in entry if k not in spec_m.constants]
+            if bad:
+                raise ModelFileError(f"get_input_sweep() entry {i} names {bad[0]!r}, which is not a module-level "
+                                     f"constant of {Path(spec_m.path).name}", "use the file's constants as keys")
+            out.append({"kind": "sets", "detail": {k: v if isinstance(v, (int, float, str, bool)) or v is None
+                                                   else repr(v) for k, v in entry.items()}})
+        elif isinstance(entry, (list, tuple, torch.Tensor)):
+            items = [entry] if isinstance(entry, torch.Tensor) else list(entry)
+            if not any(isinstance(x, torch.Tensor) for x in items):
+                raise ModelFileError(f"get_input_sweep() entry {i} holds no tensor",
+                                     "each entry is a dict of constants or a list of the model's inputs")
+            out.append({"kind": "inputs", "detail": _describe_inputs(torch, items)})
+        else:
+            raise ModelFileError(f"get_input_sweep() entry {i} is a {type(entry).__name__}",
+                                 "each entry is a dict of constants or a list of the model's inputs")
+    return out
 
-    timer = _Timer(torch, device)
+
+def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: dict[str, Any]) -> None:
+    """Measure one shape point: first call (compile), warm-up, timed samples, numerics, memory, profile."""
+    from kernelscope import modelfile
+
+    torch, mode, device, timer = setup.torch, setup.mode, setup.device, setup.timer
+    mode_dir = Path(point["mode_dir"])
+    notes: list[str] = rec.setdefault("notes", [])
+    progress(f"building the model{' at ' + point['label'] if point.get('label') else ''}")
+    model, inputs = _build_point(setup, spec, point, rec)
+    signature = _param_signature(torch, model)
+    reuse = setup.fn is not None and signature is not None and signature == setup.signature
+    if reuse:
+        # Same weights' shapes (the seed is fixed, so same weights): keep the compiled model, feed new inputs.
+        model = setup.model
+    elif setup.fn is not None:
+        notes.append("the model's parameters change at this point: it is compiled again as a new model")
+    rec["memory"] = memory = {}
+    hwm_ok = False
+    if device == "cpu":
+        memory["rss_before_bytes"] = _rss_now()
+
     with torch.no_grad():
         try:
             ref = _snapshot(torch, model(*inputs))
         except Exception as exc:
             if mode.compiled:
                 raise
-            raise modelfile._fail_in_user_code("the model's forward (eager)", spec_m.path, exc) from exc
+            raise modelfile._fail_in_user_code("the model's forward (eager)", spec["model"], exc) from exc
         timer.sync()
+        reference, how = (None, {"skipped": "--no-reference"})
+        if spec.get("reference", True) and not spec.get("compile_only"):
+            progress("reference forward (high precision)")
+            reference, how = _reference_output(torch, model, inputs, device)
         if device == "cuda":
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
+        else:
+            hwm_ok = _reset_hwm()
 
         codes: list[str] = []
         if mode.compiled:
-            import torch._inductor.config as ic
             from torch._inductor.graph import GraphLowering
 
-            kwargs: dict[str, Any] = {"backend": "inductor"}
-            if mode.compile_mode:
-                kwargs["mode"] = mode.compile_mode
-            patcher = ic.patch(inductor_patch)
-            patcher.__enter__()
-            fn = torch.compile(model, **kwargs)
+            if not reuse:
+                kwargs: dict[str, Any] = {"backend": "inductor"}
+                if mode.compile_mode:
+                    kwargs["mode"] = mode.compile_mode
+                if mode.dynamic:
+                    kwargs["dynamic"] = True
+                setup.fn, setup.model, setup.signature = torch.compile(model, **kwargs), model, signature
+            fn = setup.fn
             orig = GraphLowering.save_output_code
 
             def save_output_code(code: str) -> None:
@@ -336,36 +606,55 @@ def run(spec: dict[str, Any], rec: dict[str, Any]) -> None:
 
         def call() -> Any:
             if mode.cudagraphs:
-                torch.compiler.cudagraph_mark_step_begin()
+                torch.compiler.cudagraph_mark_step_begin()  # each call is a new step: replay, not record
             return fn(*inputs)
 
-        progress("compiling (first call)" if mode.compiled else "first call")
+        before = _counters(torch) if mode.compiled else None
+        progress("compiling (first call)" if mode.compiled and not reuse else "first call")
         t0 = time.perf_counter()
         out = call()
         timer.sync()
         rec["first_call_s"] = time.perf_counter() - t0
-        memory: dict[str, Any] = {}
         if device == "cuda":
             memory["first_call_peak_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
             memory["first_call_peak_reserved_bytes"] = int(torch.cuda.max_memory_reserved())
         else:
-            memory["first_call_peak_rss_bytes"] = _peak_rss()
+            # Compile-time peak RSS: from the reset above (after the model and the references were built).
+            memory["first_call_peak_rss_bytes"] = (_rss_hwm() if hwm_ok else None) or _peak_rss()
         del out
         if mode.compiled:
             GraphLowering.save_output_code = orig
+            delta = _counter_delta(before, _counters(torch))  # type: ignore[arg-type]
+            rec["compile"] = {"cold_s": rec["first_call_s"], "cache": {"cold": delta["cache"]},
+                              "cache_dir_fresh": not spec.get("user_cache_dir")}
+            rec["dynamo"] = delta["dynamo"]
         code_paths = []
-        for i, code in enumerate(codes):
-            p = mode_dir / "code" / f"graph_{i}.py"
+        for code in codes:
+            if code in setup.codes_seen:
+                continue
+            setup.codes_seen.append(code)
+            p = mode_dir / "code" / f"graph_{len(code_paths)}.py"
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(code, encoding="utf-8")
             code_paths.append(str(p.relative_to(spec["out_dir"])))
-        rec["inductor_code"] = code_paths
+        if code_paths:
+            setup.last_code_paths = code_paths
+        # No new code at this point (a dynamic graph that already covers this shape): the running code is the
+        # last one compiled.
+        rec["inductor_code"] = code_paths or list(setup.last_code_paths)
+        if mode.compiled and not code_paths and setup.last_code_paths:
+            rec["code_reused"] = True
+        if spec.get("compile_only"):
+            rec["status"] = "ok"
+            return
 
         progress("warming up")
         per_call = _warm_up(timer, call, min_calls=spec.get("warmup", 10), max_seconds=spec.get("warmup_seconds", 10))
         rec["warmup_calls"] = per_call["calls"]
         if device == "cuda":
             torch.cuda.reset_peak_memory_stats()
+        else:
+            hwm_ok = _reset_hwm()
         # Several calls per sample so one sample lasts >= ~1 ms: shorter ones time the timer, not the model.
         inner = max(1, min(1000, int(1e-3 / max(per_call["estimate_s"], 1e-7))))
         progress(f"timing {spec.get('repeats', 30)} samples x {inner} calls")
@@ -374,8 +663,9 @@ def run(spec: dict[str, Any], rec: dict[str, Any]) -> None:
                              else "perf_counter", "calls_per_sample": inner}
         got = _snapshot(torch, call())
         timer.sync()
-        err = _errors(torch, got, ref)
-        rec["numerics"] = {"vs_eager": err}
+        num = _numerics(torch, got, ref, reference, how, rec["dtype"])
+        rec["numerics"] = num
+        err = num["vs_eager"]
         rec["max_abs_error"] = err.get("max_abs")
         rec["max_rel_error"] = err.get("max_rel")
         if err.get("nonfinite"):
@@ -385,12 +675,19 @@ def run(spec: dict[str, Any], rec: dict[str, Any]) -> None:
             memory["peak_reserved_bytes"] = int(torch.cuda.max_memory_reserved())
             rec["peak_memory_bytes"] = memory["peak_allocated_bytes"]
         else:
-            memory["peak_rss_bytes"] = _peak_rss()
+            # Steady-state peak RSS: the window of the timed calls (VmHWM reset after warm-up); the process's
+            # lifetime peak (compile included) is kept apart.
+            steady = _rss_hwm() if hwm_ok else None
+            memory["process_peak_rss_bytes"] = _peak_rss()
+            memory["peak_rss_bytes"] = steady or memory["process_peak_rss_bytes"]
+            memory["rss_after_bytes"] = _rss_now()
             rec["peak_memory_bytes"] = memory["peak_rss_bytes"]
-        rec["memory"] = memory
 
         progress("profiling")
-        rec["trace"] = _profile(torch, call, timer, device, spec)
+        rec["trace"] = _profile(torch, call, timer, device, {**spec, "tb_dir": point["tb_dir"]})
+        if mode.compiled:
+            # Recompiles after the first call (a guard that fails on the second call) count at this point too.
+            rec["dynamo"] = _counter_delta(before, _counters(torch))["dynamo"]  # type: ignore[arg-type]
     rec["status"] = "ok"
 
 
@@ -449,53 +746,104 @@ def _root_cause(exc: BaseException) -> BaseException:
         exc = nxt
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    spec = json.loads(Path(argv[0]).read_text())
-    mode_dir = Path(spec["mode_dir"])
-    rec: dict[str, Any] = {"schema": CAPTURE_SCHEMA, "mode": spec["mode"]["name"], "status": "failed", "error": "",
-                           "error_kind": "", "notes": []}
-    t0 = time.perf_counter()
-    try:
-        run(spec, rec)
-    except Unavailable as exc:
+def _classify(exc: BaseException, rec: dict[str, Any]) -> None:
+    """Record a failure in the point's capture record: status, error kind, one-line error with advice."""
+    if isinstance(exc, Unavailable):
         rec["status"], rec["error"], rec["error_kind"] = "unavailable", str(exc), "unavailable"
-    except ModelFileError as exc:
+        return
+    rec["status"] = "failed"
+    if isinstance(exc, ModelFileError):
         # "forward": the model ran and raised (a run failure); "model": the file breaks the protocol (usage).
         forward = getattr(exc, "stage", "").startswith("the model's forward")
         rec["error"], rec["error_kind"] = exc.message, "forward" if forward else "model"
         detail = getattr(exc, "detail", "") or traceback.format_exc()
         print(detail, file=sys.stderr)
-    except KernelscopeError as exc:
+        return
+    if isinstance(exc, KernelscopeError):
         rec["error"], rec["error_kind"] = exc.message, "usage" if exc.exit_code == 2 else "run"
         print(traceback.format_exc(), file=sys.stderr)
-    except BaseException as exc:  # noqa: BLE001 - a failure of the mode is its result
-        kind = type(exc).__name__
-        text = str(exc)
-        oom_words = ("out of memory", "not enough memory", "can't allocate memory", "Cannot allocate memory")
-        if "OutOfMemory" in kind or isinstance(exc, MemoryError) or any(w in text for w in oom_words):
-            rec["error_kind"] = "oom"
-        elif "InductorError" in kind or "BackendCompilerFailed" in kind or "torch._dynamo" in type(exc).__module__:
-            rec["error_kind"] = "compile"
-        else:
-            rec["error_kind"] = "run"
-        first = str(exc).strip().splitlines()
-        hint = {
-            "oom": "out of memory in this mode: lower the input sizes (--set batch_size=...) or drop the mode",
-            "compile": "torch.compile failed in this mode: keep eager (or a mode that works) for this model; "
-                       "the mode's log.txt has Inductor's error",
-        }.get(rec["error_kind"], "the mode's log.txt has the traceback")
-        summary = f"{kind}: {first[0] if first else ''}"[:1000].strip()
-        root = _root_cause(exc)
-        if root is not exc:
-            root_first = (str(root).strip().splitlines() or [""])[0]
-            summary += f"; caused by {type(root).__name__}: {root_first}"[:600]
-        rec["error"] = f"{summary} ({hint})"
-        print(traceback.format_exc(), file=sys.stderr)
-        if isinstance(exc, KeyboardInterrupt):
-            rec["status"] = "interrupted"
-    rec["wall_s"] = time.perf_counter() - t0
-    atomic_write_json(mode_dir / "capture.json", rec)
+        return
+    kind = type(exc).__name__
+    text = str(exc)
+    oom_words = ("out of memory", "not enough memory", "can't allocate memory", "Cannot allocate memory")
+    if "OutOfMemory" in kind or isinstance(exc, MemoryError) or any(w in text for w in oom_words):
+        rec["error_kind"] = "oom"
+    elif "InductorError" in kind or "BackendCompilerFailed" in kind or "torch._dynamo" in type(exc).__module__:
+        rec["error_kind"] = "compile"
+    else:
+        rec["error_kind"] = "run"
+    first = str(exc).strip().splitlines()
+    hint = {
+        "oom": "out of memory in this mode: lower the input sizes (--set batch_size=...) or drop the mode",
+        "compile": "torch.compile failed in this mode: keep eager (or a mode that works) for this model; "
+                   "the mode's log.txt has Inductor's error",
+    }.get(rec["error_kind"], "the mode's log.txt has the traceback")
+    summary = f"{kind}: {first[0] if first else ''}"[:1000].strip()
+    root = _root_cause(exc)
+    if root is not exc:
+        root_first = (str(root).strip().splitlines() or [""])[0]
+        summary += f"; caused by {type(root).__name__}: {root_first}"[:600]
+    rec["error"] = f"{summary} ({hint})"
+    print(traceback.format_exc(), file=sys.stderr)
+    if isinstance(exc, KeyboardInterrupt):
+        rec["status"] = "interrupted"
+
+
+def _new_record(spec: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]:
+    rec: dict[str, Any] = {"schema": CAPTURE_SCHEMA, "mode": spec["mode"]["name"], "status": "failed", "error": "",
+                           "error_kind": "", "notes": []}
+    if spec.get("points"):
+        rec["point"] = {"index": point.get("index", 0), "label": point.get("label", ""),
+                        "params": point.get("params", {})}
+    return rec
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--list-points":
+        # The parent asks what get_input_sweep() returns: JSON on the last stdout line, errors as JSON too.
+        spec = json.loads(Path(argv[1]).read_text())
+        try:
+            print("@@points " + json.dumps({"points": list_points(spec)}), flush=True)
+        except KernelscopeError as exc:
+            print("@@points " + json.dumps({"error": exc.message, "exit_code": exc.exit_code}), flush=True)
+        return 0
+    spec = json.loads(Path(argv[0]).read_text())
+    points = spec_points(spec)
+    recs = [_new_record(spec, p) for p in points]
+    t0 = time.perf_counter()
+    setup: _Setup | None = None
+    try:
+        setup = _Setup(spec, recs[0])
+    except BaseException as exc:  # noqa: BLE001 - a failure of the mode is its result, at every point
+        _classify(exc, recs[0])
+        for rec in recs[1:]:
+            rec.update({k: recs[0][k] for k in ("status", "error", "error_kind") if k in recs[0]})
+    if setup is not None:
+        for rec in recs[1:]:
+            rec.update({k: recs[0][k] for k in ("device", "environment", "config") if k in recs[0]})
+            rec["notes"] = list(recs[0]["notes"])
+        stop = None
+        for point, rec in zip(points, recs):
+            if stop is not None:
+                rec.update(stop)
+                continue
+            p0 = time.perf_counter()
+            try:
+                run_point(setup, spec, point, rec)
+            except BaseException as exc:  # noqa: BLE001 - one point's failure (an OOM at the largest shape)
+                _classify(exc, rec)
+                if isinstance(exc, KeyboardInterrupt):
+                    stop = {"status": "interrupted", "error": "interrupted before this point ran",
+                            "error_kind": "interrupted"}
+                elif rec.get("error_kind") in ("model", "usage"):
+                    stop = {"status": "failed", "error": f"not run: {rec['error']}", "error_kind": "skipped"}
+            rec["wall_s"] = time.perf_counter() - p0
+            # Written as each point finishes: a timeout later on keeps the points already measured.
+            atomic_write_json(Path(point["mode_dir"]) / "capture.json", rec)
+    for point, rec in zip(points, recs):
+        rec.setdefault("wall_s", time.perf_counter() - t0)
+        atomic_write_json(Path(point["mode_dir"]) / "capture.json", rec)
     return 0
 
 
