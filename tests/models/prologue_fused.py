@@ -13,7 +13,7 @@ k = 4096 if torch.cuda.is_available() else 64
 class Model(torch.nn.Module):
     def __init__(self, k: int):
         super().__init__()
-        self.weight = torch.nn.Parameter(torch.randn(k, k, dtype=torch.bfloat16) * 0.02)
+        self.weight = torch.nn.Parameter(torch.randn(k, k, dtype=torch.float32) * 0.02)
 
     def forward(self, x):
         return torch.relu((x * 0.5) @ self.weight.t())
@@ -24,4 +24,4 @@ def get_init_inputs():
 
 
 def get_inputs():
-    return [torch.randn(m, k, dtype=torch.bfloat16)]
+    return [torch.randn(m, k, dtype=torch.float32)]
