@@ -1074,3 +1074,21 @@ def test_cpu_autotune_winner_decides_the_verdict(cpu_runs):
         assert (g.verdict, g.backend, g.unfused) == ("unfused", "MKL/oneDNN", ("bias", "gelu"))
         assert f"the library GEMM {winner} (" in g.why_not
         assert "won the autotune over cpp_" in g.why_not
+
+
+def test_h200_prologue_fused_benchmark_rejected_fusion_is_the_why_not():
+    # fp32 (x * 0.5) @ W.T -> relu, max-autotune:TRITON on the H200: Inductor benchmarked the fused variants and
+    # every config ran out of shared memory ("infx slowdown"); the template's name lists "mul", which ran in
+    # triton_poi_fused_mul_0 before it: neither a prologue nor an epilogue of the template.
+    from kernelscope.analysis.mode import build_mode_result
+
+    root = Path(__file__).parent / "data" / "h200-torch2.11-kernelscope" / "prologue_fused"
+    cap = json.loads((root / "modes" / "max-autotune_TRITON" / "capture.json").read_text())
+    (g,) = build_mode_result(root, cap).gemms
+    assert (g.backend, g.kernels, g.verdict) == ("Triton template", ("triton_tem_fused_mm_mul_t_1",), "unfused")
+    assert (g.epilogue, g.fused, g.unfused, g.prologue) == (("relu",), (), ("relu",), ())
+    assert "none of its configs ran (infx slowdown)" in g.why_not
+    assert "triton_poi_fused_relu_2" in g.why_not
+    cap = json.loads((root / "modes" / "max-autotune" / "capture.json").read_text())
+    (g,) = build_mode_result(root, cap).gemms
+    assert g.backend == "cuBLAS" and "won the autotune" in g.why_not

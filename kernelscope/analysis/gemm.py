@@ -221,7 +221,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _AUTOTUNE_HEAD = re.compile(r"^AUTOTUNE (\w+)\((.*)\)\s*$")
 _AUTOTUNE_ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b")
 _CANNOT_FUSE = re.compile(r"cannot fuse (\S+) with (\S+): (.*)$")
-_BENCH_FUSE = re.compile(r"cannot fuse \(benchmark\): fusing (.*?) with (.*?) cause ([\d.]+x slowdown)")
+_BENCH_FUSE = re.compile(r"cannot fuse \(benchmark\): fusing (.*?) with (.*?) cause ((?:inf|[\d.]+)x slowdown)")
 _NVGEMM_CHOICE = re.compile(r"for benchmark choice NVUniversalGemmCaller\(([^)]*)\)")
 _DSL_ERROR = re.compile(r"error:\s*(.+)$")
 _BUF = re.compile(r"buf\d+")
@@ -1549,7 +1549,11 @@ def _why_not(
     for line in log_ops:
         if ": benchmark: " in line:
             slower = line.rsplit(": ", 1)[-1]
-            why.append(f"benchmark_epilogue_fusion judged the fused template slower ({slower})")
+            if slower.startswith("inf"):
+                # Inductor prints inf when no config of the fused kernel could run (e.g. out of shared memory)
+                why.append(f"benchmark_epilogue_fusion rejected the fused template: none of its configs ran ({slower})")
+            else:
+                why.append(f"benchmark_epilogue_fusion judged the fused template slower ({slower})")
         else:
             reasons.append(line.split(": ", 1)[-1])  # "cannot fuse op15 with op16: no shared data"
         ev.append(f"[fusion-log] {line}")
