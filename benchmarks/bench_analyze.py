@@ -227,7 +227,7 @@ def report(rows: list[Row], info: dict[str, str]) -> list[str]:
         verdict = "linear" if growth <= LINEAR_TOLERANCE else "NOT linear"
         lines.append(f"- marginal CPU cost per event, last segment / first: {growth:.2f} ({verdict}; "
                      f"tolerance {LINEAR_TOLERANCE})")
-    one_m = next((r for r in rows if r.events == 1_000_000), None)
+    one_m = next((r for r in rows if parse_size(r.label)[1] == 1_000_000), None)
     if one_m and one_m.ks:
         ks_w, ks_m = Row.median(one_m.ks, "wall_s"), Row.median(one_m.ks, "peak_rss_mb")
         ratio = ks_m / one_m.file_mb
@@ -263,7 +263,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cli", action="store_true",
                     help="also time the whole `kernelscope analyze` command once per size (reports included)")
     ap.add_argument("--json", help="write the measurements and machine info to this file")
+    ap.add_argument("--from-json", help="print the report of a run saved with --json, measuring nothing")
     a = ap.parse_args(argv)
+    if a.from_json:
+        saved = json.loads(Path(a.from_json).read_text())
+        rows = [Row(**{**r, **{k: [Run(**x) for x in r[k]] for k in ("ks", "ks_gz", "hta", "cli")}})
+                for r in saved["rows"]]
+        print("machine: " + ", ".join(f"{k}={v}" for k, v in saved["machine"].items()))
+        print("\n".join(report(rows, saved["machine"])))
+        return 0
 
     info = machine()
     info["date"] = dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")

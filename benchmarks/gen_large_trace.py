@@ -1,16 +1,17 @@
 """Build a large torch.profiler trace with the structure of a real one, for benchmarks and large-trace tests.
 
-A real fixture (H200 traces in ../shared/fixtures) holds a few profiled iterations. This script replicates that
-block of iterations (CPU ops, runtime launches, kernels, ac2g flows, CPU and GPU annotations, ProfilerStep markers)
-N times, each copy shifted in time past the previous one, with fresh External ids, correlation ids, flow ids,
-``Ev Idx`` and ProfilerStep numbers, so the result looks like one long profiling session and every copy analyses
-exactly like the original.
+A real fixture (the H200 traces in ../shared/fixtures, or their gzipped copies in tests/data) holds a few
+profiled iterations. This script replicates that block of iterations (CPU ops, runtime launches, kernels, ac2g
+flows, CPU and GPU annotations, ProfilerStep markers) N times, each copy shifted in time past the previous one,
+with fresh External ids, correlation ids, flow ids, ``Ev Idx`` and ProfilerStep numbers, so the result looks like
+one long profiling session and every copy analyses exactly like the original.
 
 Output is streamed one event per line (as Kineto writes it): no list of millions of events is ever built, so a
 3M-event trace is written in constant memory. ``"distributedInfo": {"rank": 0}`` is added when the fixture has
 none, because HolisticTraceAnalysis finds a file's rank by a regex on that key.
 
     python benchmarks/gen_large_trace.py --fixture seed-default --events 1000000 --out /tmp/ks-1m.trace.json
+    python benchmarks/gen_large_trace.py --events 3000000 --out /tmp/ks-3m.trace.json.gz --gzip
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class Template:
     ext_span: int  # External ids of copy k are id + k * ext_span
     corr_span: int  # correlation (and ac2g flow) ids of copy k are id + k * corr_span
     flow_span: int  # other flows' ids (fwdbwd...) of copy k are id + k * flow_span
-    evidx_span: int
+    evidx_span: int  # and their "Ev Idx" (the profiler's event index) moves the same way
     step_span: int  # ProfilerStep#N of copy k is N + k * step_span
 
 
@@ -61,7 +62,7 @@ class Written:
 
 
 def resolve_fixture(name_or_path: str) -> Path:
-    """A path, or a fixture stem such as ``seed-default`` / ``mmrelu-nvgemm`` found under shared/fixtures."""
+    """A path, or a fixture stem such as ``seed-default`` / ``mmrelu-nvgemm`` (see FIXTURE_DIRS)."""
     p = Path(name_or_path)
     if p.is_file():
         return p
@@ -191,7 +192,7 @@ def write_large_trace(fixture: str | Path, events: int, out: str | Path, *, gz: 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--fixture", default="mmrelu-nvgemm", help="fixture stem under shared/fixtures, or a trace path")
+    ap.add_argument("--fixture", default="seed-default", help="fixture stem (shared/fixtures or tests/data), or a path")
     ap.add_argument("--events", type=int, required=True, help="about how many trace events to write")
     ap.add_argument("--out", required=True, help="output path (keep it out of git, e.g. under /tmp)")
     ap.add_argument("--gzip", action="store_true", help="gzip the output (also implied by an .gz suffix)")

@@ -27,6 +27,7 @@ RUNS = {
     "addmm_activation": ("tests/models/addmm_activation.py", "float16", "eager,default"),
     "prologue": ("tests/models/prologue.py", None, "eager,max-autotune:TRITON"),
     "prologue_fused": ("tests/models/prologue_fused.py", None, "eager,max-autotune:TRITON,max-autotune"),
+    "prologue_forced": ("tests/models/prologue_forced.py", None, "eager,max-autotune:TRITON"),
 }
 
 

@@ -19,9 +19,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from kernelscope.commands import analyze, check, compare, profile
+    from kernelscope.commands import analyze, calibrate, check, compare, profile
 
-    for mod in (profile, analyze, compare, check):
+    for mod in (profile, analyze, compare, check, calibrate):
         cli.add_command(mod.command)
 
 

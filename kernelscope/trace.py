@@ -8,7 +8,7 @@ and annotations); flow events, Python frames and metadata rows are skipped witho
 
 Two readers give the same Trace (see benchmarks/RESULTS.md for the measurements behind this design):
 - the streaming reader (``_stream_trace``), used first: it reads the file (or gunzips it) in blocks, cuts the
-  ``traceEvents`` array into chunks of a few MB at event boundaries, and decodes each chunk with msgspec into
+  ``traceEvents`` array into chunks of ~256 KB at event boundaries, and decodes each chunk with msgspec into
   small typed structs that hold only the keys used here, so no dict per event is built and memory stays at the
   records plus one chunk, whatever the file size;
 - the general reader (orjson into dicts, then ``trace_from_dict``), used for anything the streaming reader does
@@ -125,6 +125,8 @@ class CpuEvent:
     kernel_name: str | None = None
     input_dims: tuple[Any, ...] | None = None
     input_types: tuple[str, ...] | None = None
+    # record_shapes' scalar arguments as text ("tanh" for gelu(approximate="tanh"), "1" for alpha)
+    concrete_inputs: tuple[str, ...] | None = None
 
     @property
     def end(self) -> float:
@@ -363,6 +365,7 @@ class _Builder:
             elif cat in CPU_CATS:
                 dims = args.get("Input Dims")
                 types = args.get("Input type")
+                conc = args.get("Concrete Inputs")
                 cpu.append(
                     CpuEvent(
                         name=name,
@@ -376,6 +379,7 @@ class _Builder:
                         kernel_name=args.get("kernel_name"),
                         input_dims=tuple(dims) if isinstance(dims, list) else None,
                         input_types=tuple(_text(t) for t in types) if isinstance(types, list) else None,
+                        concrete_inputs=tuple(_text(t) for t in conc) if isinstance(conc, list) else None,
                     )
                 )
             elif cat in GPU_ANNOTATION_CATS:
@@ -467,10 +471,12 @@ class _Builder:
                     c.input_dims = None if v is None else self._dims_of(v)
                     v = a.input_types
                     c.input_types = None if v is None else self._types_of(v)
+                    v = a.concrete_inputs
+                    c.concrete_inputs = None if v is None else self._types_of(v)
                     c.__class__ = CpuEvent
                     cpu_append(c)
                 else:  # GPU-side annotations keep only what the general reader keeps for them
-                    c.kernel_backend = c.kernel_name = c.input_dims = c.input_types = None
+                    c.kernel_backend = c.kernel_name = c.input_dims = c.input_types = c.concrete_inputs = None
                     c.__class__ = CpuEvent
                     ann_append(c)
         self.skipped += skipped
@@ -557,6 +563,7 @@ class _Args(msgspec.Struct, gc=False):
     # (msgspec.Raw cannot be in a Union; None is only the default, a JSON null arrives as Raw b"null".)
     input_dims: msgspec.Raw = msgspec.field(default=None, name="Input Dims")
     input_types: msgspec.Raw = msgspec.field(default=None, name="Input type")
+    concrete_inputs: msgspec.Raw = msgspec.field(default=None, name="Concrete Inputs")
 
 
 class _Event(msgspec.Struct, gc=False, tag_field="ph", tag="X"):
@@ -607,7 +614,10 @@ def _decode_checked(raw: bytes) -> Any:
     return v
 
 
-_BLOCK = 8 << 20  # bytes read (after gunzip) and decoded at a time: bounds the reader's own memory
+# Bytes read (after gunzip) and decoded at a time. Small enough that a chunk's structs are still in cache when
+# the records are built from them (measured on 1M events: 256 KB ~20% faster than 8 MB); it also bounds the
+# reader's own memory. An event longer than this just grows the window.
+_BLOCK = 256 << 10
 _HEAD_LIMIT = 64 << 20  # the traceEvents key must start within this many bytes
 _WS = rb"[ \t\n\r]*"  # JSON's whitespace (re's \s also takes \f and \v, which JSON does not)
 _EVENTS_KEY = re.compile(rb'"traceEvents"' + _WS + rb":" + _WS + rb"\[")
@@ -746,10 +756,10 @@ def _stream_events(win: _Window, path: str) -> Trace | None:
 def _stream_array(win: _Window, pos: int, builder: _Builder) -> int:
     """Decode events from win.data[pos] (a '{') to the array's end; return the index of its ']' or -1.
 
-    2. Each window is decoded up to its last event boundary: a '}' followed by ',' and '{'. Newlines cannot
-    occur inside JSON strings and brackets must balance, so a cut inside an event (an args list of objects)
-    or past the array makes the chunk fail to decode, and an earlier candidate is tried. The array ends at a
-    '}' followed by ']' that decodes.
+    2. Each window is decoded up to its last event boundary: a '}' followed by ',' and '{'. Strings must close
+    and brackets must balance, so a cut anywhere else (inside a kernel name, in an args list of objects, past
+    the array) makes the chunk fail to decode, and an earlier candidate is tried; a chunk that decodes is a
+    run of whole events. The array ends at a '}' followed by ']' that decodes.
     """
     while True:
         data = win.data

@@ -197,7 +197,7 @@ def test_hanging_mode_is_stopped_by_timeout_and_the_rest_continue(tmp_path: Path
     assert default["status"] == "timeout" and "--timeout 25 s" in default["error"]
     assert eager["status"] == "ok"
     # the killed worker left nothing behind
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    ps = subprocess.run(["ps", "-eww", "-o", "args"], capture_output=True, text=True).stdout
     assert str(tmp_path / "out" / "modes" / "default" / "spec.json") not in ps
 
 
@@ -333,3 +333,25 @@ def test_no_environment_variables_or_hostname_in_reports(cpu_run: Path):
         assert f'"{host}'.encode() not in raw and b'"hostname"' not in raw
     # TensorBoard's own event-file names carry the hostname (events.out.tfevents.<t>.<host>.<pid>...)
     assert not [p for p in (cpu_run / "tb").rglob("*") if f".{host}." in p.name]
+
+
+def test_killing_kernelscope_leaves_no_worker_behind(tmp_path: Path):
+    # SIGKILL cannot be caught: the worker (in its own session) must still die with its parent.
+    out = tmp_path / "out"
+    model = compile_only_model(tmp_path, "            time.sleep(3600)", extra="import time")
+    proc = subprocess.Popen([sys.executable, "-m", "kernelscope", "profile", str(model), "--device", "cpu",
+                             "--modes", "default", "--out", str(out)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    spec = out / "modes" / "default" / "spec.json"
+    deadline = time.time() + 120
+    while not spec.exists():
+        assert time.time() < deadline and proc.poll() is None
+        time.sleep(0.5)
+    time.sleep(5)  # the worker is up and hanging in its compile
+    assert str(spec) in subprocess.run(["ps", "-eww", "-o", "args"], capture_output=True, text=True).stdout
+    proc.kill()
+    proc.wait()
+    deadline = time.time() + 30
+    while str(spec) in subprocess.run(["ps", "-eww", "-o", "args"], capture_output=True, text=True).stdout:
+        assert time.time() < deadline, "the worker outlived the killed kernelscope process"
+        time.sleep(0.5)

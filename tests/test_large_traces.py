@@ -33,7 +33,7 @@ FIXTURES = [H200_211 / "seed-default.trace.json.gz", H200_2141 / "mmrelu-nvgemm.
 
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    # 64 KB blocks instead of 8 MB: a 20k-event trace then crosses ~80 block boundaries, as a 1 GB one would.
+    # 64 KB blocks instead of 256 KB: a 20k-event trace (5 MB) then crosses ~80 block boundaries.
     monkeypatch.setattr(trace_mod, "_BLOCK", 64 << 10)
 
 
@@ -118,6 +118,9 @@ ODD = {
     # a '},{' inside each event: cuts there do not decode, and an earlier one is taken
     "objects in an args list": (True, lambda: json.dumps(_doc(
         [{**e, "args": {**e.get("args", {}), "l": [{"a": 1}, {"b": [{"c": 2}]}]}} for e in _events()] * 30)).encode()),
+    # cut candidates inside strings: the chunk ends mid-string, does not decode, and an earlier cut is taken
+    "braces in names": (True, lambda: json.dumps(_doc(
+        [{**e, "name": e["name"] + "<{a}, {b}>}]"} if "name" in e else e for e in _events()] * 30)).encode()),
     "an event longer than a block": (True, lambda: json.dumps(_doc(_with_args(blob="x" * 200_000) * 2)).encode()),
     "odd values": (True, lambda: json.dumps(_doc(_with_args(correlation="24", stream=True, device=None) + [
         {"ph": "X", "cat": "kernel", "name": 5, "ts": "7.5"}, {"ph": "X", "cat": "kernel"},

@@ -103,8 +103,8 @@ def test_terminal_summary_printed(cpu_run: Path):
 
 
 def test_torch_tb_profiler_loads_every_mode(cpu_run: Path):
-    from torch_tb_profiler.profiler.loader import RunLoader
     from torch_tb_profiler import io as tbio
+    from torch_tb_profiler.profiler.loader import RunLoader
 
     cache = tbio.Cache()
     for mode in ("eager", "default", "max-autotune_CPP"):

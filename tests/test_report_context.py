@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from kernelscope.analysis.stats import bootstrap_ratio_of_medians, latency_ratio
 from kernelscope.report import charts, fmt
 from kernelscope.report.context import (
     KV,
@@ -18,7 +19,6 @@ from kernelscope.report.context import (
     numerics_check,
     tolerance_for,
 )
-from kernelscope.report.stats import bootstrap_ratio_of_medians, latency_ratio
 from kernelscope.result import LatencyStats, ModeResult
 from tests.conftest_reports import big_h200_211, seed_h200_211, seed_h200_2141, timings
 

@@ -7,15 +7,20 @@ profile`` right after capture and ``kernelscope analyze`` on a machine without a
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from kernelscope import __version__
+from kernelscope.analysis.autotune import autotune_results
+from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.gemm import analyze_gemms
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels
+from kernelscope.analysis.recommend import recommend
+from kernelscope.analysis.roofline import peaks_for, with_roofline
 from kernelscope.errors import CodeFileError, KernelscopeError
 from kernelscope.inductor_code import OutputCode, parse_output_code
-from kernelscope.result import SCHEMA, LatencyStats, ModeResult, RunResult, Status
+from kernelscope.result import SCHEMA, LatencyStats, ModeResult, RunResult, Status, SweepPoint
 from kernelscope.trace import Trace, load_trace
 
 
@@ -49,13 +54,18 @@ def analyze_mode_trace(
     config: dict[str, Any],
     log_text: str | None,
     iterations: int | None = None,
+    peaks: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The trace-derived fields of a ModeResult (kernels, categories, GEMM verdicts, iterations)."""
+    """The trace-derived fields of a ModeResult (kernels, categories, GEMM verdicts with their roofline and
+    autotune tables, iterations). ``peaks``: result.json's "peaks" (datasheet and calibrated ceilings)."""
     ka: KernelAnalysis = analyze_kernels(trace, iterations)
     gemm_config = dict(config)
     gemm_config.setdefault("compiled", bool(codes))
     gemm_config.setdefault("device", ka.device)
     gemms, summary = analyze_gemms(ka, trace, codes, mode=mode, mode_config=gemm_config, log_text=log_text)
+    gemms = with_roofline(gemms, peaks)
+    backends = config.get("gemm_backends")
+    autotune = autotune_results(log_text, gemms, backends if isinstance(backends, (list, tuple)) else None)
     return {
         "device": ka.device,
         "kernels_per_iter": ka.kernels_per_iter,
@@ -68,6 +78,7 @@ def analyze_mode_trace(
         "gemm_summary": summary,
         "iterations": ka.iterations,
         "timeline": timeline(ka),
+        "autotune": autotune,
     }
 
 
@@ -83,7 +94,8 @@ def timeline(ka: KernelAnalysis, iteration: int = 0) -> tuple[Any, ...]:
                  for k in sorted(ks, key=lambda k: k.ts))
 
 
-def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int | None = None) -> ModeResult:
+def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int | None = None,
+                      peaks: dict[str, Any] | None = None) -> ModeResult:
     """Turn one mode's capture record (+ its trace and code files) into a ModeResult."""
     status = capture.get("status", Status.FAILED.value)
     base: dict[str, Any] = {
@@ -104,6 +116,8 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
         "log": capture.get("log"),
         "config": capture.get("config") or {},
         "notes": tuple(capture.get("notes") or ()),
+        "compile": capture.get("compile") or {},
+        "dynamo": capture.get("dynamo") or {},
     }
     if status == Status.OK.value and capture.get("trace"):
         log_text = None
@@ -116,7 +130,7 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
             trace = load_trace(out_dir / capture["trace"])
             codes = load_codes([out_dir / p for p in base["inductor_code"]])
             base.update(analyze_mode_trace(trace, codes, mode=base["name"], config=base["config"], log_text=log_text,
-                                           iterations=iterations))
+                                           iterations=iterations, peaks=peaks))
         except KernelscopeError as exc:
             # The measurements stand; only the trace analysis is lost, and the report says why.
             base["notes"] = base["notes"] + (f"trace analysis failed: {exc.message}",)
@@ -133,7 +147,17 @@ def build_run_result(
     dtype: str,
     settings: dict[str, Any],
     notes: Sequence[str] = (),
+    points: Sequence[SweepPoint] = (),
+    peaks: dict[str, Any] | None = None,
 ) -> RunResult:
+    """The run's result. With a sweep, ``modes`` is the first point's (one shape for tools that read one) and
+    ``points`` holds every shape; the recommendation and the dynamic-vs-static summary are derived here once."""
+    if points:
+        recommendation = tuple(recommend(p.modes, p.params, p.label) for p in points)
+        dynamic = dynamic_summary(points)
+    else:
+        recommendation = (recommend(modes, {}, ""),) if modes else ()
+        dynamic = dynamic_summary([SweepPoint({}, "", tuple(modes))]) if modes else None
     return RunResult(
         schema=SCHEMA,
         tool_version=__version__,
@@ -146,6 +170,10 @@ def build_run_result(
         modes=tuple(modes),
         settings=settings,
         notes=tuple(notes),
+        points=tuple(points),
+        recommendation=recommendation,
+        dynamic=dynamic,
+        peaks=dict(peaks or {}),
     )
 
 
@@ -165,13 +193,17 @@ def analyze_trace_file(
     log_text = log_path.read_text(encoding="utf-8", errors="replace") if log_path else None
     cfg = dict(config or {})
     cfg.setdefault("compiled", bool(codes))
-    fields = analyze_mode_trace(trace, codes, mode=mode, config=cfg, log_text=log_text, iterations=iterations)
-    env: dict[str, Any] = {"device": fields["device"]}
+    env: dict[str, Any] = {}
     if trace.device_properties:
         p = trace.device_properties[0]
         env["gpu"] = p.get("name")
         if "computeMajor" in p:
             env["capability"] = f"{p.get('computeMajor')}.{p.get('computeMinor')}"
+    # Datasheet peaks only: a trace made elsewhere says which GPU, not which machine's calibration applies.
+    peaks = peaks_for({**env, "device": "cuda" if env.get("gpu") else "cpu"}, None)
+    fields = analyze_mode_trace(trace, codes, mode=mode, config=cfg, log_text=log_text, iterations=iterations,
+                                peaks=peaks)
+    env = {"device": fields["device"], **env}
     if "cuda_driver_version" in trace.meta:
         env["cuda_driver_version"] = trace.meta["cuda_driver_version"]
     notes = []
@@ -181,5 +213,5 @@ def analyze_trace_file(
                     inductor_code=tuple(str(p) for p in code_paths), config=cfg, notes=tuple(notes), **fields)
     return build_run_result(
         [mr], environment=env, command=command, model=Path(trace_path).name, device=fields["device"], dtype="",
-        settings={"source": "analyze", "iterations": iterations}, notes=notes,
+        settings={"source": "analyze", "iterations": iterations}, notes=notes, peaks=peaks,
     )

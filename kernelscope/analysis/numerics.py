@@ -1,7 +1,7 @@
 """Numerics: the one tolerance table, and the pass/fail rules applied to what a capture measured. Pure: no torch.
 
 The worker (capture/worker.py) measures, per mode, the output against eager and against a higher-precision
-reference of the same model (float64 on the CPU, float32 with TF32 off on CUDA), using ``tolerance_for`` for the
+reference of the same model (float64; float32 with TF32 off for fp16/bf16 on CUDA), using ``tolerance_for`` for the
 element-wise counts; the report and the recommendation read the verdicts through ``numerics_verdict``.
 """
 
@@ -100,8 +100,12 @@ def numerics_verdict(numerics: dict[str, Any] | None, *, is_eager: bool = False)
     if pe is False and pr is None:
         return NumericsVerdict("fail", pe, pr, nonfinite, str(ve.get("reason") or "outside tolerance vs eager"))
     if pe is False and pr is True:
-        return NumericsVerdict("pass", pe, pr, nonfinite,
-                               "differs from eager beyond tolerance but is as close to the reference as eager")
+        mode_rmse, eager_rmse = vr.get("rmse"), vr.get("eager_rmse")
+        if isinstance(mode_rmse, (int, float)) and isinstance(eager_rmse, (int, float)) and mode_rmse < eager_rmse:
+            how = f"closer to the reference than eager (rmse {mode_rmse:.3g} vs {eager_rmse:.3g})"
+        else:
+            how = "as close to the reference as eager"
+        return NumericsVerdict("pass", pe, pr, nonfinite, f"differs from eager beyond tolerance but is {how}")
     if pe is None and pr is None:
         return NumericsVerdict("n/a", pe, pr, nonfinite, "not measured")
     return NumericsVerdict("pass", pe, pr, nonfinite, "within tolerance")

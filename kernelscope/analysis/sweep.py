@@ -32,12 +32,27 @@ class PointPlan:
 
 def parse_values(raw: str) -> list[Any]:
     """``1,16,256`` -> [1, 16, 256]; ``(1,2),(3,4)`` -> [(1, 2), (3, 4)]; ``gelu,relu`` -> ["gelu", "relu"]."""
-    raw = raw.strip()
-    try:
-        value = ast.literal_eval(f"[{raw}]")  # Python's own parser splits at top-level commas only
-    except (ValueError, SyntaxError):
-        value = [ast_or_str(v) for v in raw.split(",")]
-    return [v for v in value if v != ""]
+    return [ast_or_str(part) for part in _split_top_level(raw.strip()) if part.strip()]
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split at commas outside quotes and brackets, so tuples and quoted strings with commas stay whole."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
 
 
 def ast_or_str(text: str) -> Any:
@@ -72,12 +87,13 @@ def _label(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in params.items()) or "default"
 
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_]+")
 
 
 def _dirname(index: int, label: str) -> str:
-    # p<index> first: unique and sorted in sweep order whatever the values; the rest only helps a human.
-    body = _UNSAFE.sub("-", label.replace(", ", "_").replace("=", "-")).strip("-.")[:60]
+    # p<index> first: unique and sorted in sweep order whatever the values; the rest only helps a human. Only
+    # letters, digits, "_" and single "-" survive: no "/", no "..", nothing a shell or a URL would read.
+    body = _UNSAFE.sub("-", label.replace(", ", "_")).strip("-_")[:60]
     return f"p{index}-{body}" if body else f"p{index}"
 
 
@@ -129,3 +145,13 @@ def numeric_axis(points: list[PointPlan] | list[dict[str, Any]]) -> str | None:
     if all(isinstance(p[k], (int, float)) and not isinstance(p[k], bool) and p[k] > 0 for p in params):
         return k
     return None
+
+
+def defines_input_sweep(path: str) -> bool:
+    """Whether a model file defines get_input_sweep() at module level (read without running it)."""
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read(), filename=path)
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return False
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "get_input_sweep"
+               for n in tree.body)

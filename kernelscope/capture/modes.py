@@ -1,6 +1,7 @@
 """Mode definitions: what each --modes name means. Pure data (no torch), so the CLI validates before capture.
 
-Names: eager, default, max-autotune, reduce-overhead, and ``max-autotune:B1+B2`` to pin the GEMM backends of one
+Names: eager, default, max-autotune, reduce-overhead, dynamic (``torch.compile(dynamic=True)``: one process meets
+every shape point of a sweep, so its recompilations are counted), and ``max-autotune:B1+B2`` to pin the GEMM backends of one
 max-autotune mode (e.g. ``max-autotune:TRITON`` and ``max-autotune:ATEN`` side by side in one run).
 """
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from kernelscope.errors import UsageError
 
 GEMM_BACKENDS = ("ATEN", "TRITON", "CUTLASS", "NVGEMM", "CPP", "CUTEDSL")
-BASE_MODES = ("eager", "default", "max-autotune", "reduce-overhead")
+BASE_MODES = ("eager", "default", "max-autotune", "reduce-overhead", "dynamic")
 DEFAULT_MODES = ("eager", "default", "max-autotune")
 
 
@@ -25,6 +26,7 @@ class ModeDef:
     gemm_backends: tuple[str, ...] | None = None  # None: Inductor's default list
     needs_cuda: bool = False
     inductor_config: dict[str, object] = field(default_factory=dict)
+    dynamic: bool = False  # torch.compile(dynamic=True); one worker runs every shape point
 
     @property
     def dirname(self) -> str:
@@ -67,6 +69,9 @@ def parse_modes(text: str, gemm_backends: tuple[str, ...] | None = None) -> list
             out.append(ModeDef(name, compiled=False, compile_mode=None, max_autotune=False, cudagraphs=False))
         elif base == "default":
             out.append(ModeDef(name, compiled=True, compile_mode=None, max_autotune=False, cudagraphs=False))
+        elif base == "dynamic":
+            out.append(ModeDef(name, compiled=True, compile_mode=None, max_autotune=False, cudagraphs=False,
+                               dynamic=True))
         elif base == "reduce-overhead":
             out.append(
                 ModeDef(name, compiled=True, compile_mode="reduce-overhead", max_autotune=False, cudagraphs=True,

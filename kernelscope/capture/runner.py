@@ -3,6 +3,10 @@
 The parent never imports torch: it writes a spec, starts ``python -m kernelscope.capture.worker``, relays its
 progress lines, enforces ``--timeout`` by killing the worker's whole process group (Inductor's compile workers
 included), and reads back ``capture.json``. A worker that dies without writing one still gets a result.
+
+A sweep runs each static mode once per shape point (a fresh compile per shape, as a user with fixed shapes gets)
+and the dynamic mode once for all points (its recompilations are what it measures). ``--warm-compile`` starts a
+second, compile-only worker per mode on the first one's Inductor cache.
 """
 
 from __future__ import annotations
@@ -14,10 +18,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from kernelscope.analysis.sweep import PointPlan
 from kernelscope.capture.modes import ModeDef
 from kernelscope.capture.worker import CAPTURE_SCHEMA, atomic_write_json
 
@@ -36,6 +42,7 @@ class CaptureOptions:
     cache_dir: str | None = None
     torch_logs: str | None = "fusion"
     seed: int = 0
+    reference: bool = True  # numerics against a float64 (CPU) / float32 (CUDA) copy of the model
 
 
 def _read_capture(path: Path) -> dict[str, Any] | None:
@@ -62,12 +69,104 @@ def run_mode(
     opts: CaptureOptions,
     out_dir: Path,
     on_progress: Callable[[str, str], None] | None = None,
+    *,
+    warm: bool = False,
 ) -> dict[str, Any]:
-    """Capture one mode; always returns a capture record (status ok/failed/timeout/unavailable/interrupted)."""
+    """Capture one mode; always returns a capture record (status ok/failed/timeout/unavailable/interrupted).
+
+    ``warm``: a second, compile-only process reusing the first one's Inductor cache (its record goes to
+    ``modes/<mode>/warm/``; the caller merges its first-call time and cache counters into the cold record).
+    """
     mode_dir = out_dir / "modes" / mode.dirname
-    mode_dir.mkdir(parents=True, exist_ok=True)
-    tb_dir = out_dir / "tb" / mode.dirname
-    cache_dir = opts.cache_dir or str(mode_dir / ".inductor-cache")
+    point = {"index": 0, "label": "", "params": {}, "sets": {}, "input_index": None,
+             "mode_dir": str(mode_dir / "warm" if warm else mode_dir), "tb_dir": str(out_dir / "tb" / mode.dirname)}
+    (rec,) = _run_worker(mode, opts, out_dir, [point], worker_dir=mode_dir, on_progress=on_progress, warm=warm,
+                         multi=False)
+    return rec
+
+
+def run_mode_points(
+    mode: ModeDef,
+    opts: CaptureOptions,
+    out_dir: Path,
+    points: Sequence[PointPlan],
+    on_progress: Callable[[str, str], None] | None = None,
+    *,
+    warm: bool = False,
+) -> list[dict[str, Any]]:
+    """Capture one mode at several shape points in ONE worker (the dynamic mode: its recompilations across the
+    shapes are the measurement). Files: ``points/<point>/modes/<mode>/`` per point, the worker's spec and log in
+    ``modes/<mode>/``. Returns one record per point."""
+    worker_dir = out_dir / "modes" / mode.dirname
+    plans = [_point_spec(out_dir, mode, p, warm) for p in points]
+    return _run_worker(mode, opts, out_dir, plans, worker_dir=worker_dir, on_progress=on_progress, warm=warm,
+                       multi=True)
+
+
+def run_mode_at(
+    mode: ModeDef,
+    opts: CaptureOptions,
+    out_dir: Path,
+    point: PointPlan,
+    on_progress: Callable[[str, str], None] | None = None,
+    *,
+    warm: bool = False,
+) -> dict[str, Any]:
+    """Capture one (static) mode at one shape point of a sweep, in its own worker: a fresh compile per shape."""
+    plan = _point_spec(out_dir, mode, point, warm)
+    worker_dir = point_dir(out_dir, point, mode)
+    (rec,) = _run_worker(mode, opts, out_dir, [plan], worker_dir=worker_dir, on_progress=on_progress, warm=warm,
+                         multi=True)
+    return rec
+
+
+def point_dir(out_dir: Path, point: PointPlan, mode: ModeDef) -> Path:
+    return out_dir / "points" / point.dirname / "modes" / mode.dirname
+
+
+def _point_spec(out_dir: Path, mode: ModeDef, p: PointPlan, warm: bool) -> dict[str, Any]:
+    d = point_dir(out_dir, p, mode)
+    return {"index": p.index, "label": p.label, "params": p.params, "sets": p.sets, "input_index": p.input_index,
+            "mode_dir": str(d / "warm" if warm else d), "tb_dir": str(out_dir / "tb" / p.dirname / mode.dirname)}
+
+
+def list_input_points(opts: CaptureOptions, work_dir: Path) -> list[dict[str, Any]]:
+    """Ask a worker what the model file's get_input_sweep() returns (the parent never runs the model file)."""
+    from kernelscope.errors import ModelFileError
+
+    work_dir.mkdir(parents=True, exist_ok=True)
+    spec_path = work_dir / "list-points.json"
+    atomic_write_json(spec_path, {"model": opts.model, "sets": opts.sets, "seed": opts.seed})
+    proc = subprocess.run([sys.executable, "-m", "kernelscope.capture.worker", "--list-points", str(spec_path)],
+                          capture_output=True, text=True, timeout=opts.timeout_s, stdin=subprocess.DEVNULL)
+    line = next((ln for ln in reversed(proc.stdout.splitlines()) if ln.startswith("@@points ")), None)
+    if line is None:
+        tail = (proc.stderr.strip().splitlines() or [""])[-1][:300]
+        raise ModelFileError(f"get_input_sweep() could not be read (worker exit code {proc.returncode}): {tail}",
+                             "run the model file with python to see the error")
+    data = json.loads(line[len("@@points "):])
+    if "error" in data:
+        raise ModelFileError(data["error"])
+    return list(data["points"])
+
+
+def _run_worker(
+    mode: ModeDef,
+    opts: CaptureOptions,
+    out_dir: Path,
+    points: list[dict[str, Any]],
+    *,
+    worker_dir: Path,
+    on_progress: Callable[[str, str], None] | None,
+    warm: bool,
+    multi: bool,
+) -> list[dict[str, Any]]:
+    for p in points:
+        Path(p["mode_dir"]).mkdir(parents=True, exist_ok=True)
+    worker_dir.mkdir(parents=True, exist_ok=True)
+    # A fresh Inductor cache per mode (and shape point) by default, inside the output folder that each run
+    # empties first, so first_call_s is a cold compile; the warm process reuses exactly that folder.
+    cache_dir = opts.cache_dir or str(worker_dir / ".inductor-cache")
     spec = {
         "model": opts.model,
         "sets": opts.sets,
@@ -75,24 +174,35 @@ def run_mode(
         "device": opts.device,
         "mode": asdict(mode),
         "out_dir": str(out_dir),
-        "mode_dir": str(mode_dir),
-        "tb_dir": str(tb_dir),
+        "mode_dir": points[0]["mode_dir"],
+        "tb_dir": points[0]["tb_dir"],
         "warmup": opts.warmup,
         "repeats": opts.repeats,
         "profile_steps": opts.profile_steps,
         "freezing": opts.freezing,
         "seed": opts.seed,
+        "reference": opts.reference,
+        "compile_only": warm,
+        "user_cache_dir": bool(opts.cache_dir),
     }
-    spec_path = mode_dir / "spec.json"
+    if multi:
+        spec["points"] = points
+    suffix = "-warm" if warm else ""
+    spec_path = worker_dir / f"spec{suffix}.json"
     atomic_write_json(spec_path, spec)
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
-    # A fresh Inductor cache per mode by default, so first_call_s is a cold compile (--cache-dir reuses one).
     env["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
-    env.setdefault("TRITON_CACHE_DIR", os.path.join(cache_dir, "triton"))
+    if opts.cache_dir:
+        env.setdefault("TRITON_CACHE_DIR", os.path.join(cache_dir, "triton"))
+    else:
+        # Triton's own cache too, even when the user set one: otherwise a "cold" compile reuses kernels.
+        env["TRITON_CACHE_DIR"] = os.path.join(cache_dir, "triton")
     if mode.compiled and opts.torch_logs and "TORCH_LOGS" not in os.environ:
-        env["TORCH_LOGS"] = opts.torch_logs  # the fusion log feeds the epilogue verdicts' why-not
-    log_path = mode_dir / "log.txt"
+        # The fusion log feeds the epilogue verdicts' why-not; recompiles says why a dynamic graph recompiled.
+        env["TORCH_LOGS"] = opts.torch_logs + (",recompiles" if mode.dynamic else "")
+    log_path = worker_dir / f"log{suffix}.txt"
+    timeout = opts.timeout_s * max(1, len(points))  # --timeout is per mode and shape point
     t0 = time.perf_counter()
     status_override = None
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
@@ -119,7 +229,7 @@ def run_mode(
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
         try:
-            proc.wait(timeout=opts.timeout_s)
+            proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             status_override = "timeout"
@@ -131,27 +241,53 @@ def run_mode(
             _kill_group(proc)
             reader.join(timeout=5)
     wall = time.perf_counter() - t0
-    rec = _read_capture(mode_dir / "capture.json")
-    if status_override == "timeout":
-        rec = {**(rec or {}), "status": "timeout", "error_kind": "timeout",
-               "error": f"mode {mode.name} did not finish within --timeout {opts.timeout_s:g} s and was stopped"}
-    elif status_override == "interrupted":
-        rec = {**(rec or {}), "status": "interrupted", "error_kind": "interrupted", "error": "interrupted (Ctrl-C)"}
-    elif rec is None:
-        code = proc.returncode
-        why = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-        tail = _log_tail(log_path)
-        rec = {"status": "failed", "error_kind": "crash",
-               "error": f"the {mode.name} worker died without a result ({why}){': ' + tail if tail else ''}"}
-    rec.setdefault("schema", CAPTURE_SCHEMA)
-    rec["mode"] = mode.name
-    rec["wall_s"] = wall
-    rec["log"] = str(log_path.relative_to(out_dir))
-    rec.setdefault("notes", [])
-    atomic_write_json(mode_dir / "capture.json", rec)
+    recs = []
+    for p in points:
+        capture_path = Path(p["mode_dir"]) / "capture.json"
+        rec = _read_capture(capture_path)
+        if status_override == "timeout" and (rec is None or rec.get("status") != "ok"):
+            rec = {**(rec or {}), "status": "timeout", "error_kind": "timeout",
+                   "error": f"mode {mode.name} did not finish within --timeout {opts.timeout_s:g} s"
+                            f"{' per shape point' if len(points) > 1 else ''} and was stopped"}
+        elif status_override == "interrupted" and (rec is None or rec.get("status") != "ok"):
+            rec = {**(rec or {}), "status": "interrupted", "error_kind": "interrupted", "error": "interrupted (Ctrl-C)"}
+        elif rec is None:
+            code = proc.returncode
+            why = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+            tail = _log_tail(log_path)
+            rec = {"status": "failed", "error_kind": "crash",
+                   "error": f"the {mode.name} worker died without a result ({why}){': ' + tail if tail else ''}"}
+        rec.setdefault("schema", CAPTURE_SCHEMA)
+        rec["mode"] = mode.name
+        if len(points) == 1:
+            rec["wall_s"] = wall
+        else:
+            rec.setdefault("wall_s", None)
+        rec["log"] = str(log_path.relative_to(out_dir))
+        rec.setdefault("notes", [])
+        if multi:
+            rec.setdefault("point", {"index": p["index"], "label": p["label"], "params": p["params"]})
+        atomic_write_json(capture_path, rec)
+        recs.append(rec)
     if status_override == "interrupted":
         raise KeyboardInterrupt
-    return rec
+    return recs
+
+
+def merge_warm(cold: dict[str, Any], warm: dict[str, Any]) -> dict[str, Any]:
+    """The cold record with the warm process's first-call time and cache counters in ``compile``."""
+    comp = dict(cold.get("compile") or {"cold_s": cold.get("first_call_s"), "cache": {}})
+    cache = dict(comp.get("cache") or {})
+    if warm.get("status") == "ok":
+        comp["warm_s"] = warm.get("first_call_s")
+        cache["warm"] = (warm.get("compile") or {}).get("cache", {}).get("cold", {})
+        comp["warm_dynamo"] = warm.get("dynamo") or {}
+    else:
+        comp["warm_s"] = None
+        comp["warm_error"] = f"{warm.get('status')}: {warm.get('error', '')}"[:500]
+    comp["cache"] = cache
+    comp["warm_log"] = warm.get("log")
+    return {**cold, "compile": comp}
 
 
 def _log_tail(path: Path) -> str:

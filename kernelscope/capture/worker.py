@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import sys
 import time
 import traceback
@@ -141,6 +142,11 @@ def backend_available(torch: Any, name: str, device: str) -> tuple[bool, str]:
     return False, "unknown backend"
 
 
+def cute_dsl_arch(major: int, minor: int) -> str:
+    """CUTE_DSL_ARCH for a compute capability: sm90 and later need the arch-specific "a" variant (sm_90a)."""
+    return f"sm_{major}{minor}a" if major >= 9 else f"sm_{major}{minor}"
+
+
 # --------------------------------------------------------------------------------------------------- helpers
 
 
@@ -201,12 +207,14 @@ def _compare(torch: Any, got: list[Any], ref: list[Any], tol: Any) -> dict[str, 
     return out
 
 
-def _reference_output(torch: Any, model: Any, inputs: list[Any], device: str) -> tuple[list[Any] | None, dict]:
-    """The same model and inputs in higher precision: float64 on the CPU; float32 with TF32 off on CUDA (float64
-    GEMMs would be slow there and float32 is exact enough to judge fp16/bf16). Returns (outputs, how)."""
+def _reference_output(torch: Any, model: Any, inputs: list[Any], device: str,
+                      run_dtype: str) -> tuple[list[Any] | None, dict]:
+    """The same model and inputs in higher precision: float64 on the CPU, and on CUDA for float32 runs (a float32
+    reference would only repeat eager); float32 with TF32 off on CUDA for fp16/bf16 runs (exact enough to judge
+    them, and float64 GEMMs of a large model would be slow). Returns (outputs, how)."""
     import copy
 
-    ref_dtype = torch.float64 if device == "cpu" else torch.float32
+    ref_dtype = torch.float64 if device == "cpu" or run_dtype in ("float32", "float64") else torch.float32
     how: dict[str, Any] = {"dtype": str(ref_dtype).replace("torch.", ""), "device": device}
     try:
         m = copy.deepcopy(model)
@@ -216,26 +224,53 @@ def _reference_output(torch: Any, model: Any, inputs: list[Any], device: str) ->
     except Exception as exc:  # a model that cannot be copied or cast (custom objects, quantized weights)
         how["skipped"] = f"the model could not be copied to {how['dtype']}: {type(exc).__name__}: {exc}"[:300]
         return None, how
-    saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
-    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    saved = _tf32_off(torch) if device == "cuda" else None
     try:
         with torch.no_grad():
             out = [t.detach().double().cpu() for t in _flatten(torch, m(*xs))]
     except Exception as exc:  # e.g. an op without a float64 kernel, or no memory for a second copy
-        how["skipped"] = f"the {how['dtype']} reference failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        how["skipped"] = f"the {how['dtype']} reference failed: {type(exc).__name__}: {first}"[:300]
         out = None
     finally:
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+        if saved is not None:
+            _tf32_restore(torch, saved)
         del m, xs
         if device == "cuda":
             torch.cuda.empty_cache()
     return out, how
 
 
+def _tf32_off(torch: Any) -> tuple[list[tuple[Any, str]], tuple[bool, bool]]:
+    """TF32 off for the float32 reference. Returns the exact previous state: the precision settings are part of
+    Inductor's FX-graph cache key, so a setting left even nominally changed ("none" -> "ieee") would make the
+    warm-compile process miss the cache the cold one wrote."""
+    b = torch.backends
+    objs = [b, b.cuda.matmul, b.cudnn, getattr(b.cudnn, "conv", None), getattr(b.cudnn, "rnn", None)]
+    saved = [(o, o.fp32_precision) for o in objs if o is not None and hasattr(o, "fp32_precision")]
+    legacy = (b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32)
+    b.cuda.matmul.allow_tf32 = b.cudnn.allow_tf32 = False
+    return saved, legacy
+
+
+def _tf32_restore(torch: Any, state: tuple[list[tuple[Any, str]], tuple[bool, bool]]) -> None:
+    saved, legacy = state
+    if saved:
+        for obj, value in saved:  # outermost first, as saved: a parent's setting would overwrite its children's
+            obj.fp32_precision = value
+    else:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = legacy
+
+
 def _numerics(torch: Any, got: list[Any], eager: list[Any], reference: list[Any] | None, how: dict[str, Any],
               dtype: str) -> dict[str, Any]:
     """The mode's numerics record: vs eager, vs the high-precision reference, the tolerance and rules used."""
-    from kernelscope.analysis.numerics import REFERENCE_MULTIPLIER, reference_bound, reference_pass, tolerance_for
+    from kernelscope.analysis.numerics import (
+        REFERENCE_MULTIPLIER,
+        reference_bound,
+        reference_pass,
+        tolerance_for,
+    )
 
     tol = tolerance_for(dtype)
     vs_eager = _compare(torch, got, eager, tol)
@@ -458,8 +493,7 @@ class _Setup:
                 if "NVGEMM" in usable and device == "cuda" and not os.environ.get("CUTE_DSL_ARCH"):
                     # torch 2.14.1's autotune workers otherwise compile every NVGEMM choice for sm_100a and all
                     # fail on sm90 ("expects arch to be sm_90a, but got sm_100a"; fixture nvgemm-arch-failure).
-                    major, minor = torch.cuda.get_device_capability(0)
-                    arch = f"sm_{major}{minor}a" if major >= 9 else f"sm_{major}{minor}"
+                    arch = cute_dsl_arch(*torch.cuda.get_device_capability(0))
                     os.environ["CUTE_DSL_ARCH"] = arch
                     notes.append(f"set CUTE_DSL_ARCH={arch} from the device's compute capability (unset by the user)")
                     config["cute_dsl_arch"] = arch
@@ -573,11 +607,12 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         reference, how = (None, {"skipped": "--no-reference"})
         if spec.get("reference", True) and not spec.get("compile_only"):
             progress("reference forward (high precision)")
-            reference, how = _reference_output(torch, model, inputs, device)
+            reference, how = _reference_output(torch, model, inputs, device, rec["dtype"])
         if device == "cuda":
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
         else:
+            memory["build_peak_rss_bytes"] = _rss_hwm()  # model, inputs and references built
             hwm_ok = _reset_hwm()
 
         codes: list[str] = []
@@ -654,6 +689,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         if device == "cuda":
             torch.cuda.reset_peak_memory_stats()
         else:
+            warmup_peak = _rss_hwm() if hwm_ok else None
             hwm_ok = _reset_hwm()
         # Several calls per sample so one sample lasts >= ~1 ms: shorter ones time the timer, not the model.
         inner = max(1, min(1000, int(1e-3 / max(per_call["estimate_s"], 1e-7))))
@@ -678,7 +714,11 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             # Steady-state peak RSS: the window of the timed calls (VmHWM reset after warm-up); the process's
             # lifetime peak (compile included) is kept apart.
             steady = _rss_hwm() if hwm_ok else None
-            memory["process_peak_rss_bytes"] = _peak_rss()
+            # Resetting VmHWM resets getrusage's ru_maxrss too (the same counter): the lifetime peak is the
+            # largest of the windows read before each reset.
+            windows = [memory.get("build_peak_rss_bytes"), memory.get("first_call_peak_rss_bytes"), warmup_peak,
+                       steady]
+            memory["process_peak_rss_bytes"] = max((w for w in windows if w), default=None) or _peak_rss()
             memory["peak_rss_bytes"] = steady or memory["process_peak_rss_bytes"]
             memory["rss_after_bytes"] = _rss_now()
             rec["peak_memory_bytes"] = memory["peak_rss_bytes"]
@@ -732,7 +772,25 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     files = sorted(tb_dir.glob(f"{WORKER_NAME}.*.pt.trace.json.gz"))
     if not files:
         raise RuntimeError("torch.profiler wrote no trace file")
+    _scrub_host_name(files[-1])
     return str(files[-1].relative_to(spec["out_dir"]))
+
+
+_HOST_NAME = re.compile(rb'"(host_name|hostname)"(\s*):(\s*)"[^"]*"')
+
+
+def _scrub_host_name(path: Path) -> None:
+    """Kineto writes the machine's hostname into the trace's metadata ("host_name"); traces get attached to
+    public PRs, so it is replaced by the worker name, the same policy as the file names."""
+    import gzip
+
+    raw = gzip.decompress(path.read_bytes())
+    clean = _HOST_NAME.sub(lambda m: b'"host_name"' + m.group(2) + b":" + m.group(3) + b'"' + WORKER_NAME.encode()
+                           + b'"', raw)
+    if clean != raw:
+        from kernelscope.report.io import atomic_write_bytes
+
+        atomic_write_bytes(path, gzip.compress(clean))
 
 
 def _root_cause(exc: BaseException) -> BaseException:
@@ -798,8 +856,29 @@ def _new_record(spec: dict[str, Any], point: dict[str, Any]) -> dict[str, Any]:
     return rec
 
 
+def _die_with_parent() -> None:
+    """Linux: get SIGKILL when the kernelscope process dies (even by SIGKILL), so no worker outlives the run.
+
+    The worker runs in its own session (so a timeout can kill its whole group), which also means a terminal's
+    Ctrl-C or a killed parent would otherwise leave it running, compiling, holding GPU memory."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() == 1:  # the parent died before prctl took effect
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    _die_with_parent()
     if argv and argv[0] == "--list-points":
         # The parent asks what get_input_sweep() returns: JSON on the last stdout line, errors as JSON too.
         spec = json.loads(Path(argv[1]).read_text())

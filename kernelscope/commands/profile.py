@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 from pathlib import Path
@@ -17,7 +18,8 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
 @click.command("profile")
 @click.argument("model", type=click.Path(dir_okay=True, path_type=Path))
 @click.option("--modes", default="eager,default,max-autotune", show_default=True,
-              help="Comma-separated: eager, default, max-autotune, reduce-overhead (CUDA), max-autotune:B1+B2.")
+              help="Comma-separated: eager, default, max-autotune, reduce-overhead (CUDA), dynamic "
+                   "(torch.compile(dynamic=True), one process across the sweep), max-autotune:B1+B2.")
 @click.option("--gemm-backends", default=None, metavar="LIST",
               help="Inductor max-autotune GEMM backends, e.g. ATEN,TRITON,NVGEMM (ATEN TRITON CUTLASS NVGEMM CPP).")
 @click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True,
@@ -26,11 +28,14 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
               help="Cast the model and floating inputs. Default: the dtypes the model file builds.")
 @click.option("--set", "sets", multiple=True, metavar="NAME=VALUE",
               help="Override a module-level constant of the model file before it is built (repeatable).")
+@click.option("--sweep", "sweeps", multiple=True, metavar="NAME=V1,V2,...",
+              help="Profile at each value of a module-level constant (repeatable: the Cartesian product). A model "
+                   "file's get_input_sweep() adds its own points.")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Output directory [default: kernelscope-out/<model file stem>].")
 @click.option("--force", is_flag=True, help="Write into a non-empty directory kernelscope did not create.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=900.0, show_default=True,
-              help="Seconds per mode (compile included); a mode past it is stopped and marked timeout.")
+              help="Seconds per mode and shape point (compile included); past it the mode is stopped, marked timeout.")
 @click.option("--warmup", type=click.IntRange(min=1), default=10, show_default=True,
               help="Minimum warm-up calls before timing (more until per-call time is stable).")
 @click.option("--repeats", type=click.IntRange(min=3), default=30, show_default=True, help="Timed samples.")
@@ -40,11 +45,21 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
               help="Inductor freezing for compiled modes [default: on for CPU, off for CUDA].")
 @click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
               help="Reuse this Inductor cache (default: a fresh cache per mode, so first-call time is a cold compile).")
+@click.option("--warm-compile", is_flag=True,
+              help="Also time a warm compile: a second process per compiled mode reusing the first one's Inductor "
+                   "cache; reports both and the cache hit counters.")
+@click.option("--reference/--no-reference", default=True, show_default=True,
+              help="Numerics against a float64 copy of the model (float32 with TF32 off for fp16/bf16 on CUDA) as "
+                   "well as against eager.")
+@click.option("--calibration", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Ceilings from `kernelscope calibrate` for the roofline [default: $KERNELSCOPE_CALIBRATION or "
+                   "~/.cache/kernelscope/calibration.json when it exists].")
 @click.option("--no-tensorboard", is_flag=True, help="Skip TensorBoard scalars (traces are written regardless).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, modes: str, gemm_backends: str | None, device: str, dtype: str | None, sets: tuple[str, ...],
-            out: Path | None, force: bool, timeout: float, warmup: int, repeats: int, steps: int,
-            freezing: bool | None, cache_dir: Path | None, no_tensorboard: bool, debug: bool) -> None:
+            sweeps: tuple[str, ...], out: Path | None, force: bool, timeout: float, warmup: int, repeats: int,
+            steps: int, freezing: bool | None, cache_dir: Path | None, warm_compile: bool, reference: bool,
+            calibration: Path | None, no_tensorboard: bool, debug: bool) -> None:
     """Profile MODEL (a .py file defining get_model()/get_inputs(), or KernelBench's Model/get_init_inputs()/
     get_inputs()) in each mode, each in its own process, and write report.html, summary.md, result.json and
     TensorBoard traces into --out."""
@@ -52,62 +67,145 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
 
     from kernelscope import modelfile
     from kernelscope.analysis.mode import build_mode_result, build_run_result
+    from kernelscope.analysis.roofline import (
+        default_calibration_path,
+        peaks_for,
+        read_calibration,
+        with_roofline,
+    )
+    from kernelscope.analysis.sweep import defines_input_sweep, describe_hook_entry, parse_sweeps, plan_points
     from kernelscope.capture.modes import parse_backends, parse_modes
-    from kernelscope.capture.runner import CaptureOptions, run_mode
+    from kernelscope.capture.runner import (
+        CaptureOptions,
+        list_input_points,
+        merge_warm,
+        run_mode,
+        run_mode_at,
+        run_mode_points,
+    )
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report import write_reports
-    from kernelscope.result import ModeResult
+    from kernelscope.result import ModeResult, SweepPoint
 
     err = Console(stderr=True, highlight=False)
     spec = modelfile.inspect_model_file(model)
     parsed_sets = modelfile.parse_sets(sets)
     modelfile.check_sets(spec, parsed_sets)
+    parsed_sweeps = parse_sweeps(sweeps)
+    unknown = [n for n in parsed_sweeps if n not in spec.constants]
+    if unknown:
+        known = ", ".join(c for c in spec.constants if not c.startswith("_")) or "none"
+        raise UsageError(f"--sweep {unknown[0]}: {model.name} has no module-level constant {unknown[0]!r}",
+                         f"use one of: {known}")
+    both = [n for n in parsed_sweeps if n in parsed_sets]
+    if both:
+        raise UsageError(f"{both[0]} is given to both --set and --sweep", "keep it in --sweep only")
     mode_defs = parse_modes(modes, parse_backends(gemm_backends))
+    cal_path = calibration or default_calibration_path()
+    cal_data = read_calibration(cal_path, required=calibration is not None)
     out_dir = prepare_out_dir(out or Path("kernelscope-out") / model.stem, force=force)
     opts = CaptureOptions(model=spec.path, sets=parsed_sets, dtype=dtype, device=device,
                           warmup=warmup, repeats=repeats, profile_steps=steps, timeout_s=timeout, freezing=freezing,
-                          cache_dir=str(cache_dir.resolve()) if cache_dir else None)
+                          cache_dir=str(cache_dir.resolve()) if cache_dir else None, reference=reference)
+    hook_points = None
+    if defines_input_sweep(spec.path):
+        err.print("reading get_input_sweep() from the model file")
+        hook_points = [describe_hook_entry(p["kind"], i, p["detail"])
+                       for i, p in enumerate(list_input_points(opts, out_dir / "modes"))]
+    points = plan_points(parsed_sweeps, hook_points) if (parsed_sweeps or hook_points) else []
     command_line = "kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else "kernelscope profile"
-    results: list[ModeResult] = []
+    # results[point index][mode index]; a run without a sweep is one point.
+    n_points = max(1, len(points))
+    results: list[list[ModeResult | None]] = [[None] * len(mode_defs) for _ in range(n_points)]
     environment: dict[str, Any] = {}
     fatal: tuple[str, str] | None = None
     interrupted = False
     run_dtype: str | None = dtype
-    err.print(f"[bold]kernelscope[/] profiling {model} -> {out_dir}")
-    for i, mode in enumerate(mode_defs):
+    err.print(f"[bold]kernelscope[/] profiling {model} -> {out_dir}"
+              + (f" at {len(points)} shape points" if points else ""))
+    jobs: list[tuple[int, list[int]]] = []  # (mode index, point indices one worker measures)
+    for mi, mode in enumerate(mode_defs):
+        if mode.dynamic or not points:
+            jobs.append((mi, list(range(n_points))))
+        else:
+            jobs.extend((mi, [pi]) for pi in range(n_points))
+    for j, (mi, pis) in enumerate(jobs):
+        mode = mode_defs[mi]
         if fatal or interrupted:
             why = "interrupted before it ran" if interrupted else f"not run: {fatal[1]}"  # type: ignore[index]
-            results.append(ModeResult(name=mode.name, status="interrupted" if interrupted else "failed",
-                                      error=why, error_kind="skipped"))
+            for pi in pis:
+                results[pi][mi] = ModeResult(name=mode.name, status="interrupted" if interrupted else "failed",
+                                             error=why, error_kind="skipped")
             continue
-        label = f"[{i + 1}/{len(mode_defs)}] {mode.name}"
-        with err.status(f"{label}: starting") as status:
-            def on_progress(name: str, text: str, _label: str = label) -> None:
-                status.update(f"{_label}: {text}")
+        where = ""
+        if points:
+            where = f" @ {points[pis[0]].label}" if len(pis) == 1 else f" @ {len(pis)} shapes"
+        label = f"[{j + 1}/{len(jobs)}] {mode.name}{where}"
 
-            try:
-                rec = run_mode(mode, opts, out_dir, on_progress)
-            except KeyboardInterrupt:
-                interrupted = True
-                from kernelscope.capture.runner import _read_capture
+        def capture(warm: bool, _mode: Any = mode, _pis: list[int] = pis, _label: str = label) -> list[dict]:
+            tag = f"{_label}{' (warm compile)' if warm else ''}"
+            with err.status(f"{tag}: starting") as status:
+                def on_progress(name: str, text: str) -> None:
+                    status.update(f"{tag}: {text}")
 
-                rec = _read_capture(out_dir / "modes" / mode.dirname / "capture.json") or {
-                    "mode": mode.name, "status": "interrupted", "error": "interrupted (Ctrl-C)"}
-        if rec.get("environment") and not environment:
-            environment = rec["environment"]
-        run_dtype = run_dtype or rec.get("dtype")
-        mr = build_mode_result(out_dir, rec)
-        results.append(mr)
-        _print_mode_line(err, label, mr)
-        if rec.get("error_kind") in ("model", "usage", "forward"):
-            fatal = (rec["error_kind"], rec.get("error", ""))
+                if not points:
+                    return [run_mode(_mode, opts, out_dir, on_progress, warm=warm)]
+                if len(_pis) > 1 or _mode.dynamic:
+                    return run_mode_points(_mode, opts, out_dir, [points[i] for i in _pis], on_progress, warm=warm)
+                return [run_mode_at(_mode, opts, out_dir, points[_pis[0]], on_progress, warm=warm)]
+
+        try:
+            recs = capture(False)
+            if warm_compile and mode.compiled and any(r.get("status") == "ok" for r in recs):
+                warm_recs = capture(True)
+                recs = [merge_warm(c, w) for c, w in zip(recs, warm_recs)]
+                from kernelscope.capture.worker import atomic_write_json
+
+                for pi, rec in zip(pis, recs):
+                    d = (out_dir / "modes" / mode.dirname) if not points else (
+                        out_dir / "points" / points[pi].dirname / "modes" / mode.dirname)
+                    atomic_write_json(d / "capture.json", rec)
+        except KeyboardInterrupt:
+            interrupted = True
+            from kernelscope.capture.runner import _read_capture
+
+            recs = []
+            for pi in pis:
+                d = (out_dir / "modes" / mode.dirname) if not points else (
+                    out_dir / "points" / points[pi].dirname / "modes" / mode.dirname)
+                recs.append(_read_capture(d / "capture.json") or {
+                    "mode": mode.name, "status": "interrupted", "error": "interrupted (Ctrl-C)"})
+        for pi, rec in zip(pis, recs):
+            if rec.get("environment") and not environment:
+                environment = rec["environment"]
+            run_dtype = run_dtype or rec.get("dtype")
+            mr = build_mode_result(out_dir, rec)
+            results[pi][mi] = mr
+            line = label if len(pis) == 1 else f"{label.split(' @ ')[0]} @ {points[pi].label}"
+            _print_mode_line(err, line, mr)
+            # A broken model file stops the run; in a sweep a forward that raises at one shape (a size the model
+            # does not accept) fails that point only.
+            fatal_kinds = ("model", "usage") if points else ("model", "usage", "forward")
+            if rec.get("error_kind") in fatal_kinds and not fatal:
+                fatal = (rec["error_kind"], rec.get("error", ""))
     resolved_device = environment.get("device") or (device if device != "auto" else "")
+    peaks = peaks_for(environment, cal_data, str(cal_path)) if environment else {}
+    # The roofline needs the device's peaks, known once a worker reported the environment: fill it in now.
+    grid = [[dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in row if m is not None]
+            for row in results]
+    sweep_points = [SweepPoint(params=p.params, label=p.label, modes=tuple(grid[p.index])) for p in points]
+    settings: dict[str, Any] = {"modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends,
+                                "sets": parsed_sets, "warmup": warmup, "repeats": repeats, "profile_steps": steps,
+                                "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
+                                "reference": reference}
+    if points:
+        settings["sweep"] = {k: v for k, v in parsed_sweeps.items()}
+        settings["input_sweep"] = bool(hook_points)
+    if peaks.get("calibrated"):
+        settings["calibration"] = str(cal_path)
     result = build_run_result(
-        results, environment=environment, command=command_line, model=str(model), device=resolved_device,
-        dtype=run_dtype or "",
-        settings={"modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends, "sets": parsed_sets,
-                  "warmup": warmup, "repeats": repeats, "profile_steps": steps, "timeout_s": timeout,
-                  "freezing": freezing},
+        grid[0], environment=environment, command=command_line, model=str(model), device=resolved_device,
+        dtype=run_dtype or "", settings=settings, points=sweep_points, peaks=peaks,
     )
     paths = write_reports(result, out_dir, tensorboard=not no_tensorboard)
     from kernelscope.report.terminal import render_terminal
@@ -122,9 +220,10 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         if kind == "forward":
             raise click.exceptions.Exit(_fail(err, message))
         raise (ModelFileError(message) if kind == "model" else UsageError(message))
-    failed = [m for m in results if m.status in ("failed", "timeout")]
+    failed = [(m, row_label) for row, row_label in zip(grid, [p.label for p in points] or [""])
+              for m in row if m.status in ("failed", "timeout")]
     if failed:
-        names = ", ".join(f"{m.name} ({m.status})" for m in failed)
+        names = ", ".join(f"{m.name}{' @ ' + lbl if lbl else ''} ({m.status})" for m, lbl in failed)
         raise click.exceptions.Exit(_fail(err, f"{len(failed)} mode(s) did not finish: {names}; the other modes' "
                                                f"results are in {paths['html']}"))
 

@@ -264,3 +264,99 @@ def ratio_chart(title: str, rows: Sequence[tuple[str, float | None, float | None
     return Chart(title, WIDTH, axis_y + AXIS_H, tuple(rects), tuple(lines), tuple(labels),
                  (("dot better", "faster"), ("dot worse", "slower"), ("dot noise", "within noise")),
                  "Head latency / base latency (log scale); lines: 95% bootstrap interval of the ratio of medians.")
+
+
+SERIES = 6  # series colours in report.css (.s0 ... .s5); more modes reuse them in order
+
+
+def _log_ticks(lo: float, hi: float, height: float, min_gap: float = 18.0) -> list[float]:
+    """Ratio ticks for a log axis from exp(lo) to exp(hi): 1x first, then powers of ten, then 2x/5x and finer
+    steps, each kept only when at least ``min_gap`` pixels from every tick kept before it."""
+    per_px = (hi - lo) / height
+    e_lo, e_hi = math.floor(lo / math.log(10)) - 1, math.ceil(hi / math.log(10)) + 1
+    tiers = [[1.0], [10.0 ** e for e in range(e_lo, e_hi + 1)],
+             [k * 10.0 ** e for e in range(e_lo, e_hi + 1) for k in (2, 5)],
+             [0.5, 0.67, 0.8, 1.25, 1.5, 3.0]]
+    kept: list[float] = []
+    for tier in tiers:
+        for t in tier:
+            lt = math.log(t)
+            if lo <= lt <= hi and all(abs(lt - math.log(k)) / per_px >= min_gap for k in kept):
+                kept.append(round(t, 12))
+    return sorted(kept)
+
+
+def speedup_vs_shape_chart(rows, modes: Sequence[str], axis: str | None) -> Chart:
+    """Speedup vs eager per compiled mode across the sweep's shape points, with each point's 95% interval.
+
+    ``rows``: context.SweepRow (label, params, cells). x: the points in sweep order, spaced by log(value) when one
+    numeric parameter varies (batch 1, 16, 256 sit evenly), else evenly; y: log scale around 1.0 (no change).
+    """
+    title = "Speedup vs eager across shapes"
+    series = [m for m in modes if m != "eager"]
+    pts: list[tuple[int, int, object]] = []  # (series index, row index, cell)
+    for ri, row in enumerate(rows):
+        for cell in row.cells:
+            if cell.mode in series and cell.speedup.value:
+                pts.append((series.index(cell.mode), ri, cell))
+    if not pts or not rows:
+        return Chart(title, WIDTH, 0)
+    logs = [math.log(v) for _, _, c in pts for v in (c.speedup.value, c.speedup.low, c.speedup.high) if v]
+    # The y range covers the data and 1x (no change), padded; not symmetric: speedups of 100x leave no room
+    # wasted below 1x.
+    lo_y, hi_y = min(0.0, *logs), max(0.0, *logs)
+    pad = max((hi_y - lo_y) * 0.08, math.log(1.25))
+    lo_y, hi_y = lo_y - pad, hi_y + pad
+    left, right, top, plot_h = 70.0, 40.0, TOP + 6, 240.0
+    plot_w = WIDTH - left - right
+    if axis is not None:
+        xs = [math.log(float(row.params[axis])) for row in rows]
+    else:
+        xs = [float(i) for i in range(len(rows))]
+    lo_x, hi_x = min(xs), max(xs)
+    span = (hi_x - lo_x) or 1.0
+
+    def x_of(i: int) -> float:
+        pad = 0.06 * plot_w
+        return left + pad + (xs[i] - lo_x) / span * (plot_w - 2 * pad) if len(rows) > 1 else left + plot_w / 2
+
+    def y_of(v: float) -> float:
+        return top + (hi_y - math.log(v)) / (hi_y - lo_y) * plot_h
+
+    lines: list[Line] = []
+    labels: list[Label] = []
+    rects: list[Rect] = []
+    bottom = top + plot_h
+    for t in _log_ticks(lo_y, hi_y, plot_h):
+        y = y_of(t)
+        lines.append(Line(left, y, left + plot_w, y, "unity" if t == 1.0 else "grid"))
+        labels.append(Label(left - 8, y + 4, f"{t:g}×", "end", "tick"))
+    lines.append(Line(left, bottom, left + plot_w, bottom, "axis"))
+    for i, row in enumerate(rows):
+        x = x_of(i)
+        lines.append(Line(x, top, x, bottom, "grid"))
+        text = str(row.params[axis]) if axis is not None else row.label
+        labels.append(Label(x, bottom + 16, fmt.short(text, 28), "middle", "tick"))
+    if axis is not None:
+        labels.append(Label(left + plot_w / 2, bottom + 34, f"{axis} (log scale)", "middle", "tick"))
+    by_series: dict[int, list[tuple[int, object]]] = {}
+    for si, ri, cell in pts:
+        by_series.setdefault(si, []).append((ri, cell))
+    for si, items in sorted(by_series.items()):
+        cls = f"s{si % SERIES}"
+        items.sort(key=lambda it: it[0])
+        for (r0, c0), (r1, c1) in zip(items, items[1:]):
+            lines.append(Line(x_of(r0), y_of(c0.speedup.value), x_of(r1), y_of(c1.speedup.value), f"series {cls}"))
+        for ri, c in items:
+            sp = c.speedup
+            x, y = x_of(ri), y_of(sp.value)
+            if sp.low and sp.high:
+                lines.append(Line(x, y_of(sp.high), x, y_of(sp.low), f"ci-v {cls}"))
+            ci = f" (95% CI {fmt.interval(sp.low, sp.high)})" if sp.low and sp.high else ""
+            rects.append(Rect(x - 4, y - 4, 8, 8, f"dot-s {cls}",
+                              f"{c.mode} @ {rows[ri].label}: {fmt.ratio(sp.value)}{ci}, {sp.call}"))
+    legend = tuple((f"s{si % SERIES}", series[si]) for si in sorted(by_series))
+    return Chart(title, WIDTH, bottom + (44 if axis is not None else 28), tuple(rects), tuple(lines),
+                 tuple(labels), legend,
+                 "Eager median / mode median at each shape (log scale; above 1× is faster than eager); vertical "
+                 "bars: 95% bootstrap interval; a bar crossing 1× is within noise.")

@@ -16,10 +16,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kernelscope.analysis.stats import latency_ratio
 from kernelscope.errors import UsageError
 from kernelscope.report import fmt
 from kernelscope.report.context import EAGER
-from kernelscope.report.stats import latency_ratio
 from kernelscope.result import GemmEpilogue, ModeResult, RunResult, Status, Verdict
 
 

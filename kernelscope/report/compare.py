@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from kernelscope.analysis.stats import Ratio, latency_ratio
 from kernelscope.report import charts, fmt
 from kernelscope.report.context import flatten
 from kernelscope.report.html import environment, page_assets
 from kernelscope.report.markdown import MAX_CHARS, md_code, md_text
-from kernelscope.report.stats import Ratio, latency_ratio
 from kernelscope.result import GemmEpilogue, ModeResult, RunResult, Status
 
 

@@ -12,46 +12,35 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kernelscope.analysis.numerics import (  # noqa: F401 - re-exported: the report's tolerance table
+    DEFAULT_TOLERANCE_DTYPE,
+    TOLERANCES,
+    NumericsVerdict,
+    Tolerance,
+    numerics_verdict,
+    tolerance_for,
+)
+from kernelscope.analysis.stats import Ratio, latency_ratio
+from kernelscope.analysis.sweep import numeric_axis
 from kernelscope.report import charts, fmt
-from kernelscope.report.stats import Ratio, latency_ratio
-from kernelscope.result import GemmEpilogue, KernelStat, ModeResult, RunResult, Status
+from kernelscope.result import (
+    AutotuneResult,
+    DynamicSummary,
+    GemmEpilogue,
+    KernelStat,
+    ModeResult,
+    Recommendation,
+    RunResult,
+    Status,
+    SweepPoint,
+)
 
 EAGER = "eager"
 TOP_KERNELS = 40  # rows per mode in the HTML kernel table; the rest are summed in one line
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Numerics tolerance: the one table.
-@dataclass(frozen=True, slots=True)
-class Tolerance:
-    dtype: str
-    atol: float
-    rtol: float
-
-
-# A compiled mode's output vs eager's, for the run's --dtype. These are looser than torch.testing's defaults on
-# purpose: Inductor reorders reductions (a K=4096 dot product summed in another order, a fused epilogue that skips
-# a rounding to the storage dtype), which moves results by a few units in the last place of the dtype. Each row
-# allows roughly 8-16 ulp near 1.0 (fp16 ulp 9.8e-4, bf16 7.8e-3, fp32 1.2e-7), the scale at which the H200
-# fixtures differ (seed max-autotune, fp16: max abs error 1.46e-3, one ulp at 1-2). fp32 assumes TF32 is off, as
-# it is by default for matmuls.
-TOLERANCES: dict[str, Tolerance] = {
-    "float64": Tolerance("float64", atol=1e-7, rtol=1e-7),
-    "float32": Tolerance("float32", atol=1e-4, rtol=1e-4),
-    "float16": Tolerance("float16", atol=1e-2, rtol=1e-2),
-    "bfloat16": Tolerance("bfloat16", atol=6e-2, rtol=6e-2),
-}
-DEFAULT_TOLERANCE_DTYPE = "float32"  # also used for int/fp8/unknown dtypes, where the run did not say
-
-
-def tolerance_for(dtype: str | None) -> Tolerance:
-    """The tolerance row for a dtype name ("float16", "torch.float16", "fp16", "half", ...)."""
-    name = (dtype or "").removeprefix("torch.").lower()
-    name = {"fp64": "float64", "double": "float64", "fp32": "float32", "float": "float32", "fp16": "float16",
-            "half": "float16", "bf16": "bfloat16"}.get(name, name)
-    return TOLERANCES.get(name, TOLERANCES[DEFAULT_TOLERANCE_DTYPE])
-
-
+# Numerics tolerance: the one table lives in analysis/numerics.py (the worker counts mismatches with it too).
 @dataclass(frozen=True, slots=True)
 class NumericsCheck:
     """status: "reference" (eager itself), "pass", "fail", or "n/a" (not measured)."""
@@ -75,6 +64,9 @@ def numerics_check(mode: ModeResult, dtype: str | None) -> NumericsCheck:
     if mode.name == EAGER:
         return NumericsCheck("reference", mode.max_abs_error, mode.max_rel_error, tol, "eager is the reference")
     allclose = mode.numerics.get("allclose") if isinstance(mode.numerics, dict) else None
+    vs_eager = mode.numerics.get("vs_eager") if isinstance(mode.numerics, dict) else None
+    if isinstance(vs_eager, dict) and isinstance(vs_eager.get("pass"), bool):
+        allclose = vs_eager["pass"]  # element-wise, counted by the worker with tolerance_for(dtype)
     if isinstance(allclose, bool):
         return NumericsCheck("pass" if allclose else "fail", mode.max_abs_error, mode.max_rel_error, tol,
                              "elementwise allclose recorded by the run")
@@ -175,6 +167,11 @@ class ModeRow:
     def ok(self) -> bool:
         return self.mode.status == Status.OK.value
 
+    @property
+    def combined(self) -> NumericsVerdict:
+        """vs eager and vs the high-precision reference together (analysis.numerics.numerics_verdict)."""
+        return numerics_verdict(self.mode.numerics, is_eager=self.mode.name == EAGER)
+
 
 @dataclass(frozen=True, slots=True)
 class KernelTable:
@@ -202,6 +199,14 @@ class ModeSection:
     row: ModeRow
     kernels: KernelTable
     gemms: tuple[GemmEpilogue, ...]
+
+    def autotune(self, gemm_id: str) -> AutotuneResult | None:
+        """The max-autotune table of one GEMM (shown next to its verdict)."""
+        return next((a for a in self.row.mode.autotune if a.gemm == gemm_id), None)
+
+    @property
+    def unmatched_autotune(self) -> tuple[AutotuneResult, ...]:
+        return tuple(a for a in self.row.mode.autotune if a.gemm is None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +255,14 @@ class ReportContext:
     traces: tuple[ModeResult, ...]
     tolerance: Tolerance
     tolerances: tuple[Tolerance, ...] = field(default=tuple(TOLERANCES.values()))
+    # Issue 5: shape sweep, dynamic vs static, recommendation, numerics vs reference, compile cache, memory.
+    sweep: SweepView | None = None
+    dynamic: DynamicSummary | None = None
+    recommendations: tuple[Recommendation, ...] = ()
+    numerics: tuple[NumericsRow, ...] = ()
+    compile: tuple[CompileRow, ...] = ()
+    memory: tuple[MemoryRow, ...] = ()
+    peaks: tuple[KV, ...] = ()
 
     @property
     def eager(self) -> ModeResult | None:
@@ -276,7 +289,169 @@ def build_context(result: RunResult) -> ReportContext:
         timeline_chart=charts.timeline_chart(result.modes),
         traces=tuple(m for m in result.modes if m.trace or m.inductor_code or m.log),
         tolerance=tolerance_for(result.dtype),
+        sweep=sweep_view(result),
+        dynamic=result.dynamic if result.dynamic is not None and (result.points or any(
+            m.dynamo for m in result.modes if m.name == result.dynamic.mode)) else None,
+        recommendations=result.recommendation,
+        numerics=tuple(numerics_row(m) for m in result.modes if m.numerics),
+        compile=tuple(compile_row(m) for m in result.modes if m.compile or m.dynamo),
+        memory=tuple(memory_row(m) for m in result.modes if m.memory),
+        peaks=tuple(flatten({k: v for k, v in (result.peaks or {}).items() if v})),
     )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Shape sweep: one row per point, one cell per mode; the speedup-vs-shape chart.
+@dataclass(frozen=True, slots=True)
+class SweepCell:
+    mode: str
+    status: str
+    median_ms: float | None
+    speedup: Speedup
+    kernels_per_iter: float | None
+    numerics: str  # pass / fail / n/a (combined: vs eager, and vs the reference when measured)
+    recompiles: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SweepRow:
+    label: str
+    params: dict[str, Any]
+    cells: tuple[SweepCell, ...]
+    recommendation: Recommendation | None
+
+
+@dataclass(frozen=True, slots=True)
+class SweepView:
+    axis: str | None  # the one numeric parameter that varies (the chart's log x axis), else None
+    modes: tuple[str, ...]
+    rows: tuple[SweepRow, ...]
+    chart: charts.Chart
+
+
+def _point_cells(point: SweepPoint) -> tuple[SweepCell, ...]:
+    eager = point.mode(EAGER)
+    eager_ok = eager if eager is not None and eager.status == Status.OK.value else None
+    cells = []
+    for m in point.modes:
+        verdict = numerics_verdict(m.numerics, is_eager=m.name == EAGER)
+        cells.append(SweepCell(m.name, m.status, m.latency_ms.median if m.latency_ms else None,
+                               speedup_vs(m, eager_ok), m.kernels_per_iter, verdict.status,
+                               (m.dynamo or {}).get("recompiles") if m.dynamo else None))
+    return tuple(cells)
+
+
+def sweep_view(result: RunResult) -> SweepView | None:
+    if not result.points:
+        return None
+    recs = {r.label: r for r in result.recommendation}
+    rows = tuple(SweepRow(p.label, p.params, _point_cells(p), recs.get(p.label)) for p in result.points)
+    modes = tuple(dict.fromkeys(m.name for p in result.points for m in p.modes))
+    axis = numeric_axis([p.params for p in result.points])
+    return SweepView(axis, modes, rows, charts.speedup_vs_shape_chart(rows, modes, axis))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Numerics, compile/cache and memory rows: reads of what the worker recorded.
+@dataclass(frozen=True, slots=True)
+class NumericsRow:
+    mode: str
+    verdict: str  # combined pass / fail / n/a
+    reason: str
+    vs_eager: dict[str, Any]
+    vs_reference: dict[str, Any]
+    reference: str  # "float64 on cpu" or why it was skipped
+    nonfinite: int
+    tolerance: Tolerance
+
+
+def numerics_row(m: ModeResult) -> NumericsRow:
+    n = m.numerics if isinstance(m.numerics, dict) else {}
+    v = numerics_verdict(n, is_eager=m.name == EAGER)
+    ref = n.get("reference") if isinstance(n.get("reference"), dict) else {}
+    if ref.get("skipped"):
+        ref_text = f"skipped: {ref['skipped']}"
+    elif ref.get("dtype"):
+        ref_text = f"{ref['dtype']} on {ref.get('device', '?')}"
+    else:
+        ref_text = fmt.DASH
+    tol = n.get("tolerance") if isinstance(n.get("tolerance"), dict) else {}
+    return NumericsRow(
+        m.name, "reference" if m.name == EAGER and v.status != "fail" else v.status, v.reason,
+        n.get("vs_eager") if isinstance(n.get("vs_eager"), dict) else {},
+        n.get("vs_reference") if isinstance(n.get("vs_reference"), dict) else {},
+        ref_text, v.nonfinite, tolerance_for(tol.get("dtype")) if tol else tolerance_for(None),
+    )
+
+
+def _counts(d: dict[str, Any] | None) -> str:
+    if not d:
+        return fmt.DASH
+    shown = {k: v for k, v in d.items() if v}
+    return ", ".join(f"{k} {v}" for k, v in shown.items()) or "no cache activity"
+
+
+@dataclass(frozen=True, slots=True)
+class CompileRow:
+    mode: str
+    cold_s: float | None
+    warm_s: float | None
+    cold_cache: str
+    warm_cache: str
+    graphs: int | None
+    recompiles: int | None
+    graph_breaks: int | None
+    guard_failures: tuple[str, ...]
+    note: str
+
+
+def compile_row(m: ModeResult) -> CompileRow:
+    c = m.compile or {}
+    cache = c.get("cache") or {}
+    d = m.dynamo or {}
+    note = ""
+    if c.get("warm_error"):
+        note = f"warm compile failed: {c['warm_error']}"
+    elif "warm_s" not in c and c:
+        note = "warm compile not measured (--warm-compile)"
+    if c and not c.get("cache_dir_fresh", True):
+        note = (note + "; " if note else "") + "--cache-dir given: the first call may reuse an earlier cache"
+    if cache.get("cold", {}).get("fxgraph_cache_bypass"):
+        note = (note + "; " if note else "") + ("Inductor bypassed its FX-graph cache (freezing does: "
+                                               "constants are part of the graph)")
+    return CompileRow(m.name, c.get("cold_s", m.first_call_s), c.get("warm_s"), _counts(cache.get("cold")),
+                      _counts(cache.get("warm")) if "warm" in cache else fmt.DASH, d.get("graphs"),
+                      d.get("recompiles"), d.get("graph_breaks"), tuple(d.get("guard_failures") or ()), note)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRow:
+    mode: str
+    compile_peak: int | None  # first call: compile + autotune + one run
+    steady_peak: int | None  # the timed calls only
+    reserved_compile: int | None = None  # CUDA caching allocator, first call
+    reserved_steady: int | None = None
+    kind: str = ""  # "allocated (CUDA)" or "RSS (CPU)"
+
+
+def memory_row(m: ModeResult) -> MemoryRow:
+    mem = m.memory or {}
+    if "first_call_peak_allocated_bytes" in mem or "peak_allocated_bytes" in mem:
+        return MemoryRow(m.name, mem.get("first_call_peak_allocated_bytes"), mem.get("peak_allocated_bytes"),
+                         mem.get("first_call_peak_reserved_bytes"), mem.get("peak_reserved_bytes"), "allocated (CUDA)")
+    return MemoryRow(m.name, mem.get("first_call_peak_rss_bytes"), mem.get("peak_rss_bytes"), kind="RSS (CPU)")
+
+
+def roofline_line(g: GemmEpilogue) -> str:
+    """"1.23 TFLOP/s (12% of peak), 45 GB/s (1% of peak), memory-bound" for one GEMM, or "" when unknown."""
+    r = g.roofline
+    if r is None:
+        return ""
+    f = f"{r.tflops:.3g} TFLOP/s" + (f" ({r.pct_peak_flops:.1f}% of {r.peak_source} peak)"
+                                     if r.pct_peak_flops is not None else "")
+    b = f"{r.gbps:.3g} GB/s" + (f" ({r.pct_peak_bw:.1f}%)" if r.pct_peak_bw is not None else "")
+    bound = f", {r.bound}-bound" if r.bound else ""
+    return f"{f}, {b}{bound}"
 
 
 def verdict_counts(gemms: Iterable[GemmEpilogue]) -> dict[str, int]:

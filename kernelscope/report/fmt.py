@@ -85,3 +85,12 @@ def shape(m: int | None, n: int | None, k: int | None) -> str:
     if m is None and n is None and k is None:
         return DASH
     return " × ".join("?" if v is None else str(v) for v in (m, n, k))
+
+
+def fraction(x: float | None) -> str:
+    """A share of elements as a percentage: 0 -> "0", 0.0123 -> "1.23%" (tiny non-zero shares stay visible)."""
+    if x is None:
+        return DASH
+    if x == 0:
+        return "0"
+    return f"{x * 100:.3g}%"

@@ -92,6 +92,7 @@ def environment() -> jinja2.Environment:
     env.filters.update(
         ms=fmt.ms, seconds=fmt.seconds, us=fmt.us, count=fmt.count, nbytes=fmt.nbytes, ratio=fmt.ratio,
         interval=fmt.interval, sci=fmt.sci, short=fmt.short, pct=fmt.percent_change, badge=badge, category_class=charts.category_class,
+        pct1=fmt.fraction,
     )
     env.globals.update(link=link, share=share, shape=fmt.shape)
     return env

@@ -107,6 +107,104 @@ def _gemm_item(g: GemmEpilogue, lim: Limits) -> str:
     return line
 
 
+def _recommendation(ctx: ReportContext, lim: Limits) -> list[str]:
+    recs = ctx.recommendations
+    if not recs:
+        return []
+    out = ["", "### Recommendation", ""]
+    for rec in recs[: lim.modes]:
+        where = f"**{md_text(rec.label, 80)}**: " if rec.label else ""
+        use = f"use **{md_text(rec.mode, 40)}**" if rec.mode else "**no working mode**"
+        out.append(f"- {where}{use}: {md_text(rec.reason, 400)}")
+    if len(recs) > lim.modes:
+        out.append(f"- _{len(recs) - lim.modes} more shapes; see report.html._")
+    return out
+
+
+def _sweep_cell(c) -> str:
+    if c.status != "ok":
+        return md_text(c.status)
+    text = fmt.ms(c.median_ms)
+    sp = c.speedup
+    if sp.call != "baseline" and sp.value is not None:
+        text += f" ({fmt.ratio(sp.value)} {md_text(sp.call)})"
+    if c.recompiles:
+        text += f", {c.recompiles} recompile{'s' if c.recompiles != 1 else ''}"
+    if c.numerics == "fail":
+        text += ", numerics **fail**"
+    return text
+
+
+def _sweep(ctx: ReportContext, lim: Limits) -> list[str]:
+    sw = ctx.sweep
+    if sw is None:
+        return []
+    modes = sw.modes[: lim.modes]
+    out = ["", f"### Shape sweep ({len(sw.rows)} points; latency, speedup vs eager)", "",
+           "| Shape | " + " | ".join(md_text(m, 40) for m in modes) + " | Kernels/iter | Recommended |",
+           "| --- | " + " | ".join("---" for _ in modes) + " | --- | --- |"]
+    for row in sw.rows[: lim.modes]:
+        cells = {c.mode: c for c in row.cells}
+        kernels = " / ".join(fmt.count(cells[m].kernels_per_iter) if m in cells else fmt.DASH for m in modes)
+        rec = row.recommendation.mode if row.recommendation and row.recommendation.mode else fmt.DASH
+        out.append(f"| {md_text(row.label, 80)} | "
+                   + " | ".join(_sweep_cell(cells[m]) if m in cells else fmt.DASH for m in modes)
+                   + f" | {kernels} | {md_text(rec, 40)} |")
+    if len(sw.rows) > lim.modes:
+        out.append(f"\n_{len(sw.rows) - lim.modes} more shapes not shown; see report.html._")
+    return out
+
+
+def _dynamic(ctx: ReportContext, lim: Limits) -> list[str]:
+    dy = ctx.dynamic
+    if dy is None:
+        return []
+    total = "?" if dy.recompiles is None else str(dy.recompiles)
+    vs = f" vs static {md_text(dy.static_mode)}" if dy.static_mode else ""
+    out = ["", f"### Dynamic shapes ({md_text(dy.mode)}{vs})", "",
+           f"{total} recompilation(s) across {len(dy.points)} shape(s) in one process (Dynamo counters)."]
+    for p in dy.points[: lim.modes]:
+        bits = [f"{p.recompiles if p.recompiles is not None else '?'} recompile(s)"]
+        if p.ratio is not None:
+            bits.append(f"dynamic/static {fmt.ratio(p.ratio)} ({md_text(p.call)})")
+        if p.guard_failures:
+            bits.append("guard: " + md_code(p.guard_failures[0], 160, in_table=False))
+        out.append(f"- {md_text(p.label or 'the run', 80)}: " + "; ".join(bits))
+    return out
+
+
+def _numerics(ctx: ReportContext, lim: Limits) -> list[str]:
+    rows = [n for n in ctx.numerics if n.vs_reference or n.verdict == "fail" or n.nonfinite]
+    if not rows:
+        return []
+    out = ["", "### Numerics", "", "| Mode | Verdict | vs eager: max abs, mismatch | vs reference: max abs, rmse "
+           "(eager's) | NaN/Inf | Reference |", "| --- | --- | --- | --- | --- | --- |"]
+    for n in rows[: lim.modes]:
+        ve, vr = n.vs_eager, n.vs_reference
+        out.append(
+            f"| {md_text(n.mode, 40)} | {md_text(n.verdict)} | {fmt.sci(ve.get('max_abs'))}, "
+            f"{fmt.fraction(ve.get('mismatch_fraction'))} | {fmt.sci(vr.get('max_abs'))}, {fmt.sci(vr.get('rmse'))} "
+            f"({fmt.sci(vr.get('eager_rmse'))}) | {n.nonfinite} | {md_text(n.reference, 80)} |")
+    return out
+
+
+def _compile(ctx: ReportContext, lim: Limits) -> list[str]:
+    rows = [c for c in ctx.compile if c.warm_s is not None or c.recompiles or c.graph_breaks]
+    if not rows:
+        return []
+    out = ["", "### Compile and cache", ""]
+    for c in rows[: lim.modes]:
+        bits = [f"cold {fmt.seconds(c.cold_s)} ({md_text(c.cold_cache, 200)})"]
+        if c.warm_s is not None:
+            bits.append(f"warm {fmt.seconds(c.warm_s)} ({md_text(c.warm_cache, 200)})")
+        if c.recompiles:
+            bits.append(f"{c.recompiles} recompile(s)")
+        if c.graph_breaks:
+            bits.append(f"{c.graph_breaks} graph break(s)")
+        out.append(f"- **{md_text(c.mode, 40)}**: " + "; ".join(bits))
+    return out
+
+
 def _render(ctx: ReportContext, lim: Limits) -> str:
     r = ctx.result
     out: list[str] = []
@@ -133,6 +231,11 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
     out.append(f"Speedup = eager median / mode median; \"within noise\" when its 95% bootstrap interval contains 1. "
                f"Numerics: {md_text(ctx.tolerance.dtype)} tolerance atol {fmt.sci(ctx.tolerance.atol)}, "
                f"rtol {fmt.sci(ctx.tolerance.rtol)}.")
+    out += _recommendation(ctx, lim)
+    out += _sweep(ctx, lim)
+    out += _dynamic(ctx, lim)
+    out += _numerics(ctx, lim)
+    out += _compile(ctx, lim)
 
     gemm_modes = [row for row in ctx.rows[: lim.modes] if row.mode.gemms]
     if gemm_modes:

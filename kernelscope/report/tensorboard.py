@@ -67,15 +67,30 @@ def run_folder(tb_dir: Path, mode: ModeResult) -> Path:
     return tb_dir / name
 
 
+def _runs(result: RunResult, tb_dir: Path) -> list[tuple[ModeResult, Path]]:
+    """(mode, run folder) pairs: one per mode, or with a sweep one per point and mode, beside its trace in
+    ``<tb_dir>/<point>/<mode>/`` (so the Scalars tab compares shapes too)."""
+    if not result.points:
+        return [(m, run_folder(tb_dir, m)) for m in result.modes]
+    out = []
+    for point in result.points:
+        for m in point.modes:
+            parts = PurePosixPath((m.trace or "").replace("\\", "/")).parts
+            if (len(parts) == 4 and parts[0] == tb_dir.name
+                    and all(_UNSAFE.sub("_", x) == x and x.strip(".") for x in parts[1:3])):
+                out.append((m, tb_dir / parts[1] / parts[2]))
+    return out
+
+
 def write_scalars(result: RunResult, tb_dir: Path) -> None:
-    """Write (or replace) each mode's scalars as one event file in ``<tb_dir>/<mode>/``."""
+    """Write (or replace) each mode's scalars as one event file in ``<tb_dir>/<mode>/`` (with a sweep,
+    ``<tb_dir>/<point>/<mode>/``)."""
     tb_dir = Path(tb_dir)
     wall = _wall_time(result.created)
-    for mode in result.modes:
+    for mode, run in _runs(result, tb_dir):
         scalars = mode_scalars(mode)
         if not scalars:
             continue
-        run = run_folder(tb_dir, mode)
         run.mkdir(parents=True, exist_ok=True)
         # Write in a private folder beside the target, then rename into place: TensorBoard (possibly running)
         # never reads a half-written file, and a crash leaves the previous scalars intact.

@@ -64,6 +64,50 @@ def render_terminal(result: RunResult, console: Console) -> None:
                 console.print(Text.assemble("  ", (g.verdict, _STYLE.get(g.verdict, "")), "  ", gemm_line(g)))
                 if g.why_not:
                     console.print(Text(f"    why not: {g.why_not}", style="dim"))
+    if ctx.sweep is not None:
+        sw = ctx.sweep
+        st = Table(title=Text(f"shape sweep: {len(sw.rows)} points (median; speedup vs eager)"), title_justify="left")
+        st.add_column("shape")
+        for name in sw.modes:
+            st.add_column(name, justify="right")
+        st.add_column("recommended")
+        for srow in sw.rows:
+            cells = []
+            for c in srow.cells:
+                if c.status != "ok":
+                    cells.append(_t(c.status, _STYLE.get(c.status, "")))
+                    continue
+                sp = c.speedup
+                tail = "" if sp.call == "baseline" or sp.value is None else f" {fmt.ratio(sp.value)}"
+                text = Text.assemble(fmt.ms(c.median_ms), (tail, _STYLE.get(sp.call, "")))
+                if c.recompiles:
+                    text.append(f" ({c.recompiles} recompile{'s' if c.recompiles != 1 else ''})", style="dim")
+                cells.append(text)
+            rec = srow.recommendation.mode if srow.recommendation and srow.recommendation.mode else fmt.DASH
+            st.add_row(_t(srow.label, "bold"), *cells, _t(rec, "green"))
+        console.print(st)
+    if ctx.dynamic is not None:
+        dy = ctx.dynamic
+        total = "?" if dy.recompiles is None else dy.recompiles
+        vs = f" vs static {dy.static_mode}" if dy.static_mode else ""
+        console.print(Text.assemble((f"{dy.mode}{vs}", "bold"), f": {total} recompilation(s) across "
+                                    f"{len(dy.points)} shape(s)"))
+        for p in dy.points:
+            if p.guard_failures:
+                console.print(Text(f"  {p.label or 'run'}: {p.guard_failures[0]}", style="dim"))
+    for c in ctx.compile:
+        if c.warm_s is not None:
+            console.print(Text.assemble((c.mode, "bold"), f"  compile cold {fmt.seconds(c.cold_s)} ({c.cold_cache}), "
+                                        f"warm {fmt.seconds(c.warm_s)} ({c.warm_cache})"))
+    for n in ctx.numerics:
+        if n.verdict == "fail" or (n.vs_eager.get("pass") is False):
+            console.print(Text.assemble((n.mode, "bold"), "  numerics ", (n.verdict, _STYLE.get(n.verdict, "")),
+                                        f": {n.reason}"))
+    for rec in ctx.recommendations:
+        where = f" @ {rec.label}" if rec.label else ""
+        console.print(Text.assemble(("recommendation" + where, "bold"), ": ",
+                                    (f"use {rec.mode}" if rec.mode else "no working mode", "green" if rec.mode
+                                     else "red"), f" — {rec.reason}"))
     for f in ctx.failures:
         first = (f.mode.error or "").strip().splitlines()
         console.print(Text.assemble((f"{f.mode.name} {f.mode.status}", "bold red"),

@@ -1,0 +1,143 @@
+"""max-autotune tables per GEMM, from the worker's log: the candidates, their times, the winner. Pure.
+
+``gemm.parse_log`` finds the tables (``AUTOTUNE addmm(16x4096, ...)`` and its rows); this module keeps each row's
+printed detail (Triton config, share of the winner), the ``dtypes:`` line and the ``... for N choices`` summary,
+ties each table to the GEMM verdict it belongs to, and says which requested backends offered no choice at all:
+the short answer to "why was NVGEMM not used".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from kernelscope.analysis.gemm import _ANSI, _LOG_PREFIX, GEMM_OPS, AutotuneTable, parse_log
+from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
+
+_ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b\s*(.*)$")
+_SUMMARY = re.compile(r"AUTOTUNE benchmarking takes ([\d.]+) seconds and ([\d.]+) seconds precompiling for (\d+) "
+                      r"choices")
+_SIZE = re.compile(r"(\d+)x(\d+)")
+
+# Requested backend name -> the backend label of its choices (choice_backend's vocabulary).
+_REQUESTED = {"ATEN": "ATen", "TRITON": "Triton", "CUTLASS": "CUTLASS", "NVGEMM": "NVGEMM", "CPP": "C++",
+              "CUTEDSL": "NVGEMM"}
+
+
+def choice_backend(name: str) -> str:
+    """Which backend a printed choice name belongs to (the names Inductor gives its candidates)."""
+    n = name.lower()
+    if n.startswith(("triton", "decompose_k")) or "triton" in n or "decompose_k" in n:
+        return "Triton"
+    if "nv_universal" in n or "nvgemm" in n or "cutedsl" in n or "cute_dsl" in n:
+        return "NVGEMM"
+    if "cutlass" in n:
+        return "CUTLASS"
+    if n.startswith("cpp") or "cppmicrogemm" in n:
+        return "C++"
+    return "ATen"  # extern_mm, bias_addmm, addmm, _mkl_linear, ...
+
+
+def _details(lines: list[str], table: AutotuneTable) -> tuple[dict[str, str], str, int | None]:
+    """Per-choice printed detail, the dtypes line, and the number of choices benchmarked (from the summary)."""
+    details: dict[str, str] = {}
+    dtypes = ""
+    n_choices = None
+    for raw in lines[table.line: table.line + len(table.choices) + 8]:
+        line = _LOG_PREFIX.sub("", _ANSI.sub("", raw)).rstrip()
+        if line.startswith("dtypes:"):
+            dtypes = line.split(":", 1)[1].strip()
+            continue
+        row = _ROW.match(line)
+        if row:
+            details.setdefault(row.group(1), row.group(3).strip())
+            continue
+        s = _SUMMARY.search(line)
+        if s:
+            n_choices = int(s.group(3))
+            break
+        if line.startswith("AUTOTUNE "):
+            break
+    return details, dtypes, n_choices
+
+
+def _matches(table: AutotuneTable, g: GemmEpilogue) -> bool:
+    # Tables name the lowering (mm, addmm, bmm; packed_linear on the CPU with freezing) and list the inputs
+    # (bias?, A [M, K], B [K, N] or [N, K]); a GEMM matches when its M x K and K x N (or N x K) are among them.
+    if not (table.op in GEMM_OPS or "mm" in table.op or "linear" in table.op):
+        return False
+    if g.m is None or g.n is None or g.k is None:
+        return False
+    sizes = set(_SIZE.findall(table.sizes))
+    m, n, k = str(g.m), str(g.n), str(g.k)
+    return (m, k) in sizes and ((k, n) in sizes or (n, k) in sizes)
+
+
+def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
+                     requested_backends: Sequence[str] | None = None) -> tuple[AutotuneResult, ...]:
+    """Every AUTOTUNE table of a compile log, tied to the mode's GEMMs (first unclaimed GEMM with those sizes)."""
+    facts = parse_log(log_text)
+    if not facts.autotune:
+        return ()
+    lines = (log_text or "").splitlines()
+    claimed: set[str] = set()
+    out: list[AutotuneResult] = []
+    for t in facts.autotune:
+        details, dtypes, n_choices = _details(lines, t)
+        choices = tuple(AutotuneChoice(name, None if ms == float("inf") else ms, choice_backend(name),
+                                       details.get(name, "")) for name, ms in t.choices)
+        timed = [c for c in choices if c.time_ms is not None]
+        winner = min(timed, key=lambda c: c.time_ms) if timed else choices[0]  # type: ignore[arg-type,return-value]
+        best: dict[str, float | None] = {}
+        for c in choices:
+            prev = best.get(c.backend)
+            if c.time_ms is not None and (prev is None or c.time_ms < prev):
+                best[c.backend] = c.time_ms
+            else:
+                best.setdefault(c.backend, prev)
+        absent = tuple(b for b in (requested_backends or ()) if _REQUESTED.get(b.upper(), b) not in best)
+        truncated = n_choices is not None and n_choices > len(choices)
+        # Only a complete table shows that a backend offered nothing; a truncated one just did not print it.
+        missing = () if truncated else absent
+        gemm = next((g.id for g in gemms if g.id not in claimed and _matches(t, g)), None)
+        if gemm is None:
+            gemm = next((g.id for g in gemms if _matches(t, g)), None)
+        if gemm is not None:
+            claimed.add(gemm)
+        notes = []
+        if truncated:
+            notes.append(f"Inductor printed the fastest {len(choices)} of {n_choices} choices"
+                         + (f" ({', '.join(absent)} not among them)" if absent else ""))
+        if missing:
+            notes.append(f"no {', '.join(missing)} choice in this table: that backend offered or compiled none "
+                         "for this GEMM")
+        out.append(AutotuneResult(
+            gemm=gemm, op=t.op, sizes=t.sizes, choices=choices, winner=winner.name, winner_backend=winner.backend,
+            dtypes=dtypes, n_choices=n_choices, best_by_backend=best, missing_backends=missing, log_line=t.line,
+            note="; ".join(notes),
+        ))
+    return tuple(out)
+
+
+def autotune_for_gemm(results: Sequence[AutotuneResult], gemm_id: str) -> AutotuneResult | None:
+    return next((r for r in results if r.gemm == gemm_id), None)
+
+
+def summary(r: AutotuneResult) -> str:
+    """"C++ 16.2 ms won over ATen 30.2 ms (2 choices)": one line for the terminal and Markdown."""
+    others = [f"{b} {t:.4g} ms" for b, t in r.best_by_backend.items() if b != r.winner_backend and t is not None]
+    win = next((c for c in r.choices if c.name == r.winner), None)
+    head = f"{r.winner_backend} {r.winner}" + (f" {win.time_ms:.4g} ms" if win and win.time_ms is not None else "")
+    text = f"{head} won" + (f" over {', '.join(others)}" if others else "")
+    n = r.n_choices or len(r.choices)
+    text += f" ({n} choice{'s' if n != 1 else ''})"
+    if r.missing_backends:
+        text += f"; no {', '.join(r.missing_backends)} choice"
+    return text
+
+
+def to_rows(results: Sequence[AutotuneResult]) -> list[dict[str, Any]]:
+    """Flat rows (for tests and scripts): gemm, choice, backend, ms, winner."""
+    return [{"gemm": r.gemm, "choice": c.name, "backend": c.backend, "time_ms": c.time_ms, "winner": c.name == r.winner}
+            for r in results for c in r.choices]
