@@ -258,6 +258,15 @@ def test_recommend_a_compiled_mode_only_beyond_noise():
     assert r.candidates[1].low < 2.0 < r.candidates[1].high
 
 
+def test_recommend_never_picks_a_mode_within_noise_of_eager_through_a_tie():
+    # Ties are not transitive: "default" (noisy) is within noise of both eager and the fastest mode; its shorter
+    # compile must not win it the recommendation, since it is not faster than eager beyond noise.
+    r = recommend([mode("eager", 1.0), mode("default", 0.9, first=1, spread=0.3), mode("dynamic", 0.8, first=50)])
+    calls = {c.mode: c.call for c in r.candidates}
+    assert calls == {"eager": "baseline", "default": "within noise", "dynamic": "faster"}
+    assert r.mode == "dynamic" and "faster than eager beyond noise" in r.reason
+
+
 def test_recommend_eager_when_compiling_gains_nothing_or_fails():
     within = recommend([mode("eager", 1.0), mode("default", 0.999, spread=0.2)])
     assert within.mode == "eager" and "within noise of eager" in within.reason

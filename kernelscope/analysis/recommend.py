@@ -78,7 +78,11 @@ def recommend(modes: Sequence[ModeResult], params: dict | None = None, label: st
         if not any(c.eligible for c in cands if c.mode != EAGER):
             reason = "no compiled mode worked here: keep eager"
         return Recommendation(dict(params or {}), label, EAGER, reason + tail, cands)
-    # Compiled modes only in the tie: the cheapest compile among them.
+    # Compiled modes only in the tie: the cheapest compile among them. A mode tied with the best can still be
+    # within noise of eager (ties are not transitive), so only modes faster than eager beyond noise qualify;
+    # the best one always does, since eager is not tied with it.
+    if eager is not None:
+        tied = [m for m in tied if m is best or cand[m.name].call == "faster"]
     pick = min(tied, key=lambda m: (m.first_call_s if m.first_call_s is not None else float("inf"), m.name))
     c = cand[pick.name]
     if c.speedup is not None:
