@@ -1092,3 +1092,35 @@ def test_h200_prologue_fused_benchmark_rejected_fusion_is_the_why_not():
     cap = json.loads((root / "modes" / "max-autotune" / "capture.json").read_text())
     (g,) = build_mode_result(root, cap).gemms
     assert g.backend == "cuBLAS" and "won the autotune" in g.why_not
+
+
+def test_h200_template_absorbs_a_prologue_op_and_fuses_the_epilogue():
+    # tests/models/prologue_forced.py on the H200 (fp32, benchmark_epilogue_fusion off): one kernel,
+    # triton_tem_fused_mm_mul_relu_t_0, reads the raw input and scales it in its operand load (prologue) and
+    # applies the ReLU in its epilogue. "mul" must be reported as prologue, never as a fused epilogue op.
+    from kernelscope.analysis.mode import build_mode_result
+
+    root = Path(__file__).parent / "data" / "h200-torch2.11-kernelscope" / "prologue_forced"
+    cap = json.loads((root / "modes" / "max-autotune_TRITON" / "capture.json").read_text())
+    mr = build_mode_result(root, cap)
+    assert [k.name for k in mr.kernels] == ["triton_tem_fused_mm_mul_relu_t_0"]
+    (g,) = mr.gemms
+    assert (g.verdict, g.epilogue, g.fused, g.unfused, g.prologue) == ("fused", ("relu",), ("relu",), (), ("mul",))
+    assert any(e.startswith("[prologue]") and "not epilogue" in e for e in g.evidence)
+    cap = json.loads((root / "modes" / "eager" / "capture.json").read_text())
+    (g,) = build_mode_result(root, cap).gemms
+    assert (g.verdict, g.unfused) == ("unfused", ("relu",))
+
+
+def test_h200_calibration_file_gives_the_roofline_its_measured_ceiling():
+    # `kernelscope calibrate --size 4096 --dtypes bfloat16` on the H200: 686 TFLOP/s bf16, 4209 GB/s copy
+    from kernelscope.analysis.roofline import calibrated_peaks, read_calibration, roofline
+
+    cal = read_calibration(Path(__file__).parent / "data" / "h200-calibration.json", required=True)
+    peaks = calibrated_peaks(cal, {"device": "cuda", "gpu": "NVIDIA H200"})
+    assert peaks is not None and round(peaks.matmul_tflops["bfloat16"]) == 686 and round(peaks.bandwidth_gbps) == 4209
+    assert calibrated_peaks(cal, {"device": "cuda", "gpu": "NVIDIA H100"}) is None
+    # a 4096^3 bf16 GEMM in 200 µs: 2*4096^3 / 200e-6 = 687.2 TFLOP/s, i.e. 100.2% of the measured median
+    r = roofline(4096, 4096, 4096, "bfloat16", 200.0, calibrated=peaks)
+    assert r is not None and r.peak_source == "calibrated"
+    assert round(r.tflops, 1) == 687.2 and round(r.pct_peak_flops, 1) == 100.2 and r.bound == "compute"

@@ -1,7 +1,7 @@
 """Numerics: the one tolerance table, and the pass/fail rules applied to what a capture measured. Pure: no torch.
 
 The worker (capture/worker.py) measures, per mode, the output against eager and against a higher-precision
-reference of the same model (float64; float32 with TF32 off for fp16/bf16 on CUDA), using ``tolerance_for`` for the
+reference of the same model (float64, on the run's device), using ``tolerance_for`` for the
 element-wise counts; the report and the recommendation read the verdicts through ``numerics_verdict``.
 """
 

@@ -209,57 +209,37 @@ def _compare(torch: Any, got: list[Any], ref: list[Any], tol: Any) -> dict[str, 
 
 def _reference_output(torch: Any, model: Any, inputs: list[Any], device: str,
                       run_dtype: str) -> tuple[list[Any] | None, dict]:
-    """The same model and inputs in higher precision: float64 on the CPU, and on CUDA for float32 runs (a float32
-    reference would only repeat eager); float32 with TF32 off on CUDA for fp16/bf16 runs (exact enough to judge
-    them, and float64 GEMMs of a large model would be slow). Returns (outputs, how)."""
+    """The same model and inputs in float64, on the run's device. Returns (outputs, how).
+
+    float64 everywhere, not a float32 copy with TF32 switched off on CUDA: changing the process-wide TF32 flags
+    and putting them back broke the next Dynamo recompile on the H200 (torch 2.11: "cuDNN conv and cuDNN RNN
+    have different TF32 flags", dynamic mode at the second sweep point), and those flags are part of Inductor's
+    FX-graph cache key. float64 needs no global state; its cost (a second copy of the weights, slower GEMMs)
+    is paid once per mode, and a model that cannot afford it is reported as skipped, not failed."""
     import copy
 
-    ref_dtype = torch.float64 if device == "cpu" or run_dtype in ("float32", "float64") else torch.float32
-    how: dict[str, Any] = {"dtype": str(ref_dtype).replace("torch.", ""), "device": device}
+    ref_dtype = torch.float64
+    how: dict[str, Any] = {"dtype": "float64", "device": device}
     try:
         m = copy.deepcopy(model)
         if isinstance(m, torch.nn.Module):
             m = m.to(dtype=ref_dtype)
         xs = [x.to(ref_dtype) if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
     except Exception as exc:  # a model that cannot be copied or cast (custom objects, quantized weights)
-        how["skipped"] = f"the model could not be copied to {how['dtype']}: {type(exc).__name__}: {exc}"[:300]
+        how["skipped"] = f"the model could not be copied to float64: {type(exc).__name__}: {exc}"[:300]
         return None, how
-    saved = _tf32_off(torch) if device == "cuda" else None
     try:
         with torch.no_grad():
             out = [t.detach().double().cpu() for t in _flatten(torch, m(*xs))]
     except Exception as exc:  # e.g. an op without a float64 kernel, or no memory for a second copy
         first = str(exc).splitlines()[0] if str(exc) else ""
-        how["skipped"] = f"the {how['dtype']} reference failed: {type(exc).__name__}: {first}"[:300]
+        how["skipped"] = f"the float64 reference failed: {type(exc).__name__}: {first}"[:300]
         out = None
     finally:
-        if saved is not None:
-            _tf32_restore(torch, saved)
         del m, xs
         if device == "cuda":
             torch.cuda.empty_cache()
     return out, how
-
-
-def _tf32_off(torch: Any) -> tuple[list[tuple[Any, str]], tuple[bool, bool]]:
-    """TF32 off for the float32 reference. Returns the exact previous state: the precision settings are part of
-    Inductor's FX-graph cache key, so a setting left even nominally changed ("none" -> "ieee") would make the
-    warm-compile process miss the cache the cold one wrote."""
-    b = torch.backends
-    objs = [b, b.cuda.matmul, b.cudnn, getattr(b.cudnn, "conv", None), getattr(b.cudnn, "rnn", None)]
-    saved = [(o, o.fp32_precision) for o in objs if o is not None and hasattr(o, "fp32_precision")]
-    legacy = (b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32)
-    b.cuda.matmul.allow_tf32 = b.cudnn.allow_tf32 = False
-    return saved, legacy
-
-
-def _tf32_restore(torch: Any, state: tuple[list[tuple[Any, str]], tuple[bool, bool]]) -> None:
-    saved, legacy = state
-    if saved:
-        for obj, value in saved:  # outermost first, as saved: a parent's setting would overwrite its children's
-            obj.fp32_precision = value
-    else:
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = legacy
 
 
 def _numerics(torch: Any, got: list[Any], eager: list[Any], reference: list[Any] | None, how: dict[str, Any],

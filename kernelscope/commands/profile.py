@@ -49,7 +49,7 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
               help="Also time a warm compile: a second process per compiled mode reusing the first one's Inductor "
                    "cache; reports both and the cache hit counters.")
 @click.option("--reference/--no-reference", default=True, show_default=True,
-              help="Numerics against a float64 copy of the model (float32 with TF32 off for fp16/bf16 on CUDA) as "
+              help="Numerics against a float64 copy of the model (same device) as "
                    "well as against eager.")
 @click.option("--calibration", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Ceilings from `kernelscope calibrate` for the roofline [default: $KERNELSCOPE_CALIBRATION or "
