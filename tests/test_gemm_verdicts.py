@@ -1124,3 +1124,11 @@ def test_h200_calibration_file_gives_the_roofline_its_measured_ceiling():
     r = roofline(4096, 4096, 4096, "bfloat16", 200.0, calibrated=peaks)
     assert r is not None and r.peak_source == "calibrated"
     assert round(r.tflops, 1) == 687.2 and round(r.pct_peak_flops, 1) == 100.2 and r.bound == "compute"
+
+
+def test_long_traces_check_a_sample_of_iterations_and_say_so():
+    from kernelscope.analysis.gemm import sample_iterations
+
+    assert sample_iterations(5) == [0, 1, 2, 3, 4]
+    its = sample_iterations(47615)
+    assert len(its) == 64 and its[0] == 0 and its[-1] == 47614 and its == sorted(set(its))
