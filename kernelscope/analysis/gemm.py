@@ -2046,13 +2046,8 @@ def _eager_ops(
                     f"{short_kernel_name(kname)}",
                 )
             )
-        why: list[str] = []
-        unfused = [o for o in ops if not o.fused]
-        if unfused:
-            why, more = _why_not(
-                backend, unfused, cfg, LogFacts(), op=base, m=m, n=n, k=k, code_gemm=None, log_ops=()
-            )
-            evidence += more
+        why, more = _why_from_trace(backend, ops, cfg, op=base, m=m, n=n, k=k)
+        evidence += more
         found.append(
             _Found(
                 key=("eager", e.tid, len(found)),
@@ -2072,6 +2067,17 @@ def _eager_ops(
             )
         )
     return found, covered
+
+
+def _why_from_trace(backend: str, ops: Sequence[Any], cfg: Any, *, op: str, m: int | None, n: int | None,
+                    k: int | None) -> tuple[list[str], list[str]]:
+    """(why-not, evidence) for a GEMM known from the trace alone (eager op tree or kernel sequence): no output
+    code and no log facts to draw on."""
+    unfused = [o for o in ops if not o.fused]
+    if not unfused:
+        return [], []
+    why, more = _why_not(backend, unfused, cfg, LogFacts(), op=op, m=m, n=n, k=k, code_gemm=None, log_ops=())
+    return list(why), list(more)
 
 
 def _out_shape(e: CpuEvent) -> list[int] | None:
@@ -2191,13 +2197,8 @@ def _trace_only(
                     )
             j += 1
         backend = first.backend
-        why: list[str] = []
-        unfused = [o for o in ops if not o.fused]
-        if unfused:
-            why, more = _why_not(
-                backend, unfused, cfg, LogFacts(), op=base, m=m, n=n, k=k, code_gemm=None, log_ops=()
-            )
-            evidence += more
+        why, more = _why_from_trace(backend, ops, cfg, op=base, m=m, n=n, k=k)
+        evidence += more
         found.append(
             _Found(
                 key=("trace", len(found)),
