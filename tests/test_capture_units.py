@@ -54,3 +54,66 @@ def test_backend_availability_on_this_cpu_machine():
     assert not ok and "GPU backend" in why
     ok, why = backend_available(torch, "CUTLASS", "cuda")
     assert not ok and "CUTLASS source headers" in why
+
+
+# ------------------------------------------------------------------------- steady-state windows (real timer, real sleeps)
+class _Sleeper:
+    """A call whose real duration follows a schedule: seconds for the n-th call."""
+
+    def __init__(self, schedule):
+        self.n, self.schedule = 0, schedule
+
+    def __call__(self):
+        import time
+
+        time.sleep(self.schedule(self.n))
+        self.n += 1
+
+
+def _cpu_timer():
+    torch = pytest.importorskip("torch")
+    from kernelscope.capture.worker import _Timer
+
+    return _Timer(torch, "cpu")
+
+
+def test_drift_compares_the_halves_of_a_window():
+    from kernelscope.capture.worker import _drift
+
+    assert _drift([1.0] * 10) == 0.0
+    assert _drift([2.0] * 5 + [1.0] * 5) == pytest.approx(1.0 / 1.5)
+    assert _drift([1.0, 2.0, 1.0]) == 0.0  # too short to split
+
+
+def test_a_window_that_still_drifts_is_warm_up_and_is_timed_again():
+    from kernelscope.capture.worker import DRIFT_LIMIT, _steady_samples
+
+    # 4 ms per call for the first 6 calls, then 1 ms: the first window (10 calls) straddles the step.
+    call = _Sleeper(lambda n: 0.004 if n < 6 else 0.001)
+    samples, windows, drift = _steady_samples(_cpu_timer(), call, 1, 10, budget_s=30)
+    assert windows == 2 and drift <= DRIFT_LIMIT and call.n == 20
+    assert max(samples) < 3.0  # the kept window is the steady 1 ms one (ms per call)
+
+
+def test_a_steady_call_is_timed_once():
+    from kernelscope.capture.worker import _steady_samples
+
+    call = _Sleeper(lambda n: 0.002)
+    samples, windows, drift = _steady_samples(_cpu_timer(), call, 2, 10, budget_s=30)
+    assert windows == 1 and call.n == 20 and len(samples) == 10 and drift < 0.10
+
+
+def test_a_call_that_never_settles_stops_after_the_last_window_and_says_how_far_it_drifted():
+    from kernelscope.capture.worker import DRIFT_LIMIT, MAX_WINDOWS, _steady_samples
+
+    call = _Sleeper(lambda n: 0.001 * (1 + n))  # 1 ms more per call, for ever
+    samples, windows, drift = _steady_samples(_cpu_timer(), call, 1, 8, budget_s=30)
+    assert windows == MAX_WINDOWS and drift > DRIFT_LIMIT and call.n == 8 * MAX_WINDOWS
+
+
+def test_windows_stop_when_the_next_one_would_overrun_the_budget():
+    from kernelscope.capture.worker import _steady_samples
+
+    call = _Sleeper(lambda n: 0.001 * (1 + n))
+    _, windows, drift = _steady_samples(_cpu_timer(), call, 1, 8, budget_s=0.05)  # the first window takes ~36 ms
+    assert windows == 1 and drift > 0.10

@@ -88,6 +88,26 @@ def test_unsupported_dtype_option(tmp_path: Path):
     assert_one_line_error(proc, 2, "'int8' is not one of", "--help")
 
 
+@pytest.mark.parametrize(("value", "needle"), [
+    ("bogus", "ValueError: Invalid log settings: bogus"),
+    ("", "AttributeError"),  # torch 2.14 fails to import with an empty TORCH_LOGS
+])
+def test_torch_logs_that_torch_rejects_is_refused_before_any_mode_runs(tmp_path: Path, value: str, needle: str):
+    # Every worker inherits TORCH_LOGS and `import torch` raises with it: without this check each mode failed with
+    # the same obscure error.
+    proc = run_cli("profile", "samples/linear_gelu.py", "--device", "cpu", "--out", str(tmp_path / "out"),
+                   env={"TORCH_LOGS": value})
+    assert_one_line_error(proc, 2, f"TORCH_LOGS={value!r} is not a setting torch accepts", needle,
+                          "unset TORCH_LOGS or fix it")
+    assert not (tmp_path / "out").exists()  # refused before the output directory was made
+
+
+def test_a_valid_torch_logs_is_passed_through(tmp_path: Path):
+    proc = run_cli("profile", str(tiny(tmp_path)), "--device", "cpu", "--modes", "eager", "--repeats", "3",
+                   "--warmup", "1", "--out", str(tmp_path / "out"), env={"TORCH_LOGS": "+dynamo"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
 def test_output_dir_not_writable(tmp_path: Path):
     (tmp_path / "afile").write_text("x")
     proc = run_cli("profile", "samples/linear_gelu.py", "--out", str(tmp_path / "afile" / "sub"))

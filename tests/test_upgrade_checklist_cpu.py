@@ -51,41 +51,57 @@ def sweep_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("sweep")
     model = write(tmp, "linear.py", LINEAR)
     out = tmp / "out"
-    proc = run_cli("profile", str(model), *FAST, "--modes", "eager,default,dynamic", "--sweep", "batch_size=1,4",
+    proc = run_cli("profile", str(model), *FAST, "--modes", "eager,default,dynamic", "--sweep", "batch_size=1,4,8",
                    "--out", str(out), env=ENV)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (out / "stdout.txt").write_text(proc.stdout)
+    (out / "stderr.txt").write_text(proc.stderr)
     return out
 
 
 def test_sweep_points_in_result(sweep_run: Path):
     r = load(sweep_run)
-    assert [p["params"] for p in r["points"]] == [{"batch_size": 1}, {"batch_size": 4}]
-    assert [p["label"] for p in r["points"]] == ["batch_size=1", "batch_size=4"]
+    assert [p["params"] for p in r["points"]] == [{"batch_size": 1}, {"batch_size": 4}, {"batch_size": 8}]
+    assert [p["label"] for p in r["points"]] == ["batch_size=1", "batch_size=4", "batch_size=8"]
     for p in r["points"]:
         assert [m["name"] for m in p["modes"]] == ["eager", "default", "dynamic"]
         assert all(m["status"] == "ok" and m["latency_ms"]["median"] > 0 for m in p["modes"]), p["label"]
         assert all(m["kernels_per_iter"] >= 1 for m in p["modes"])
     assert [m["name"] for m in r["modes"]] == ["eager", "default", "dynamic"]  # the first point, for one-shape tools
     assert r["modes"][0]["trace"] == r["points"][0]["modes"][0]["trace"]
-    assert r["settings"]["sweep"] == {"batch_size": [1, 4]}
+    assert r["settings"]["sweep"] == {"batch_size": [1, 4, 8]}
     # Each static mode ran at each shape in its own worker; its inputs had the shape asked for.
-    for i, b in enumerate((1, 4)):
+    for i, b in enumerate((1, 4, 8)):
         cap = json.loads((sweep_run / "points" / f"p{i}-batch_size-{b}" / "modes" / "default" / "capture.json")
                          .read_text())
         assert cap["inputs"] == f"{b}x32" and cap["point"]["params"] == {"batch_size": b}
+        # Inductor's compile workers were stopped before timing; the kept window's halves agree or a note says not.
+        assert cap["compile_workers_stopped"] is True
+        lat = cap["latency_ms"]
+        assert 1 <= lat["windows"] <= 3 and lat["calls_per_sample"] >= 1 and len(lat["samples"]) == 5
+        assert lat["drift"] <= 0.10 or any("drifted" in n for n in cap["notes"])
+    eager_cap = json.loads((sweep_run / "points" / "p0-batch_size-1" / "modes" / "eager" / "capture.json").read_text())
+    assert "compile_workers_stopped" not in eager_cap  # eager compiles nothing
 
 
 def test_dynamic_mode_counts_recompiles_across_the_sweep_in_one_process(sweep_run: Path):
     r = load(sweep_run)
     dyn = [next(m for m in p["modes"] if m["name"] == "dynamic") for p in r["points"]]
     # Dynamo specialises size 1: batch 1 compiles a static graph, batch 4 fails its guard and recompiles with a
-    # symbolic batch (which later shapes reuse; its timed and profiled calls recompile nothing more).
-    assert [d["dynamo"]["recompiles"] for d in dyn] == [0, 1]
-    assert [d["dynamo"]["graphs"] for d in dyn] == [1, 1]
+    # symbolic batch, which batch 8 reuses (its timed and profiled calls recompile nothing more).
+    assert [d["dynamo"]["recompiles"] for d in dyn] == [0, 1, 0]
+    assert [d["dynamo"]["graphs"] for d in dyn] == [1, 1, 0]
     (guard,) = dyn[1]["dynamo"]["guard_failures"]
     assert "size mismatch at index 0" in guard and "expected 1, actual 4" in guard
     assert dyn[1]["inductor_code"] != dyn[0]["inductor_code"]
+    assert dyn[2]["inductor_code"] == dyn[1]["inductor_code"]
+    cap = json.loads((sweep_run / "points" / "p2-batch_size-8" / "modes" / "dynamic" / "capture.json").read_text())
+    assert cap["code_reused"] is True
+    # Batch 8 compiled nothing: its first call is not a compile time.
+    assert dyn[2]["compile"]["reused"] is True and dyn[2]["compile"]["cold_s"] is None
+    assert dyn[2]["compile"]["first_call_s"] == dyn[2]["first_call_s"] < dyn[1]["compile"]["cold_s"]
+    assert not any(dyn[2]["compile"]["cache"]["cold"].values())
+    assert not any("reused" in d["compile"] for d in dyn[:2])
     code = (sweep_run / dyn[1]["inductor_code"][0]).read_text()
     assert re.search(r"assert_size_stride\(\w+, \(s\d+, 32\)", code)  # the batch is a symbol (s33, ...)
     assert all(d["log"] == "modes/dynamic/log.txt" for d in dyn)
@@ -93,10 +109,10 @@ def test_dynamic_mode_counts_recompiles_across_the_sweep_in_one_process(sweep_ru
     assert dyn[0]["config"]["dynamic"] is True
     # Static compiles: a fresh process per shape, one graph each, never a recompile.
     static = [next(m for m in p["modes"] if m["name"] == "default") for p in r["points"]]
-    assert [(s["dynamo"]["graphs"], s["dynamo"]["recompiles"]) for s in static] == [(1, 0)] * 2
+    assert [(s["dynamo"]["graphs"], s["dynamo"]["recompiles"]) for s in static] == [(1, 0)] * 3
     summary = r["dynamic"]
     assert summary["mode"] == "dynamic" and summary["static_mode"] == "default" and summary["recompiles"] == 1
-    assert [p["recompiles"] for p in summary["points"]] == [0, 1]
+    assert [p["recompiles"] for p in summary["points"]] == [0, 1, 0]
     assert all(p["ratio"] is not None and p["call"] in ("faster", "slower", "within noise")
                for p in summary["points"])
 
@@ -119,10 +135,12 @@ def test_sweep_reports(sweep_run: Path):
     assert 'id="sweep"' in html and 'id="dynamic"' in html and "Speedup vs eager across shapes" in html
     assert "batch_size (log scale)" in html
     md = (sweep_run / "summary.md").read_text()
-    assert "### Shape sweep (2 points" in md and "### Recommendation" in md and "### Dynamic shapes" in md
+    assert "### Shape sweep (3 points" in md and "### Recommendation" in md and "### Dynamic shapes" in md
     out = (sweep_run / "stdout.txt").read_text()
-    assert "shape sweep: 2 points" in out and "recommendation @ batch_size=4" in out
-    for point in ("p0-batch_size-1", "p1-batch_size-4"):
+    assert "shape sweep: 3 points" in out and "recommendation @ batch_size=4" in out
+    progress = (sweep_run / "stderr.txt").read_text()
+    assert re.search(r"dynamic @ batch_size=8: ok · no recompile \(first call \d", progress), progress
+    for point in ("p0-batch_size-1", "p1-batch_size-4", "p2-batch_size-8"):
         assert list((sweep_run / "tb" / point / "dynamic").glob("kernelscope.*.pt.trace.json.gz"))
 
 

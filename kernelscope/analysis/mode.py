@@ -43,6 +43,7 @@ def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
     return LatencyStats(
         median=data["median"], iqr=data["iqr"], q1=data["q1"], q3=data["q3"], min=data["min"], mean=data["mean"],
         samples=tuple(data.get("samples") or ()), timer=data.get("timer", ""),
+        calls_per_sample=data.get("calls_per_sample"), windows=data.get("windows"), drift=data.get("drift"),
     )
 
 

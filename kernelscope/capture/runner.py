@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -26,6 +27,7 @@ from typing import Any
 from kernelscope.analysis.sweep import PointPlan
 from kernelscope.capture.modes import ModeDef
 from kernelscope.capture.worker import CAPTURE_SCHEMA, atomic_write_json
+from kernelscope.errors import UsageError
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,7 +280,10 @@ def merge_warm(cold: dict[str, Any], warm: dict[str, Any]) -> dict[str, Any]:
     """The cold record with the warm process's first-call time and cache counters in ``compile``."""
     comp = dict(cold.get("compile") or {"cold_s": cold.get("first_call_s"), "cache": {}})
     cache = dict(comp.get("cache") or {})
-    if warm.get("status") == "ok":
+    if comp.get("reused"):  # nothing compiled at this point (a dynamic graph from an earlier point)
+        comp["warm_s"] = None
+        cache["warm"] = (warm.get("compile") or {}).get("cache", {}).get("cold", {})
+    elif warm.get("status") == "ok":
         comp["warm_s"] = warm.get("first_call_s")
         cache["warm"] = (warm.get("compile") or {}).get("cache", {}).get("cold", {})
         comp["warm_dynamo"] = warm.get("dynamo") or {}
@@ -296,3 +301,28 @@ def _log_tail(path: Path) -> str:
     except OSError:
         return ""
     return lines[-1][:300] if lines else ""
+
+
+def check_torch_logs(python: str = sys.executable) -> None:
+    """Refuse, up front, a TORCH_LOGS that torch itself rejects: every worker inherits the environment, and with
+    an invalid value (or an empty one, or "help") ``import torch`` raises, so each mode would fail the same way.
+    Only when TORCH_LOGS is set: it costs one ``import torch`` in a subprocess (a few seconds)."""
+    value = os.environ.get("TORCH_LOGS")
+    if value is None:
+        return
+    try:
+        proc = subprocess.run([python, "-c", "import torch"], capture_output=True, text=True, timeout=300,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return  # a slow import is not a bad setting: the workers will tell
+    if proc.returncode == 0 or "torch/_logging/" not in proc.stderr.replace("\\", "/"):
+        return  # fine, or not torch's log parser: the workers' logs keep any other failure
+    lines = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
+    at = max((i for i, ln in enumerate(lines) if re.match(r"\w+(Error|Exception):", ln)), default=len(lines) - 1)
+    nxt = lines[at + 1] if at + 1 < len(lines) else ""
+    # torch wraps its message: "ValueError:" alone, or a sentence cut at "fully" and continued in lower case.
+    cause = f"{lines[at]} {nxt}" if lines[at].endswith(":") or nxt[:1].islower() else lines[at]
+    raise UsageError(f"TORCH_LOGS={value!r} is not a setting torch accepts: `import torch` fails with it "
+                     f"({cause[:160]})",
+                     "unset TORCH_LOGS or fix it (TORCH_LOGS=\"+help\" python -c 'import torch' lists the names); "
+                     "kernelscope turns on the logs it needs by itself")

@@ -642,6 +642,11 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             delta = _counter_delta(before, _counters(torch))  # type: ignore[arg-type]
             rec["compile"] = {"cold_s": rec["first_call_s"], "cache": {"cold": delta["cache"]},
                               "cache_dir_fresh": not spec.get("user_cache_dir")}
+            if reuse and not delta["dynamo"].get("frames_compiled"):
+                # The graph compiled at an earlier point covers this shape: nothing compiled here, so the first
+                # call is no compile time.
+                rec["compile"] = {"cold_s": None, "reused": True, "first_call_s": rec["first_call_s"],
+                                  "cache": {"cold": delta["cache"]}, "cache_dir_fresh": not spec.get("user_cache_dir")}
             rec["dynamo"] = delta["dynamo"]
         code_paths = []
         for code in codes:
@@ -663,8 +668,13 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             rec["status"] = "ok"
             return
 
+        if mode.compiled and _shutdown_compile_workers(torch):
+            # Inductor's compile-worker pool (up to one process per core) idles or warms up in the background
+            # after the compile; timing a launch-bound model next to it measured the pool, not the model.
+            rec["compile_workers_stopped"] = True
         progress("warming up")
-        per_call = _warm_up(timer, call, min_calls=spec.get("warmup", 10), max_seconds=spec.get("warmup_seconds", 10))
+        warmup_seconds = spec.get("warmup_seconds", 10)
+        per_call = _warm_up(timer, call, min_calls=spec.get("warmup", 10), max_seconds=warmup_seconds)
         rec["warmup_calls"] = per_call["calls"]
         if device == "cuda":
             torch.cuda.reset_peak_memory_stats()
@@ -673,10 +683,18 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             hwm_ok = _reset_hwm()
         # Several calls per sample so one sample lasts >= ~1 ms: shorter ones time the timer, not the model.
         inner = max(1, min(1000, int(1e-3 / max(per_call["estimate_s"], 1e-7))))
-        progress(f"timing {spec.get('repeats', 30)} samples x {inner} calls")
-        samples = [timer.time(call, inner) * 1000.0 for _ in range(spec.get("repeats", 30))]
+        repeats = spec.get("repeats", 30)
+        progress(f"timing {repeats} samples x {inner} calls")
+        samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=warmup_seconds)
+        rec["warmup_calls"] += (windows - 1) * repeats * inner  # the drifting windows were warm-up after all
         rec["latency_ms"] = {**_quantiles(samples), "samples": samples, "timer": "cuda_events" if device == "cuda"
-                             else "perf_counter", "calls_per_sample": inner}
+                             else "perf_counter", "calls_per_sample": inner, "windows": windows,
+                             "drift": drift}
+        if drift > DRIFT_LIMIT:
+            notes.append(f"latency still drifted by {drift:.0%} between the first and second half of the timed "
+                         f"samples after {windows} windows: something changed under the measurement (another "
+                         f"process on the {'GPU or ' if device == 'cuda' else ''}CPU, clocks, a launch-bound model's "
+                         "CPU-side state); treat this mode's latency with care or raise --repeats")
         got = _snapshot(torch, call())
         timer.sync()
         num = _numerics(torch, got, ref, reference, how, rec["dtype"])
@@ -715,6 +733,51 @@ def _peak_rss() -> int:
     import resource
 
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024  # Linux reports KiB
+
+
+DRIFT_LIMIT = 0.10  # first-half vs second-half median of a timed window, relative to the window's median
+MAX_WINDOWS = 3
+
+
+def _drift(samples: list[float]) -> float:
+    """How far the second half of a window moved from the first: |median(2nd) - median(1st)| / median(all)."""
+    h = len(samples) // 2
+    if h < 2:
+        return 0.0
+    mid = _quantiles(samples)["median"]
+    return abs(_quantiles(samples[h:])["median"] - _quantiles(samples[:h])["median"]) / mid if mid > 0 else 0.0
+
+
+def _steady_samples(timer: _Timer, call: Any, inner: int, repeats: int, *,
+                    budget_s: float) -> tuple[list[float], int, float]:
+    """Timed samples (ms per call) from a window whose halves agree: a window that still drifts (medians of its
+    halves more than DRIFT_LIMIT apart, e.g. a per-call time still falling after the warm-up's single-call check
+    passed) counts as warm-up and is timed again, up to MAX_WINDOWS windows while the windows fit in budget_s.
+    Returns (samples of the last window, windows timed, that window's drift)."""
+    t0 = time.perf_counter()
+    windows = 0
+    while True:
+        windows += 1
+        samples = [timer.time(call, inner) * 1000.0 for _ in range(repeats)]
+        drift = _drift(samples)
+        spent = time.perf_counter() - t0
+        if drift <= DRIFT_LIMIT or windows >= MAX_WINDOWS or spent * (windows + 1) / windows > budget_s:
+            return samples, windows, drift
+
+
+def _shutdown_compile_workers(torch: Any) -> bool:
+    """Stop Inductor's compile-worker processes (they restart on the next compile). False when this torch has no
+    such call or it fails: measuring goes on either way."""
+    try:
+        from torch._inductor import async_compile
+
+        stop = getattr(async_compile, "shutdown_compile_workers", None)
+        if stop is None:
+            return False
+        stop()
+        return True
+    except Exception:
+        return False
 
 
 def _warm_up(timer: _Timer, call: Any, *, min_calls: int, max_seconds: float) -> dict[str, Any]:

@@ -77,6 +77,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     from kernelscope.capture.modes import parse_backends, parse_modes
     from kernelscope.capture.runner import (
         CaptureOptions,
+        check_torch_logs,
         list_input_points,
         merge_warm,
         run_mode,
@@ -101,6 +102,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     if both:
         raise UsageError(f"{both[0]} is given to both --set and --sweep", "keep it in --sweep only")
     mode_defs = parse_modes(modes, parse_backends(gemm_backends))
+    check_torch_logs()
     cal_path = calibration or default_calibration_path()
     cal_data = read_calibration(cal_path, required=calibration is not None)
     out_dir = prepare_out_dir(out or Path("kernelscope-out") / model.stem, force=force)
@@ -236,7 +238,9 @@ def _fail(console: Any, message: str) -> int:
 def _print_mode_line(console: Any, label: str, m: Any) -> None:
     style = STATUS_STYLE.get(m.status, "white")
     parts = [f"[{style}]{m.status}[/]"]
-    if m.first_call_s is not None:
+    if (m.compile or {}).get("reused"):
+        parts.append(f"no recompile (first call {m.first_call_s:.2f} s)")
+    elif m.first_call_s is not None:
         parts.append(f"first call {m.first_call_s:.2f} s")
     if m.latency_ms is not None:
         parts.append(f"median {m.latency_ms.median:.3f} ms")

@@ -263,6 +263,7 @@ class ReportContext:
     compile: tuple[CompileRow, ...] = ()
     memory: tuple[MemoryRow, ...] = ()
     peaks: tuple[KV, ...] = ()
+    notes: tuple[KV, ...] = ()  # what each mode's worker noted (key: "mode" or "mode @ shapes")
 
     @property
     def eager(self) -> ModeResult | None:
@@ -297,7 +298,24 @@ def build_context(result: RunResult) -> ReportContext:
         compile=tuple(compile_row(m) for m in result.modes if m.compile or m.dynamo),
         memory=tuple(memory_row(m) for m in result.modes if m.memory),
         peaks=tuple(flatten({k: v for k, v in (result.peaks or {}).items() if v})),
+        notes=mode_notes(result),
     )
+
+
+def mode_notes(result: RunResult) -> tuple[KV, ...]:
+    """Every mode's notes at every shape point (a latency that kept drifting, a backend dropped, NaN/Inf, an
+    environment setting kernelscope made), once per (mode, note) with the shapes it was noted at."""
+    points = [(p.label, p.modes) for p in result.points] or [("", result.modes)]
+    seen: dict[tuple[str, str], list[str]] = {}
+    for label, modes in points:
+        for m in modes:
+            for note in m.notes:
+                seen.setdefault((m.name, note), []).append(label)
+    out = []
+    for (mode, note), labels in seen.items():
+        where = ", ".join(lb for lb in labels if lb) if len(points) > 1 and len(labels) < len(points) else ""
+        out.append(KV(f"{mode} @ {where}" if where else mode, note))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -410,7 +428,9 @@ def compile_row(m: ModeResult) -> CompileRow:
     cache = c.get("cache") or {}
     d = m.dynamo or {}
     note = ""
-    if c.get("warm_error"):
+    if c.get("reused"):
+        note = "nothing compiled at this point: the graph compiled at an earlier shape point covers it"
+    elif c.get("warm_error"):
         note = f"warm compile failed: {c['warm_error']}"
     elif "warm_s" not in c and c:
         note = "warm compile not measured (--warm-compile)"
@@ -419,7 +439,8 @@ def compile_row(m: ModeResult) -> CompileRow:
     if cache.get("cold", {}).get("fxgraph_cache_bypass"):
         note = (note + "; " if note else "") + ("Inductor bypassed its FX-graph cache (freezing does: "
                                                "constants are part of the graph)")
-    return CompileRow(m.name, c.get("cold_s", m.first_call_s), c.get("warm_s"), _counts(cache.get("cold")),
+    cold_s = c["cold_s"] if "cold_s" in c else m.first_call_s
+    return CompileRow(m.name, cold_s, c.get("warm_s"), _counts(cache.get("cold")),
                       _counts(cache.get("warm")) if "warm" in cache else fmt.DASH, d.get("graphs"),
                       d.get("recompiles"), d.get("graph_breaks"), tuple(d.get("guard_failures") or ()), note)
 

@@ -103,6 +103,8 @@ def render_terminal(result: RunResult, console: Console) -> None:
         if n.verdict == "fail" or (n.vs_eager.get("pass") is False):
             console.print(Text.assemble((n.mode, "bold"), "  numerics ", (n.verdict, _STYLE.get(n.verdict, "")),
                                         f": {n.reason}"))
+    for n in ctx.notes:
+        console.print(Text.assemble((f"note {n.key}", "bold yellow"), f": {n.value}"))
     for rec in ctx.recommendations:
         where = f" @ {rec.label}" if rec.label else ""
         console.print(Text.assemble(("recommendation" + where, "bold"), ": ",
