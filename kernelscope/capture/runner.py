@@ -280,12 +280,13 @@ def merge_warm(cold: dict[str, Any], warm: dict[str, Any]) -> dict[str, Any]:
     """The cold record with the warm process's first-call time and cache counters in ``compile``."""
     comp = dict(cold.get("compile") or {"cold_s": cold.get("first_call_s"), "cache": {}})
     cache = dict(comp.get("cache") or {})
-    if comp.get("reused"):  # nothing compiled at this point (a dynamic graph from an earlier point)
-        comp["warm_s"] = None
+    reused = comp.get("reused")  # nothing compiled at this point (a dynamic graph from an earlier point)
+    if reused or warm.get("status") == "ok":
         cache["warm"] = (warm.get("compile") or {}).get("cache", {}).get("cold", {})
+    if reused:
+        comp["warm_s"] = None
     elif warm.get("status") == "ok":
         comp["warm_s"] = warm.get("first_call_s")
-        cache["warm"] = (warm.get("compile") or {}).get("cache", {}).get("cold", {})
         comp["warm_dynamo"] = warm.get("dynamo") or {}
     else:
         comp["warm_s"] = None

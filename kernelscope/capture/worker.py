@@ -640,13 +640,13 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         if mode.compiled:
             GraphLowering.save_output_code = orig
             delta = _counter_delta(before, _counters(torch))  # type: ignore[arg-type]
-            rec["compile"] = {"cold_s": rec["first_call_s"], "cache": {"cold": delta["cache"]},
+            # Reused: the graph compiled at an earlier point covers this shape, so nothing compiled here and the
+            # first call is no compile time.
+            reused = reuse and not delta["dynamo"].get("frames_compiled")
+            rec["compile"] = {"cold_s": None if reused else rec["first_call_s"], "cache": {"cold": delta["cache"]},
                               "cache_dir_fresh": not spec.get("user_cache_dir")}
-            if reuse and not delta["dynamo"].get("frames_compiled"):
-                # The graph compiled at an earlier point covers this shape: nothing compiled here, so the first
-                # call is no compile time.
-                rec["compile"] = {"cold_s": None, "reused": True, "first_call_s": rec["first_call_s"],
-                                  "cache": {"cold": delta["cache"]}, "cache_dir_fresh": not spec.get("user_cache_dir")}
+            if reused:
+                rec["compile"].update(reused=True, first_call_s=rec["first_call_s"])
             rec["dynamo"] = delta["dynamo"]
         code_paths = []
         for code in codes:

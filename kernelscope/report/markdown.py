@@ -237,10 +237,11 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
     out += _numerics(ctx, lim)
     out += _compile(ctx, lim)
     if ctx.notes:
+        shown = ctx.notes[: lim.modes * 2]
         out += ["", "### Notes", ""]
-        out += [f"- **{md_text(n.key, 120)}**: {md_text(n.value, 400)}" for n in ctx.notes[: lim.modes * 2]]
-        if len(ctx.notes) > lim.modes * 2:
-            out.append(f"- _{len(ctx.notes) - lim.modes * 2} more notes; see report.html._")
+        out += [f"- **{md_text(n.key, 120)}**: {md_text(n.value, 400)}" for n in shown]
+        if len(ctx.notes) > len(shown):
+            out.append(f"- _{len(ctx.notes) - len(shown)} more notes; see report.html._")
 
     gemm_modes = [row for row in ctx.rows[: lim.modes] if row.mode.gemms]
     if gemm_modes:
