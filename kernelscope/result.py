@@ -133,6 +133,33 @@ class AutotuneResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Evidence:
+    """One piece of evidence behind a verdict: what kind of fact, the fact, and where it was read.
+
+    ``kind``: "code" (an Inductor output-code line), "trace" (a trace event), "log" (the compile log),
+    "provenance" (Inductor's provenance mapping), "rule" (the rule applied), "note".
+    ``where``: ``file:line`` for code and logs, ``trace:<event name>@<ts>`` for trace events, "" when none."""
+
+    kind: str
+    text: str
+    where: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.text} ({self.where})" if self.where else self.text
+
+
+@dataclass(frozen=True, slots=True)
+class OpCost:
+    """What one unfused epilogue op costs per iteration: the GPU (or CPU-kernel) time of the kernels it ran in,
+    and the bytes of the round trip through memory it forced (the GEMM output written, then read back)."""
+
+    op: str
+    kernels: tuple[str, ...]
+    time_us_per_iter: float
+    bytes_per_iter: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GemmEpilogue:
     """Per-GEMM epilogue-fusion verdict. Every verdict carries its evidence."""
 
@@ -152,9 +179,45 @@ class GemmEpilogue:
     prologue: tuple[str, ...] = ()
     verdict: str = Verdict.UNKNOWN.value
     why_not: str = ""
-    evidence: tuple[str, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
     confidence: str = "code"  # "code" (from Inductor output code + trace) or "trace-only" (weaker)
     roofline: Roofline | None = None
+    # Issue 12 additions: where the GEMM came from, what its unfused epilogue costs, the batch count of bmm-class
+    # ops, and the group of identical layers it belongs to (same module pattern, shape, backend and verdict).
+    module: str = ""  # nn.Module path, e.g. "layers.3.mlp.gate_proj" ("" when unknown)
+    source: str = ""  # model source "file.py:42" of the call, when the trace or provenance has it
+    batch: int | None = None  # bmm / baddbmm batch count
+    kind: str = "gemm"  # "gemm" | "conv" (convolutions are GEMM-class ops)
+    costs: tuple[OpCost, ...] = ()  # one per unfused op
+    group: str = ""  # GemmGroup.label this GEMM is a member of
+
+
+@dataclass(frozen=True, slots=True)
+class GemmGroup:
+    """Identical layers, grouped: ``layers.0-31.mlp.up_proj x32: bias fused, silu unfused``. GEMMs whose module
+    paths differ only in layer indices and that share op, shape, backend and verdict form one group; a layer that
+    differs forms its own."""
+
+    label: str  # "layers.0-31.mlp.up_proj"
+    count: int
+    members: tuple[str, ...]  # GemmEpilogue ids
+    op: str
+    backend: str
+    verdict: str
+    fused: tuple[str, ...] = ()
+    unfused: tuple[str, ...] = ()
+    summary: str = ""  # "bias fused, silu unfused"
+
+
+@dataclass(frozen=True, slots=True)
+class EpilogueCost:
+    """How much of the iteration unfused epilogues cost: "unfused epilogues: 18 % of GPU time, 9 of 24 kernels"."""
+
+    time_us_per_iter: float
+    pct_time: float | None  # of the mode's GPU (or CPU-kernel) time per iteration
+    kernels: int  # distinct kernel launches per iteration that ran unfused epilogue ops
+    of_kernels: int | None  # kernels per iteration of the mode
+    bytes_per_iter: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +264,9 @@ class ModeResult:
     compile: dict[str, Any] = field(default_factory=dict)
     dynamo: dict[str, Any] = field(default_factory=dict)
     autotune: tuple[AutotuneResult, ...] = ()
+    # Issue 12 additions: identical layers grouped, and what the unfused epilogues cost the iteration.
+    gemm_groups: tuple[GemmGroup, ...] = ()
+    epilogue_cost: EpilogueCost | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,6 +385,8 @@ def _from(tp: Any, value: Any) -> Any:
         (inner, *_rest) = typing.get_args(tp) or (Any,)
         return tuple(_from(inner, v) for v in value)
     if dataclasses.is_dataclass(tp):
+        if tp is Evidence and isinstance(value, str):  # result.json written before evidence was typed
+            return Evidence("note", value)
         return _dataclass_from(tp, value)
     return value
 
