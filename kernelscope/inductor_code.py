@@ -129,6 +129,7 @@ class KernelDef:
     outputs: tuple[str, ...] = ()  # the params it writes (out_ptr*, in_out_ptr*, non-const C pointers)
     profiler_names: tuple[str, ...] = ()  # names the kernel records itself under (C++ RecordFunction)
     detail: tuple[tuple[str, str], ...] = ()  # kind-specific facts (NVGEMM operator, has_epilogue, M/N/K...)
+    source: str = ""  # the kernel's source as compiled (Triton Python, C++): what it computes is read from it
 
     @property
     def computed(self) -> tuple[FxNode, ...]:
@@ -217,6 +218,9 @@ class Launch:
     literals: tuple[str, ...] = ()  # string arguments, e.g. a oneDNN post-op attr "gelu"
     args: tuple[str, ...] = ()  # positional arguments as written (ast.unparse)
     kwargs: tuple[tuple[str, str], ...] = ()
+    # the tensor name each positional argument refers to (buf0 for reinterpret_tensor(buf0, ...)), None for
+    # scalars: the call site's buffers, which differ at each call site of one kernel definition
+    arg_names: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -973,6 +977,7 @@ def _record_launch(
             literals=literals,
             args=tuple(ast.unparse(a) for a in call.args),
             kwargs=tuple((k.arg or "**", ast.unparse(k.value)) for k in call.keywords),
+            arg_names=tuple(n if n is not None and n in st.tensors else None for n in arg_names),
         )
     )
 
@@ -1188,6 +1193,7 @@ def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first
                 outputs=outputs,
                 profiler_names=profiler,
                 detail=detail,
+                source=source,
             )
         )
     st = _WrapperState(

@@ -145,7 +145,7 @@ class Evidence:
     where: str = ""
 
     def __str__(self) -> str:
-        return f"{self.text} ({self.where})" if self.where else self.text
+        return self.text
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ import random
 
 from kernelscope.result import (
     SCHEMA,
+    Evidence,
     GemmEpilogue,
     Iterations,
     KernelStat,
@@ -310,7 +311,8 @@ def with_hostile_names(result: RunResult) -> RunResult:
         kernels = tuple(dataclasses.replace(k, name=name(i)) for i, k in enumerate(m.kernels))
         timeline = tuple(dataclasses.replace(e, name=name(i)) for i, e in enumerate(m.timeline))
         gemms = tuple(dataclasses.replace(g, kernels=(name(0),), unfused_kernels=(name(1),), why_not=name(2),
-                                          evidence=(name(0), name(2)), fused=(name(1),)) for g in m.gemms)
+                                          evidence=(Evidence("note", name(0)), Evidence("code", name(2), "x.py:1")),
+                                          fused=(name(1),)) for g in m.gemms)
         modes.append(dataclasses.replace(m, kernels=kernels, timeline=timeline, gemms=gemms,
                                          error=m.error and HOSTILE + m.error))
     return dataclasses.replace(result, modes=tuple(modes), model=HOSTILE, command=f"kernelscope profile '{HOSTILE}'",

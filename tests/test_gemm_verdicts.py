@@ -33,6 +33,11 @@ CUTLASS = {**H200, "compiled": True, "max_autotune": True, "gemm_backends": ["CU
 NVGEMM = {**H200, "compiled": True, "max_autotune": True, "gemm_backends": ["NVGEMM"]}
 
 
+def texts(g: GemmEpilogue) -> list[str]:
+    """The evidence texts of a verdict (Evidence records: kind, text, where)."""
+    return [str(e) for e in g.evidence]
+
+
 def run(
     folder: Path,
     name: str,
@@ -265,7 +270,7 @@ def test_fixture_verdicts(case: Case):
     assert bool(g.why_not) == (case.verdict != "fused")
     assert g.prologue == ()
     # every iteration of the trace launched the same GEMM with the same verdict
-    assert any(e.startswith("[iterations] same kernels and verdict in all") for e in g.evidence)
+    assert any(e.startswith("[iterations] same kernels and verdict in all") for e in texts(g))
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.confidence == "code"], ids=lambda c: c.name)
@@ -277,38 +282,40 @@ def test_compiled_fixture_without_code_gives_the_same_weaker_verdict(case: Case)
     assert summary == f"GEMMs 1: {case.verdict} 1 (trace-only)"
     assert (g.verdict, g.confidence, g.backend) == (case.verdict, "trace-only", case.backend)
     assert set(g.fused) == set(case.fused)
-    assert g.evidence[0].startswith("[trace-only]")
+    assert texts(g)[0].startswith("[trace-only]")
 
 
 def test_evidence_names_rule_kernel_and_code_line():
+    # Read from seed-max-autotune.code.py: the template's body adds the bias row to acc (line 145) and the
+    # separate pointwise kernel, launched at line 235 on buf1, computes erf (line 193): GELU.
     g = single(H200_211, "seed-max-autotune", "max-autotune", ATEN_TRITON)
-    assert (
-        "[code-gemm] %addmm = addmm(%arg1_1, %arg2_1, %permute) is computed inside "
-        "triton_tem_fused_addmm_t_0 "
-        "(triton_template, seed-max-autotune.code.py:46)" in g.evidence
-    )
-    assert (
-        "[template-epilogue] addmm's bias is added inside triton_tem_fused_addmm_t_0 "
-        "(seed-max-autotune.code.py:46)" in g.evidence
-    )
-    assert (
-        "[dataflow] gelu: %convert_element_type_3 = convert_element_type(%addmm) runs in "
-        "triton_poi_fused_gelu_1 "
-        "(seed-max-autotune.code.py:156), a separate kernel" in g.evidence
-    )
+    t = texts(g)
+    assert ("[code-gemm] triton_tem_fused_addmm_t_0 (triton_template, seed-max-autotune.code.py:227) runs the "
+            "addmm (%addmm, seed-max-autotune.code.py:46)") in t
+    assert ("[template-epilogue] bias is computed inside triton_tem_fused_addmm_t_0 on the GEMM's result: "
+            "`tmp1 = acc + tmp0` (seed-max-autotune.code.py:145); call site seed-max-autotune.code.py:227") in t
+    assert ("[dataflow] gelu runs in triton_poi_fused_gelu_1, a separate kernel, at call site "
+            "seed-max-autotune.code.py:235: it reads the GEMM result through in_out_ptr0=buf1: "
+            "`tmp6 = libdevice.erf(tmp5)` (seed-max-autotune.code.py:193)") in t
     assert g.why_not.startswith("gelu left in a separate kernel (triton_poi_fused_gelu_1)")
+    kinds = {e.kind for e in g.evidence}
+    assert {"code", "trace"} <= kinds
+    assert next(e for e in g.evidence if e.text.startswith("[template-epilogue]")).where == \
+        "seed-max-autotune.code.py:145"
 
 
 def test_extern_gemm_output_is_linked_to_the_kernel_that_reads_it():
+    # The call site extern_kernels.addmm(..., out=buf1) writes buf1; triton_poi_fused_gelu_0.run(buf1, ...) reads
+    # it as in_out_ptr0: the wrapper's buffer names, not the fragment's FX names, link the two.
     g = single(H200_211, "seed-default", "default", DEFAULT)
-    assert (
-        "[dataflow] the output of extern_kernels.addmm is %addmm in triton_poi_fused_gelu_0's graph fragment "
-        "(seed-default.code.py:42), read through buffer buf1" in g.evidence
-    )
-    assert "[split-k] cublasLt::splitKreduce_kernel belongs to the GEMM launched before it" in g.evidence
+    t = texts(g)
+    assert ("[dataflow] gelu runs in triton_poi_fused_gelu_0, a separate kernel, at call site seed-default.code.py:121: "
+            "it reads the GEMM result through in_out_ptr0=buf1: `tmp6 = libdevice.erf(tmp5)` "
+            "(seed-default.code.py:80)") in t
+    assert "[split-k] cublasLt::splitKreduce_kernel belongs to the GEMM launched before it" in t
     assert (
         "[cublaslt-bias-epilogue] the bias is applied in cuBLASLt's epilogue: "
-        "nvjet_sm90_hsh_64x16_64x16_2x1_v_bz_splitK_bias_TNT" in g.evidence
+        "nvjet_sm90_hsh_64x16_64x16_2x1_v_bz_splitK_bias_TNT" in t
     )
     assert g.why_not == (
         "max-autotune is off, so Inductor called the ATen/cuBLAS/cuBLASLt GEMM, which cannot take an "
@@ -327,7 +334,7 @@ def test_nvgemm_kernel_found_by_launch_order_and_why_not_on_sm90():
     # The NVGEMM launch is a cudaLaunchKernelExC with no cpu_op of its own, and its GPU name differs from the
     # code's.
     g = single(H200_2141, "mmrelu-nvgemm", "max-autotune", NVGEMM)
-    launch = [e for e in g.evidence if e.startswith("[launch-order]")]
+    launch = [e for e in texts(g) if e.startswith("[launch-order]")]
     assert len(launch) == 1
     assert launch[0].startswith(
         "[launch-order] nv_universal_gemm_fused_mm_t_fa23e97c (mmrelu-nvgemm.code.py:158) ran as "
@@ -341,21 +348,16 @@ def test_nvgemm_kernel_found_by_launch_order_and_why_not_on_sm90():
     assert (
         "[code-gemm] nv_universal_gemm_fused_mm_t_fa23e97c runs cutedsl.Sm90StaticPersistentGemmOperator_tnt_"
         "ABFloat16_BBFloat16_outBFloat16_accFloat32_cluster1x1x1_tile64x256x64 with has_epilogue=False"
-    ) in g.evidence
+    ) in texts(g)
 
 
 def test_cutlass_named_fused_is_not_an_epilogue():
+    # cutlass_fused_mm_t_* has "fused" in its name but no epilogue: triton_poi_fused_add_mul_relu_0 computes
+    # tmp2 = tmp0 * tmp1 (the scale), tmp4 = tmp2 + tmp3 (the shift arg2_1), then the ReLU.
     g = single(H200_211, "sbr-cutlass-noevt", "max-autotune", CUTLASS)
-    assert [e for e in g.evidence if e.startswith("[dataflow] ") and "runs in" in e] == [
-        "[dataflow] mul: %mul = mul(%mm) runs in triton_poi_fused_add_mul_relu_0 "
-        "(sbr-cutlass-noevt.code.py:272), "
-        "a separate kernel",
-        "[dataflow] add: %add = add(%mul, %arg2_1) runs in triton_poi_fused_add_mul_relu_0 "
-        "(sbr-cutlass-noevt.code.py:273), a separate kernel",
-        "[dataflow] relu: %relu = relu(%add) runs in triton_poi_fused_add_mul_relu_0 "
-        "(sbr-cutlass-noevt.code.py:274), "
-        "a separate kernel",
-    ]
+    got = [e for e in texts(g) if e.startswith("[dataflow] ") and "runs in" in e]
+    assert [e.split(" runs in ")[0] for e in got] == ["[dataflow] mul", "[dataflow] add", "[dataflow] relu"]
+    assert "(other operands in_ptr0=arg2_1): `tmp4 = tmp2 + tmp3` (sbr-cutlass-noevt.code.py:304)" in got[1]
     assert "CUTLASS_EPILOGUE_FUSION=1" in g.why_not
 
 
@@ -397,7 +399,7 @@ def test_why_not_reports_nvgemm_compile_failures_when_aten_won():
         "sm_90a, "
         "but got sm_100a); set CUTE_DSL_ARCH=sm_90a"
     ) in g.why_not
-    assert "NVUniversalGemmCaller choices failed" in " ".join(g.evidence)
+    assert "NVUniversalGemmCaller choices failed" in " ".join(texts(g))
     # and without the log there is nothing to say about NVGEMM's compile, only what sm90 lacks for addmm
     h = single(H200_211, "big-max-autotune", "max-autotune", config)
     assert "failed to compile" not in h.why_not
@@ -492,7 +494,9 @@ KS_CASES = [
         "GEMMs 1: fused 1",
         [("fused", "Triton template", (B, G), (B, G))],
     ),
-    ("linear_gelu", "max-autotune_ATEN", "GEMMs 1: unfused 1", [("unfused", "cuBLASLt", (B, G), ())]),
+    # cuBLASLt's plain kernel after a copy of the bias into the output: the bias is applied by the GEMM call
+    # (README, "bias in the GEMM call"), the GELU runs separately
+    ("linear_gelu", "max-autotune_ATEN", "GEMMs 1: partial 1", [("partial", "cuBLASLt", (B, G), (B,))]),
     ("addmm_activation", "eager", "GEMMs 1: fused 1", [("fused", "cuBLASLt", (B, G), (B, G))]),
     ("addmm_activation", "default", "GEMMs 1: fused 1", [("fused", "cuBLASLt", (B, G), (B, G))]),
     (
@@ -572,7 +576,7 @@ def test_kernelscope_capture_verdicts(model, mode, summary, expected):
     assert [(g.verdict, g.backend, g.epilogue, g.fused) for g in gemms] == expected
     assert all(g.prologue == () for g in gemms)
     assert all(
-        any(e.startswith("[iterations] same kernels and verdict in all 3") for e in g.evidence) for g in gemms
+        any(e.startswith("[iterations] same kernels and verdict in all 3") for e in texts(g)) for g in gemms
     )
 
 
@@ -597,16 +601,18 @@ def test_aten_won_autotune_bias_copied_before_the_gemm():
     assert (
         g.kernels[0] == "nvjet_sm90_hsh_64x16_64x16_2x1_v_bx_splitK_TNT"
     )  # no bias epilogue in this cuBLASLt kernel
-    assert "direct_copy_kernel_cuda" in g.unfused_kernels[0]
-    assert g.unfused_kernels[1] == "triton_poi_fused_gelu_0"
+    # the bias is copied into the output (direct_copy_kernel_cuda) and accumulated by the GEMM: in the call
+    assert any(t.startswith("[bias-in-call] aten::addmm copies the broadcast bias into the output "
+                            "(at::native::elementwise_kernel") for t in texts(g))
+    assert g.unfused_kernels == ("triton_poi_fused_gelu_0",)
     assert g.why_not.startswith(
         "the library GEMM addmm (0.0672 ms) won the autotune; a library GEMM cannot take an "
-        "Inductor epilogue, so bias, gelu ran in "
+        "Inductor epilogue, so gelu ran in "
     )
     assert (
         "[autotune-log] AUTOTUNE addmm(16x4096, 16x4096, 4096x4096) at log line 10: addmm 0.0672 ms, "
         "bias_addmm 0.0988 ms"
-    ) in g.evidence
+    ) in texts(g)
 
 
 def test_fusion_log_explains_a_separate_epilogue():
@@ -623,17 +629,20 @@ def test_fusion_log_explains_a_separate_epilogue():
 
 
 def test_residual_add_belongs_to_the_later_gemm():
-    # add_6 = x + fc2(...) reads the out-projection's result (through x) and fc2's: it is fc2's epilogue.
+    # x = arg0_1 + out_proj(att) runs in the layer-norm kernel (then the norm reduces: the chain stops) and is
+    # recomputed in triton_poi_fused_add_view_3, whose second add reads fc2's result buf17; fc2 depends on x
+    # (through the norm and fc1), so that add is fc2's epilogue, and the out-projection's add counts once.
     gemms, _ = ks_run("transformer_block", "default")
     out_proj, fc2 = gemms[1], gemms[3]
+    assert (out_proj.fused, out_proj.unfused) == (("bias",), ("add",))
     assert out_proj.unfused_kernels == ("triton_per_fused_add_native_layer_norm_view_1",)
-    assert (
-        "[dataflow] add in triton_poi_fused_add_view_3 also read(s) a later GEMM's result: counted in that "
-        "GEMM's "
-        "epilogue" in out_proj.evidence
-    )
-    assert fc2.unfused_kernels == ("triton_poi_fused_add_view_3",)
-    assert any(e.startswith("[dataflow] add: %add_6 = add(%add_2, %view_9)") for e in fc2.evidence)
+    t = texts(out_proj)
+    assert "[dataflow] triton_poi_fused_add_view_3 (graph_0.py:397) recomputes add: counted once" in t
+    assert ("[dataflow] in triton_poi_fused_add_view_3 (graph_0.py:397) ops that also read extern_kernels.addmm's "
+            "result belong to that later GEMM") in t
+    assert (fc2.fused, fc2.unfused, fc2.unfused_kernels) == (("bias",), ("add",), ("triton_poi_fused_add_view_3",))
+    assert any(e.startswith("[dataflow] add runs in triton_poi_fused_add_view_3") and "in_ptr1=buf17" in e
+               for e in texts(fc2))
 
 
 def test_cuda_graph_replay_is_matched_by_launch_order():
@@ -642,7 +651,7 @@ def test_cuda_graph_replay_is_matched_by_launch_order():
     assert "splitKreduce_kernel" in g.kernels[1]  # joined to the GEMM although the replay gives it no op
     assert any(
         e.startswith("[launch-order] extern_kernels.addmm") and e.endswith("matched by launch order")
-        for e in g.evidence
+        for e in texts(g)
     )
 
 
@@ -821,7 +830,7 @@ def test_kernel_sequence_table(rows, verdicts, fused, unfused):
     assert [g.unfused for g in gemms] == unfused
     assert all(g.confidence == "trace-only" for g in gemms)
     assert all(
-        any(e.startswith("[iterations] same kernels and verdict in all 2") for e in g.evidence) for g in gemms
+        any(e.startswith("[iterations] same kernels and verdict in all 2") for e in texts(g)) for g in gemms
     )
 
 
@@ -1012,11 +1021,11 @@ def cpu_gemm(d: Path, mode: str, config: dict[str, Any]) -> tuple[GemmEpilogue, 
 
 @pytest.mark.slow
 def test_cpu_eager(cpu_runs):
-    # aten::addmm on the CPU copies the broadcast bias into its output (aten::copy_) before the BLAS call: a
-    # pass of
-    # its own over M x N, so the bias counts as unfused, like the GELU after it.
+    # aten::addmm on the CPU copies the broadcast bias into its output (aten::copy_) before the BLAS call, which
+    # accumulates onto it (beta=1): the bias is applied by the GEMM call, the one reading in every path (README);
+    # the GELU after it runs separately.
     g, summary = cpu_gemm(cpu_runs["eager"], "eager", {"compiled": False})
-    assert summary == "GEMMs 1: unfused 1"
+    assert summary == "GEMMs 1: partial 1"
     assert (g.kernels, g.backend, g.op, g.m, g.n, g.k, g.dtype) == (
         ("aten::addmm",),
         "ATen CPU",
@@ -1026,18 +1035,18 @@ def test_cpu_eager(cpu_runs):
         512,
         "float32",
     )
-    assert (g.epilogue, g.fused, g.unfused_kernels) == (("bias", "gelu"), (), ("aten::copy_", "aten::gelu"))
+    assert (g.epilogue, g.fused, g.unfused_kernels) == (("bias", "gelu"), ("bias",), ("aten::gelu",))
+    assert any("[bias-in-call] aten::addmm copies the broadcast bias" in t for t in texts(g))
     assert g.confidence == "trace"
 
 
 @pytest.mark.slow
 def test_cpu_default_runs_gelu_after_the_aten_gemm(cpu_runs):
     g, summary = cpu_gemm(cpu_runs["default"], "default", {"compiled": True, "max_autotune": False})
-    assert summary == "GEMMs 1: unfused 1"
+    assert summary == "GEMMs 1: partial 1"
     assert (g.kernels, g.backend, g.op, g.confidence) == (("aten::addmm",), "ATen CPU", "addmm", "code")
-    assert (g.epilogue, g.fused, g.unfused) == (("bias", "gelu"), (), ("bias", "gelu"))
-    assert g.unfused_kernels[0] == "aten::copy_"
-    assert len(g.unfused_kernels) == 2 and re.fullmatch(r"graph_\d+_cpp_fused_gelu_\d+", g.unfused_kernels[1])
+    assert (g.epilogue, g.fused, g.unfused) == (("bias", "gelu"), ("bias",), ("gelu",))
+    assert len(g.unfused_kernels) == 1 and re.fullmatch(r"graph_\d+_cpp_fused_gelu_\d+", g.unfused_kernels[0])
     assert g.why_not.startswith("max-autotune is off")
 
 
@@ -1106,7 +1115,7 @@ def test_h200_template_absorbs_a_prologue_op_and_fuses_the_epilogue():
     assert [k.name for k in mr.kernels] == ["triton_tem_fused_mm_mul_relu_t_0"]
     (g,) = mr.gemms
     assert (g.verdict, g.epilogue, g.fused, g.unfused, g.prologue) == ("fused", ("relu",), ("relu",), (), ("mul",))
-    assert any(e.startswith("[prologue]") and "not epilogue" in e for e in g.evidence)
+    assert any(e.startswith("[prologue]") and "not epilogue" in e for e in texts(g))
     cap = json.loads((root / "modes" / "eager" / "capture.json").read_text())
     (g,) = build_mode_result(root, cap).gemms
     assert (g.verdict, g.unfused) == ("unfused", ("relu",))

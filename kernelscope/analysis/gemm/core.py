@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.kernels import KernelAnalysis, KernelInstance
 from kernelscope.inductor_code import (
@@ -42,7 +43,11 @@ from kernelscope.inductor_code import (
     name_tokens,
     torch_dtype_name,
 )
-from kernelscope.result import GemmEpilogue, Verdict
+from kernelscope.analysis.gemm.dataflow import CodeGemm, code_gemms
+from kernelscope.analysis.gemm.modules import ModuleIndex, TraceModules
+from kernelscope.analysis.gemm.summary import evidence as evidence_of
+from kernelscope.analysis.gemm.summary import summarize
+from kernelscope.result import GemmEpilogue, OpCost, Verdict
 from kernelscope.trace import CpuEvent, Trace
 
 # ------------------------------------------------------------------------------------------------------------
@@ -186,6 +191,9 @@ class EpilogueOp:
     fused: bool
     kernel: str | None  # the kernel it ran in (trace name when matched, else the code name)
     evidence: str
+    # the kernel instances it ran in this iteration: ((name, ts), ...) and their GPU (CPU-kernel) time
+    instances: tuple[tuple[str, float], ...] = ()
+    time_us: float | None = None
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -362,6 +370,13 @@ class _Found:
     confidence: str = "code"
     order: float = 0.0  # launch time, to sort GEMMs in the order they ran
     opaque: bool = False  # trace-only: the GEMM kernel's name cannot say what it fused
+    kind: str = "gemm"
+    batch: int | None = None
+    source_nodes: tuple[str, ...] = ()  # Dynamo source nodes (compiled) for the module path
+    module: str = ""  # module path (eager: the enclosing kernelscope.module range)
+    source: str = ""
+    graph: int = 0  # index of the compiled graph (output-code module) it belongs to
+    op_kernels: tuple[tuple[str, tuple[str, ...]], ...] = ()  # unfused op -> kernels it ran in
 
 
 def _verdict_of(f: _Found) -> str:
@@ -456,10 +471,12 @@ class _TraceIndex:
     by_ext: dict[int, CpuEvent] = field(default_factory=dict)
     cpu_by_key: dict[tuple[str, float], CpuEvent] = field(default_factory=dict)
     regions: tuple[CpuEvent, ...] = ()
+    modules: TraceModules | None = None
 
     @staticmethod
     def build(trace: Trace, ka: KernelAnalysis) -> _TraceIndex:
         idx = _TraceIndex(trace, ka)
+        idx.modules = TraceModules(trace.cpu)
         for e in trace.cpu:
             if e.external_id is not None and e.cat == "cpu_op":
                 # External ids are unique per op; keep the first (outermost) if a tool wrote duplicates.
@@ -479,6 +496,9 @@ class _TraceIndex:
     def regions_in(self, it: int) -> list[CpuEvent]:
         lo, hi = self.window(it)
         return [r for r in self.regions if lo <= r.ts < hi]
+
+    def module_of(self, e: CpuEvent) -> str:
+        return self.modules.module_at(e.ts, e.tid) if self.modules else ""
 
     def op_of(self, k: KernelInstance) -> CpuEvent | None:
         if self.ka.device == "cpu":
@@ -1308,9 +1328,9 @@ def _match_regions(
 
 def _library_bias(group: _Group | None, tx: _TraceIndex, callee: str) -> EpilogueOp:
     """Where a library GEMM's bias went: cuBLASLt's bias epilogue (``nvjet_*_bias_*``), or a copy of the
-    broadcast bias into the output before a beta=1 GEMM. The copy is a kernel of its own that writes M x N and
-    the GEMM reads
-    it back: the same traffic as a separate bias add, so it counts as unfused."""
+    broadcast bias into the output before a beta=1 GEMM. Either way the bias is fused into the GEMM call
+    (vocab.FACTS["bias-in-call"]: one reading in every path); the evidence says how, and a copy kernel's time
+    counts in the GEMM's time."""
     if group is None:
         return EpilogueOp(
             "bias",
@@ -1337,11 +1357,11 @@ def _library_bias(group: _Group | None, tx: _TraceIndex, callee: str) -> Epilogu
     if copies:
         return EpilogueOp(
             "bias",
-            False,
+            True,
             copies[0].name,
-            f"[bias-copy] {group.name} copies the broadcast bias into the output "
-            f"({short_kernel_name(copies[0].name)}) and the GEMM accumulates onto it (beta=1): an extra "
-            "kernel over M x N, like a separate bias add",
+            f"[bias-in-call] {group.name} copies the broadcast bias into the output "
+            f"({short_kernel_name(copies[0].name)}) and the GEMM accumulates onto it (beta=1): the bias is "
+            "applied by the GEMM call",
         )
     return EpilogueOp(
         "bias",
@@ -1698,22 +1718,34 @@ def _found_from_code(
         )
         order = float(cg.launch.index)
     ops: list[EpilogueOp] = []
-    if cg.bias == "extern":
-        ops.append(_library_bias(group, tx, cg.launch.name))
+    if cg.bias == "extern" and group is not None:
+        how = _library_bias(group, tx, cg.launch.name)
+        evidence.append(how.evidence)
     if cg.launch.op == "_addmm_activation":
         use_gelu = dict(cg.launch.kwargs).get("use_gelu")
         act = "gelu" if use_gelu == "True" else "relu"  # use_gelu defaults to False
         ops.append(_library_activation(group, act, cg.launch.name))
     trace_name: dict[int, str] = {}
+    trace_inst: dict[int, tuple[tuple[str, float], ...]] = {}
+    trace_time: dict[int, float] = {}
     for li, gi in rm.aligned.items():
         g = rm.groups[gi]
         names = [k.name for k in g.compute] or [g.name]
         trace_name[li] = names[0]
+        trace_inst[li] = tuple((k.name, k.ts) for k in g.compute)
+        trace_time[li] = sum(k.dur for k in g.compute)
+    activation = ops[:]  # _addmm_activation's GELU/ReLU: applied after the bias
+    ops = []
     for c in cg.chain:
         kernel = trace_name.get(c.launch, c.code_kernel)
         if c.launch == cg.launch.index and kernels:
             kernel = kernels[0]
-        ops.append(EpilogueOp(c.label, c.fused, kernel, c.evidence))
+        ops.append(EpilogueOp(c.label, c.fused, kernel, c.evidence, trace_inst.get(c.launch, ()),
+                              trace_time.get(c.launch)))
+        if c.launch == cg.launch.index and c.label == "bias" and activation:
+            ops += activation
+            activation = []
+    ops = activation + ops
     unfused = [o for o in ops if not o.fused]
     why: list[str] = []
     if unfused:
@@ -1731,6 +1763,10 @@ def _found_from_code(
         dtype = dtype or _dtype_from_types(group.op.input_types, group.op.name)
     return _Found(
         key=("code", rm.ordinal, rm.code_index, cg.launch.index, cg.node),
+        kind=cg.kind,
+        batch=cg.batch,
+        source_nodes=cg.source_nodes,
+        graph=rm.code_index,
         op=cg.op,
         kernels=kernels,
         backend=backend,
@@ -2010,6 +2046,8 @@ def _eager_ops(
                     kname,
                     f"[eager-op] {oj.name} inside {anchor_name} after {e.name} ran "
                     f"{short_kernel_name(kname)}",
+                    tuple((kk.name, kk.ts) for kk in kj),
+                    sum(kk.dur for kk in kj) if kj else None,
                 )
             )
         # Following top-level calls on the same thread that are elementwise on the GEMM's output shape.
@@ -2044,6 +2082,8 @@ def _eager_ops(
                     kname,
                     f"[eager-sequence] {oj.name} on {dims[0]} after {anchor_name} ran "
                     f"{short_kernel_name(kname)}",
+                    tuple((kk.name, kk.ts) for kk in kj),
+                    sum(kk.dur for kk in kj) if kj else None,
                 )
             )
         why, more = _why_from_trace(backend, ops, cfg, op=base, m=m, n=n, k=k)
@@ -2051,6 +2091,8 @@ def _eager_ops(
         found.append(
             _Found(
                 key=("eager", e.tid, len(found)),
+                module=tx.module_of(e),
+                kind="conv" if vocab.op_class(base) == "conv" else "gemm",
                 op=base,
                 kernels=tuple(kk.name for kk in gk) or (e.name,),
                 backend=backend,
@@ -2193,6 +2235,8 @@ def _trace_only(
                             kk.name,
                             f"[trace-only] {short_kernel_name(kk.name)} runs after the GEMM as its own "
                             f"kernel ('{label}' from its name)",
+                            ((kk.name, kk.ts),),
+                            kk.dur,
                         )
                     )
             j += 1
@@ -2259,7 +2303,7 @@ def analyze_gemms(
     compiled = cfg.compiled or bool(codes) or bool(tx.regions)
     per_iter: list[list[_Found]] = []
     if codes:
-        static = [_code_gemms(c) for c in codes]
+        static = [code_gemms(c) for c in codes]
         cache: dict[str, int] = {}
         for it in its:
             found = _from_code(codes, tx, cfg, log, it, static, cache)
@@ -2270,7 +2314,7 @@ def analyze_gemms(
         per_iter = [_trace_only(tx, cfg, it) for it in its]
     else:
         per_iter = [_eager(tx, cfg, it) for it in its]
-    gemms = _combine(per_iter, its, count)
+    gemms = _combine(per_iter, its, count, modules=ModuleIndex.from_log(log_text, codes) if codes else None)
     return gemms, summarize(gemms)
 
 
@@ -2286,11 +2330,14 @@ def sample_iterations(count: int, limit: int = MAX_CHECKED_ITERATIONS) -> list[i
     return sorted({round(i * (count - 1) / (limit - 1)) for i in range(limit)})
 
 
-def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, count: int | None = None
-             ) -> tuple[GemmEpilogue, ...]:
+_ELEM_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1,
+               "float8_e4m3fn": 1, "float8_e5m2": 1, "int32": 4, "int64": 8}
+
+
+def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, count: int | None = None,
+             modules: Any = None) -> tuple[GemmEpilogue, ...]:
     """Iteration 0's GEMMs, with time averaged over the iterations that show the same GEMM, and a consistency
-    note.
-    """
+    note. ``modules``: provenance (module path, source line) of compiled GEMMs, by graph and source nodes."""
     if not per_iter:
         return ()
     its = list(its) if its is not None else list(range(len(per_iter)))
@@ -2319,6 +2366,13 @@ def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, cou
                 if not differs
                 else f"[iterations] differs from iteration 0 ({scope}): {'; '.join(differs)[:2000]}"
             )
+        module, source = f.module, f.source
+        if modules is not None and not module and f.source_nodes:
+            module, source, ev = modules.lookup(f.graph, f.source_nodes)
+            if ev:
+                evidence.append(ev)
+        elif module:
+            evidence.append(f"[module] {f.op} ran inside the profiler range 'kernelscope.module: {module}'")
         ops = f.ops
         out.append(
             GemmEpilogue(
@@ -2338,18 +2392,52 @@ def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, cou
                 prologue=f.prologue,
                 verdict=_verdict_of(f),
                 why_not="; ".join(f.why_not),
-                evidence=tuple(dict.fromkeys(tuple(evidence) + tuple(o.evidence for o in ops))),
+                evidence=tuple(evidence_of(e) for e in
+                               dict.fromkeys(tuple(evidence) + tuple(o.evidence for o in ops))),
                 confidence=f.confidence,
+                module=module,
+                source=source,
+                batch=f.batch,
+                kind=f.kind,
+                costs=_op_costs(f),
             )
         )
     return tuple(out)
 
 
-def summarize(gemms: Sequence[GemmEpilogue]) -> str:
-    """'GEMMs 2: fused 1, partial 1' (verdicts in a fixed order), plus '(trace-only)' when that is all."""
-    counts = Counter(g.verdict for g in gemms)
-    parts = [f"{v.value} {counts[v.value]}" for v in _VERDICT_ORDER if counts[v.value]]
-    text = f"GEMMs {len(gemms)}" + (": " + ", ".join(parts) if parts else "")
-    if gemms and all(g.confidence == "trace-only" for g in gemms):
-        text += " (trace-only)"
-    return text
+def _op_costs(f: _Found) -> tuple[OpCost, ...]:
+    """Per unfused op: the time of the kernels it ran in (shared when one kernel runs several), and the bytes of
+    the round trip it forced: the GEMM's output written to memory and read back by that kernel."""
+    el = _ELEM_BYTES.get(f.dtype or "")
+    out_bytes = f.m * f.n * (f.batch or 1) * el if f.m and f.n and el else None
+    costs = []
+    for o in f.ops:
+        if o.fused:
+            continue
+        kernels = tuple(dict.fromkeys(n for n, _ in o.instances)) or ((o.kernel,) if o.kernel else ())
+        costs.append(OpCost(o.label, kernels, round(o.time_us or 0.0, 3), 2 * out_bytes if out_bytes else None))
+    return tuple(costs)
+
+
+def unfused_instances(found: Sequence[_Found]) -> tuple[dict[tuple[str, float], float], int | None]:
+    """One iteration's kernel launches that ran unfused epilogue ops (each once, also when it served two GEMMs),
+    with their time; and the bytes of the round trips those epilogues forced."""
+    inst: dict[tuple[str, float], float] = {}
+    total_bytes = 0
+    known = False
+    for f in found:
+        ran = False
+        for o in f.ops:
+            if o.fused or not o.instances:
+                continue
+            share = (o.time_us or 0.0) / len(o.instances)
+            for key in o.instances:
+                inst.setdefault(key, share)
+            ran = True
+        el = _ELEM_BYTES.get(f.dtype or "")
+        if ran and f.m and f.n and el:
+            total_bytes += 2 * f.m * f.n * (f.batch or 1) * el
+            known = True
+    return inst, (total_bytes if known else None)
+
+

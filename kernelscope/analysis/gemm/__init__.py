@@ -1,0 +1,13 @@
+"""GEMM epilogue verdicts, one step a module (see each module's docstring)."""
+
+from kernelscope.analysis.gemm.core import (  # noqa: F401
+    _ANSI,
+    _LOG_PREFIX,
+    GEMM_OPS,
+    AutotuneTable,
+    analyze_gemms,
+    parse_log,
+    sample_iterations,
+    short_kernel_name,
+    summarize,
+)

@@ -1,0 +1,702 @@
+"""What a kernel computes, read from its body: the dataflow from each pointer parameter to each store.
+
+Inductor's kernels are in SSA form (``tmp3 = tmp1 * tmp2``), Triton (Python) on the GPU and C++ on the CPU. A
+kernel definition can be launched at several call sites with different buffers, so this is per definition and
+keyed by parameter names (``in_ptr0``, ``in_out_ptr0``, ``Y``); the call site maps buffers to parameters.
+
+From a set of start values (the loads of the parameter that holds a GEMM's output, or a template's ``acc``) the
+walk collects the values derived from them, stops at reductions (``tl.sum``, ``tmp_acc0 = ...``, welford), and
+recognises user-level ops in the primitive ops Inductor emits: GELU as erf or as its tanh approximation, SiLU as
+``x * sigmoid(x)`` or ``x / (1 + exp(-x))``, ReLU as ``maximum(0, x)``, eval batch norm as ``(x - mean) *
+rsqrt(var + eps) * w + b``. Op names are never read from the kernel's name or from RecordFunction strings.
+
+No torch import.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+# ------------------------------------------------------------------------------------------------------------
+# Model
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One SSA value of a kernel body."""
+
+    name: str
+    ops: tuple[str, ...]  # primitive ops in the expression: "load", "add", "mul", "erf", "const", "cast", ...
+    inputs: tuple[str, ...]  # names of the values it reads
+    param: str | None = None  # the pointer a load reads
+    index: str = ""  # a load's index expression, as written
+    const: float | None = None  # a constant's value
+    line: int = 0  # 1-based line in the kernel source
+    reduces: bool = False  # a reduction (its value mixes elements: what follows is no epilogue)
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    param: str
+    value: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    lang: str  # "triton" | "cpp"
+    values: tuple[Value, ...]
+    stores: tuple[Store, ...]
+    gemm_values: tuple[str, ...] = ()  # template: the GEMM's own result (acc, or the loads of Y after micro_gemm)
+    params: tuple[str, ...] = ()
+    _by_name: dict[str, Value] = field(default_factory=dict, compare=False, repr=False)
+
+    def value(self, name: str) -> Value | None:
+        if not self._by_name:
+            self._by_name.update({v.name: v for v in self.values})
+        return self._by_name.get(name)
+
+    def loads_of(self, params: Iterable[str]) -> tuple[str, ...]:
+        ps = set(params)
+        return tuple(v.name for v in self.values if v.param in ps and "load" in v.ops)
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """A user-level op recognised on the path from the start values."""
+
+    label: str  # "bias", "gelu", "silu", "relu", "add", "mul", "batch_norm", ...
+    values: tuple[str, ...]  # the body values it stands for
+    line: int
+    operands: tuple[str, ...] = ()  # the parameters of the other operands it reads (bias, residual, up_proj)
+
+
+@dataclass(frozen=True, slots=True)
+class Flow:
+    """What a kernel does with the start values."""
+
+    ops: tuple[Op, ...]  # pointwise ops on the start values, in order
+    outputs: tuple[str, ...]  # parameters whose stores carry a derived value (the chain goes on there)
+    reduced: bool  # a reduction consumed a derived value: the chain ends in this kernel
+    reduced_outputs: tuple[str, ...] = ()  # parameters stored from reduced values
+    derived: tuple[str, ...] = ()  # every derived value (for tests and evidence)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Triton
+
+_TRITON_REDUCE = re.compile(
+    r"^(tl\.(sum|max|min|reduce|argmax|argmin|cumsum|cumprod|associative_scan|xor_sum)|triton_helpers\."
+    r"(max2|min2|prod|welford\w*|any|online_softmax\w*|exp_sum|cumsum\w*|max_with_index|min_with_index|"
+    r"argmax|argmin|bucketize\w*|sort\w*))$"
+)
+_TRITON_VIEW = frozenset({"broadcast_to", "reshape", "view", "expand_dims", "permute", "trans", "ravel",
+                          "join", "split", "interleave"})
+_BIN = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+        ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
+        ast.LShift: "shl", ast.RShift: "shr", ast.MatMult: "dot"}
+_CMP = {ast.Gt: "gt", ast.GtE: "ge", ast.Lt: "lt", ast.LtE: "le", ast.Eq: "eq", ast.NotEq: "ne"}
+_MASK_NAME = re.compile(r"^(x|y|z|r\d*_|r)?mask$|_mask$|^mask$")
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else node.attr
+    return ""
+
+
+def _names(node: ast.AST) -> list[str]:
+    return [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+
+
+def _ptr_of(node: ast.AST, params: set[str], alias: dict[str, str]) -> tuple[str | None, str]:
+    """(pointer parameter, index text) of a load/store address ``in_ptr0 + (x0)``."""
+    base = node
+    while isinstance(base, ast.BinOp) and isinstance(base.op, ast.Add):
+        base = base.left
+    name = base.id if isinstance(base, ast.Name) else None
+    name = alias.get(name, name) if name else None
+    index = ast.unparse(node.right) if isinstance(node, ast.BinOp) else ""
+    return (name if name in params else None), index
+
+
+class _TritonReader:
+    def __init__(self, params: Sequence[str]):
+        self.params = set(params)
+        self.alias: dict[str, str] = {}
+        self.values: dict[str, Value] = {}
+        self.order: list[str] = []
+        self.stores: list[Store] = []
+        self.gemm_values: list[str] = []
+
+    def _expr_ops(self, node: ast.AST) -> tuple[list[str], float | None, bool]:
+        ops: list[str] = []
+        const: float | None = None
+        reduces = False
+        for n in ast.walk(node):
+            if isinstance(n, ast.BinOp):
+                ops.append(_BIN.get(type(n.op), "binop"))
+            elif isinstance(n, ast.UnaryOp):
+                if isinstance(n.op, ast.USub):
+                    ops.append("neg")
+                elif isinstance(n.op, (ast.Not, ast.Invert)):
+                    ops.append("not")
+            elif isinstance(n, ast.Compare):
+                ops.extend(_CMP.get(type(o), "cmp") for o in n.ops)
+            elif isinstance(n, ast.Call):
+                fn = _dotted(n.func)
+                last = fn.rsplit(".", 1)[-1]
+                if _TRITON_REDUCE.match(fn) or last in ("welford_reduce", "welford_combine"):
+                    reduces = True
+                    ops.append("reduce")
+                elif last == "to" or last == "cast":
+                    ops.append("cast")
+                elif last == "full":
+                    ops.append("const")
+                    if len(n.args) >= 2 and isinstance(n.args[1], ast.Constant):
+                        v = n.args[1].value
+                        const = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else const
+                elif last in _TRITON_VIEW:
+                    ops.append("view")
+                elif last == "where":
+                    # tl.where(xmask, x, 0): masking a tile's tail, not computation
+                    first = n.args[0] if n.args else None
+                    masked = isinstance(first, ast.Name) and bool(_MASK_NAME.search(first.id))
+                    ops.append("view" if masked else "where")
+                elif last == "load":
+                    ops.append("load")
+                elif last == "dot":
+                    ops.append("dot")
+                elif last in ("zeros", "arange", "program_id", "num_programs", "zeros_like"):
+                    ops.append("index")
+                else:
+                    ops.append(last)  # erf, exp, sigmoid, maximum, minimum, rsqrt, sqrt, tanh, abs, ...
+            elif isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+                if const is None and not ops:
+                    const = float(n.value)
+        return ops, const, reduces
+
+    def assign(self, name: str, value: ast.AST, line: int, aug: ast.operator | None = None) -> None:
+        if isinstance(value, ast.Name) and value.id in self.params and aug is None:
+            self.alias[name] = value.id  # A = arg_A
+            return
+        param = None
+        index = ""
+        ops, const, reduces = self._expr_ops(value)
+        if isinstance(value, ast.Call) and _dotted(value.func).endswith("load") and value.args:
+            param, index = _ptr_of(value.args[0], self.params, self.alias)
+        else:
+            for n in ast.walk(value):
+                if isinstance(n, ast.Call) and _dotted(n.func).endswith(".load") and n.args:
+                    param, index = _ptr_of(n.args[0], self.params, self.alias)
+                    break
+        inputs = [x for x in _names(value) if x in self.values and not _MASK_NAME.search(x)]
+        if param is not None:
+            inputs = []  # a load's index values are addresses, not data
+        if aug is not None:
+            ops = [_BIN.get(type(aug), "binop")] + ops
+            if name in self.values:
+                inputs = [name] + inputs
+        prev = self.values.get(name)
+        if prev is not None:  # loops and the C++ tail branches define a name again: one value, both readings
+            inputs = list(prev.inputs) + [i for i in inputs if i not in prev.inputs and i != name]
+            ops = list(dict.fromkeys(list(prev.ops) + ops))
+            param = param or prev.param
+            reduces = reduces or prev.reduces
+        if "dot" in ops and name not in self.gemm_values:
+            self.gemm_values.append(name)
+        v = Value(name, tuple(ops) or ("copy",), tuple(dict.fromkeys(i for i in inputs if i != name or aug)),
+                  param, index, const, line, reduces)
+        if name not in self.values:
+            self.order.append(name)
+        self.values[name] = v
+
+    def statement(self, st: ast.stmt, offset: int) -> None:
+        line = st.lineno + offset
+        if isinstance(st, ast.Assign) and len(st.targets) == 1:
+            t = st.targets[0]
+            if isinstance(t, ast.Name):
+                self.assign(t.id, st.value, line)
+            elif isinstance(t, ast.Tuple):  # tmp3, tmp4 = triton_helpers.welford(...)
+                for e in t.elts:
+                    if isinstance(e, ast.Name):
+                        self.assign(e.id, st.value, line)
+        elif isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+            self.assign(st.target.id, st.value, line, aug=st.op)
+        elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            fn = _dotted(st.value.func)
+            if fn.endswith(("tl.store", "atomic_add", "tl.atomic_add")) and len(st.value.args) >= 2:
+                param, _ = _ptr_of(st.value.args[0], self.params, self.alias)
+                vals = [x for x in _names(st.value.args[1]) if x in self.values]
+                if param is not None:
+                    for v in vals[:1] or ():
+                        self.stores.append(Store(param, v, line))
+
+
+def _flatten(body: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for st in body:
+        if isinstance(st, (ast.For, ast.While, ast.With)):
+            out.extend(_flatten(st.body))
+        elif isinstance(st, ast.If):
+            out.extend(_flatten(st.body))
+            out.extend(_flatten(st.orelse))
+        else:
+            out.append(st)
+    return out
+
+
+def parse_triton(source: str, name: str, params: Sequence[str]) -> Body | None:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+    if fn is None:
+        fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef)
+                   and any("jit" in _dotted(d if not isinstance(d, ast.Call) else d.func) for d in n.decorator_list)),
+                  None)
+    if fn is None:
+        return None
+    ps = list(params) or [a.arg for a in fn.args.args]
+    r = _TritonReader(ps)
+    for st in _flatten(fn.body):
+        r.statement(st, 0)
+    return Body("triton", tuple(r.values[n] for n in r.order), tuple(r.stores), tuple(r.gemm_values), tuple(ps))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# C++
+
+_CPP_ASSIGN = re.compile(r"^\s*(?:auto|float|double|int64_t|int32_t|bool|at::vec::\S+|c10::\w+|[\w:<>]+)?\s*"
+                         r"(tmp\w*|local_acc\w*)\s*=\s*(.+?);\s*$")
+_CPP_STORE_METHOD = re.compile(r"^\s*(\w+)\.store\(\s*(\w+)\s*\+")
+_CPP_STORE_INDEX = re.compile(r"^\s*(\w+)\[(.+)\]\s*=\s*(.+?);\s*$")
+_CPP_LOAD = re.compile(r"(?:loadu|load)\(\s*(\w+)\s*\+\s*([^,]*)")
+_CPP_INDEX_LOAD = re.compile(r"^\s*(?:c10::convert<[\w:]+>\()?\s*(\w+)\[(.+)\]\)?\s*$")
+_CPP_TMP = re.compile(r"\b(tmp\w*|local_acc\w*)\b")
+_CPP_METHOD = re.compile(r"\.(\w+)\(\)")
+_CPP_FUNC = re.compile(r"(?:std::|at::vec::|c10::|::)?\b([a-z_][\w]*)\s*\(")
+_CPP_NUM = re.compile(r"static_cast<\w+>\(\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*\)|^\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*$")
+_CPP_CAST_FUNCS = frozenset({"static_cast", "convert", "cvt", "c10_convert"})
+_CPP_NOT_OPS = frozenset({"static_cast", "int64_t", "decltype", "loadu", "load", "Vectorized", "vec", "c10",
+                          "at", "std", "float", "double", "set", "arange", "VectorizedN", "VecMask", "from",
+                          "to", "if", "for", "return", "sizeof"})
+_CPP_OP_NAMES = {"max_propagate_nan": "maximum", "clamp_min": "maximum", "max": "maximum", "maximum": "maximum",
+                 "min_propagate_nan": "minimum", "clamp_max": "minimum", "min": "minimum", "minimum": "minimum",
+                 "blendv": "where", "exp_u20": "exp", "sigmoid": "sigmoid", "erf": "erf", "exp": "exp",
+                 "tanh": "tanh", "neg": "neg", "rsqrt": "rsqrt", "sqrt": "sqrt", "reciprocal": "reciprocal",
+                 "log": "log", "log1p": "log1p", "abs": "abs", "expm1": "expm1", "pow": "pow", "erfc": "erfc"}
+
+
+def _cpp_ops(expr: str) -> list[str]:
+    ops: list[str] = []
+    for m in _CPP_METHOD.finditer(expr):
+        ops.append(_CPP_OP_NAMES.get(m.group(1), m.group(1)))
+    for m in _CPP_FUNC.finditer(expr):
+        f = m.group(1)
+        if f in _CPP_OP_NAMES:
+            ops.append(_CPP_OP_NAMES[f])
+        elif f in ("convert",) or f.startswith("cvt"):
+            ops.append("cast")
+        elif f in ("where",):
+            ops.append("where")
+    stripped = re.sub(r"static_cast<[^>]*>|decltype\([^)]*\)|<[^<>]*>", "", expr)
+    stripped = re.sub(r"\([^()]*\bint64_t\b[^()]*\)", "", stripped)
+    for sym, op in ((r"(?<![+\-*/<>=!&|])\+(?![+=])", "add"), (r"(?<![+\-*/<>=!&|e])-(?![-=>])", "sub"),
+                    (r"(?<![*/])\*(?![*=])", "mul"), (r"/(?![/=])", "div"), (r">=", "ge"), (r"<=", "le"),
+                    (r"(?<![<>=])>(?![>=])", "gt"), (r"(?<![<>=])<(?![<=])", "lt"), (r"==", "eq"), (r"!=", "ne")):
+        if re.search(sym, stripped):
+            ops.append(op)
+    return ops
+
+
+def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = False) -> Body:
+    """C++ kernel body; ``after_micro_gemm``: a GEMM template, whose epilogue follows the last micro-GEMM call
+    and reads the GEMM's result back from Y (or a local accumulation buffer)."""
+    lines = source.splitlines()
+    start = 0
+    gemm_params: set[str] = set()
+    if after_micro_gemm:
+        for i, line in enumerate(lines):
+            if re.search(r"\bkernel_micro_gemm\w*<|\bmicro_gemm\w*<|->operator\(\)|brgemm", line):
+                start = i
+        gemm_params = {"Y", "local_acc_buf", "acc_buf", "Y_2d"} | {p for p in params if p.startswith("Y")}
+    ps = set(params) | gemm_params
+    values: dict[str, Value] = {}
+    order: list[str] = []
+    stores: list[Store] = []
+    gemm_values: list[str] = []
+    for i in range(start, len(lines)):
+        text = lines[i]
+        ln = i + 1
+        m = _CPP_STORE_METHOD.match(text)
+        if m and m.group(2) in ps:
+            v = m.group(1)
+            if v in values:
+                stores.append(Store(m.group(2), v, ln))
+            continue
+        m = _CPP_STORE_INDEX.match(text)
+        if m and m.group(1) in ps:
+            vals = [x for x in _CPP_TMP.findall(m.group(3)) if x in values]
+            if vals:
+                stores.append(Store(m.group(1), vals[-1], ln))
+            continue
+        m = _CPP_ASSIGN.match(text)
+        if not m:
+            continue
+        name, expr = m.group(1), m.group(2)
+        param, index = None, ""
+        lm = _CPP_LOAD.search(expr)
+        if lm and lm.group(1) in ps:
+            param, index = lm.group(1), lm.group(2).strip()
+        else:
+            im = _CPP_INDEX_LOAD.match(expr)
+            if im and im.group(1) in ps:
+                param, index = im.group(1), im.group(2).strip()
+        reduces = name.startswith("tmp_acc") or "welford" in expr or "reduce" in expr
+        if param is not None:
+            ops, inputs = ["load"], []
+            if param in gemm_params:
+                gemm_values.append(name)
+        else:
+            ops = _cpp_ops(expr)
+            inputs = [x for x in _CPP_TMP.findall(expr) if x in values and x != name]
+            if name in values and name in _CPP_TMP.findall(expr):  # tmp_acc0 = tmp_acc0 + tmp1
+                inputs = [name] + inputs
+        const = None
+        cm = _CPP_NUM.search(expr)
+        if param is None and cm and not inputs:
+            try:
+                const = float(cm.group(1) or cm.group(2))
+                ops = ["const"]
+            except (TypeError, ValueError):
+                pass
+        if param is None and not ops and inputs:
+            ops = ["view"]  # Vectorized<float>(tmp3): a broadcast of a value
+        if any(values[x].reduces for x in inputs if x in values and x.startswith("tmp_acc")):
+            reduces = True
+        prev = values.get(name)
+        if prev is not None:
+            inputs = list(prev.inputs) + [x for x in inputs if x not in prev.inputs]
+            ops = list(dict.fromkeys(list(prev.ops) + ops))
+            param = param or prev.param
+            reduces = reduces or prev.reduces
+            const = prev.const if const is None else const
+        else:
+            order.append(name)
+        values[name] = Value(name, tuple(ops) or ("copy",), tuple(dict.fromkeys(inputs)), param, index, const, ln,
+                             reduces)
+    return Body("cpp", tuple(values[n] for n in order), tuple(stores), tuple(dict.fromkeys(gemm_values)),
+                tuple(params))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# The walk
+
+
+def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
+         broadcast: dict[str, bool] | None = None) -> Flow:
+    """Values derived from ``starts`` up to reductions; the user-level ops among them; the outputs they reach.
+
+    ``blocked``: parameters whose loads carry a value the chain must not pass (the output of a GEMM that
+    depends on this GEMM: an op that also reads it belongs to that later GEMM's epilogue, not this one's).
+    ``broadcast``: per parameter, whether the call site's buffer is smaller than the output (a bias row)."""
+    start = set(starts)
+    blocked_values = set(body.loads_of(blocked)) - start
+    derived: list[str] = []
+    dset: set[str] = set()
+    tainted: set[str] = set(blocked_values)  # values past a reduction, or mixing in a blocked value
+    reduced = False
+    for v in body.values:
+        if v.name in start:
+            if v.name not in dset:
+                derived.append(v.name)
+                dset.add(v.name)
+            continue
+        ins = set(v.inputs)
+        if not ins & (dset | tainted):
+            continue
+        if ins & tainted:
+            tainted.add(v.name)
+            continue
+        if v.reduces:
+            reduced = True
+            tainted.add(v.name)
+            continue
+        derived.append(v.name)
+        dset.add(v.name)
+    outputs = tuple(dict.fromkeys(s.param for s in body.stores if s.value in dset))
+    red_out = tuple(dict.fromkeys(s.param for s in body.stores if s.value in tainted and s.value not in
+                                  blocked_values))
+    ops = label(body, [d for d in derived if d not in start], start, broadcast or {})
+    return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived))
+
+
+_NOISE = frozenset({"cast", "view", "copy", "load", "const", "index"})
+_KEY_OPS = frozenset({"erf", "tanh", "sigmoid", "exp", "maximum", "minimum", "where", "rsqrt", "sqrt"})
+
+
+def _primary(v: Value) -> str:
+    ops = [o for o in v.ops if o not in _NOISE]
+    return ops[0] if ops else (v.ops[0] if v.ops else "copy")
+
+
+def _const_of(body: Body, name: str, depth: int = 4) -> float | None:
+    v = body.value(name)
+    while v is not None and depth > 0:
+        if v.const is not None and (set(v.ops) <= {"const", "view", "cast", "copy"}):
+            return v.const
+        if len(v.inputs) == 1 and set(v.ops) <= {"view", "cast", "copy"}:
+            v = body.value(v.inputs[0])
+            depth -= 1
+            continue
+        return None
+    return None
+
+
+def _is_const(body: Body, name: str) -> bool:
+    return _const_of(body, name) is not None
+
+
+def _params_under(body: Body, name: str, depth: int = 3) -> set[str]:
+    """Parameters a value is loaded from (through views and casts)."""
+    v = body.value(name)
+    if v is None:
+        return set()
+    if v.param is not None:
+        return {v.param}
+    if depth <= 0 or not set(v.ops) <= {"view", "cast", "copy"}:
+        return set()
+    out: set[str] = set()
+    for i in v.inputs:
+        out |= _params_under(body, i, depth - 1)
+    return out
+
+
+def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[str, bool]) -> list[Op]:
+    """Group derived values into user-level ops (recognising decomposed activations), in body order."""
+    dset = set(derived) | set(start)
+    taken: set[str] = set()
+    groups: list[tuple[str, list[str]]] = []
+
+    def users(name: str) -> list[str]:
+        return [d for d in derived if name in (body.value(d).inputs if body.value(d) else ())]
+
+    def anc(name: str) -> set[str]:
+        out: set[str] = set()
+        todo = [name]
+        while todo:
+            n = todo.pop()
+            v = body.value(n)
+            if v is None:
+                continue
+            for i in v.inputs:
+                if i in dset and i not in out:
+                    out.add(i)
+                    todo.append(i)
+        return out
+
+    def prim(name: str) -> str:
+        v = body.value(name)
+        return _primary(v) if v else ""
+
+    def consts_in(names: Iterable[str]) -> set[float]:
+        out: set[float] = set()
+        for n in names:
+            v = body.value(n)
+            if v is None:
+                continue
+            for i in v.inputs:
+                c = _const_of(body, i)
+                if c is not None:
+                    out.add(round(c, 6))
+        return out
+
+    # GELU (erf or tanh form): the erf/tanh, its inputs on the chain, the +1 after it and the product with x/2.
+    for d in derived:
+        p = prim(d)
+        if d in taken or p not in ("erf", "tanh"):
+            continue
+        # the activation's own arithmetic: ancestors whose other operands are constants (x * 0.7071, x**3 *
+        # 0.044715 + x), never an add of a parameter (the bias before the GELU is an op of its own)
+        before = {b for b in anc(d) if all(i in dset or i in start or _is_const(body, i)
+                                           for i in body.value(b).inputs)}
+        cs = consts_in(before | {d})
+        is_gelu = (p == "erf" and (0.707107 in cs or 0.707106 in cs or not cs)) or \
+                  (p == "tanh" and (0.044715 in cs or 0.797885 in cs))
+        if not is_gelu:
+            continue
+        grp = {d} | {b for b in before if b not in start}
+        after = [u for u in users(d) if prim(u) == "add"]
+        for a in after:
+            grp.add(a)
+            for u in users(a):
+                if prim(u) == "mul":
+                    grp.add(u)
+                    for i in body.value(u).inputs:  # x * 0.5
+                        if i in dset and prim(i) == "mul" and i not in start:
+                            grp.add(i)
+        groups.append(("gelu" if p == "erf" else "gelu-tanh", sorted(grp, key=derived.index)))
+        taken |= grp
+
+    # Sigmoid as 1 / (1 + exp(-x)) (C++), or tl.sigmoid / .sigmoid(); times x it is SiLU.
+    for d in derived:
+        if d in taken:
+            continue
+        p = prim(d)
+        grp: list[str] = []
+        sig_input: str | None = None
+        if p == "sigmoid":
+            grp = [d]
+            ins = [i for i in body.value(d).inputs if i in dset or i in start]
+            sig_input = ins[0] if ins else None
+        elif p == "exp":
+            v = body.value(d)
+            src = v.inputs[0] if v.inputs else None
+            if src is not None and prim(src) == "neg" and src in dset:
+                x = next((i for i in body.value(src).inputs), None)
+                adds = [u for u in users(d) if prim(u) == "add"]
+                if adds:
+                    divs = [u for u in users(adds[0]) if prim(u) in ("div", "reciprocal")]
+                    if divs:
+                        dv = body.value(divs[0])
+                        numer = dv.inputs[0] if dv.inputs else None
+                        grp = [src, d, adds[0], divs[0]]
+                        if numer is not None and numer != adds[0] and not _is_const(body, numer):
+                            groups.append(("silu", grp))  # x / (1 + exp(-x))
+                            taken |= set(grp)
+                            continue
+                        sig_input = x
+                        d = divs[0]
+        if not grp:
+            continue
+        silu = [u for u in users(d) if prim(u) == "mul" and sig_input is not None
+                and sig_input in body.value(u).inputs]
+        if silu:
+            grp.append(silu[0])
+            groups.append(("silu", grp))
+        else:
+            groups.append(("sigmoid", grp))
+        taken |= set(grp)
+
+    # Eval batch norm: (x - mean) * rsqrt(var + eps) [or * (1/sqrt(var + eps))] * w + b, per channel.
+    for d in derived:
+        if d in taken or prim(d) != "sub":
+            continue
+        chain = [d]
+        cur = d
+        saw_scale = False
+        for _ in range(4):
+            nxt = [u for u in users(cur) if prim(u) in ("mul", "add") and u not in taken]
+            if not nxt:
+                break
+            u = nxt[0]
+            others = [i for i in body.value(u).inputs if i != cur]
+            if prim(u) == "mul" and any(_derives_rsqrt(body, o) for o in others):
+                saw_scale = True
+            chain.append(u)
+            cur = u
+        if saw_scale:
+            groups.append(("batch_norm", chain))
+            taken |= set(chain)
+
+    # ReLU / clamp / hardtanh: maximum with 0, minimum with a constant; leaky ReLU: where(x > 0, x, x * a).
+    for d in derived:
+        if d in taken:
+            continue
+        p = prim(d)
+        v = body.value(d)
+        if p == "maximum":
+            other = [i for i in v.inputs if i not in dset]
+            c = _const_of(body, other[0]) if other else None
+            mins = [u for u in users(d) if prim(u) == "minimum"]
+            if mins:
+                groups.append(("hardtanh", [d, mins[0]]))
+                taken |= {d, mins[0]}
+            else:
+                groups.append(("relu" if c in (0.0, None) else "clamp", [d]))
+                taken.add(d)
+        elif p == "minimum":
+            groups.append(("clamp", [d]))
+            taken.add(d)
+        elif p == "where":
+            cmp = [i for i in v.inputs if i in dset and prim(i) in ("gt", "ge", "lt", "le")]
+            muls = [i for i in v.inputs if i in dset and prim(i) == "mul"]
+            grp = [d] + cmp + muls
+            if muls:
+                groups.append(("leaky_relu", grp))
+            elif cmp:
+                groups.append(("relu", grp))
+            else:
+                groups.append(("where", grp))
+            taken |= set(grp)
+        elif p in ("gt", "ge", "lt", "le"):
+            wh = [u for u in users(d) if prim(u) == "where"]
+            if wh:
+                continue  # taken with its where
+
+    # Everything else: one op per primitive; an add of a broadcast parameter straight on the start is the bias.
+    for d in derived:
+        if d in taken or d in start:
+            continue
+        p = prim(d)
+        if p in _NOISE or p in ("gt", "ge", "lt", "le", "eq", "ne", "not", "and", "or"):
+            continue
+        lab = p
+        if p == "add":
+            v = body.value(d)
+            other = [i for i in v.inputs if i not in dset]
+            params = set().union(*(_params_under(body, o) for o in other)) if other else set()
+            near = any(i in start or (body.value(i) and set(body.value(i).ops) <= {"cast", "view", "copy"}
+                                      and set(body.value(i).inputs) & start) for i in v.inputs)
+            if params and near and all(broadcast.get(pp, False) for pp in params):
+                lab = "bias"
+            elif other and all(_is_const(body, o) for o in other):
+                lab = "add"
+        groups.append((lab, [d]))
+        taken.add(d)
+
+    ops: list[Op] = []
+    for lab, vals in groups:
+        # the line that shows the op: its characteristic value (the erf of a GELU), else its first real op
+        key = [x for x in vals if prim(x) in _KEY_OPS] or [x for x in vals if prim(x) not in _NOISE] or vals
+        lines = [body.value(x).line for x in key if body.value(x)]
+        operand_params: set[str] = set()
+        for x in vals:
+            for i in body.value(x).inputs if body.value(x) else ():
+                if i not in dset and i not in start:
+                    operand_params |= _params_under(body, i)
+        ops.append(Op(lab, tuple(vals), min(lines) if lines else 0, tuple(sorted(operand_params))))
+    ops.sort(key=lambda o: min(derived.index(x) for x in o.values))
+    return ops
+
+
+def _derives_rsqrt(body: Body, name: str, depth: int = 4) -> bool:
+    v = body.value(name)
+    while v is not None and depth > 0:
+        if any(o in ("rsqrt", "reciprocal", "sqrt") for o in v.ops) or ("div" in v.ops and any(
+                body.value(i) is not None and "sqrt" in body.value(i).ops for i in v.inputs)):
+            return True
+        if not v.inputs:
+            return False
+        v = body.value(v.inputs[-1])
+        depth -= 1
+    return False
+
+
+def body_of(kind: str, name: str, source: str, params: Sequence[str]) -> Body | None:
+    """The body of a kernel definition, when its language is one this module reads."""
+    if not source:
+        return None
+    if kind.startswith("triton"):
+        return parse_triton(source, name, params)
+    if kind in ("cpp_kernel", "cpp_gemm_template"):
+        return parse_cpp(source, params, after_micro_gemm=kind == "cpp_gemm_template")
+    return None

@@ -1,0 +1,555 @@
+"""Call sites and buffer dataflow of one compiled graph: each GEMM's epilogue, call site by call site.
+
+The wrapper's ``call()`` is a sequence of call sites (a kernel launch or an extern/ATen call) with the buffers
+they read and write. One kernel definition can run at many call sites (identical layers reuse it), so nothing
+here is keyed by kernel name: each call site maps its buffers onto the definition's parameters, and the
+definition's body (``body.py``) says what it computes from each parameter.
+
+For a GEMM at call site g: its output storage is live; every later call site that reads a live storage applies
+the ops its body derives from it (unfused epilogue ops, in that kernel), and the storages it writes from them
+become live in turn. The chain ends at a reduction, a non-pointwise extern op, another GEMM, or the graph output.
+An op that also reads the output of a GEMM that itself depends on g (the residual ``h + down_proj(...)`` after
+``o_proj``) belongs to that later GEMM's epilogue, not to g's; an op that reads two independent GEMMs' outputs
+(SwiGLU's ``silu(gate) * up``) belongs to both. An op recomputed in a second kernel (Inductor recomputes cheap
+pointwise ops instead of storing them) is counted once.
+
+No torch import.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kernelscope import vocab
+from kernelscope.analysis.gemm.body import Body, Op, body_of, walk
+from kernelscope.inductor_code import TEMPLATE_KINDS, FxNode, KernelDef, KernelKind, Launch, OutputCode
+
+
+@dataclass(frozen=True, slots=True)
+class ChainOp:
+    label: str
+    launch: int  # call-site index where it runs
+    code_kernel: str  # kernel definition (or extern callee) at that call site
+    fused: bool
+    evidence: str
+    nodes: tuple[str, ...] = ()
+    line: int = 0  # output-code line of the call site (or of the op in the kernel source)
+
+
+@dataclass(frozen=True, slots=True)
+class CodeGemm:
+    """One GEMM call site with its epilogue chain, from the code alone."""
+
+    launch: Launch
+    op: str
+    kind: str  # "gemm" | "conv"
+    node: str | None  # FX node of the GEMM (templates with a graph fragment)
+    template: KernelDef | None
+    m: int | None
+    n: int | None
+    k: int | None
+    dtype: str | None
+    batch: int | None
+    chain: tuple[ChainOp, ...]
+    prologue: tuple[str, ...]
+    bias: str  # "" | "template" | "extern"
+    evidence: tuple[str, ...]
+    chain_launches: tuple[int, ...]
+    source_nodes: tuple[str, ...] = ()  # Dynamo source nodes of the call site (module provenance)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Call sites
+
+
+def _int(v: object) -> int | None:
+    return v if isinstance(v, int) else None
+
+
+def _numel(shape: Sequence[object] | None) -> int | None:
+    if not shape:
+        return None if shape is None else 1
+    total = 1
+    for x in shape:
+        if not isinstance(x, int):
+            return None
+        total *= x
+    return total
+
+
+def _shape_of_arg(code: OutputCode, text: str) -> tuple[int | str, ...] | None:
+    """The shape an argument has at the call site; dimensions with stride 0 (a bias expanded to M x N by
+    ``reinterpret_tensor(b, (M, N), (0, 1), 0)``) are left out: they read no more data."""
+    m = re.match(r"reinterpret_tensor\((\w+), \(([^)]*)\), \(([^)]*)\)", text.strip())
+    if m:
+        dims = [x.strip() for x in m.group(2).split(",") if x.strip()]
+        strides = [x.strip() for x in m.group(3).split(",") if x.strip()]
+        keep = [d for d, st in zip(dims, strides + [""] * len(dims)) if st != "0"]
+        return tuple(int(x) if x.isdigit() else x for x in keep)
+    name = text.strip()
+    if re.fullmatch(r"\w+", name):
+        b = code.buffer(name)
+        return b.shape if b else None
+    return None
+
+
+def param_map(code: OutputCode, launch: Launch, kd: KernelDef) -> dict[str, str]:
+    """Parameter -> the tensor name this call site passes for it."""
+    out: dict[str, str] = {}
+    for p, a in zip(kd.params, launch.arg_names):
+        if a is not None:
+            out[p] = a
+    return out
+
+
+def _is_gemm_node(n: FxNode) -> bool:
+    return not n.is_placeholder and vocab.is_gemm(n.aten_op)
+
+
+def gemm_of_kernel(kd: KernelDef) -> tuple[str, FxNode | None] | None:
+    """(op, FX node) when this kernel definition runs a GEMM (a template), else None."""
+    if KernelKind(kd.kind) not in TEMPLATE_KINDS:
+        return None
+    nodes = [n for n in kd.computed_here if _is_gemm_node(n)]
+    if nodes:
+        return nodes[0].aten_op, nodes[0]
+    if kd.fragment and not nodes:
+        # a Triton template with a fragment that computes no GEMM: flex attention and the like
+        if kd.kind == KernelKind.TRITON_TEMPLATE.value:
+            return None
+    tokens = [t for t in kd.name_ops if vocab.is_gemm(t)]
+    if tokens:
+        return tokens[0], None
+    if kd.kind in (KernelKind.CPP_GEMM_TEMPLATE.value, KernelKind.NV_UNIVERSAL_GEMM.value,
+                   KernelKind.CUTLASS_CPP.value, KernelKind.CUTEDSL.value):
+        return "mm", None
+    return None
+
+
+def gemm_op_of_launch(code: OutputCode, launch: Launch) -> tuple[str, FxNode | None] | None:
+    if launch.kind == "kernel":
+        kd = code.kernel(launch.name)
+        return gemm_of_kernel(kd) if kd is not None else None
+    op = launch.op or ""
+    if op == "_convolution_pointwise" or vocab.is_gemm(op):
+        return op, None
+    return None
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Shapes of a GEMM call site
+
+
+def _mnk_from_node(kd: KernelDef, node: FxNode) -> tuple[int | None, int | None, int | None, int | None]:
+    ins = [kd.node(i) for i in node.inputs]
+    mats = [x for x in ins if x is not None and x.shape is not None and len(x.shape) >= 2]
+    if node.aten_op in vocab.BIAS_OPS and len(ins) == 3 and ins[0] is not None and ins[0] in mats:
+        mats = [x for x in mats if x is not ins[0]]
+    a = mats[0] if mats else None
+    out = node.shape
+    m = _int(out[-2]) if out and len(out) >= 2 else (_int(a.shape[-2]) if a else None)
+    n = _int(out[-1]) if out else None
+    k = _int(a.shape[-1]) if a else None
+    batch = _int(out[0]) if out and len(out) == 3 and node.aten_op in vocab.BATCHED_OPS else None
+    return m, n, k, batch
+
+
+def _conv_mnk(x: Sequence[object] | None, w: Sequence[object] | None, out: Sequence[object] | None):
+    """Implicit GEMM of a convolution: M = batch x output pixels, N = output channels, K = input channels x
+    kernel window (per group)."""
+    if not w or not out or len(out) < 3:
+        return None, None, None
+    npix = _numel(out[2:])
+    m = _int(out[0]) * npix if _int(out[0]) is not None and npix is not None else None
+    n = _int(w[0])
+    k = _numel(w[1:])
+    return m, n, k
+
+
+def _extern_shapes(code: OutputCode, launch: Launch, op: str):
+    """(m, n, k, dtype, batch, c_shape) of an extern GEMM/conv call, from the call site's arguments."""
+    shapes = [_shape_of_arg(code, a) for a in launch.args]
+    out_name = launch.writes[0] if launch.writes else None
+    out_buf = code.buffer(out_name) if out_name else None
+    out_shape = out_buf.shape if out_buf else None
+    dtype = out_buf.dtype if out_buf else None
+    if dtype is None and out_name:
+        root = code.buffer(code.storage(out_name))
+        dtype = root.dtype if root else None
+    c_shape = None
+    if op in vocab.CONV_OPS or op == "_convolution_pointwise":
+        m, n, k = _conv_mnk(shapes[0] if shapes else None, shapes[1] if len(shapes) > 1 else None, out_shape)
+        return m, n, k, dtype, None, None
+    if op in vocab.BIAS_OPS and len(shapes) >= 3:
+        c_shape, mats = shapes[0], shapes[1:3]
+    else:
+        mats = shapes[:2]
+    a = mats[0] if mats else None
+    b = mats[1] if len(mats) > 1 else None
+    m = _int(a[-2]) if a and len(a) >= 2 else None
+    k = _int(a[-1]) if a else None
+    n = _int(out_shape[-1]) if out_shape else (_int(b[-1]) if b and len(b) >= 2 else None)
+    if op == "_mkl_linear" and len(launch.args) >= 3:
+        w = _shape_of_arg(code, launch.args[2])
+        if w and len(w) == 2:
+            n = _int(w[0])
+    if op == "_linear_pointwise" and len(shapes) >= 2 and shapes[1] and len(shapes[1]) == 2:
+        n = _int(shapes[1][0])
+        k = _int(shapes[1][1]) if k is None else k
+        if a and len(a) > 2:
+            m = _numel(a[:-1])
+    batch = _int(a[0]) if a and len(a) == 3 and op in vocab.BATCHED_OPS else None
+    return m, n, k, dtype, batch, c_shape
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Dataflow
+
+
+@dataclass(slots=True)
+class _Site:
+    launch: Launch
+    kd: KernelDef | None
+    body: Body | None
+    params: dict[str, str]  # param -> tensor name (kernels)
+    gemm: tuple[str, FxNode | None] | None
+    reads: tuple[str, ...]  # storages
+    writes: tuple[str, ...]
+
+
+class Graph:
+    """The call sites of one module and the GEMM-to-GEMM dependencies through every buffer."""
+
+    def __init__(self, code: OutputCode):
+        self.code = code
+        self.sites: list[_Site] = []
+        bodies: dict[str, Body | None] = {}
+        for L in code.launches:
+            kd = code.kernel(L.name) if L.kind == "kernel" else None
+            body = None
+            if kd is not None:
+                if kd.name not in bodies:
+                    bodies[kd.name] = body_of(kd.kind, kd.name, kd.source, kd.params)
+                body = bodies[kd.name]
+            self.sites.append(_Site(
+                launch=L, kd=kd, body=body, params=param_map(code, L, kd) if kd is not None else {},
+                gemm=gemm_op_of_launch(code, L),
+                reads=tuple(dict.fromkeys(code.storage(r) for r in L.reads)),
+                writes=tuple(dict.fromkeys(code.storage(w) for w in L.writes)),
+            ))
+        # GEMM dependencies: which GEMMs each call site's inputs derive from (through any op).
+        deps: dict[str, frozenset[int]] = {}
+        self.read_deps: list[frozenset[int]] = []
+        for i, s in enumerate(self.sites):
+            rd = frozenset().union(*(deps.get(r, frozenset()) for r in s.reads)) if s.reads else frozenset()
+            self.read_deps.append(rd)
+            out = rd | ({i} if s.gemm else frozenset())
+            for w in s.writes:
+                deps[w] = out
+        self.storage_deps_at: list[dict[str, frozenset[int]]] = []
+        self.gemm_sites = [i for i, s in enumerate(self.sites) if s.gemm]
+        self.downstream: dict[int, frozenset[int]] = {
+            g: frozenset(j for j in self.gemm_sites if j != g and g in self.read_deps[j]) for g in self.gemm_sites}
+        self.outputs = {code.storage(o) for o in code.outputs}
+
+    # -- helpers ------------------------------------------------------------------------------------------
+    def where(self, line: int) -> str:
+        return self.code.where(line)
+
+    def _storage_deps_before(self, j: int) -> dict[str, frozenset[int]]:
+        deps: dict[str, frozenset[int]] = {}
+        for i in range(j):
+            s = self.sites[i]
+            out = self.read_deps[i] | ({i} if s.gemm else frozenset())
+            for w in s.writes:
+                deps[w] = out
+        return deps
+
+    def _broadcast(self, site: _Site, out_numel: int | None) -> dict[str, bool]:
+        """Per parameter: whether the buffer passed is smaller than the GEMM output (a row or column)."""
+        res: dict[str, bool] = {}
+        for p, name in site.params.items():
+            b = self.code.buffer(name)
+            n = _numel(b.shape) if b and b.shape is not None else None
+            res[p] = n is not None and out_numel is not None and n < out_numel
+        return res
+
+    # -- one GEMM -------------------------------------------------------------------------------------------
+    def chain(self, g: int) -> CodeGemm:
+        site = self.sites[g]
+        L = site.launch
+        op, node = site.gemm  # type: ignore[misc]
+        kind = "conv" if (op in vocab.CONV_OPS or op == "_convolution_pointwise") else "gemm"
+        evidence: list[str] = []
+        chain: list[ChainOp] = []
+        prologue: list[str] = []
+        kd = site.kd
+        batch = None
+        c_shape = None
+        bias = ""
+        where = self.where
+        # What runs inside the GEMM's own call / kernel.
+        if kd is not None:
+            if node is not None:
+                m, n, k, batch = _mnk_from_node(kd, node)
+                dtype = node.dtype
+            else:
+                m, n, k = (_int_str(kd.get("m")), _int_str(kd.get("n")), _int_str(kd.get("k")))
+                dtype = kd.get("dtype")
+            if None in (m, n):
+                om, on = self._out_mn(site)
+                m, n = (m if m is not None else om), (n if n is not None else on)
+            evidence.append(f"[code-gemm] {L.name} ({kd.kind}, {where(L.line)}) runs the {op}"
+                            + (f" (%{node.name}, {where(node.line)})" if node is not None else ""))
+            out_numel = m * n if m is not None and n is not None else None
+            if site.body is not None and site.body.gemm_values:
+                flow = walk(site.body, site.body.gemm_values, broadcast=self._broadcast(site, out_numel))
+                for o in flow.ops:
+                    chain.append(ChainOp(o.label, g, kd.name, True,
+                                         f"[template-epilogue] {o.label} is computed inside {kd.name} on the GEMM's "
+                                         f"result: {_src(kd, o.line)} ({where(kd.line + o.line - 1)}); call site "
+                                         f"{where(L.line)}", o.values, L.line))
+                if flow.ops and any(o.label == "bias" for o in flow.ops):
+                    bias = "template"
+            elif node is not None:
+                chain += _fragment_fused(kd, node, g, L, where)
+            elif kd.kind == KernelKind.NV_UNIVERSAL_GEMM.value and kd.get("has_epilogue") == "False":
+                evidence.append(f"[code-gemm] {kd.name} runs {kd.get('operator')} with has_epilogue=False")
+            if node is not None:
+                prologue = _prologue(kd, node)
+                if prologue:
+                    evidence.append(f"[prologue] {kd.name} also computes {', '.join(prologue)} on the GEMM's "
+                                    "inputs (prologue fusion): not epilogue")
+        else:
+            m, n, k, dtype, batch, c_shape = _extern_shapes(self.code, L, op)
+            evidence.append(f"[extern-gemm] {L.name} ({where(L.line)}) calls a library "
+                            f"{'convolution' if kind == 'conv' else 'GEMM'}: it takes no Inductor epilogue")
+            chain += self._extern_fused(site, op, m, n, c_shape, g)
+            if chain:
+                bias = "extern"
+        # What later call sites do with its output.
+        out_numel = m * n * (batch or 1) if m is not None and n is not None else None
+        live: set[str] = set(site.writes)
+        chain_launches = {g}
+        seen_ops: dict[tuple[str, tuple[str, ...]], int] = {}
+        stops: list[str] = []
+        downstream = self.downstream.get(g, frozenset())
+        deps: dict[str, frozenset[int]] = {}
+        for i in range(g + 1):
+            s = self.sites[i]
+            for w in s.writes:
+                deps[w] = self.read_deps[i] | ({i} if s.gemm else frozenset())
+        for j in range(g + 1, len(self.sites)):
+            s = self.sites[j]
+            hit = [r for r in s.reads if r in live]
+            new_live: set[str] = set()
+            if hit:
+                if s.gemm:
+                    stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): the next "
+                                 f"{'convolution' if s.gemm[0] in vocab.CONV_OPS else 'GEMM'} reads it")
+                elif s.launch.kind == "extern":
+                    cls = vocab.op_class(s.launch.op or "")
+                    if cls in ("pointwise",):
+                        chain.append(ChainOp(_eager_label(s.launch.op or ""), j, s.launch.name, False,
+                                             f"[dataflow] {s.launch.name} ({where(s.launch.line)}) reads the GEMM "
+                                             "result in a separate call", (), s.launch.line))
+                        chain_launches.add(j)
+                        new_live |= set(s.writes)
+                    elif cls == "view":
+                        new_live |= set(s.writes)
+                    else:
+                        stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): "
+                                     f"{s.launch.op} is not pointwise")
+                elif s.body is not None and s.kd is not None:
+                    live_params = [p for p, t in s.params.items() if self.code.storage(t) in live]
+                    blocked = [p for p, t in s.params.items() if p not in live_params
+                               and deps.get(self.code.storage(t), frozenset()) & downstream]
+                    flow = walk(s.body, s.body.loads_of(live_params), blocked=blocked,
+                                broadcast=self._broadcast(s, out_numel))
+                    fresh: list[Op] = []
+                    for o in flow.ops:
+                        key = (o.label, tuple(sorted(self.code.storage(s.params[p]) for p in o.operands
+                                                     if p in s.params)))
+                        if key in seen_ops:
+                            stops.append(f"[dataflow] {s.kd.name} ({where(s.launch.line)}) recomputes {o.label}: "
+                                         "counted once")
+                            continue
+                        seen_ops[key] = j
+                        fresh.append(o)
+                    for o in fresh:
+                        operands = [f"{p}={s.params[p]}" for p in o.operands if p in s.params]
+                        chain.append(ChainOp(
+                            o.label, j, s.kd.name, False,
+                            f"[dataflow] {o.label} runs in {s.kd.name}, a separate kernel, at call site "
+                            f"{where(s.launch.line)}: it reads the GEMM result through "
+                            f"{', '.join(f'{p}={s.params[p]}' for p in live_params)}"
+                            + (f" (other operands {', '.join(operands)})" if operands else "")
+                            + f": {_src(s.kd, o.line)} ({where(s.kd.line + o.line - 1)})", o.values, s.launch.line))
+                    if flow.ops or flow.outputs:
+                        chain_launches.add(j)
+                    new_live |= {self.code.storage(s.params[p]) for p in flow.outputs if p in s.params}
+                    if flow.reduced:
+                        stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}): a reduction "
+                                     "reads it")
+                    if blocked and not flow.outputs and not flow.reduced and not flow.ops:
+                        pass
+                    elif blocked:
+                        later = sorted({self.sites[x].launch.name for p in blocked
+                                        for x in deps.get(self.code.storage(s.params[p]), frozenset()) & downstream})
+                        stops.append(f"[dataflow] in {s.kd.name} ({where(s.launch.line)}) ops that also read "
+                                     f"{', '.join(later)}'s result belong to that later GEMM")
+                elif s.kd is not None:
+                    labels = _name_labels(s.kd)
+                    for lab in labels:
+                        chain.append(ChainOp(lab, j, s.kd.name, False,
+                                             f"[dataflow] {s.kd.name} ({where(s.launch.line)}) reads the GEMM "
+                                             f"result; '{lab}' from its graph fragment (its body is not readable)",
+                                             (), s.launch.line))
+                    chain_launches.add(j)
+                    new_live |= set(s.writes)
+            out = self.read_deps[j] | ({j} if s.gemm else frozenset())
+            for w in s.writes:
+                deps[w] = out
+                if w not in new_live:
+                    live.discard(w)
+            live |= new_live
+        if live & self.outputs:
+            stops.append(f"[dataflow] the chain ends at the graph output (return {', '.join(self.code.outputs)})")
+        return CodeGemm(
+            launch=L, op=_norm_op(op), kind=kind, node=node.name if node is not None else None, template=kd,
+            m=m, n=n, k=k, dtype=dtype, batch=batch, chain=tuple(chain), prologue=tuple(prologue), bias=bias,
+            evidence=tuple(evidence + list(dict.fromkeys(stops))), chain_launches=tuple(sorted(chain_launches)),
+            source_nodes=L.source_nodes or (kd.source_nodes if kd is not None else ()),
+        )
+
+    def _out_mn(self, site: _Site) -> tuple[int | None, int | None]:
+        for w in site.launch.writes:
+            b = self.code.buffer(w)
+            if b and b.shape and len(b.shape) >= 2:
+                return _int(b.shape[-2]), _int(b.shape[-1])
+        if site.kd is not None:
+            for p in site.kd.outputs:
+                t = site.params.get(p)
+                b = self.code.buffer(t) if t else None
+                if b and b.shape and len(b.shape) >= 2:
+                    return _int(b.shape[-2]), _int(b.shape[-1])
+        return None, None
+
+    def _extern_fused(self, site: _Site, op: str, m: int | None, n: int | None, c_shape, g: int) -> list[ChainOp]:
+        """Ops a library call applies itself: the bias (or beta * C), oneDNN post-ops."""
+        L = site.launch
+        where = self.where(L.line)
+        out: list[ChainOp] = []
+        if op in vocab.BIAS_OPS and op != "addmv":
+            cn = _numel(c_shape) if c_shape is not None else None
+            if cn is not None and m is not None and n is not None and cn >= m * n and cn != n:
+                out.append(ChainOp("add", g, L.name, True,
+                                   f"[beta-accumulate] {L.name} ({where}) adds {L.args[0]} (shape "
+                                   f"{list(c_shape)}, as large as the output: a residual, not a bias) as its C "
+                                   "operand (beta=1) inside the GEMM call", (), L.line))
+            else:
+                out.append(ChainOp("bias", g, L.name, True,
+                                   f"[bias-in-call] {L.name} ({where}) takes the bias {L.args[0] if L.args else ''} "
+                                   "as its C operand (beta=1): in the GEMM call", (), L.line))
+        elif op in ("_mkl_linear",):
+            if len(L.args) > 3 and L.args[3].strip() != "None":
+                out.append(ChainOp("bias", g, L.name, True, f"[bias-in-call] {L.name} ({where}) takes the bias "
+                                   f"{L.args[3]}", (), L.line))
+        elif op in ("_linear_pointwise", "_convolution_pointwise") or op in vocab.CONV_OPS:
+            bias_pos = 2
+            if len(L.args) > bias_pos and L.args[bias_pos].strip() not in ("None", ""):
+                out.append(ChainOp("bias", g, L.name, True, f"[bias-in-call] {L.name} ({where}) takes the bias "
+                                   f"{L.args[bias_pos]}", (), L.line))
+            attrs = [a for a in L.literals if a and a not in ("none", "")]
+            for a in attrs[:1]:
+                out.append(ChainOp(_post_op_label(a), g, L.name, True,
+                                   f"[onednn-post-op] {L.name} ({where}) applies '{a}' as a oneDNN post-op", (),
+                                   L.line))
+        return out
+
+
+def _src(kd: KernelDef, line: int) -> str:
+    """The kernel source line that computes an op, for evidence (``tmp6 = libdevice.erf(tmp5)``)."""
+    lines = kd.source.splitlines()
+    text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    text = re.sub(r"^auto\s+", "", text)
+    return f"`{text[:120]}`" if text else "its body"
+
+
+def _post_op_label(attr: str) -> str:
+    a = attr.lower()
+    return {"swish": "silu", "hardswish": "hardswish", "gelu": "gelu", "relu": "relu", "sigmoid": "sigmoid",
+            "tanh": "tanh", "leaky_relu": "leaky_relu", "hardtanh": "hardtanh", "add": "add", "sum": "add"}.get(a, a)
+
+
+def _int_str(v: str | None) -> int | None:
+    try:
+        return int(v) if v is not None else None
+    except ValueError:
+        return None
+
+
+def _norm_op(op: str) -> str:
+    return {"bias_addmm": "addmm", "_convolution_pointwise": "convolution"}.get(op, op)
+
+
+def _eager_label(name: str) -> str:
+    base = name.split("::")[-1].split(".")[0]
+    if base.endswith("_") and not base.startswith("_"):
+        base = base[:-1]
+    return "cast" if base in vocab.CAST_OPS else base
+
+
+def _name_labels(kd: KernelDef) -> list[str]:
+    """A kernel without a readable body: its graph fragment's ops (never its name)."""
+    ops = [n.aten_op for n in kd.computed_here]
+    return [o for o in dict.fromkeys(ops) if vocab.op_class(o) == "pointwise" and o not in vocab.CAST_OPS]
+
+
+def _fragment_fused(kd: KernelDef, node: FxNode, g: int, L: Launch, where) -> list[ChainOp]:
+    """Fused ops of a template whose body is not readable (NVGEMM, CUTLASS): the fragment nodes it computes
+    after the GEMM node."""
+    out: list[ChainOp] = []
+    live = {node.name}
+    started = False
+    for n in kd.computed_here:
+        if n is node:
+            started = True
+            continue
+        if not started or not set(n.inputs) & live:
+            continue
+        cls = vocab.op_class(n.aten_op)
+        if cls == "boundary" or cls in ("gemm", "conv"):
+            break
+        live.add(n.name)
+        if cls in ("view", "cast"):
+            continue
+        label = "bias" if n.aten_op == "add" and node.aten_op in vocab.BIAS_OPS and not out else n.aten_op
+        out.append(ChainOp(label, g, kd.name, True, f"[template-epilogue] {label}: %{n.name} is computed inside "
+                           f"{kd.name} ({where(n.line)})", (n.name,), L.line))
+    if node.aten_op in vocab.BIAS_OPS and not any(o.label == "bias" for o in out):
+        out.insert(0, ChainOp("bias", g, kd.name, True, f"[template-epilogue] {node.aten_op}'s bias is added inside "
+                              f"{kd.name} ({where(node.line)})", (), L.line))
+    return out
+
+
+def _prologue(kd: KernelDef, gemm: FxNode) -> list[str]:
+    """Ops inside the template that the GEMM node depends on (prologue fusion), views and casts excluded."""
+    wanted = set(gemm.inputs)
+    labels: list[str] = []
+    for n in reversed(kd.computed_here):
+        if n is gemm:
+            continue
+        if n.name in wanted:
+            wanted |= set(n.inputs)
+            if vocab.op_class(n.aten_op) == "pointwise" and n.aten_op not in vocab.CAST_OPS:
+                labels.append(n.aten_op)
+    return list(dict.fromkeys(reversed(labels)))
+
+
+def code_gemms(code: OutputCode) -> list[CodeGemm]:
+    """Every GEMM call site of a module with its epilogue chain."""
+    graph = Graph(code)
+    return [graph.chain(g) for g in graph.gemm_sites]
