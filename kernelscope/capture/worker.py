@@ -722,7 +722,8 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             rec["peak_memory_bytes"] = memory["peak_rss_bytes"]
 
         progress("profiling")
-        rec["trace"] = _profile(torch, call, timer, device, {**spec, "tb_dir": point["tb_dir"]})
+        rec["trace"] = _profile(torch, call, timer, device, {**spec, "tb_dir": point["tb_dir"]},
+                                modules=None if mode.compiled else model)
         if mode.compiled:
             # Recompiles after the first call (a guard that fails on the second call) count at this point too.
             rec["dynamo"] = _counter_delta(before, _counters(torch))["dynamo"]  # type: ignore[arg-type]
@@ -796,7 +797,43 @@ def _warm_up(timer: _Timer, call: Any, *, min_calls: int, max_seconds: float) ->
     return {"calls": len(times), "estimate_s": sorted(times[-5:])[len(times[-5:]) // 2]}
 
 
-def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, Any]) -> str:
+MODULE_RANGE_PREFIX = "kernelscope.module: "  # kernelscope.provenance reads these ranges back from the trace
+
+
+def _module_ranges(torch: Any, model: Any) -> list[Any]:
+    """Wrap every submodule's forward in a profiler range ``kernelscope.module: <path>`` (eager mode's module
+    provenance: the ops a Linear runs lie inside its range). Returns the hook handles; the caller removes them.
+    The root module gets no range (its path is empty: every op lies inside it)."""
+    from torch.autograd.profiler import record_function
+
+    if not isinstance(model, torch.nn.Module):
+        return []
+    handles: list[Any] = []
+    for path, module in model.named_modules():
+        if not path:
+            continue
+        open_ranges: list[Any] = []  # a stack: a module called inside its own forward nests
+
+        def pre(_mod: Any, _args: Any, *, name: str = MODULE_RANGE_PREFIX + path,
+                stack: list[Any] = open_ranges) -> None:
+            rf = record_function(name)
+            rf.__enter__()
+            stack.append(rf)
+
+        def post(_mod: Any, _args: Any, _out: Any, *, stack: list[Any] = open_ranges) -> None:
+            if stack:
+                stack.pop().__exit__(None, None, None)
+
+        handles.append(module.register_forward_pre_hook(pre))
+        # always_call: a forward that raises still closes its range
+        handles.append(module.register_forward_hook(post, always_call=True))
+    return handles
+
+
+def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, Any], *,
+             modules: Any = None) -> str:
+    """Profile ``steps`` iterations into a TensorBoard trace; ``modules``: the eager model, whose submodules get
+    ``kernelscope.module:`` ranges while the profiler runs (timing ran before, without them)."""
     from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
 
     tb_dir = Path(spec["tb_dir"])
@@ -806,12 +843,17 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     handler = tensorboard_trace_handler(str(tb_dir), worker_name=WORKER_NAME, use_gzip=True)
     # repeat=1: with the default repeat=0 the schedule starts a new cycle and the last, partial one is what
     # gets written.
-    with profile(activities=activities, record_shapes=True, schedule=schedule(wait=1, warmup=1, active=steps, repeat=1),
-                 on_trace_ready=handler) as prof:
-        for _ in range(steps + 2):
-            call()
-            timer.sync()  # one iteration's kernels stay inside its ProfilerStep window
-            prof.step()
+    hooks = _module_ranges(torch, modules) if modules is not None else []
+    try:
+        with profile(activities=activities, record_shapes=True,
+                     schedule=schedule(wait=1, warmup=1, active=steps, repeat=1), on_trace_ready=handler) as prof:
+            for _ in range(steps + 2):
+                call()
+                timer.sync()  # one iteration's kernels stay inside its ProfilerStep window
+                prof.step()
+    finally:
+        for h in hooks:
+            h.remove()
     files = sorted(tb_dir.glob(f"{WORKER_NAME}.*.pt.trace.json.gz"))
     if not files:
         raise RuntimeError("torch.profiler wrote no trace file")
