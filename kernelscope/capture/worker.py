@@ -20,6 +20,7 @@ from typing import Any
 
 from kernelscope.capture.modes import ModeDef
 from kernelscope.errors import KernelscopeError, ModelFileError, UsageError
+from kernelscope.provenance import MODULE_RANGE_PREFIX  # no torch import: the ranges' names, read back there
 
 CAPTURE_SCHEMA = "kernelscope.capture/1"
 WORKER_NAME = "kernelscope"  # trace file prefix; never the hostname (reports get attached to public PRs)
@@ -346,6 +347,16 @@ def _reset_hwm() -> bool:
         return False
 
 
+def _param_names(torch: Any, model: Any) -> list[str]:
+    """The model's parameter and buffer names (tied ones under each name): kernelscope.provenance maps Dynamo's
+    flattened attribute names (``l__self___layers_0_mlp_gate_proj_weight``, printed when freezing installs the
+    parameters as graph attributes) back to module paths through them; the flattening alone is ambiguous."""
+    if not isinstance(model, torch.nn.Module):
+        return []
+    return ([n for n, _ in model.named_parameters(remove_duplicate=False)]
+            + [n for n, _ in model.named_buffers(remove_duplicate=False)])
+
+
 def _param_signature(torch: Any, model: Any) -> tuple | None:
     if not isinstance(model, torch.nn.Module):
         return None
@@ -564,6 +575,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
     notes: list[str] = rec.setdefault("notes", [])
     progress(f"building the model{' at ' + point['label'] if point.get('label') else ''}")
     model, inputs = _build_point(setup, spec, point, rec)
+    rec["param_names"] = _param_names(torch, model)
     signature = _param_signature(torch, model)
     reuse = setup.fn is not None and signature is not None and signature == setup.signature
     if reuse:
@@ -795,9 +807,6 @@ def _warm_up(timer: _Timer, call: Any, *, min_calls: int, max_seconds: float) ->
         if time.perf_counter() - t_start > max_seconds and len(times) >= 3:
             break
     return {"calls": len(times), "estimate_s": sorted(times[-5:])[len(times[-5:]) // 2]}
-
-
-MODULE_RANGE_PREFIX = "kernelscope.module: "  # kernelscope.provenance reads these ranges back from the trace
 
 
 def _module_ranges(torch: Any, model: Any) -> list[Any]:
