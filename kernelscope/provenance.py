@@ -41,9 +41,9 @@ _NO_STACK = "No stacktrace found"
 _NODE = re.compile(r'^(?P<name>[A-Za-z_]\w*)(?:\s*:\s*(?:"[^"]*"|[\w.\[\], ]+?))?\s+=\s+(?P<expr>.+)$')
 # in-place operators and setitem, which fx prints as a statement and then aliases: "x += y;  iadd = x"
 _INPLACE = re.compile(r"^(?P<lhs>.+?) (?P<op>\*\*|//|<<|>>|[-+*/@%&|^])= (?P<rhs>.+?);  (?P<name>[A-Za-z_]\w*)"
-                      r'(?:\s*:\s*(?:"[^"]*"|[\w.\[\], ]+?))? = (?P<alias>[A-Za-z_]\w*)$')
+                      r'(?:\s*:\s*(?:"[^"]*"|[\w.\[\], ]+?))? = (?P<alias>[A-Za-z_]\w*)(?:;  .*)?$')
 _SETITEM = re.compile(r"^(?P<lhs>[A-Za-z_]\w*\[.*\]) = (?P<rhs>.+?);  (?P<name>[A-Za-z_]\w*)"
-                      r'(?:\s*:\s*(?:"[^"]*"|[\w.\[\], ]+?))? = (?P<alias>[A-Za-z_]\w*)$')
+                      r'(?:\s*:\s*(?:"[^"]*"|[\w.\[\], ]+?))? = (?P<alias>[A-Za-z_]\w*)(?:;  .*)?$')
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 _CALLEE = re.compile(r"^(?P<callee>[A-Za-z_][\w.]*)\(")
 _INPLACE_OPS = {"+": "iadd", "-": "isub", "*": "imul", "/": "itruediv", "//": "ifloordiv", "%": "imod", "**": "ipow",
@@ -201,7 +201,8 @@ class _GraphBuilder:
         self.names = names
         self.name = ""
         self.nodes: dict[str, NodeSource] = {}
-        self.derived: dict[str, str] = {}  # nodes computed from parameters alone (weight.t()): their module
+        # nodes computed from parameters alone (weight.t()): their module and parameter
+        self.derived: dict[str, tuple[str | None, str]] = {}
         # graph inputs' locals -> the placeholder ("l_self_..._weight_ = L_self_..._weight_"): the placeholder keeps
         # the attribute names' case
         self.alias: dict[str, str] = {}
@@ -250,22 +251,22 @@ class _GraphBuilder:
             self.alias[name] = expr[len("self."):].strip()
             op, reads = "get_attr", [name]
         module = param = None
-        all_params = bool(reads)
+        all_params = bool(reads)  # computed from parameters alone (weight.t()): its users read that parameter
         for r in reads:
-            target = self.alias.get(r, r)
-            path = self.names.module_of(target)
-            if path is None:
-                path = self.derived.get(r)
+            if r in self.derived:
+                path, target = self.derived[r]
+            else:
+                target = self.alias.get(r, r)
+                path = self.names.module_of(target)
+                if path is None and not self.names.is_param(target):
+                    all_params = False
+                    continue
+            if module is None and path is not None:
+                module, param = path, target
             elif param is None:
-                param = target
-            if path is None:
-                all_params = False
-                if param is None and self.names.is_param(target):
-                    param = target
-            elif module is None:
-                module = path
-        if module is not None and all_params:
-            self.derived[name] = module
+                param = target  # a parameter whose module path is unknown (no param_names): still shown
+        if param is not None and all_params:
+            self.derived[name] = (module, param)
         src = self.src
         if src is None:
             self.nodes[name] = NodeSource(name, op, module, None, None, param=param)
