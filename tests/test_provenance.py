@@ -187,9 +187,12 @@ def test_bert_layer_default_log_maps_hugging_face_names():
 def test_conv_bn_relu_default_log_maps_convs_and_batch_norms():
     (g,) = _graphs("conv_bn_relu", "default")
     assert [(n.op, n.module, n.source) for n in g.by_op("conv2d", "batch_norm", "relu")] == [
-        ("conv2d", "conv1", "conv_bn_relu.py:33"), ("batch_norm", "bn1", "conv_bn_relu.py:33"),
-        ("relu", None, "conv_bn_relu.py:33"), ("conv2d", "conv2", "conv_bn_relu.py:34"),
-        ("batch_norm", "bn2", "conv_bn_relu.py:34"), ("relu", None, "conv_bn_relu.py:35")]
+        ("conv2d", "conv1", "conv_bn_relu.py:31"), ("batch_norm", "bn1", "conv_bn_relu.py:31"),
+        ("relu", None, "conv_bn_relu.py:31"), ("conv2d", "conv2", "conv_bn_relu.py:32"),
+        ("batch_norm", "bn2", "conv_bn_relu.py:32"), ("relu", None, "conv_bn_relu.py:33")]
+    # eval BatchNorm reads its running statistics (buffers) and affine parameters: all bn1's
+    assert {g[f"l__self___bn1_{b}"].module for b in ("running_mean", "running_var", "weight", "bias")} == {"bn1"}
+    assert (g["add"].op, g["add"].code) == ("add", "return self.relu(out + x)")
 
 
 # --------------------------------------------------------------------------------------- eager: module ranges
@@ -260,12 +263,13 @@ def test_module_index_nesting_gaps_threads_and_ties():
     assert idx.at(500, 2) == "x" and idx.at(5, 3) is None and idx.at(-1, 1) is None
 
 
-def test_module_index_is_fast_on_a_million_events():
-    # GIVEN 1M CPU events: 200k module ranges (layers x sublayers) and 800k ops inside them
+def test_module_index_is_fast_on_large_traces():
+    # GIVEN 300k CPU events: 167k module ranges (a layer and 4 sublayers) and 133k ops inside them (1M events:
+    # index 1.2 s, 1 us per lookup on the 2-core VM; building the events themselves takes longer)
     rnd = random.Random(0)
     events: list[CpuEvent] = []
     t = 0.0
-    while len(events) < 1_000_000:
+    while len(events) < 300_000:
         events.append(_ev(MODULE_RANGE_PREFIX + "layers.0", t, 50))
         for j in range(4):
             events.append(_ev(MODULE_RANGE_PREFIX + f"layers.0.l{j}", t + 10 * j + 1, 8))
@@ -278,7 +282,7 @@ def test_module_index_is_fast_on_a_million_events():
     got = [idx.of(e) for e in ops]
     took = time.perf_counter() - t0
     assert got[:4] == [f"layers.0.l{j}" for j in range(4)] and len(got) == len(ops)
-    assert took < 10, f"{took:.1f} s"  # about 1.5 s on a 2-core VM
+    assert took < 5, f"{took:.1f} s"  # about 0.5 s on a 2-core VM
 
 
 def test_provenance_imports_no_torch():
