@@ -80,3 +80,14 @@ def test_compiled_modes_get_no_ranges(tmp_path):
         rel = _profile(torch, call, _Timer(torch, "cpu"), "cpu", _spec(tmp_path))
     assert seen and all(h == [] for h in seen)
     assert not [e for e in load_trace(tmp_path / rel).cpu if e.name.startswith(MODULE_RANGE_PREFIX)]
+
+
+def test_a_script_module_is_profiled_without_ranges(tmp_path):
+    # torch.jit.script modules refuse forward hooks: the eager profile must still run
+    from kernelscope.capture.worker import _profile, _Timer
+
+    model = torch.jit.script(torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU()))
+    x = torch.randn(4, 8)
+    with torch.no_grad():
+        rel = _profile(torch, lambda: model(x), _Timer(torch, "cpu"), "cpu", _spec(tmp_path), modules=model)
+    assert not [e for e in load_trace(tmp_path / rel).cpu if e.name.startswith(MODULE_RANGE_PREFIX)]

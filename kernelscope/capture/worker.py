@@ -815,11 +815,11 @@ def _module_ranges(torch: Any, model: Any) -> list[Any]:
     The root module gets no range (its path is empty: every op lies inside it)."""
     from torch.autograd.profiler import record_function
 
-    if not isinstance(model, torch.nn.Module):
-        return []
+    if not isinstance(model, torch.nn.Module) or isinstance(model, torch.jit.ScriptModule):
+        return []  # a ScriptModule refuses forward hooks: no module provenance, the profile itself still runs
     handles: list[Any] = []
     for path, module in model.named_modules():
-        if not path:
+        if not path or isinstance(module, torch.jit.ScriptModule):
             continue
         open_ranges: list[Any] = []  # a stack: a module called inside its own forward nests
 
