@@ -42,7 +42,7 @@ class CaptureOptions:
     timeout_s: float = 900.0
     freezing: bool | None = None
     cache_dir: str | None = None
-    torch_logs: str | None = "fusion"
+    torch_logs: str | None = "fusion,graph_code"  # graph_code: Dynamo's graphs, node -> module path + source line
     seed: int = 0
     reference: bool = True  # numerics against a float64 (CPU) / float32 (CUDA) copy of the model
 
@@ -201,7 +201,8 @@ def _run_worker(
         # Triton's own cache too, even when the user set one: otherwise a "cold" compile reuses kernels.
         env["TRITON_CACHE_DIR"] = os.path.join(cache_dir, "triton")
     if mode.compiled and opts.torch_logs and "TORCH_LOGS" not in os.environ:
-        # The fusion log feeds the epilogue verdicts' why-not; recompiles says why a dynamic graph recompiled.
+        # The fusion log feeds the epilogue verdicts' why-not; graph_code gives each GEMM its module path and source
+        # line (kernelscope.provenance); recompiles says why a dynamic graph recompiled.
         env["TORCH_LOGS"] = opts.torch_logs + (",recompiles" if mode.dynamic else "")
     log_path = worker_dir / f"log{suffix}.txt"
     timeout = opts.timeout_s * max(1, len(points))  # --timeout is per mode and shape point

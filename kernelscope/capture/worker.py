@@ -20,6 +20,7 @@ from typing import Any
 
 from kernelscope.capture.modes import ModeDef
 from kernelscope.errors import KernelscopeError, ModelFileError, UsageError
+from kernelscope.provenance import MODULE_RANGE_PREFIX  # no torch import: the ranges' names, read back there
 
 CAPTURE_SCHEMA = "kernelscope.capture/1"
 WORKER_NAME = "kernelscope"  # trace file prefix; never the hostname (reports get attached to public PRs)
@@ -346,6 +347,16 @@ def _reset_hwm() -> bool:
         return False
 
 
+def _param_names(torch: Any, model: Any) -> list[str]:
+    """The model's parameter and buffer names (tied ones under each name): kernelscope.provenance maps Dynamo's
+    flattened attribute names (``l__self___layers_0_mlp_gate_proj_weight``, printed when freezing installs the
+    parameters as graph attributes) back to module paths through them; the flattening alone is ambiguous."""
+    if not isinstance(model, torch.nn.Module):
+        return []
+    return ([n for n, _ in model.named_parameters(remove_duplicate=False)]
+            + [n for n, _ in model.named_buffers(remove_duplicate=False)])
+
+
 def _param_signature(torch: Any, model: Any) -> tuple | None:
     if not isinstance(model, torch.nn.Module):
         return None
@@ -564,6 +575,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
     notes: list[str] = rec.setdefault("notes", [])
     progress(f"building the model{' at ' + point['label'] if point.get('label') else ''}")
     model, inputs = _build_point(setup, spec, point, rec)
+    rec["param_names"] = _param_names(torch, model)
     signature = _param_signature(torch, model)
     reuse = setup.fn is not None and signature is not None and signature == setup.signature
     if reuse:
@@ -722,7 +734,8 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             rec["peak_memory_bytes"] = memory["peak_rss_bytes"]
 
         progress("profiling")
-        rec["trace"] = _profile(torch, call, timer, device, {**spec, "tb_dir": point["tb_dir"]})
+        rec["trace"] = _profile(torch, call, timer, device, {**spec, "tb_dir": point["tb_dir"]},
+                                modules=None if mode.compiled else model)
         if mode.compiled:
             # Recompiles after the first call (a guard that fails on the second call) count at this point too.
             rec["dynamo"] = _counter_delta(before, _counters(torch))["dynamo"]  # type: ignore[arg-type]
@@ -796,7 +809,40 @@ def _warm_up(timer: _Timer, call: Any, *, min_calls: int, max_seconds: float) ->
     return {"calls": len(times), "estimate_s": sorted(times[-5:])[len(times[-5:]) // 2]}
 
 
-def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, Any]) -> str:
+def _module_ranges(torch: Any, model: Any) -> list[Any]:
+    """Wrap every submodule's forward in a profiler range ``kernelscope.module: <path>`` (eager mode's module
+    provenance: the ops a Linear runs lie inside its range). Returns the hook handles; the caller removes them.
+    The root module gets no range (its path is empty: every op lies inside it)."""
+    from torch.autograd.profiler import record_function
+
+    if not isinstance(model, torch.nn.Module) or isinstance(model, torch.jit.ScriptModule):
+        return []  # a ScriptModule refuses forward hooks: no module provenance, the profile itself still runs
+    handles: list[Any] = []
+    for path, module in model.named_modules():
+        if not path or isinstance(module, torch.jit.ScriptModule):
+            continue
+        open_ranges: list[Any] = []  # a stack: a module called inside its own forward nests
+
+        def pre(_mod: Any, _args: Any, *, name: str = MODULE_RANGE_PREFIX + path,
+                stack: list[Any] = open_ranges) -> None:
+            rf = record_function(name)
+            rf.__enter__()
+            stack.append(rf)
+
+        def post(_mod: Any, _args: Any, _out: Any, *, stack: list[Any] = open_ranges) -> None:
+            if stack:
+                stack.pop().__exit__(None, None, None)
+
+        handles.append(module.register_forward_pre_hook(pre))
+        # always_call: a forward that raises still closes its range
+        handles.append(module.register_forward_hook(post, always_call=True))
+    return handles
+
+
+def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, Any], *,
+             modules: Any = None) -> str:
+    """Profile ``steps`` iterations into a TensorBoard trace; ``modules``: the eager model, whose submodules get
+    ``kernelscope.module:`` ranges while the profiler runs (timing ran before, without them)."""
     from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
 
     tb_dir = Path(spec["tb_dir"])
@@ -806,12 +852,17 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     handler = tensorboard_trace_handler(str(tb_dir), worker_name=WORKER_NAME, use_gzip=True)
     # repeat=1: with the default repeat=0 the schedule starts a new cycle and the last, partial one is what
     # gets written.
-    with profile(activities=activities, record_shapes=True, schedule=schedule(wait=1, warmup=1, active=steps, repeat=1),
-                 on_trace_ready=handler) as prof:
-        for _ in range(steps + 2):
-            call()
-            timer.sync()  # one iteration's kernels stay inside its ProfilerStep window
-            prof.step()
+    hooks = _module_ranges(torch, modules) if modules is not None else []
+    try:
+        with profile(activities=activities, record_shapes=True,
+                     schedule=schedule(wait=1, warmup=1, active=steps, repeat=1), on_trace_ready=handler) as prof:
+            for _ in range(steps + 2):
+                call()
+                timer.sync()  # one iteration's kernels stay inside its ProfilerStep window
+                prof.step()
+    finally:
+        for h in hooks:
+            h.remove()
     files = sorted(tb_dir.glob(f"{WORKER_NAME}.*.pt.trace.json.gz"))
     if not files:
         raise RuntimeError("torch.profiler wrote no trace file")

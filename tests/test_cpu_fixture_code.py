@@ -1,0 +1,47 @@
+"""The committed CPU fixtures (tests/data/cpu-torch2.14.1) still hold the code their README's ground-truth tables
+were read from: the wrapper's call sites, in launch order, per mode. A re-record that changes them must re-read
+the tables. No torch needed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+CPU = Path(__file__).resolve().parent / "data" / "cpu-torch2.14.1"
+_CALL = re.compile(r"^\s+(?:buf\d+ = )?(cpp_fused_\w+|torch\.ops\.\w+\.\w+\.\w+)\(", re.M)
+_SHORT = {"torch.ops.mkl._mkl_linear.default": "mkl", "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu"
+          ".default": "sdpa", "torch.ops.mkldnn._convolution_pointwise.default": "conv",
+          "torch.ops.mkldnn._convolution_pointwise.binary": "conv.binary"}
+
+
+def _calls(model: str, mode: str) -> list[str]:
+    code = (CPU / model / "modes" / mode / "code" / "graph_0.py").read_text()
+    body = code[code.index("    def call(self, args):"):code.index("\nrunner = Runner(")]
+    # cpp_fused kernels by their number (the suffix), externs by a short name
+    return [_SHORT.get(c) or f"k{c.rsplit('_', 1)[1]}" for c in _CALL.findall(body)]
+
+
+@pytest.mark.parametrize(("model", "mode", "calls"), [
+    ("llama_block", "default", ["k0", "mkl", "mkl", "mkl", "sdpa", "mkl", "k1", "mkl", "mkl", "k2", "mkl", "k3",
+                                "mkl", "mkl", "mkl", "sdpa", "mkl", "k4", "mkl", "mkl", "k2", "mkl", "k5"]),
+    ("llama_block", "max-autotune", ["k0", "k1", "k1", "k1", "sdpa", "k1", "k2", "k3", "k4", "mkl", "k5",
+                                     "k1", "k1", "k1", "sdpa", "k1", "k6", "k3", "k4", "mkl", "k7"]),
+    ("llama_block", "max-autotune_CPP", ["k0", "k1", "k1", "k1", "sdpa", "k1", "k2", "k3", "k4", "k5", "k6",
+                                         "k1", "k1", "k1", "sdpa", "k1", "k7", "k3", "k4", "k8", "k9"]),
+    ("bert_layer", "default", ["mkl", "mkl", "mkl", "k0", "sdpa", "mkl", "k1", "mkl", "k2", "mkl", "k1"]),
+    ("bert_layer", "max-autotune", ["k0", "k0", "k0", "sdpa", "k1", "k2", "mkl", "k3", "mkl", "k2"]),
+    ("conv_bn_relu", "default", ["k0", "conv", "conv.binary", "k1"]),
+    ("conv_bn_relu", "max-autotune", ["k0", "conv", "conv.binary", "k1"]),
+])
+def test_call_sites_are_those_the_readme_describes(model, mode, calls):
+    assert _calls(model, mode) == calls
+
+
+def test_every_mkl_linear_has_no_bias_and_fixture_files_stay_small():
+    for code in CPU.glob("*/modes/*/code/graph_0.py"):
+        for args in re.findall(r"torch\.ops\.mkl\._mkl_linear\.default\((.*)\)", code.read_text()):
+            assert args.endswith(", None, 32"), (code, args)  # the bias goes to a separate C++ kernel
+    assert all(f.stat().st_size < 2_000_000 for f in CPU.rglob("*") if f.is_file())
+    assert sum(f.stat().st_size for f in CPU.rglob("*") if f.is_file()) < 4_000_000
