@@ -14,7 +14,7 @@ from typing import Any
 from kernelscope import __version__
 from kernelscope.analysis.autotune import autotune_results
 from kernelscope.analysis.dynamic import dynamic_summary
-from kernelscope.analysis.gemm import analyze_gemms
+from kernelscope.analysis.gemm import gemm_report
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels
 from kernelscope.analysis.recommend import recommend
 from kernelscope.analysis.roofline import peaks_for, with_roofline
@@ -35,6 +35,21 @@ def load_codes(paths: Sequence[Path]) -> list[OutputCode]:
             raise CodeFileError(f"Inductor code file {p} cannot be read ({exc.strerror})", "check the path")
         codes.extend(parse_output_code(text, str(p)))
     return codes
+
+
+def read_log(path: Path) -> str | None:
+    """A worker's log, or its gzipped copy beside it (recorded fixtures keep large logs as log.txt.gz)."""
+    import gzip
+
+    for p in (path, path.with_name(path.name + ".gz")):
+        try:
+            raw = p.read_bytes()
+        except OSError:
+            continue
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        return raw.decode("utf-8", errors="replace")
+    return None
 
 
 def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
@@ -63,7 +78,8 @@ def analyze_mode_trace(
     gemm_config = dict(config)
     gemm_config.setdefault("compiled", bool(codes))
     gemm_config.setdefault("device", ka.device)
-    gemms, summary = analyze_gemms(ka, trace, codes, mode=mode, mode_config=gemm_config, log_text=log_text)
+    report = gemm_report(ka, trace, codes, mode=mode, mode_config=gemm_config, log_text=log_text)
+    gemms, summary = report.gemms, report.summary
     gemms = with_roofline(gemms, peaks)
     backends = config.get("gemm_backends")
     autotune = autotune_results(log_text, gemms, backends if isinstance(backends, (list, tuple)) else None)
@@ -77,6 +93,8 @@ def analyze_mode_trace(
         "kernels": ka.stats,
         "gemms": gemms,
         "gemm_summary": summary,
+        "gemm_groups": report.groups,
+        "epilogue_cost": report.cost,
         "iterations": ka.iterations,
         "timeline": timeline(ka),
         "autotune": autotune,
@@ -123,14 +141,12 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
     if status == Status.OK.value and capture.get("trace"):
         log_text = None
         if capture.get("log"):
-            try:
-                log_text = (out_dir / capture["log"]).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                log_text = None
+            log_text = read_log(out_dir / capture["log"])
         try:
             trace = load_trace(out_dir / capture["trace"])
             codes = load_codes([out_dir / p for p in base["inductor_code"]])
-            base.update(analyze_mode_trace(trace, codes, mode=base["name"], config=base["config"], log_text=log_text,
+            config = {**base["config"], "param_names": capture.get("param_names") or ()}
+            base.update(analyze_mode_trace(trace, codes, mode=base["name"], config=config, log_text=log_text,
                                            iterations=iterations, peaks=peaks))
         except KernelscopeError as exc:
             # The measurements stand; only the trace analysis is lost, and the report says why.

@@ -333,18 +333,24 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
     order: list[str] = []
     stores: list[Store] = []
     gemm_values: list[str] = []
+    texts: dict[str, str] = {}
+    version: dict[str, int] = {}
+
+    def latest(x: str) -> str:
+        return f"{x}#{version[x]}" if version.get(x) else x
+
     for i in range(start, len(lines)):
         text = lines[i]
         ln = i + 1
         m = _CPP_STORE_METHOD.match(text)
         if m and m.group(2) in ps:
-            v = m.group(1)
+            v = latest(m.group(1))
             if v in values:
                 stores.append(Store(m.group(2), v, ln))
             continue
         m = _CPP_STORE_INDEX.match(text)
         if m and m.group(1) in ps:
-            vals = [x for x in _CPP_TMP.findall(m.group(3)) if x in values]
+            vals = [latest(x) for x in _CPP_TMP.findall(m.group(3)) if latest(x) in values]
             if vals:
                 stores.append(Store(m.group(1), vals[-1], ln))
             continue
@@ -360,16 +366,27 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
             im = _CPP_INDEX_LOAD.match(expr)
             if im and im.group(1) in ps:
                 param, index = im.group(1), im.group(2).strip()
+        accumulate = name.startswith("tmp_acc") or bool(re.search(rf"\b{re.escape(name)}\b", expr))
+        # what the value is: a load by its address, anything else by its text with the names it reads resolved
+        canon = f"load {param} {index}" if param is not None else _CPP_TMP.sub(lambda mm: latest(mm.group(1)), expr)
+        if name in texts and texts[name] != canon and not accumulate:
+            # a later loop reuses the name for another value (Inductor's C++ restarts tmp0 in each loop nest):
+            # a new SSA version; the same value again (a vector loop and its scalar tail) stays one value
+            version[name] = version.get(name, 0) + 1
+        cur = latest(name)
+        texts[name] = canon
+        resolved = latest
         reduces = name.startswith("tmp_acc") or "welford" in expr or "reduce" in expr
         if param is not None:
             ops, inputs = ["load"], []
             if param in gemm_params:
-                gemm_values.append(name)
+                gemm_values.append(cur)
         else:
             ops = _cpp_ops(expr)
-            inputs = [x for x in _CPP_TMP.findall(expr) if x in values and x != name]
-            if name in values and name in _CPP_TMP.findall(expr):  # tmp_acc0 = tmp_acc0 + tmp1
-                inputs = [name] + inputs
+            refs = [resolved(x) for x in _CPP_TMP.findall(expr) if x != name]
+            inputs = [x for x in refs if x in values]
+            if cur in values and name in _CPP_TMP.findall(expr):  # tmp_acc0 = tmp_acc0 + tmp1
+                inputs = [cur] + inputs
         const = None
         cm = _CPP_NUM.search(expr)
         if param is None and cm and not inputs:
@@ -380,19 +397,20 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
                 pass
         if param is None and not ops and inputs:
             ops = ["view"]  # Vectorized<float>(tmp3): a broadcast of a value
-        if any(values[x].reduces for x in inputs if x in values and x.startswith("tmp_acc")):
+        if any(values[x].reduces for x in inputs if x in values and x.split("#")[0].startswith("tmp_acc")):
             reduces = True
-        prev = values.get(name)
+        prev = values.get(cur)
         if prev is not None:
             inputs = list(prev.inputs) + [x for x in inputs if x not in prev.inputs]
             ops = list(dict.fromkeys(list(prev.ops) + ops))
             param = param or prev.param
             reduces = reduces or prev.reduces
             const = prev.const if const is None else const
+            ln = prev.line
         else:
-            order.append(name)
-        values[name] = Value(name, tuple(ops) or ("copy",), tuple(dict.fromkeys(inputs)), param, index, const, ln,
-                             reduces)
+            order.append(cur)
+        values[cur] = Value(cur, tuple(ops) or ("copy",), tuple(dict.fromkeys(inputs)), param, index, const, ln,
+                            reduces)
     return Body("cpp", tuple(values[n] for n in order), tuple(stores), tuple(dict.fromkeys(gemm_values)),
                 tuple(params))
 
@@ -409,33 +427,72 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
     depends on this GEMM: an op that also reads it belongs to that later GEMM's epilogue, not this one's).
     ``broadcast``: per parameter, whether the call site's buffer is smaller than the output (a bias row)."""
     start = set(starts)
+    _order = {v.name: i for i, v in enumerate(body.values)}
     blocked_values = set(body.loads_of(blocked)) - start
-    derived: list[str] = []
-    dset: set[str] = set()
-    tainted: set[str] = set(blocked_values)  # values past a reduction, or mixing in a blocked value
-    reduced = False
-    for v in body.values:
-        if v.name in start:
-            if v.name not in dset:
+    # parameters a reduced value was stored into, and where: reading one back later is past the reduction
+    reloaded: dict[str, int] = {}
+
+    def reread(v: Value) -> bool:
+        return v.param is not None and v.param in reloaded and v.line > reloaded[v.param]
+    for _ in range(3):
+        derived: list[str] = []
+        dset: set[str] = set()
+        tainted: set[str] = set(blocked_values)  # values past a reduction, or mixing in a blocked value
+        reduced = False
+        # to a fixpoint: an accumulator (tmp_acc0 = tmp_acc0 + tmp3) is defined before the values it sums
+        for _pass in range(4):
+            changed = False
+            for v in body.values:
+                if v.name in dset or v.name in tainted:
+                    continue
+                if v.name in start and not reread(v):
+                    derived.append(v.name)
+                    dset.add(v.name)
+                    changed = True
+                    continue
+                ins = set(v.inputs)
+                if reread(v):
+                    tainted.add(v.name)
+                    changed = True
+                    continue
+                if not ins & (dset | tainted):
+                    continue
+                if ins & tainted or v.reduces:
+                    reduced = reduced or (v.reduces and bool(ins & dset))
+                    tainted.add(v.name)
+                    changed = True
+                    continue
                 derived.append(v.name)
                 dset.add(v.name)
-            continue
-        ins = set(v.inputs)
-        if not ins & (dset | tainted):
-            continue
-        if ins & tainted:
-            tainted.add(v.name)
-            continue
-        if v.reduces:
-            reduced = True
-            tainted.add(v.name)
-            continue
-        derived.append(v.name)
-        dset.add(v.name)
+                changed = True
+            if not changed:
+                break
+        derived.sort(key=lambda n: _order.get(n, 0))
+        more = {st.param: st.line for st in body.stores if st.value in tainted and st.value not in blocked_values
+                and st.param not in reloaded}
+        if not more:
+            break
+        for param, line in more.items():
+            reloaded[param] = min(line, reloaded.get(param, line))
     outputs = tuple(dict.fromkeys(s.param for s in body.stores if s.value in dset))
     red_out = tuple(dict.fromkeys(s.param for s in body.stores if s.value in tainted and s.value not in
                                   blocked_values))
-    ops = label(body, [d for d in derived if d not in start], start, broadcast or {})
+    # An op whose value only feeds the reduction (x * x before a mean) is part of that reduction, not an
+    # epilogue op; one whose value is also used otherwise (the residual add before an RMSNorm) is.
+    users: dict[str, list[str]] = {}
+    for v in body.values:
+        for i in v.inputs:
+            users.setdefault(i, []).append(v.name)
+    stored = {s.value for s in body.stores}
+    only_reduction: set[str] = set()
+    for name in reversed(derived):
+        us = users.get(name, [])
+        if name in stored or not us:
+            continue
+        if all((body.value(u) is not None and body.value(u).reduces) or u in only_reduction for u in us):
+            only_reduction.add(name)
+    kept = [d for d in derived if d not in start and d not in only_reduction]
+    ops = label(body, kept, start, broadcast or {})
     return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived))
 
 

@@ -44,9 +44,11 @@ from kernelscope.inductor_code import (
     torch_dtype_name,
 )
 from kernelscope.analysis.gemm.dataflow import CodeGemm, code_gemms
-from kernelscope.analysis.gemm.modules import ModuleIndex, TraceModules
+from kernelscope.analysis.gemm.modules import ModuleIndex
+from kernelscope.provenance import ModuleIndex as TraceModules
+from kernelscope.provenance import module_index
 from kernelscope.analysis.gemm.summary import evidence as evidence_of
-from kernelscope.analysis.gemm.summary import summarize
+from kernelscope.analysis.gemm.summary import epilogue_cost, group_gemms, summarize
 from kernelscope.result import GemmEpilogue, OpCost, Verdict
 from kernelscope.trace import CpuEvent, Trace
 
@@ -476,7 +478,7 @@ class _TraceIndex:
     @staticmethod
     def build(trace: Trace, ka: KernelAnalysis) -> _TraceIndex:
         idx = _TraceIndex(trace, ka)
-        idx.modules = TraceModules(trace.cpu)
+        idx.modules = module_index(trace.cpu)
         for e in trace.cpu:
             if e.external_id is not None and e.cat == "cpu_op":
                 # External ids are unique per op; keep the first (outermost) if a tool wrote duplicates.
@@ -498,7 +500,7 @@ class _TraceIndex:
         return [r for r in self.regions if lo <= r.ts < hi]
 
     def module_of(self, e: CpuEvent) -> str:
-        return self.modules.module_at(e.ts, e.tid) if self.modules else ""
+        return (self.modules.of(e) or "") if self.modules is not None and self.modules.ranges else ""
 
     def op_of(self, k: KernelInstance) -> CpuEvent | None:
         if self.ka.device == "cpu":
@@ -2064,9 +2066,24 @@ def _eager_ops(
                 evidence.append(f"[eager-sequence] chain stops at {oj.name}: the next GEMM")
                 break
             kj = [kk for kk in kernels_of(subj) if not kk.is_memop]
-            if oj.name in _EAGER_VIEWS or (not kj and oj.name not in _EAGER_ELEMENTWISE):
+            cls = vocab.op_class(oj.name)
+            ci = getattr(oj, "concrete_inputs", None)
+            if oj.name.endswith("::batch_norm") and ci and len(ci) > 5 and str(ci[5]).lower() in ("true", "1"):
+                cls = "boundary"  # training-mode batch norm computes its statistics: a reduction
+            if cls == "boundary":
+                # an op whose result only feeds this reduction (x.pow(2) before RMSNorm's mean) is the norm's
+                while ops and not ops[-1].fused and ops[-1].label in ("pow", "square", "mul_self") and \
+                        vocab.op_class(oj.name) != "pointwise":
+                    dropped = ops.pop()
+                    evidence.append(f"[eager-sequence] {dropped.label} only feeds {oj.name}: part of that "
+                                    "reduction, not the epilogue")
+                evidence.append(f"[eager-sequence] chain stops at {oj.name}: not pointwise (the epilogue ends at "
+                                "a reduction, norm, pooling or attention)")
+                break
+            if cls == "view" or oj.name in _EAGER_VIEWS or (not kj and cls != "pointwise"):
                 continue
-            is_elem = oj.name in _EAGER_ELEMENTWISE or (kj and all(kk.category == "pointwise" for kk in kj))
+            is_elem = cls == "pointwise" or (cls == "unknown" and kj and
+                                             all(kk.category == "pointwise" for kk in kj))
             dims = [d for d in (oj.input_dims or ()) if isinstance(d, list) and d]
             shape_ok = numel is not None and any(_numel(d) == numel for d in dims)
             if not is_elem or not shape_ok:
@@ -2279,6 +2296,16 @@ def _mnk_template(dims: Sequence[Any]) -> tuple[int | None, int | None, int | No
 # Entry point
 
 
+@dataclass(frozen=True, slots=True)
+class GemmReport:
+    """One mode's GEMM verdicts, their identical-layer groups and what the unfused epilogues cost."""
+
+    gemms: tuple[GemmEpilogue, ...]
+    summary: str
+    groups: tuple[Any, ...] = ()
+    cost: Any = None
+
+
 def analyze_gemms(
     ka: KernelAnalysis,
     trace: Trace,
@@ -2289,6 +2316,20 @@ def analyze_gemms(
     log_text: str | None = None,
 ) -> tuple[tuple[GemmEpilogue, ...], str]:
     """The GEMMs of one iteration (iteration 0, checked against the others) and the mode's summary line."""
+    r = gemm_report(ka, trace, codes, mode=mode, mode_config=mode_config, log_text=log_text)
+    return r.gemms, r.summary
+
+
+def gemm_report(
+    ka: KernelAnalysis,
+    trace: Trace,
+    codes: Sequence[OutputCode],
+    *,
+    mode: str,
+    mode_config: Mapping[str, Any],
+    log_text: str | None = None,
+) -> GemmReport:
+    """Verdicts, groups of identical layers and the cost of unfused epilogues for one mode."""
     cfg = _Config.of(mode, mode_config, ka.device)
     log = parse_log(log_text)
     if cfg.max_autotune is None:
@@ -2314,8 +2355,15 @@ def analyze_gemms(
         per_iter = [_trace_only(tx, cfg, it) for it in its]
     else:
         per_iter = [_eager(tx, cfg, it) for it in its]
-    gemms = _combine(per_iter, its, count, modules=ModuleIndex.from_log(log_text, codes) if codes else None)
-    return gemms, summarize(gemms)
+    params = mode_config.get("param_names")
+    modules = ModuleIndex.from_log(log_text, codes, params if isinstance(params, (list, tuple)) else None) \
+        if codes else None
+    gemms = _combine(per_iter, its, count, modules=modules)
+    gemms, groups = group_gemms(gemms)
+    inst, nbytes = unfused_instances(per_iter[0] if per_iter else [])
+    cost = epilogue_cost(inst, total_time_us=ka.time_us_per_iter, kernels_per_iter=ka.kernels_per_iter,
+                         bytes_per_iter=nbytes)
+    return GemmReport(gemms, summarize(gemms), groups, cost)
 
 
 MAX_CHECKED_ITERATIONS = 64

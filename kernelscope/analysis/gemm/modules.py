@@ -7,22 +7,19 @@
   above it. The GEMM's node is the last GEMM-class node among the call site's source nodes (its inputs come
   first in topological order).
 * Eager: the capture worker wraps each module's forward in a profiler range ``kernelscope.module: <path>``;
-  the innermost range around the GEMM's CPU op is its module.
+  the innermost range around the GEMM's CPU op is its module (``kernelscope.provenance.module_index``).
 
 No torch import.
 """
 
 from __future__ import annotations
 
-import bisect
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kernelscope import vocab
-
-RANGE_PREFIX = "kernelscope.module: "
+from kernelscope.provenance import parse_graph_code
 
 
 @dataclass(slots=True)
@@ -32,15 +29,14 @@ class ModuleIndex:
     graphs: list[dict[str, Any]]
 
     @staticmethod
-    def from_log(log_text: str | None, codes: Sequence[Any]) -> ModuleIndex | None:
+    def from_log(log_text: str | None, codes: Sequence[Any], params: Sequence[str] | None = None
+                 ) -> ModuleIndex | None:
+        """``params``: the model's parameter names (capture.json "param_names"): with freezing, Dynamo flattens
+        them into attribute names that only the real names can split back into a path."""
         if not log_text or "__graph_code" not in log_text and "TRACED GRAPH" not in log_text:
             return None
-        try:
-            from kernelscope.provenance import parse_graph_code
-        except ImportError:  # pragma: no cover - provenance ships with kernelscope
-            return None
         graphs = []
-        for gs in parse_graph_code(log_text):
+        for gs in parse_graph_code(log_text, params):
             nodes = getattr(gs, "nodes", gs)
             graphs.append(dict(nodes))
         return ModuleIndex(_align_graphs(graphs, codes)) if graphs else None
@@ -84,41 +80,3 @@ def _align_graphs(graphs: list[dict[str, Any]], codes: Sequence[Any]) -> list[di
         if best is not None:
             j = best + 1
     return out
-
-
-class TraceModules:
-    """Innermost ``kernelscope.module:`` range around a CPU event, per thread (eager captures)."""
-
-    def __init__(self, cpu_events: Sequence[Any]):
-        by_tid: dict[object, list[tuple[float, float, str]]] = defaultdict(list)
-        for e in cpu_events:
-            name = e.name
-            if name.startswith(RANGE_PREFIX):
-                by_tid[e.tid].append((e.ts, e.ts + e.dur, name[len(RANGE_PREFIX):]))
-        self._ranges: dict[object, list[tuple[float, float, str]]] = {}
-        self._starts: dict[object, list[float]] = {}
-        for tid, rs in by_tid.items():
-            rs.sort(key=lambda r: (r[0], -r[1]))
-            self._ranges[tid] = rs
-            self._starts[tid] = [r[0] for r in rs]
-
-    def __bool__(self) -> bool:
-        return bool(self._ranges)
-
-    def module_at(self, ts: float, tid: object) -> str:
-        rs = self._ranges.get(tid)
-        if not rs:
-            return ""
-        i = bisect.bisect_right(self._starts[tid], ts) - 1
-        # ranges nest: walk back to the innermost one that still contains ts (a few steps: nesting depth)
-        best = ""
-        best_start = float("-inf")
-        steps = 0
-        while i >= 0 and steps < 4096:
-            s, e, path = rs[i]
-            if s <= ts < e and s >= best_start:
-                best, best_start = path, s
-                break
-            i -= 1
-            steps += 1
-        return best
