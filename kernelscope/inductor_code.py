@@ -895,15 +895,18 @@ def _walk_function(
     fn: ast.FunctionDef, st: _WrapperState, partitions: dict[int, ast.FunctionDef], *, top: bool
 ) -> None:
     prev_end = fn.lineno  # 1-based line of the def
+    # The comment naming a call site's source nodes can stand above a `stream0 = get_raw_stream(0)` or an
+    # allocation before the launch it belongs to: it stays pending until a launch takes it.
+    src_nodes: tuple[str, ...] = ()
+    origins: tuple[str, ...] = ()
     for stmt in _flatten_statements(fn.body):
         comments = _comments_between(st.lines, prev_end, stmt.lineno - 1)
         prev_end = stmt.end_lineno or stmt.lineno
-        src_nodes: tuple[str, ...] = ()
-        origins: tuple[str, ...] = ()
         for c in comments:
             m = _TOPO.match(c)
             if m:
                 src_nodes, origins = _split_list(m.group("src")), _split_list(m.group("orig"))
+        before = len(st.launches)
         index = _partition_index(stmt)
         if index is not None and index in partitions:
             _walk_function(partitions[index], st, partitions, top=False)
@@ -914,6 +917,8 @@ def _walk_function(
         if isinstance(stmt, ast.Return) and not top:
             continue  # a partition's return is not the graph's output
         _wrapper_statement(stmt, st, src_nodes, origins)
+        if len(st.launches) > before:
+            src_nodes, origins = (), ()
 
 
 def _record_launch(

@@ -47,6 +47,8 @@ GPU_RULES: tuple[Rule, ...] = (
     _r(r"nccl|ncclDevKernel", NCCL, "communication", "NCCL collectives"),
     _r(r"splitKreduce_kernel", CUBLASLT, "gemm", "cuBLASLt split-K reduction: part of the GEMM before it"),
     _r(r"^nvjet_", CUBLASLT, "gemm", "cuBLASLt's Hopper GEMM kernels (nvjet_sm90_...)"),
+    _r(r"xmma_(fprop|dgrad|wgrad)|implicit_gemm|implicit_precomp|cudnn::|convolve_|conv2d_grouped|_fprop_",
+       CUDNN, "gemm", "cuDNN convolutions (implicit GEMMs): sm90_xmma_fprop_implicit_gemm_* on the H200, torch 2.11"),
     _r(r"^(void )?(cublasLt|cublas)::|^(sm\d+_)?x?gemm|cublas", CUBLAS, "gemm", "cuBLAS/cuBLASLt SASS kernels"),
     _r(r"^(void )?(ampere|sm\d+|volta|turing)_.*(gemm|hgemm|sgemm|s\d+gemm)", CUBLAS, "gemm", "cuBLAS legacy names"),
     _r(r"^kernel_cutlass_", NVGEMM, "gemm", "CuTeDSL kernels from cutlass.operators (what NVGEMM launches)"),

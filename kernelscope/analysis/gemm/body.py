@@ -167,7 +167,8 @@ class _TritonReader:
                 elif last == "where":
                     # tl.where(xmask, x, 0): masking a tile's tail, not computation
                     first = n.args[0] if n.args else None
-                    masked = isinstance(first, ast.Name) and bool(_MASK_NAME.search(first.id))
+                    names = _names(first) if first is not None else []
+                    masked = bool(names) and all(_MASK_NAME.search(x) for x in names)
                     ops.append("view" if masked else "where")
                 elif last == "load":
                     ops.append("load")
@@ -176,7 +177,9 @@ class _TritonReader:
                 elif last in ("zeros", "arange", "program_id", "num_programs", "zeros_like"):
                     ops.append("index")
                 else:
-                    ops.append(last)  # erf, exp, sigmoid, maximum, minimum, rsqrt, sqrt, tanh, abs, ...
+                    # erf, exp, sigmoid, maximum, minimum, rsqrt, sqrt, tanh, abs, ...; libdevice's rounding
+                    # variants (sqrt_rn, div_rn) are the same op
+                    ops.append(re.sub(r"_r[nzdu]$", "", last))
             elif isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
                 if const is None and not ops:
                     const = float(n.value)
@@ -735,17 +738,14 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
     return ops
 
 
-def _derives_rsqrt(body: Body, name: str, depth: int = 4) -> bool:
+def _derives_rsqrt(body: Body, name: str, depth: int = 5) -> bool:
+    """Whether a value is computed from a (reciprocal) square root: the inverse standard deviation of a norm."""
     v = body.value(name)
-    while v is not None and depth > 0:
-        if any(o in ("rsqrt", "reciprocal", "sqrt") for o in v.ops) or ("div" in v.ops and any(
-                body.value(i) is not None and "sqrt" in body.value(i).ops for i in v.inputs)):
-            return True
-        if not v.inputs:
-            return False
-        v = body.value(v.inputs[-1])
-        depth -= 1
-    return False
+    if v is None or depth <= 0:
+        return False
+    if any(o in ("rsqrt", "reciprocal", "sqrt") for o in v.ops):
+        return True
+    return any(_derives_rsqrt(body, i, depth - 1) for i in v.inputs)
 
 
 def body_of(kind: str, name: str, source: str, params: Sequence[str]) -> Body | None:

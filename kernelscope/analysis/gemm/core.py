@@ -1274,6 +1274,9 @@ def _compatible(launch: Launch, group: _Group, code: OutputCode) -> bool:
         # ran.
         return launch.op in GEMM_OPS and any(k.backend in VENDOR_BACKENDS for k in group.gemm_kernels)
     name = group.op.name
+    if vocab.op_class(op) == "conv" or op == "_convolution_pointwise":
+        # the kernel's CPU op is the innermost convolution (aten::cudnn_convolution under aten::convolution)
+        return vocab.op_class(name) == "conv" or "convolution" in name
     return (
         name.endswith("::" + op) or name == op or (launch.op is not None and name.endswith("::" + launch.op))
     )
@@ -1408,11 +1411,59 @@ def _library_activation(group: _Group | None, act: str | None, callee: str) -> E
     )
 
 
-def _mnk_from_dims(name: str, dims: Sequence[Any] | None) -> tuple[int | None, int | None, int | None]:
+def _ints(v: Any) -> list[int] | None:
+    if isinstance(v, (list, tuple)) and all(isinstance(x, int) for x in v):
+        return list(v)
+    if isinstance(v, str):
+        xs = re.findall(r"-?\d+", v)
+        return [int(x) for x in xs] if xs else None
+    return None
+
+
+def conv_out_shape(e: CpuEvent) -> list[int] | None:
+    """A convolution op's output shape from its recorded input sizes and its stride/padding/dilation."""
+    dims = [d for d in (e.input_dims or ()) if isinstance(d, list)]
+    if len(dims) < 2 or len(dims[0]) < 3 or len(dims[1]) < 3:
+        return None
+    x, w = dims[0], dims[1]
+    ci = list(getattr(e, "concrete_inputs", None) or ())
+    base = e.name.split("::")[-1]
+    # (input, weight, bias, stride, padding, dilation, ...) for conv2d/convolution/_convolution;
+    # (input, weight, padding, stride, dilation, ...) for cudnn_convolution / mkldnn_convolution (bias at 2)
+    order = {"cudnn_convolution": (3, 2, 4), "mkldnn_convolution": (4, 3, 5)}.get(base, (3, 4, 5))
+    nsp = len(x) - 2
+
+    def arg(i: int, default: int) -> list[int]:
+        v = _ints(ci[i]) if i < len(ci) else None
+        if not v:
+            return [default] * nsp
+        return v * nsp if len(v) == 1 else v
+
+    stride, pad, dil = arg(order[0], 1), arg(order[1], 0), arg(order[2], 1)
+    if len(stride) != nsp or len(pad) != nsp or len(dil) != nsp:
+        return None
+    sp = [(x[2 + i] + 2 * pad[i] - dil[i] * (w[2 + i] - 1) - 1) // stride[i] + 1 for i in range(nsp)]
+    return [x[0], w[0], *sp]
+
+
+def _mnk_from_dims(name: str, dims: Sequence[Any] | None, e: CpuEvent | None = None
+                   ) -> tuple[int | None, int | None, int | None]:
     if not dims:
         return None, None, None
     shapes = [d for d in dims if isinstance(d, list) and d and all(isinstance(x, int) for x in d)]
     base = name.split("::")[-1]
+    if vocab.op_class(base) == "conv" or base == "_convolution_pointwise":
+        out = conv_out_shape(e) if e is not None else None
+        if out is None or len(shapes) < 2:
+            return None, None, None
+        w = shapes[1]
+        k = 1
+        for d in w[1:]:
+            k *= d
+        m = out[0]
+        for d in out[2:]:
+            m *= d
+        return m, w[0], k
     if base == "_mkl_linear" and len(shapes) >= 3:  # (x, packed weight, original weight [N, K], bias?, batch)
         x, w = shapes[0], shapes[2]
         return x[-2], w[0], x[-1]
@@ -1821,7 +1872,14 @@ _EAGER_GEMMS = frozenset(
         "addmv",
         "mv",
     )
-) | frozenset({"mkl::_mkl_linear", "mkldnn::_linear_pointwise"})
+) | frozenset({"mkl::_mkl_linear", "mkldnn::_linear_pointwise"}) | frozenset(
+    # convolutions are GEMM-class (implicit GEMMs); the innermost one of aten::conv2d -> convolution ->
+    # _convolution -> cudnn_convolution / mkldnn_convolution is the op that launches the work
+    "aten::" + n for n in ("convolution", "_convolution", "conv1d", "conv2d", "conv3d", "cudnn_convolution",
+                           "mkldnn_convolution", "_nnpack_spatial_convolution", "_slow_conv2d_forward",
+                           "slow_conv2d_forward", "thnn_conv2d", "miopen_convolution", "conv_transpose2d",
+                           "cudnn_convolution_relu", "cudnn_convolution_add_relu")
+) | frozenset({"mkldnn::_convolution_pointwise"})
 _EAGER_ELEMENTWISE = frozenset(
     "aten::" + n
     for n in [
@@ -1998,7 +2056,7 @@ def _eager_ops(
             continue  # a GEMM op that launched nothing (e.g. an empty tensor)
         covered |= {(kk.name, kk.ts) for kk in ks}
         base = e.name.split("::")[-1]
-        m, n, k = _mnk_from_dims(e.name, e.input_dims)
+        m, n, k = _mnk_from_dims(e.name, e.input_dims, e)
         dtype = _dtype_from_types(e.input_types, e.name)
         backend = gk[0].backend if gk else patterns.classify(e.name, on_cpu=tx.ka.device == "cpu")[1]
         evidence = [
@@ -2054,6 +2112,8 @@ def _eager_ops(
             )
         # Following top-level calls on the same thread that are elementwise on the GEMM's output shape.
         out_shape = _out_shape(tree.ops[anchor]) or _out_shape(e)
+        if vocab.op_class(base) == "conv":
+            out_shape = conv_out_shape(e) or conv_out_shape(tree.ops[anchor])
         seq = calls.get(e.tid, [])
         pos = seq.index(anchor) if anchor in seq else -1
         numel = _numel(out_shape) if out_shape else None
@@ -2450,7 +2510,39 @@ def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, cou
                 costs=_op_costs(f),
             )
         )
+    if modules is not None:
+        out = _modules_by_order(out, first, modules)
     return tuple(out)
+
+
+def _modules_by_order(gemms: list[GemmEpilogue], found: Sequence[_Found], modules: Any) -> list[GemmEpilogue]:
+    """GEMMs whose call site names no GEMM source node (C++ kernels carry no comment; a oneDNN conv's comment
+    names only the ReLU folded into it) take the traced graph's remaining GEMM-class nodes in order, and only when
+    the counts match exactly: Inductor keeps GEMMs in topological order."""
+    by_graph: dict[int, list[int]] = defaultdict(list)
+    for i, (g, f) in enumerate(zip(gemms, found)):
+        if f.confidence == "code":
+            by_graph[f.graph].append(i)
+    for graph, idxs in by_graph.items():
+        missing = [i for i in idxs if not gemms[i].module]
+        if not missing or graph >= len(modules.graphs):
+            continue
+        nodes = [n for n in modules.graphs[graph].values() if vocab.is_gemm(str(getattr(n, "op", "")))]
+        claimed = {gemms[i].module for i in idxs if gemms[i].module}
+        free = [n for n in nodes if (getattr(n, "module", None) or "") not in claimed]
+        if len(free) != len(missing):
+            continue
+        for i, n in zip(missing, free):
+            mod = getattr(n, "module", None) or ""
+            if not mod:
+                continue
+            ev = evidence_of(f"[provenance] {gemms[i].op} has no GEMM source node at its call site; it is the "
+                             f"{missing.index(i) + 1}. of {len(missing)} such GEMMs and {getattr(n, 'name', '?')} "
+                             f"({getattr(n, 'op', '?')}, {mod}) the same place among the graph's remaining GEMM "
+                             "nodes (matched by order)")
+            gemms[i] = replace(gemms[i], module=mod, source=getattr(n, "source", None) or "",
+                               evidence=gemms[i].evidence + (ev,))
+    return gemms
 
 
 def _op_costs(f: _Found) -> tuple[OpCost, ...]:

@@ -144,6 +144,11 @@ def gemm_op_of_launch(code: OutputCode, launch: Launch) -> tuple[str, FxNode | N
 
 def _mnk_from_node(kd: KernelDef, node: FxNode) -> tuple[int | None, int | None, int | None, int | None]:
     ins = [kd.node(i) for i in node.inputs]
+    if node.aten_op in vocab.CONV_OPS:
+        x = ins[0].shape if ins and ins[0] is not None else None
+        w = ins[1].shape if len(ins) > 1 and ins[1] is not None else None
+        m, n, k = _conv_mnk(x, w, node.shape)
+        return m, n, k, None
     mats = [x for x in ins if x is not None and x.shape is not None and len(x.shape) >= 2]
     if node.aten_op in vocab.BIAS_OPS and len(ins) == 3 and ins[0] is not None and ins[0] in mats:
         mats = [x for x in mats if x is not ins[0]]
@@ -298,6 +303,8 @@ class Graph:
             else:
                 m, n, k = (_int_str(kd.get("m")), _int_str(kd.get("n")), _int_str(kd.get("k")))
                 dtype = kd.get("dtype")
+            if kind == "conv" and None in (m, n, k):
+                m, n, k = self._conv_site_mnk(site)
             if None in (m, n):
                 om, on = self._out_mn(site)
                 m, n = (m if m is not None else om), (n if n is not None else on)
@@ -346,7 +353,31 @@ class Graph:
             hit = [r for r in s.reads if r in live]
             new_live: set[str] = set()
             if hit:
-                if s.gemm:
+                epi_params = [p for p, t in s.params.items() if self.code.storage(t) in live
+                              and p not in _OPERAND_PARAMS] if s.gemm and s.kd is not None else []
+                operand_hit = s.gemm and any(p in _OPERAND_PARAMS for p, t in s.params.items()
+                                             if self.code.storage(t) in live)
+                if s.gemm and epi_params and not operand_hit and s.body is not None:
+                    # another GEMM's template reads our result in its epilogue (SwiGLU: up_proj's template
+                    # computes silu(gate) * acc): the ops on our value ran there, a kernel of its own for us
+                    # that GEMM's own result does not depend on ours (it would read ours as an operand): an op
+                    # that mixes both belongs to both (SwiGLU's mul)
+                    blocked = [p for p, t in s.params.items() if p not in epi_params
+                               and deps.get(self.code.storage(t), frozenset()) & downstream]
+                    flow = walk(s.body, s.body.loads_of(epi_params), blocked=blocked,
+                                broadcast=self._broadcast(s, out_numel))
+                    for o in flow.ops:
+                        chain.append(ChainOp(
+                            o.label, j, s.kd.name, False,
+                            f"[dataflow] {o.label} runs in {s.kd.name}, the next GEMM's template, at call site "
+                            f"{where(s.launch.line)}: its epilogue reads the GEMM result through "
+                            f"{', '.join(f'{p}={s.params[p]}' for p in epi_params)}: {_src(s.kd, o.line)} "
+                            f"({where(s.kd.line + o.line - 1)})", o.values, s.launch.line))
+                    if flow.ops:
+                        chain_launches.add(j)
+                    stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): that GEMM's "
+                                 "own result joins there")
+                elif s.gemm:
                     stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): the next "
                                  f"{'convolution' if s.gemm[0] in vocab.CONV_OPS else 'GEMM'} reads it")
                 elif s.launch.kind == "extern":
@@ -424,6 +455,19 @@ class Graph:
             source_nodes=L.source_nodes or (kd.source_nodes if kd is not None else ()),
         )
 
+    def _conv_site_mnk(self, site: _Site) -> tuple[int | None, int | None, int | None]:
+        """A convolution template's implicit GEMM from the call site's buffers: input, weight, output."""
+        def shape(name: str):
+            b = self.code.buffer(name)
+            return b.shape if b else None
+        outs = [site.params[p] for p in (site.kd.outputs if site.kd else ()) if p in site.params]
+        ins = [t for p, t in site.params.items() if t not in outs]
+        big = [shape(t) for t in ins if shape(t) is not None and len(shape(t)) >= 3]
+        out = shape(outs[0]) if outs else None
+        if len(big) >= 2 and out is not None:
+            return _conv_mnk(big[0], big[1], out)
+        return None, None, None
+
     def _out_mn(self, site: _Site) -> tuple[int | None, int | None]:
         for w in site.launch.writes:
             b = self.code.buffer(w)
@@ -462,8 +506,9 @@ class Graph:
             if len(L.args) > bias_pos and L.args[bias_pos].strip() not in ("None", ""):
                 out.append(ChainOp("bias", g, L.name, True, f"[bias-in-call] {L.name} ({where}) takes the bias "
                                    f"{L.args[bias_pos]}", (), L.line))
-            attrs = [a for a in L.literals if a and a not in ("none", "")]
-            for a in attrs[:1]:
+            # oneDNN post-ops: a unary attr ('relu'), or a binary one ('add') followed by its unary ('relu')
+            attrs = [a for a in L.literals if a and a not in ("none", "", "auto", "default")]
+            for a in attrs[:2]:
                 out.append(ChainOp(_post_op_label(a), g, L.name, True,
                                    f"[onednn-post-op] {L.name} ({where}) applies '{a}' as a oneDNN post-op", (),
                                    L.line))
@@ -476,6 +521,10 @@ def _src(kd: KernelDef, line: int) -> str:
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     text = re.sub(r"^auto\s+", "", text)
     return f"`{text[:120]}`" if text else "its body"
+
+
+# Template parameters that are the GEMM's own operands (Triton's arg_A/arg_B, the C++ template's X/W).
+_OPERAND_PARAMS = frozenset({"arg_A", "arg_B", "A", "B", "X", "W", "arg_X", "arg_W", "in_ptr_A", "in_ptr_B"})
 
 
 def _post_op_label(attr: str) -> str:
