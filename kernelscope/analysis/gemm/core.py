@@ -1793,8 +1793,9 @@ def _found_from_code(
         kernel = trace_name.get(c.launch, c.code_kernel)
         if c.launch == cg.launch.index and kernels:
             kernel = kernels[0]
-        ops.append(EpilogueOp(c.label, c.fused, kernel, c.evidence, trace_inst.get(c.launch, ()),
-                              trace_time.get(c.launch)))
+        costly = not c.fused and not c.in_gemm
+        ops.append(EpilogueOp(c.label, c.fused, kernel, c.evidence, trace_inst.get(c.launch, ()) if costly else (),
+                              trace_time.get(c.launch) if costly else None))
         if c.launch == cg.launch.index and c.label == "bias" and activation:
             ops += activation
             activation = []

@@ -36,6 +36,7 @@ class ChainOp:
     evidence: str
     nodes: tuple[str, ...] = ()
     line: int = 0  # output-code line of the call site (or of the op in the kernel source)
+    in_gemm: bool = False  # ran in another GEMM's kernel: that kernel's time is not this epilogue's cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,7 +373,7 @@ class Graph:
                             f"[dataflow] {o.label} runs in {s.kd.name}, the next GEMM's template, at call site "
                             f"{where(s.launch.line)}: its epilogue reads the GEMM result through "
                             f"{', '.join(f'{p}={s.params[p]}' for p in epi_params)}: {_src(s.kd, o.line)} "
-                            f"({where(s.kd.line + o.line - 1)})", o.values, s.launch.line))
+                            f"({where(s.kd.line + o.line - 1)})", o.values, s.launch.line, True))
                     if flow.ops:
                         chain_launches.add(j)
                     stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): that GEMM's "
