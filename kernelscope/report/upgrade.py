@@ -181,6 +181,8 @@ def _label(g: GemmEpilogue, other: GemmEpilogue | None = None) -> str:
     if module:
         return module
     op = g.op or (other.op if other else "") or "gemm"
+    if other is not None and other.op and g.op and other.op != g.op:
+        op = f"{other.op} → {g.op}"  # matched by shape: the new version lowered it differently
     return f"{op} {fmt.shape(g.m, g.n, g.k)}"
 
 
