@@ -213,3 +213,23 @@ def test_parent_only_packages_exist_here(torch_only_python: Path):
     import importlib.util
 
     assert all(importlib.util.find_spec(m) is not None for m in PARENT_ONLY)
+
+
+def test_profile_through_a_wrapper_script_that_puts_torch_on_pythonpath(torch_only_python: Path, tmp_path: Path):
+    # GIVEN a venv without torch and a wrapper script that puts a torch folder on PYTHONPATH and execs that venv's
+    # python: the H200 recipe, where torch 2.14.1 is `pip install --target /tmp/t214`ed beside the image's 2.11
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "bare")], check=True, timeout=120)
+    bare = tmp_path / "bare" / "bin" / "python"
+    torch_dir = torch_only_python.parents[2] / "site"  # the fixture's folder of torch and its dependencies
+    wrapper = _script(tmp_path / "python-torch", "#!/bin/sh\n"
+                      f"export PYTHONPATH={torch_dir}${{PYTHONPATH:+:$PYTHONPATH}}\nexec {bare} \"$@\"\n")
+    out = tmp_path / "out"
+    proc = run_cli_isolated("profile", str(ROOT / "samples" / "linear_gelu.py"), "--device", "cpu", "--modes",
+                            "eager", "--repeats", "3", "--warmup", "1", "--no-tensorboard", "--out", str(out),
+                            "--python", str(wrapper), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    env = json.loads((out / "result.json").read_text())["environment"]
+    # THEN the wrapper is the recorded interpreter, and the python it ran is the bare venv's
+    assert env["interpreter"]["path"] == str(wrapper)
+    assert env["interpreter"]["executable"] == str(bare)
+    assert json.loads((out / "result.json").read_text())["modes"][0]["status"] == "ok"
