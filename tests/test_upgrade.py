@@ -112,6 +112,12 @@ def test_the_issue_sentence_cublaslt_to_a_fused_triton_template_faster():
          "no longer fuses gelu: cuBLASLt + separate gelu (was fused in Triton template)"),
         ("fixed", mode("m", 0, (), status="failed", error="x"), mode("m", 0.10, (gemm(),)), (),
          "now runs (was failed: x)"),
+        ("available, fails", mode("m", 0, (), status="unavailable", error="NVGEMM needs torch>=2.14"),
+         mode("m", 0, (), status="failed", error="NoValidChoicesError: No choices exist for backend"), (),
+         "now available but FAILED (NoValidChoicesError: No choices exist for backend); was unavailable (NVGEMM "
+         "needs torch>=2.14)"),
+        ("available, runs", mode("m", 0, (), status="unavailable", error="NVGEMM needs torch>=2.14"),
+         mode("m", 0.10, (gemm(backend="NVGEMM/CuTeDSL"),)), (), "now runs (was unavailable: NVGEMM needs torch>=2.14)"),
         ("backend switched", mode("m", 0.10, (gemm(),)), mode("m", 0.10, (gemm(backend="NVGEMM/CuTeDSL"),)), (),
          "now on NVGEMM/CuTeDSL (was cuBLASLt), fused bias, separate gelu as before"),
     ],

@@ -84,7 +84,8 @@ class UpgradeMode:
 
     @property
     def status_change(self) -> str:
-        """"new failure", "fixed", "only before", "only after", "still failing", "still unavailable" or ""."""
+        """"new failure", "fixed", "available, fails" (unavailable before, e.g. NVGEMM on torch < 2.14, and
+        failing after), "only before", "only after", "still failing", "still unavailable" or ""."""
         b, a = self.before, self.after
         if b is None:
             return "only after"
@@ -94,8 +95,11 @@ class UpgradeMode:
             return "new failure"
         if not _ok(b) and _ok(a):
             return "fixed"
+        unavailable = Status.UNAVAILABLE.value
+        if b.status == unavailable and a.status != unavailable:
+            return "available, fails"
         if not _ok(b) and not _ok(a):
-            return "still unavailable" if b.status == a.status == Status.UNAVAILABLE.value else "still failing"
+            return "still unavailable" if b.status == a.status == unavailable else "still failing"
         return ""
 
     @property
@@ -294,6 +298,9 @@ def mode_summary(m: UpgradeMode) -> list[Segment]:
     assert a is not None and b is not None
     if sc == "new failure":
         return out + [(f"now {a.status.upper()} ({_first_line(a.error)}); was ok", False)]
+    if sc == "available, fails":
+        return out + [(f"now available but {a.status.upper()} ({_first_line(a.error)}); was unavailable "
+                       f"({_first_line(b.error)})", False)]
     if sc in ("still failing", "still unavailable"):
         return out + [(f"{sc} ({a.status}: {_first_line(a.error)})", False)]
     parts: list[list[Segment]] = []
