@@ -13,7 +13,8 @@ from kernelscope.report.io import atomic_write_text
 
 MARKER = ".kernelscope"
 # Everything a run writes at the top of its directory; a new run removes these first, and nothing else.
-OWNED = ("modes", "points", "tb", "result.json", "report.html", "summary.md", MARKER)
+OWNED = ("modes", "points", "tb", "result.json", "report.html", "summary.md", MARKER,
+         "worker")  # worker: the worker's modules shipped for --python (capture/interpreter.py)
 
 
 def prepare_out_dir(path: Path, *, force: bool) -> Path:

@@ -46,3 +46,47 @@ def cpu_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def cpu_result(cpu_run: Path) -> dict:
     return json.loads((cpu_run / "result.json").read_text())
+
+
+# --- another interpreter (profile --python, upgrade-check): a venv made in the test session -------------------
+# Deliberately NOT importable there: kernelscope (the editable install's finder lives in a .pth, which a path
+# added by another .pth does not run) and the parent-only packages the worker must not need.
+PARENT_ONLY = ("kernelscope", "orjson", "msgspec", "rich", "click")
+
+
+def run_cli_isolated(*args: str, timeout: float = 900, cwd: Path | None = None
+                     ) -> subprocess.CompletedProcess[str]:
+    """The CLI from this worktree with PYTHONPATH unset, so the workers it starts inherit no path to kernelscope:
+    under another interpreter the only kernelscope they can import is the copy the run ships."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    boot = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from kernelscope.cli import main; main()"
+    return subprocess.run([sys.executable, "-c", boot, *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=cwd or ROOT, env=env)
+
+
+@pytest.fixture(scope="session")
+def torch_only_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """bin/python of a venv that sees this interpreter's torch (and its dependencies) but not kernelscope, orjson,
+    msgspec, rich or click: the pre-upgrade venv of a user who never installed kernelscope there."""
+    import re
+
+    import torch  # the test process may import torch; kernelscope's parent never does
+
+    site = Path(torch.__file__).resolve().parent.parent
+    root = tmp_path_factory.mktemp("torch-only")
+    venv, farm = root / "venv", root / "site"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    hidden = re.compile(r"^(__editable__|_?(" + "|".join(PARENT_ONLY) + r"))|\.pth$", re.IGNORECASE)
+    farm.mkdir()
+    for entry in site.iterdir():
+        if not hidden.search(entry.name):
+            (farm / entry.name).symlink_to(entry)
+    (next(venv.glob("lib/python*/site-packages")) / "torch-only.pth").write_text(f"{farm}\n")
+    python = venv / "bin" / "python"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    check = ("import importlib.util as u, torch; "
+             f"print([m for m in {PARENT_ONLY!r} if u.find_spec(m) is not None])")
+    proc = subprocess.run([str(python), "-c", check], capture_output=True, text=True, env=env, timeout=300,
+                          cwd=root)  # not the worktree: `-c` puts the working directory on sys.path
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", (proc.stdout, proc.stderr[-2000:])
+    return python

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.analysis.sweep import PointPlan
+from kernelscope.capture.interpreter import worker_argv
 from kernelscope.capture.modes import ModeDef
 from kernelscope.capture.worker import CAPTURE_SCHEMA, atomic_write_json
 from kernelscope.errors import UsageError
@@ -45,6 +46,7 @@ class CaptureOptions:
     torch_logs: str | None = "fusion,graph_code"  # graph_code: Dynamo's graphs, node -> module path + source line
     seed: int = 0
     reference: bool = True  # numerics against a float64 (CPU) / float32 (CUDA) copy of the model
+    python: str | None = None  # another interpreter for the workers (profile --python); None: this one
 
 
 def _read_capture(path: Path) -> dict[str, Any] | None:
@@ -139,7 +141,9 @@ def list_input_points(opts: CaptureOptions, work_dir: Path) -> list[dict[str, An
     work_dir.mkdir(parents=True, exist_ok=True)
     spec_path = work_dir / "list-points.json"
     atomic_write_json(spec_path, {"model": opts.model, "sets": opts.sets, "seed": opts.seed})
-    proc = subprocess.run([sys.executable, "-m", "kernelscope.capture.worker", "--list-points", str(spec_path)],
+    # work_dir is <run dir>/modes: the worker is shipped to the run directory, as for the modes.
+    argv = worker_argv(opts.python, work_dir.parent)
+    proc = subprocess.run([*argv, "--list-points", str(spec_path)],
                           capture_output=True, text=True, timeout=opts.timeout_s, stdin=subprocess.DEVNULL)
     line = next((ln for ln in reversed(proc.stdout.splitlines()) if ln.startswith("@@points ")), None)
     if line is None:
@@ -211,7 +215,7 @@ def _run_worker(
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         # No shell; a new session so a timeout can kill the worker and every process it started.
         proc = subprocess.Popen(
-            [sys.executable, "-m", "kernelscope.capture.worker", str(spec_path)],
+            [*worker_argv(opts.python, out_dir), str(spec_path)],
             stdout=subprocess.PIPE,
             stderr=log,
             stdin=subprocess.DEVNULL,

@@ -20,10 +20,15 @@ import click
               help="Eager latency / mode latency at least X (violated only when the whole 95% interval is below X).")
 @click.option("--mode", "modes", multiple=True, metavar="M",
               help="Check only mode M (repeatable or comma-separated); default: every mode except eager.")
+@click.option("--max-regression", type=float, metavar="X", default=None,
+              help="RESULT_DIR from `kernelscope upgrade-check`: per mode after/before latency at most X (violated "
+                   "only when the whole 95% interval is above X), and no new failure, numerics failure or lost "
+                   "epilogue fusion after the upgrade. The other rules then check its after/ run.")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 @click.pass_context
 def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_kernels_per_iter: int | None,
-            max_slowdown: float | None, min_speedup: float | None, modes: tuple[str, ...], debug: bool) -> None:
+            max_slowdown: float | None, min_speedup: float | None, modes: tuple[str, ...],
+            max_regression: float | None, debug: bool) -> None:
     """A CI gate on a run's result (RESULT_DIR holds result.json): exit 0 when every rule holds for the checked
     modes, 1 with one line per violated rule, 2 on usage errors (no rule, a bad option, an unreadable
     RESULT_DIR). A checked mode that failed violates every rule; latency rules allow for timing noise."""
@@ -32,7 +37,17 @@ def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_
 
     names = tuple(n.strip() for spec in modes for n in spec.split(",") if n.strip())
     rules = Rules(expect_fused, max_kernels_per_iter, max_slowdown, min_speedup, names)
-    outcome = check_result(load_result(result_dir), rules)
+    from kernelscope.report.upgrade import check_upgrade_dir
+
+    outcome = check_upgrade_dir(result_dir, rules, max_regression)  # None: not an upgrade-check directory
+    if outcome is None:
+        if max_regression is not None:
+            from kernelscope.errors import UsageError
+
+            raise UsageError(f"--max-regression needs a directory written by `kernelscope upgrade-check`; "
+                             f"{result_dir} has no compare.json with before/ and after/",
+                             "pass the upgrade-check --out DIR, or use --max-slowdown on a single run")
+        outcome = check_result(load_result(result_dir), rules)
     for line in format_outcome(outcome):
         click.echo(line)
     for note in outcome.notes:

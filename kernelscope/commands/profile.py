@@ -55,11 +55,14 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
               help="Ceilings from `kernelscope calibrate` for the roofline [default: $KERNELSCOPE_CALIBRATION or "
                    "~/.cache/kernelscope/calibration.json when it exists].")
 @click.option("--no-tensorboard", is_flag=True, help="Skip TensorBoard scalars (traces are written regardless).")
+@click.option("--python", "python", metavar="PATH", default=None,
+              help="Run the mode workers under this interpreter (e.g. the pre-upgrade venv's bin/python, or an "
+                   "executable wrapper script): it needs torch, not kernelscope. Analysis and reports run here.")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, modes: str, gemm_backends: str | None, device: str, dtype: str | None, sets: tuple[str, ...],
             sweeps: tuple[str, ...], out: Path | None, force: bool, timeout: float, warmup: int, repeats: int,
             steps: int, freezing: bool | None, cache_dir: Path | None, warm_compile: bool, reference: bool,
-            calibration: Path | None, no_tensorboard: bool, debug: bool) -> None:
+            calibration: Path | None, no_tensorboard: bool, python: str | None, debug: bool) -> None:
     """Profile MODEL (a .py file defining get_model()/get_inputs(), or KernelBench's Model/get_init_inputs()/
     get_inputs()) in each mode, each in its own process, and write report.html, summary.md, result.json and
     TensorBoard traces into --out."""
@@ -102,13 +105,17 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     if both:
         raise UsageError(f"{both[0]} is given to both --set and --sweep", "keep it in --sweep only")
     mode_defs = parse_modes(modes, parse_backends(gemm_backends))
-    check_torch_logs()
+    from kernelscope.capture.interpreter import probe
+
+    interp = probe(python) if python else None  # one subprocess: a bad path or a missing/old torch fails here
+    check_torch_logs(interp.path if interp else sys.executable)
     cal_path = calibration or default_calibration_path()
     cal_data = read_calibration(cal_path, required=calibration is not None)
     out_dir = prepare_out_dir(out or Path("kernelscope-out") / model.stem, force=force)
     opts = CaptureOptions(model=spec.path, sets=parsed_sets, dtype=dtype, device=device,
                           warmup=warmup, repeats=repeats, profile_steps=steps, timeout_s=timeout, freezing=freezing,
-                          cache_dir=str(cache_dir.resolve()) if cache_dir else None, reference=reference)
+                          cache_dir=str(cache_dir.resolve()) if cache_dir else None, reference=reference,
+                          python=interp.path if interp else None)
     hook_points = None
     if defines_input_sweep(spec.path):
         err.print("reading get_input_sweep() from the model file")
@@ -190,6 +197,8 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             fatal_kinds = ("model", "usage") if points else ("model", "usage", "forward")
             if rec.get("error_kind") in fatal_kinds and not fatal:
                 fatal = (rec["error_kind"], rec.get("error", ""))
+    if interp is not None:
+        environment = {**environment, "interpreter": interp.as_dict()}
     resolved_device = environment.get("device") or (device if device != "auto" else "")
     peaks = peaks_for(environment, cal_data, str(cal_path)) if environment else {}
     # The roofline needs the device's peaks, known once a worker reported the environment: fill it in now.
@@ -199,7 +208,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     settings: dict[str, Any] = {"modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends,
                                 "sets": parsed_sets, "warmup": warmup, "repeats": repeats, "profile_steps": steps,
                                 "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
-                                "reference": reference}
+                                "reference": reference, "python": interp.path if interp else None}
     if points:
         settings["sweep"] = {k: v for k, v in parsed_sweeps.items()}
         settings["input_sweep"] = bool(hook_points)

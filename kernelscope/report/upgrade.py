@@ -1,0 +1,732 @@
+"""The upgrade comparison: the same model under the old install (before) and the new one (after).
+
+``compare_upgrade`` builds an ``UpgradeComparison`` (plain frozen data, what the tests assert on): per mode the
+latency ratio after/before with its bootstrap interval, compile time, kernels per iteration, peak memory and the
+numerics verdict on each side; per GEMM (matched by module path and shape, else by op and shape, else by shape
+alone, since an upgrade may turn an addmm into mm + a fused bias) the backend and epilogue verdict on each side;
+and a summary that answers the upgrade question in its first lines. ``upgrade_data`` is the JSON view
+(compare.json) and what the markdown and HTML renderers print; they derive nothing themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kernelscope.analysis.numerics import NumericsVerdict, numerics_verdict
+from kernelscope.analysis.stats import Ratio, latency_ratio
+from kernelscope.report import fmt
+from kernelscope.report.context import flatten
+from kernelscope.result import GemmEpilogue, LatencyStats, ModeResult, RunResult, Status
+
+SCHEMA = "kernelscope.compare/1"
+KIND = "upgrade"
+EAGER = "eager"
+
+# A summary line is a sequence of segments: (text, is_code). Plain text puts code in backticks; markdown and
+# HTML escape each segment as what it is, so a module path or kernel name never becomes markup.
+Segment = tuple[str, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class GemmRow:
+    """One GEMM before and after, or present on one side only."""
+
+    label: str  # the module path when known, else "op M × N × K"
+    matched_by: str  # "module" | "op" | "shape" | "" (one side only)
+    before: GemmEpilogue | None
+    after: GemmEpilogue | None
+    gained: tuple[str, ...]
+    lost: tuple[str, ...]
+
+    @property
+    def change(self) -> str:
+        b, a = self.before, self.after
+        if b is None:
+            return "new GEMM"
+        if a is None:
+            return "GEMM gone"
+        if self.gained and not self.lost:
+            return "fusion gained"
+        if self.lost and not self.gained:
+            return "fusion lost"
+        if self.gained or self.lost:
+            return "fusion changed"
+        if b.verdict != a.verdict:
+            return "verdict changed"
+        return "backend switched" if b.backend != a.backend else "same"
+
+    @property
+    def time_us(self) -> float:
+        return max((g.time_us_per_iter or 0.0) for g in (self.before, self.after) if g is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeMode:
+    name: str
+    before: ModeResult | None
+    after: ModeResult | None
+    latency: Ratio  # after median / before median
+    numerics_before: NumericsVerdict | None
+    numerics_after: NumericsVerdict | None
+    gemms: tuple[GemmRow, ...]
+
+    @property
+    def change(self) -> str:
+        """Latency: "faster" / "slower" (the whole 95% interval past 1.0), "none" (within noise), "n/a"."""
+        r = self.latency
+        if r.value is None:
+            return "n/a"
+        if r.within_noise:
+            return "none"
+        return "faster" if r.value < 1 else "slower"
+
+    @property
+    def status_change(self) -> str:
+        """"new failure", "fixed", "available, fails" (unavailable before, e.g. NVGEMM on torch < 2.14, and
+        failing after), "only before", "only after", "still failing", "still unavailable" or ""."""
+        b, a = self.before, self.after
+        if b is None:
+            return "only after"
+        if a is None:
+            return "only before"
+        if _ok(b) and not _ok(a):
+            return "new failure"
+        if not _ok(b) and _ok(a):
+            return "fixed"
+        unavailable = Status.UNAVAILABLE.value
+        if b.status == unavailable and a.status != unavailable:
+            return "available, fails"
+        if not _ok(b) and not _ok(a):
+            return "still unavailable" if b.status == a.status == unavailable else "still failing"
+        return ""
+
+    @property
+    def numerics_regressed(self) -> bool:
+        na, nb = self.numerics_after, self.numerics_before
+        return na is not None and na.status == "fail" and (nb is None or nb.status != "fail")
+
+    @property
+    def regressions(self) -> tuple[str, ...]:
+        out = []
+        if self.status_change == "new failure":
+            out.append("new failure")
+        if self.change == "slower":
+            out.append("slower")
+        if self.numerics_regressed:
+            out.append("numerics")
+        if any(g.change in ("fusion lost", "fusion changed") and g.lost for g in self.gemms):
+            out.append("fusion lost")
+        return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeComparison:
+    before: RunResult
+    after: RunResult
+    modes: tuple[UpgradeMode, ...]
+    environment: tuple[tuple[str, str, str], ...]  # (key, before, after) where they differ
+
+    def mode(self, name: str) -> UpgradeMode | None:
+        return next((m for m in self.modes if m.name == name), None)
+
+    @property
+    def regressions(self) -> tuple[tuple[str, str], ...]:
+        return tuple((m.name, r) for m in self.modes for r in m.regressions)
+
+
+def _ok(m: ModeResult | None) -> bool:
+    return m is not None and m.status == Status.OK.value
+
+
+# --------------------------------------------------------------------------------------------------- matching
+def _shape(g: GemmEpilogue) -> tuple[Any, ...]:
+    return (g.m, g.n, g.k, g.batch)
+
+
+def match_gemms(before: Sequence[GemmEpilogue], after: Sequence[GemmEpilogue]) -> tuple[GemmRow, ...]:
+    """Pair GEMMs across the two runs. Per-run ids mean nothing across runs; in order of preference a pair shares
+    the module path and shape (the engine knows the module), the aten op and shape, or the shape alone (the new
+    version may lower the same nn.Linear to mm + fused bias instead of addmm). Within a key, the nth matches
+    the nth."""
+    pairs: dict[int, tuple[int, str]] = {}  # after index -> (before index, how)
+    used: set[int] = set()
+    keys = (
+        ("module", lambda g: (g.module, *_shape(g)) if g.module else None),
+        ("op", lambda g: (g.op, *_shape(g))),
+        ("shape", _shape),
+    )
+    for how, key in keys:
+        for ai, ga in enumerate(after):
+            ka = key(ga)
+            if ai in pairs or ka is None:
+                continue
+            bi = next((i for i, gb in enumerate(before) if i not in used and key(gb) == ka), None)
+            if bi is not None:
+                pairs[ai] = (bi, how)
+                used.add(bi)
+    by_before = {bi: (ai, how) for ai, (bi, how) in pairs.items()}
+    rows: list[GemmRow] = []
+    for bi, gb in enumerate(before):
+        if bi in by_before:
+            ai, how = by_before[bi]
+            ga = after[ai]
+            rows.append(GemmRow(_label(ga, gb), how, gb, ga, tuple(o for o in ga.fused if o not in gb.fused),
+                                tuple(o for o in gb.fused if o not in ga.fused)))
+        else:
+            rows.append(GemmRow(_label(gb), "", gb, None, (), ()))
+    rows += [GemmRow(_label(ga), "", None, ga, (), ()) for ai, ga in enumerate(after) if ai not in pairs]
+    return tuple(rows)
+
+
+def _label(g: GemmEpilogue, other: GemmEpilogue | None = None) -> str:
+    module = g.module or (other.module if other else "")
+    if module:
+        return module
+    op = g.op or (other.op if other else "") or "gemm"
+    if other is not None and other.op and g.op and other.op != g.op:
+        op = f"{other.op} → {g.op}"  # matched by shape: the new version lowered it differently
+    return f"{op} {fmt.shape(g.m, g.n, g.k)}"
+
+
+# --------------------------------------------------------------------------------------------------- building
+def compare_upgrade(before: RunResult, after: RunResult) -> UpgradeComparison:
+    names = list(dict.fromkeys([m.name for m in before.modes] + [m.name for m in after.modes]))
+    modes = []
+    for name in names:
+        mb, ma = before.mode(name), after.mode(name)
+        r = latency_ratio(ma.latency_ms if _ok(ma) else None, mb.latency_ms if _ok(mb) else None)
+        modes.append(UpgradeMode(
+            name=name, before=mb, after=ma, latency=r,
+            numerics_before=numerics_verdict(mb.numerics, is_eager=name == EAGER) if _ok(mb) else None,
+            numerics_after=numerics_verdict(ma.numerics, is_eager=name == EAGER) if _ok(ma) else None,
+            gemms=match_gemms(mb.gemms, ma.gemms) if mb and ma else (),
+        ))
+    env_b = {kv.key: kv.value for kv in flatten(before.environment)}
+    env_a = {kv.key: kv.value for kv in flatten(after.environment)}
+    env = tuple((k, env_b.get(k, fmt.DASH), env_a.get(k, fmt.DASH)) for k in dict.fromkeys([*env_b, *env_a])
+                if env_b.get(k) != env_a.get(k))
+    return UpgradeComparison(before, after, tuple(modes), env)
+
+
+# ---------------------------------------------------------------------------------------------------- summary
+_ARTICLE = {"Triton template": "a Triton template", "Inductor C++ template": "an Inductor C++ template",
+            "CUTLASS": "a CUTLASS kernel", "NVGEMM/CuTeDSL": "an NVGEMM (CuTeDSL) kernel"}
+
+
+def _in(backend: str) -> str:
+    return _ARTICLE.get(backend, backend)
+
+
+def _ops(ops: Sequence[str]) -> str:
+    return "+".join(ops)
+
+
+def _gemm_phrase(g: GemmRow) -> list[Segment]:
+    b, a = g.before, g.after
+    head: list[Segment] = [("GEMM ", False), (g.label, True), (" ", False)]
+    if b is None:
+        assert a is not None
+        return [("new ", False), *head, (f"({a.backend}, {a.verdict})", False)]
+    if a is None:
+        return [*head, (f"gone (was {b.backend}, {b.verdict})", False)]
+    was = b.backend + (f" + separate {_ops(b.unfused)}" if b.unfused else "")
+    kind = g.change
+    if kind in ("fusion gained", "fusion changed") and g.gained:
+        still = f", still separate {_ops(a.unfused)}" if a.unfused else ""
+        lost = f", no longer {_ops(g.lost)}" if g.lost else ""
+        return [*head, (f"now fused {_ops(a.fused)} in {_in(a.backend)}{still}{lost} (was: {was})", False)]
+    if kind == "fusion lost":
+        now = a.backend + (f" + separate {_ops(a.unfused)}" if a.unfused else "")
+        return [*head, (f"no longer fuses {_ops(g.lost)}: {now} (was fused in {b.backend})", False)]
+    if kind == "backend switched":
+        return [*head, (f"now on {a.backend} (was {b.backend}), {_verdict_words(a)} as before", False)]
+    if kind == "verdict changed":
+        return [*head, (f"verdict {b.verdict} → {a.verdict} ({a.backend})", False)]
+    return [*head, (f"unchanged: {a.backend}, {_verdict_words(a)}", False)]
+
+
+def _verdict_words(g: GemmEpilogue) -> str:
+    if g.fused and not g.unfused:
+        return f"fused {_ops(g.fused)}"
+    if g.fused:
+        return f"fused {_ops(g.fused)}, separate {_ops(g.unfused)}"
+    if g.unfused:
+        return f"separate {_ops(g.unfused)}"
+    return g.verdict
+
+
+def _speed_phrase(m: UpgradeMode) -> str:
+    r = m.latency
+    if r.value is None or r.value <= 0:
+        return "no latency to compare"
+    ci = f", 95% CI {fmt.interval(r.low, r.high)}" if r.method == "bootstrap" else ""
+    if m.change == "faster":
+        return f"{1 / r.value:.2f}x faster ({fmt.ms(m.before.latency_ms.median)} → {fmt.ms(m.after.latency_ms.median)})"  # type: ignore[union-attr]
+    if m.change == "slower":
+        return f"{r.value:.2f}x slower ({fmt.ms(m.before.latency_ms.median)} → {fmt.ms(m.after.latency_ms.median)})"  # type: ignore[union-attr]
+    return f"same speed within noise ({fmt.ratio(r.value)} after/before{ci})"
+
+
+def _numerics_phrase(m: UpgradeMode) -> str:
+    na, nb = m.numerics_after, m.numerics_before
+    if na is None or na.status == "n/a":
+        return "numerics not measured"
+    if na.status == "fail":
+        return f"numerics FAIL ({na.reason})" + (" as before" if nb is not None and nb.status == "fail" else "")
+    if na.reason == "within tolerance":
+        return "numerics within tolerance"
+    return f"numerics pass ({na.reason})"
+
+
+def _first_line(text: str) -> str:
+    lines = [ln for ln in (text or "").strip().splitlines() if ln.strip()]
+    return fmt.short(lines[0].strip(), 160) if lines else "no reason given"
+
+
+def mode_summary(m: UpgradeMode) -> list[Segment]:
+    """One line answering "what did the upgrade do to this mode?"."""
+    out: list[Segment] = [(f"{m.name}: ", False)]
+    b, a = m.before, m.after
+    sc = m.status_change
+    if sc == "only after":
+        assert a is not None
+        return out + [(f"only after ({a.status})", False)]
+    if sc == "only before":
+        return out + [("only before (not run after)", False)]
+    assert a is not None and b is not None
+    if sc == "new failure":
+        return out + [(f"now {a.status.upper()} ({_first_line(a.error)}); was ok", False)]
+    if sc == "available, fails":
+        return out + [(f"now available but {a.status.upper()} ({_first_line(a.error)}); was unavailable "
+                       f"({_first_line(b.error)})", False)]
+    if sc in ("still failing", "still unavailable"):
+        return out + [(f"{sc} ({a.status}: {_first_line(a.error)})", False)]
+    parts: list[list[Segment]] = []
+    if sc == "fixed":
+        parts.append([(f"now runs (was {b.status}: {_first_line(b.error)})", False)])
+    changed = sorted((g for g in m.gemms if g.change != "same"), key=lambda g: -g.time_us)
+    if changed:
+        parts.append(_gemm_phrase(changed[0]))
+        if len(changed) > 1:
+            parts.append([(f"{len(changed) - 1} more GEMM change{'s' if len(changed) > 2 else ''}", False)])
+    elif len(m.gemms) == 1:
+        parts.append(_gemm_phrase(m.gemms[0]))
+    elif m.gemms:
+        parts.append([(f"{len(m.gemms)} GEMMs unchanged", False)])
+    if sc != "fixed":
+        parts.append([(_speed_phrase(m), False)])
+    kb, ka = b.kernels_per_iter, a.kernels_per_iter
+    if kb is not None and ka is not None and kb != ka:
+        parts.append([(f"kernels/iter {fmt.count(kb)} → {fmt.count(ka)}", False)])
+    parts.append([(_numerics_phrase(m), False)])
+    for i, p in enumerate(parts):
+        if i:
+            out.append(("; ", False))
+        out.extend(p)
+    return out
+
+
+def _v(env: dict[str, Any], key: str) -> str:
+    v = env.get(key)
+    return str(v) if v not in (None, "") else "?"
+
+
+def headline(cmp: UpgradeComparison) -> list[Segment]:
+    """The first line: what was upgraded (torch, python, triton), where, in which dtype."""
+    eb, ea = cmp.before.environment or {}, cmp.after.environment or {}
+    parts = [f"torch {_v(eb, 'torch')} → {_v(ea, 'torch')}"]
+    for key in ("triton", "python"):
+        if eb.get(key) != ea.get(key):
+            parts.append(f"{key} {_v(eb, key)} → {_v(ea, key)}")
+    where = ea.get("gpu") or ea.get("cpu") or cmp.after.device or "?"
+    dtype = cmp.after.dtype or cmp.before.dtype
+    return [(f"Upgrade check: {', '.join(parts)} on {where}{', ' + dtype if dtype else ''}", False)]
+
+
+def verdict_line(cmp: UpgradeComparison) -> list[Segment]:
+    regs = cmp.regressions
+    if regs:
+        what = "; ".join(f"{name} {r}" for name, r in regs)
+        return [(f"Verdict: REGRESSION ({what})", False)]
+    better = [m.name for m in cmp.modes if m.change == "faster" or m.status_change == "fixed"
+              or any(g.change == "fusion gained" for g in m.gemms)]
+    tail = f"; better: {', '.join(better)}" if better else ""
+    return [(f"Verdict: no regression (no new failure, no mode slower beyond noise, no numerics or fusion "
+             f"lost){tail}", False)]
+
+
+def summary(cmp: UpgradeComparison) -> list[list[Segment]]:
+    """The summary's lines, most telling first: the compiled modes, then eager (the baseline's own change)."""
+    modes = [m for m in cmp.modes if m.name != EAGER] + [m for m in cmp.modes if m.name == EAGER]
+    return [headline(cmp), verdict_line(cmp), *(mode_summary(m) for m in modes)]
+
+
+def plain(line: Sequence[Segment]) -> str:
+    return "".join(f"`{t}`" if code else t for t, code in line)
+
+
+# ------------------------------------------------------------------------------------------------- JSON view
+def _lat(s: LatencyStats | None) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    return {"median_ms": s.median, "q1_ms": s.q1, "q3_ms": s.q3, "iqr_ms": s.iqr, "samples": len(s.samples)}
+
+
+def _side_gemm(g: GemmEpilogue | None) -> dict[str, Any] | None:
+    if g is None:
+        return None
+    return {"id": g.id, "op": g.op, "module": g.module, "backend": g.backend, "verdict": g.verdict,
+            "fused": list(g.fused), "unfused": list(g.unfused), "kernels": list(g.kernels),
+            "time_us_per_iter": g.time_us_per_iter, "why_not": g.why_not}
+
+
+def _gemm_shape(g: GemmRow) -> str:
+    one = g.after or g.before
+    assert one is not None
+    return fmt.shape(one.m, one.n, one.k) + (f" (batch {one.batch})" if one.batch else "")
+
+
+def _arrow(before: Any, after: Any) -> str:
+    return f"{fmt.DASH if before is None else before} → {fmt.DASH if after is None else after}"
+
+
+def _compile_s(m: ModeResult | None) -> float | None:
+    if m is None:
+        return None
+    cold = (m.compile or {}).get("cold_s")
+    return cold if isinstance(cold, (int, float)) else m.first_call_s
+
+
+def _numerics(n: NumericsVerdict | None) -> dict[str, Any] | None:
+    return None if n is None else {"status": n.status, "reason": n.reason, "vs_eager": n.vs_eager,
+                                   "vs_reference": n.vs_reference}
+
+
+def _comparable(cmp: UpgradeComparison) -> dict[str, Any]:
+    b, a = cmp.before, cmp.after
+    eb, ea = b.environment or {}, a.environment or {}
+    side = {k: {"torch": e.get("torch"), "python": e.get("python"), "triton": e.get("triton"),
+                "interpreter": (e.get("interpreter") or {}).get("path"), "device": r.device, "dtype": r.dtype}
+            for k, e, r in (("before", eb, b), ("after", ea, a))}
+    return {**side, "upgrade": eb.get("torch") != ea.get("torch"), "same_model": b.model == a.model,
+            "same_device": b.device == a.device, "same_dtype": b.dtype == a.dtype}
+
+
+def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
+    """compare.json: everything the markdown and HTML pages print, as plain JSON."""
+    lines = summary(cmp)
+    modes = []
+    for m in cmp.modes:
+        b, a, r = m.before, m.after, m.latency
+        modes.append({
+            "name": m.name,
+            "status": {"before": b.status if b else None, "after": a.status if a else None},
+            "status_change": m.status_change,
+            "change": m.change,
+            "latency": {"before": _lat(b.latency_ms) if b else None, "after": _lat(a.latency_ms) if a else None,
+                        "ratio": r.value, "low": r.low, "high": r.high, "method": r.method,
+                        "speedup": (1 / r.value) if r.value else None},
+            "compile_s": {"before": _compile_s(b), "after": _compile_s(a)},
+            "kernels_per_iter": {"before": b.kernels_per_iter if b else None,
+                                 "after": a.kernels_per_iter if a else None},
+            "peak_memory_bytes": {"before": b.peak_memory_bytes if b else None,
+                                  "after": a.peak_memory_bytes if a else None},
+            "numerics": {"before": _numerics(m.numerics_before), "after": _numerics(m.numerics_after)},
+            "errors": {"before": _first_line(b.error) if b and b.error else "",
+                       "after": _first_line(a.error) if a and a.error else ""},
+            "gemms": [{"label": g.label, "matched_by": g.matched_by, "change": g.change, "gained": list(g.gained),
+                       "lost": list(g.lost), "shape": _gemm_shape(g),
+                       "before": _side_gemm(g.before), "after": _side_gemm(g.after)} for g in m.gemms],
+            "regressions": list(m.regressions),
+            "summary": plain(mode_summary(m)),
+        })
+    return {
+        "schema": SCHEMA,
+        "kind": KIND,
+        "comparable": _comparable(cmp),
+        "summary": [plain(line) for line in lines],
+        "summary_segments": [[[t, code] for t, code in line] for line in lines],
+        "verdict": "regression" if cmp.regressions else "ok",
+        "regressions": [{"mode": n, "what": r} for n, r in cmp.regressions],
+        "before": {"dir": "before", "command": cmp.before.command, "created": cmp.before.created},
+        "after": {"dir": "after", "command": cmp.after.command, "created": cmp.after.created},
+        "environment_changes": [list(e) for e in cmp.environment],
+        "modes": modes,
+    }
+
+
+# ------------------------------------------------------------------------------------------------- renderers
+def _md_line(segments: Sequence[Sequence[Any]]) -> str:
+    from kernelscope.report.markdown import md_code, md_text
+
+    def text(t: str) -> str:  # md_text collapses the spaces at a segment's edges; they separate segments here
+        lead, trail = " " if t[:1].isspace() else "", " " if t[-1:].isspace() else ""
+        return lead + md_text(t, 600) + trail if t.strip() else t
+
+    return "".join(md_code(t, 200, in_table=False) if code else text(t) for t, code in segments)
+
+
+def _md_cell(x: Any) -> str:
+    from kernelscope.report.markdown import md_text
+
+    return md_text(x, 120)
+
+
+def _lat_cell(lat: dict[str, Any] | None) -> str:
+    if not lat:
+        return fmt.DASH
+    return f"{fmt.ms(lat['median_ms'])} (IQR {fmt.ms(lat['q1_ms'])}–{fmt.ms(lat['q3_ms'])})"
+
+
+def _change_cell(m: dict[str, Any]) -> str:
+    lat = m["latency"]
+    if lat["ratio"] is None:
+        return fmt.DASH
+    ci = f" (95% CI {fmt.interval(lat['low'], lat['high'])})" if lat["method"] == "bootstrap" else ""
+    word = {"none": "within noise"}.get(m["change"], m["change"])
+    return f"{fmt.ratio(lat['ratio'])} **{word}**{ci}"
+
+
+def _num_cell(n: dict[str, Any] | None) -> str:
+    return fmt.DASH if n is None else n["status"]
+
+
+def _gemm_side(g: dict[str, Any] | None) -> str:
+    if g is None:
+        return fmt.DASH
+    fused = ", ".join(g["fused"]) or fmt.DASH
+    unfused = ", ".join(g["unfused"]) or fmt.DASH
+    return f"{g['backend']}, {g['verdict']} (fused {fused}; separate {unfused})"
+
+
+def render_upgrade_markdown(data: dict[str, Any], max_gemms: int = 20) -> str:
+    from kernelscope.report.markdown import MAX_CHARS
+
+    segs = data["summary_segments"]
+    out = [f"## {_md_line(segs[0])}", "", f"**{_md_line(segs[1])}**", ""]
+    out += [f"- {_md_line(line)}" for line in segs[2:]]
+    out += ["", "| Mode | Status before → after | Latency before | Latency after | After / before | Compile "
+                "| Kernels/iter | Peak memory | Numerics |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for m in data["modes"]:
+        st = m["status"]
+        out.append(
+            f"| {_md_cell(m['name'])} | {_md_cell(_arrow(st['before'], st['after']))} "
+            f"| {_lat_cell(m['latency']['before'])} | {_lat_cell(m['latency']['after'])} | {_change_cell(m)} "
+            f"| {fmt.seconds(m['compile_s']['before'])} → {fmt.seconds(m['compile_s']['after'])} "
+            f"| {fmt.count(m['kernels_per_iter']['before'])} → {fmt.count(m['kernels_per_iter']['after'])} "
+            f"| {fmt.nbytes(m['peak_memory_bytes']['before'])} → {fmt.nbytes(m['peak_memory_bytes']['after'])} "
+            f"| {_num_cell(m['numerics']['before'])} → {_num_cell(m['numerics']['after'])} |")
+    out += ["", "\"within noise\": the 95% bootstrap interval of after/before (ratio of medians) contains 1."]
+    rows = [(m["name"], g) for m in data["modes"] for g in m["gemms"]]
+    if rows:
+        out += ["", "### GEMMs (matched by module path and shape, else op and shape)", "",
+                "| Mode | GEMM | Shape | Change | Before | After |", "| --- | --- | --- | --- | --- | --- |"]
+        for name, g in rows[:max_gemms]:
+            out.append(f"| {_md_cell(name)} | {_md_cell(g['label'])} | {_md_cell(g['shape'])} | {_md_cell(g['change'])} "
+                       f"| {_md_cell(_gemm_side(g['before']))} | {_md_cell(_gemm_side(g['after']))} |")
+        if len(rows) > max_gemms:
+            out.append(f"\n_{len(rows) - max_gemms} more GEMM rows in compare.html and compare.json._")
+    if data["environment_changes"]:
+        out += ["", "Environment changes: " + "; ".join(
+            f"{_md_cell(k)} {_md_cell(b)} → {_md_cell(a)}" for k, b, a in data["environment_changes"][:20])]
+    text = "\n".join(out) + "\n"
+    if len(text) >= MAX_CHARS and max_gemms > 1:
+        return render_upgrade_markdown(data, max_gemms // 2)
+    return text
+
+
+def render_upgrade_html(data: dict[str, Any], tool_version: str) -> str:
+    from kernelscope.report.html import environment, page_assets
+
+    return environment().from_string(UPGRADE_TEMPLATE).render(d=data, tool_version=tool_version, **page_assets())
+
+
+# The page extends the shared _layout (CSP, inline CSS/JS, autoescape, StrictUndefined). It lives here rather than
+# in templates/ while templates/ is being reworked in parallel (issue 15): move it to templates/upgrade.html.j2 and
+# load it with get_template() once that lands; nothing else changes.
+UPGRADE_TEMPLATE = r"""{% extends "_layout.html.j2" %}
+{#- kernelscope upgrade-check: prints compare.json's data (report/upgrade.py upgrade_data) and derives nothing. -#}
+{% block title %}kernelscope upgrade check: torch {{ d.comparable.before.torch }} → {{ d.comparable.after.torch }}{% endblock %}
+{% macro line(segments) %}{% for text, code in segments %}{% if code %}<code>{{ text }}</code>{% else %}{{ text }}{% endif %}{% endfor %}{% endmacro %}
+{% macro lat(l) %}{% if l %}{{ l.median_ms|ms }}<br><span class="muted small">IQR {{ l.q1_ms|ms }}–{{ l.q3_ms|ms }}</span>{% else %}—{% endif %}{% endmacro %}
+{% macro side(g) %}{% if g %}<span class="badge b-{{ g.verdict|badge }}">{{ g.verdict }}</span> {{ g.backend }}
+  <br><span class="small">fused: {{ g.fused|join(", ") or "—" }} · separate: {{ g.unfused|join(", ") or "—" }}</span>
+  <br><span class="small muted">{% for k in g.kernels %}<code title="{{ k }}">{{ k|short }}</code>{{ "" if loop.last else ", " }}{% endfor %}</span>{% else %}—{% endif %}{% endmacro %}
+{% block body %}
+<header id="header">
+  <h1>{{ line(d.summary_segments[0]) }}</h1>
+  <p id="verdict" class="subtitle"><span class="badge b-{{ "fail" if d.verdict == "regression" else "pass" }}">{{ d.verdict }}</span> {{ line(d.summary_segments[1]) }}</p>
+  <ul id="summary">
+  {% for segs in d.summary_segments[2:] %}<li>{{ line(segs) }}</li>
+  {% endfor %}</ul>
+  <dl class="meta">
+    <dt>Before</dt><dd><code>{{ d.comparable.before.interpreter or "—" }}</code> · torch {{ d.comparable.before.torch }} · python {{ d.comparable.before.python }} · triton {{ d.comparable.before.triton or "—" }}<br><code class="small">{{ d.before.command }}</code></dd>
+    <dt>After</dt><dd><code>{{ d.comparable.after.interpreter or "—" }}</code> · torch {{ d.comparable.after.torch }} · python {{ d.comparable.after.python }} · triton {{ d.comparable.after.triton or "—" }}<br><code class="small">{{ d.after.command }}</code></dd>
+  </dl>
+  <p class="small">Full reports: <a href="before/report.html">before/report.html</a> · <a href="after/report.html">after/report.html</a></p>
+</header>
+
+<section id="modes">
+  <h2>Modes</h2>
+  <div class="scroll">
+  <table>
+    <thead><tr><th>Mode</th><th>Status</th><th class="num">Latency before</th><th class="num">Latency after</th>
+      <th>After / before</th><th class="num">Compile</th><th class="num">Kernels / iter</th><th class="num">Peak memory</th><th>Numerics</th></tr></thead>
+    <tbody>
+    {% for m in d.modes %}
+    <tr{% if m.regressions %} class="failed"{% endif %}>
+      <td><strong>{{ m.name }}</strong></td>
+      <td><span class="badge b-{{ (m.status.before or "n/a")|badge }}">{{ m.status.before or "—" }}</span> → <span class="badge b-{{ (m.status.after or "n/a")|badge }}">{{ m.status.after or "—" }}</span>
+        {% if m.status_change %}<br><span class="small">{{ m.status_change }}</span>{% endif %}</td>
+      <td class="num">{{ lat(m.latency.before) }}</td>
+      <td class="num">{{ lat(m.latency.after) }}</td>
+      <td>{% if m.latency.ratio is not none %}{{ m.latency.ratio|ratio }}
+        <span class="badge b-{{ {"none": "within noise"}.get(m.change, m.change)|badge }}">{{ {"none": "within noise"}.get(m.change, m.change) }}</span>
+        {% if m.latency.method == "bootstrap" %}<br><span class="muted small">95% CI {{ m.latency.low|interval(m.latency.high) }}</span>{% endif %}
+        {% else %}—{% endif %}</td>
+      <td class="num">{{ m.compile_s.before|seconds }} → {{ m.compile_s.after|seconds }}</td>
+      <td class="num">{{ m.kernels_per_iter.before|count }} → {{ m.kernels_per_iter.after|count }}</td>
+      <td class="num">{{ m.peak_memory_bytes.before|nbytes }} → {{ m.peak_memory_bytes.after|nbytes }}</td>
+      <td>{% for n in (m.numerics.before, m.numerics.after) %}{% if n %}<span class="badge b-{{ n.status|badge }}" title="{{ n.reason }}">{{ n.status }}</span>{% else %}—{% endif %}{{ " → " if loop.first else "" }}{% endfor %}</td>
+    </tr>
+    {% endfor %}
+    </tbody>
+  </table>
+  </div>
+  <p class="caption">After / before = ratio of the latency medians; "within noise" when its 95% bootstrap interval
+    (both sides' recorded timings resampled, seeded) contains 1.0. Compile = the first call's cold compile.</p>
+</section>
+
+<section id="gemms">
+  <h2>GEMMs before and after</h2>
+  {% set any = namespace(v=false) %}
+  <table>
+    <thead><tr><th>Mode</th><th>GEMM</th><th>Shape</th><th>Change</th><th>Before</th><th>After</th></tr></thead>
+    <tbody>
+    {% for m in d.modes %}{% for g in m.gemms %}{% set any.v = true %}
+    <tr><td>{{ m.name }}</td><td><code>{{ g.label }}</code>{% if g.matched_by %}<br><span class="small muted">matched by {{ g.matched_by }}</span>{% endif %}</td>
+      <td>{{ g.shape }}</td>
+      <td><span class="badge b-{{ {"fusion gained": "pass", "fusion lost": "fail", "same": "n/a"}.get(g.change, "partial")|badge }}">{{ g.change }}</span>
+        {% if g.gained %}<br>now fused: {{ g.gained|join(", ") }}{% endif %}
+        {% if g.lost %}<br>no longer fused: {{ g.lost|join(", ") }}{% endif %}</td>
+      <td>{{ side(g.before) }}</td><td>{{ side(g.after) }}</td>
+    </tr>
+    {% endfor %}{% endfor %}
+    </tbody>
+  </table>
+  {% if not any.v %}<p class="muted">No GEMM on either side.</p>{% endif %}
+</section>
+
+<section id="failures">
+  <h2>Errors</h2>
+  {% for m in d.modes if m.errors.before or m.errors.after %}
+  <div class="failure"><h3>{{ m.name }}</h3>
+    {% if m.errors.before %}<p>before ({{ m.status.before }}): <code>{{ m.errors.before }}</code></p>{% endif %}
+    {% if m.errors.after %}<p>after ({{ m.status.after }}): <code>{{ m.errors.after }}</code></p>{% endif %}
+  </div>
+  {% else %}<p>No mode failed on either side.</p>{% endfor %}
+</section>
+
+{% if d.environment_changes %}
+<section id="environment">
+  <h2>Environment changes</h2>
+  <table class="small"><thead><tr><th>Key</th><th>Before</th><th>After</th></tr></thead><tbody>
+  {% for key, b, a in d.environment_changes %}<tr><th>{{ key }}</th><td>{{ b }}</td><td>{{ a }}</td></tr>
+  {% endfor %}</tbody></table>
+</section>
+{% endif %}
+<footer><p>Generated by kernelscope {{ tool_version }} from before/result.json and after/result.json.</p></footer>
+{% endblock %}
+"""
+
+
+# ------------------------------------------------------------------------------------------------------- gate
+def upgrade_dir(path: Any) -> Any:
+    """The upgrade-check directory ``path`` is (it holds compare.json of kind "upgrade" and before/, after/ with
+    result.json), or None for any other directory."""
+    import json
+    from pathlib import Path
+
+    p = Path(path)
+    try:
+        data = json.loads((p / "compare.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("kind") != KIND:
+        return None
+    return p if all((p / side / "result.json").is_file() for side in ("before", "after")) else None
+
+
+def load_upgrade(path: Any) -> UpgradeComparison:
+    """The comparison, rebuilt from before/result.json and after/result.json (the results are the facts;
+    compare.json is their rendering)."""
+    from kernelscope.report.io import load_result
+
+    return compare_upgrade(load_result(path / "before"), load_result(path / "after"))
+
+
+def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence[str] = ()) -> Any:
+    """``check --max-regression X`` on an upgrade-check directory: each checked mode (``modes``, default all)
+    violates it on a new failure, numerics that fail after but not before, an epilogue op no longer fused, or a
+    latency after/before whose whole 95% interval lies above X (the point ratio without samples)."""
+    from kernelscope.errors import UsageError
+    from kernelscope.report.check import CheckOutcome, Violation
+
+    rule = "--max-regression"
+    if not max_regression > 0:
+        raise UsageError(f"{rule} must be positive (got {max_regression})", f"e.g. {rule} 1.05")
+    names = [m.name for m in cmp.modes]
+    for name in modes:
+        if name not in names:
+            raise UsageError(f"--mode {name}: the comparison has no such mode", f"modes in it: {', '.join(names)}")
+    violations: list[Violation] = []
+    checked = []
+    for m in cmp.modes:
+        if modes and m.name not in modes:
+            continue
+        checked.append(m.name)
+        if m.status_change == "new failure":
+            assert m.after is not None
+            violations.append(Violation(rule, m.name, f"ran before, {m.after.status} after: {_first_line(m.after.error)}"))
+            continue
+        if m.numerics_regressed:
+            assert m.numerics_after is not None
+            violations.append(Violation(rule, m.name, f"numerics fail after the upgrade ({m.numerics_after.reason})"))
+        for g in m.gemms:
+            if g.lost:
+                violations.append(Violation(rule, m.name, f"GEMM {g.label} no longer fuses {', '.join(g.lost)} "
+                                                          f"({g.after.backend if g.after else '?'})"))
+        r = m.latency
+        if r.value is not None:
+            best = r.low if r.method == "bootstrap" else r.value
+            if best is not None and best > max_regression:
+                ci = f", 95% CI {fmt.interval(r.low, r.high)}" if r.method == "bootstrap" else ""
+                violations.append(Violation(rule, m.name, f"after/before latency {fmt.ratio(r.value)}{ci} > "
+                                                          f"{fmt.ratio(max_regression)}"))
+    return CheckOutcome(tuple(checked), (rule,), tuple(violations))
+
+
+def check_upgrade_dir(path: Any, rules: Any, max_regression: float | None) -> Any:
+    """`kernelscope check DIR` on an upgrade-check directory: the result rules (--expect-fused, ...) on DIR/after,
+    --max-regression on the comparison. None when DIR is not an upgrade-check directory."""
+    from kernelscope.errors import UsageError
+    from kernelscope.report.check import CheckOutcome, check_result
+    from kernelscope.report.io import load_result
+
+    top = upgrade_dir(path)
+    if top is None:
+        return None
+    if rules.empty and max_regression is None:
+        raise UsageError("no rule given", "pass --max-regression X (after vs before) and/or the rules for the "
+                                          "after run: --expect-fused, --max-kernels-per-iter, --max-slowdown, --min-speedup")
+    parts = []
+    if not rules.empty:
+        parts.append(check_result(load_result(top / "after"), rules))
+    if max_regression is not None:
+        parts.append(check_upgrade(load_upgrade(top), max_regression, rules.modes))
+    return CheckOutcome(tuple(dict.fromkeys(n for o in parts for n in o.checked_modes)),
+                        tuple(r for o in parts for r in o.rules), tuple(v for o in parts for v in o.violations),
+                        tuple(n for o in parts for n in o.notes))
