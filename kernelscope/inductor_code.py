@@ -1032,6 +1032,12 @@ def _wrapper_statement(stmt: ast.stmt, st: _WrapperState, src_nodes, origins) ->
                 st.aliases.append((names[0], value.id))
                 st.tensors.add(names[0])
             return
+        if isinstance(value, ast.Subscript) and _base_name(value) in st.tensors:
+            # buf7 = buf6[0]: an element of an extern op's tuple result (SDPA's output, its logsumexp): the
+            # data the op wrote, for the dataflow
+            st.aliases.append((names[0], _base_name(value)))  # type: ignore[arg-type]
+            st.tensors.add(names[0])
+            return
         if isinstance(value, ast.Call):
             callee = _dotted(value.func) or ""
             if callee in _ALLOC:

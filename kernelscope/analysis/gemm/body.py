@@ -720,6 +720,15 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
                 lab = "bias"
             elif other and all(_is_const(body, o) for o in other):
                 lab = "add"
+            else:
+                # a sum of several tensors (x + o_proj + down_proj, summed in whatever order Inductor chose)
+                # is one add on this chain
+                prev = next((gi for gi, (gl, gv) in enumerate(groups) if gl == "add"
+                             and set(body.value(d).inputs) & set(gv)), None)
+                if prev is not None:
+                    groups[prev][1].append(d)
+                    taken.add(d)
+                    continue
         groups.append((lab, [d]))
         taken.add(d)
 

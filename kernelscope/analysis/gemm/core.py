@@ -2171,7 +2171,7 @@ def _eager_ops(
                 key=("eager", e.tid, len(found)),
                 module=tx.module_of(e),
                 kind="conv" if vocab.op_class(base) == "conv" else "gemm",
-                op=base,
+                op="convolution" if vocab.op_class(base) == "conv" else base,
                 kernels=tuple(kk.name for kk in gk) or (e.name,),
                 backend=backend,
                 m=m,
