@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from kernelscope.analysis.gemm import _ANSI, _LOG_PREFIX, GEMM_OPS, AutotuneTable, parse_log
+from kernelscope.analysis.gemm import _ANSI, _LOG_PREFIX, GEMM_OPS, AutotuneTable, parse_log, table_matches
 from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
 
 _ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b\s*(.*)$")
@@ -63,15 +63,7 @@ def _details(lines: list[str], table: AutotuneTable) -> tuple[dict[str, str], st
 
 
 def _matches(table: AutotuneTable, g: GemmEpilogue) -> bool:
-    # Tables name the lowering (mm, addmm, bmm; packed_linear on the CPU with freezing) and list the inputs
-    # (bias?, A [M, K], B [K, N] or [N, K]); a GEMM matches when its M x K and K x N (or N x K) are among them.
-    if not (table.op in GEMM_OPS or "mm" in table.op or "linear" in table.op):
-        return False
-    if g.m is None or g.n is None or g.k is None:
-        return False
-    sizes = set(_SIZE.findall(table.sizes))
-    m, n, k = str(g.m), str(g.n), str(g.k)
-    return (m, k) in sizes and ((k, n) in sizes or (n, k) in sizes)
+    return table_matches(table.op, table.sizes, g.op, g.m, g.n, g.k, g.batch)
 
 
 def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
@@ -112,6 +104,15 @@ def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
         if missing:
             notes.append(f"no {', '.join(missing)} choice in this table: that backend offered or compiled none "
                          "for this GEMM")
+        ran = next((g for g in gemms if g.id == gemm), None)
+        if ran is not None and ran.backend and winner.backend == "ATen" and ran.backend == "Triton template":
+            # Inductor benchmarked the template with the epilogue fused in (benchmark_epilogue_fusion) after
+            # this table and kept it: the table's winner is not what ran
+            notes.append(f"{winner.name} won this table, but a Triton template ran: Inductor's epilogue-fusion "
+                         "benchmark kept the template with its epilogue fused in")
+        elif ran is not None and ran.backend and winner.backend in ("Triton",) and \
+                ran.backend in ("cuBLAS", "cuBLASLt", "ATen CPU", "MKL/oneDNN"):
+            notes.append(f"{winner.name} won this table, but the library GEMM ran ({ran.backend})")
         out.append(AutotuneResult(
             gemm=gemm, op=t.op, sizes=t.sizes, choices=choices, winner=winner.name, winner_backend=winner.backend,
             dtypes=dtypes, n_choices=n_choices, best_by_backend=best, missing_backends=missing, log_line=t.line,

@@ -12,4 +12,5 @@ from kernelscope.analysis.gemm.core import (  # noqa: F401
     sample_iterations,
     short_kernel_name,
     summarize,
+    table_matches,
 )

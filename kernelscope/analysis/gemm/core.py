@@ -196,6 +196,7 @@ class EpilogueOp:
     # the kernel instances it ran in this iteration: ((name, ts), ...) and their GPU (CPU-kernel) time
     instances: tuple[tuple[str, float], ...] = ()
     time_us: float | None = None
+    in_gemm: bool = False  # ran in another GEMM's template (SwiGLU's silu in up_proj's epilogue)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -1543,9 +1544,16 @@ def _why_not(
             if table is not None:
                 winner = table.choices[0]
                 fusible = next((c for c in table.choices if _choice_backend(c[0]) != "ATen"), None)
-                text = f"the library GEMM {winner[0]} ({winner[1]:.4f} ms) won the autotune"
-                if fusible is not None:
-                    text += f" over {fusible[0]} ({fusible[1]:.4f} ms)"
+                library = next((c for c in table.choices if _choice_backend(c[0]) == "ATen"), None)
+                if _choice_backend(winner[0]) == "ATen":
+                    text = f"the library GEMM {winner[0]} ({winner[1]:.4f} ms) won the autotune"
+                    if fusible is not None:
+                        text += f" over {fusible[0]} ({fusible[1]:.4f} ms)"
+                else:
+                    # identical layers share one table per selection key; this GEMM still ran the library call
+                    text = (f"the library GEMM ran although the autotune table for these sizes ranked {winner[0]} "
+                            f"({winner[1]:.4f} ms) first" + (f" and {library[0]} at {library[1]:.4f} ms"
+                                                             if library else ""))
                 why.append(
                     text + f"; a library GEMM cannot take an Inductor epilogue, so {labels} ran in {kernels}"
                 )
@@ -1591,7 +1599,12 @@ def _why_not(
             f"CUTLASS_EPILOGUE_FUSION=1); {labels} ran in {kernels}"
         )
     else:
-        why.append(f"{labels} left in a separate kernel ({kernels})")
+        inside = [o for o in unfused if o.in_gemm]
+        if inside and len(inside) == len(unfused):
+            why.append(f"{labels} ran in the next GEMM's template ({kernels}), which reads this GEMM's result "
+                       "back from memory: fused there, not here")
+        else:
+            why.append(f"{labels} left in a separate kernel ({kernels})")
         if not log.present:
             why.append(
                 "no fusion log was captured to say why (TORCH_LOGS=fusion shows Inductor's fusion decisions)"
@@ -1648,20 +1661,61 @@ def _choice_backend(name: str) -> str:
     return "ATen"
 
 
+def table_shapes(sizes: str) -> list[tuple[int, ...]]:
+    """'16x4096, 4096x4096, 4096' -> [(16, 4096), (4096, 4096), (4096,)]; symbolic sizes give no shape."""
+    out = []
+    for part in sizes.split(","):
+        dims = part.strip().split("x")
+        if dims and all(d.strip().isdigit() for d in dims):
+            out.append(tuple(int(d) for d in dims))
+    return out
+
+
+def table_matches(op: str, sizes: str, gemm_op: str, m: int | None, n: int | None, k: int | None,
+                  batch: int | None = None) -> bool:
+    """Whether an AUTOTUNE table is this GEMM's, by the exact selection key: the lowering (mm, addmm, bmm,
+    convolution; packed_linear on the CPU) and its operands in order: A [M, K] (with the batch for bmm) first,
+    then B [K, N] (or [N, K] for a weight the template reads untransposed); addmm's bias comes before them. No
+    substring matching: '2x128' is not '32x128'."""
+    if m is None or n is None or k is None:
+        return False
+    t_op = {"bias_addmm": "addmm", "packed_linear": "linear"}.get(op, op)
+    g_op = {"bias_addmm": "addmm", "_mkl_linear": "linear", "_linear_pointwise": "linear"}.get(gemm_op, gemm_op)
+    if vocab.op_class(t_op) not in ("gemm", "conv") and t_op != "linear":
+        return False
+    if vocab.op_class(t_op) == "conv" or vocab.op_class(g_op) == "conv":
+        if vocab.op_class(t_op) != "conv" or vocab.op_class(g_op) != "conv":
+            return False
+        shapes = table_shapes(sizes)
+        if len(shapes) < 2 or len(shapes[1]) < 3:
+            return False
+        w = shapes[1]
+        kk = 1
+        for d in w[1:]:
+            kk *= d
+        return w[0] == n and kk == k
+    if t_op != g_op and {t_op, g_op} - {"mm", "addmm", "linear"}:
+        return False  # bmm's table is not an mm's
+    shapes = table_shapes(sizes)
+    if t_op in vocab.BIAS_OPS and len(shapes) >= 3:
+        shapes = shapes[1:]  # the bias (or C) operand comes first
+    mats = [s for s in shapes if len(s) >= 2]
+    if len(mats) < 2:
+        return False
+    a, b = mats[0], mats[1]
+    if t_op == "linear":  # packed_linear(x [M, K], packed weight, weight [N, K])
+        a, b = mats[0], mats[-1]
+    if batch is not None and len(a) == 3 and a[0] != batch:
+        return False
+    return a[-2:] == (m, k) and (b[-2:] == (k, n) or b[-2:] == (n, k))
+
+
 def _autotune_for(
     log: LogFacts, op: str, m: int | None, n: int | None, k: int | None
 ) -> AutotuneTable | None:
     for t in log.autotune:
-        # Tables are named by the lowering (mm, addmm, bmm; packed_linear on the CPU with freezing): match
-        # GEMM
-        # tables by their sizes, which list the inputs (bias?, A [M, K], B [K, N] or [N, K]).
-        if not (t.op in GEMM_OPS or "mm" in t.op or "linear" in t.op):
-            continue
-        if m is not None and k is not None and f"{m}x{k}" not in t.sizes:
-            continue
-        if n is not None and k is not None and f"{k}x{n}" not in t.sizes and f"{n}x{k}" not in t.sizes:
-            continue
-        return t
+        if table_matches(t.op, t.sizes, op, m, n, k):
+            return t
     return None
 
 
@@ -1795,7 +1849,7 @@ def _found_from_code(
             kernel = kernels[0]
         costly = not c.fused and not c.in_gemm
         ops.append(EpilogueOp(c.label, c.fused, kernel, c.evidence, trace_inst.get(c.launch, ()) if costly else (),
-                              trace_time.get(c.launch) if costly else None))
+                              trace_time.get(c.launch) if costly else None, c.in_gemm))
         if c.launch == cg.launch.index and c.label == "bias" and activation:
             ops += activation
             activation = []
