@@ -563,6 +563,8 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
     mode_dir = Path(point["mode_dir"])
     notes: list[str] = rec.setdefault("notes", [])
     progress(f"building the model{' at ' + point['label'] if point.get('label') else ''}")
+    # CPU memory is reported as growth over this RSS: what the mode allocated, not the interpreter and torch.
+    rss_before = _rss_now() if device == "cpu" else None
     model, inputs = _build_point(setup, spec, point, rec)
     signature = _param_signature(torch, model)
     reuse = setup.fn is not None and signature is not None and signature == setup.signature
@@ -574,7 +576,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
     rec["memory"] = memory = {}
     hwm_ok = False
     if device == "cpu":
-        memory["rss_before_bytes"] = _rss_now()
+        memory["rss_before_bytes"] = rss_before
 
     with torch.no_grad():
         try:
@@ -720,6 +722,11 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             memory["peak_rss_bytes"] = steady or memory["process_peak_rss_bytes"]
             memory["rss_after_bytes"] = _rss_now()
             rec["peak_memory_bytes"] = memory["peak_rss_bytes"]
+            if rss_before:
+                for key in ("first_call", "peak"):
+                    peak = memory.get(f"{key}_peak_rss_bytes" if key == "first_call" else "peak_rss_bytes")
+                    memory[f"{key}_rss_growth_bytes"] = max(0, peak - rss_before) if peak else None
+                rec["peak_memory_bytes"] = memory["peak_rss_growth_bytes"]
 
         progress("profiling")
         rec["trace"] = _profile(torch, call, timer, device, {**spec, "tb_dir": point["tb_dir"]})
@@ -808,7 +815,10 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     # gets written.
     with profile(activities=activities, record_shapes=True, schedule=schedule(wait=1, warmup=1, active=steps, repeat=1),
                  on_trace_ready=handler) as prof:
-        for _ in range(steps + 2):
+        for i in range(steps + 2):
+            if i == 2:  # the first active step: metadata added before the profiler starts is dropped
+                # Kineto records no torch version; `kernelscope analyze` of this trace alone shows it.
+                prof.add_metadata("pytorch_version", torch.__version__)
             call()
             timer.sync()  # one iteration's kernels stay inside its ProfilerStep window
             prof.step()

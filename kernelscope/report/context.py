@@ -27,6 +27,7 @@ from kernelscope.result import (
     AutotuneResult,
     DynamicSummary,
     GemmEpilogue,
+    GemmGroup,
     KernelStat,
     ModeResult,
     Recommendation,
@@ -95,6 +96,15 @@ class Speedup:
     def noisy(self) -> bool:
         return self.call == "within noise"
 
+    @property
+    def text(self) -> str:
+        """Read one way: "1.12× faster" / "1.12× slower" (never "0.891× slower"); "baseline" for eager."""
+        return "baseline" if self.call == "baseline" else fmt.speedup(self.value)
+
+    @property
+    def interval_text(self) -> str:
+        return fmt.speedup_interval(self.low, self.high, self.value)
+
 
 def speedup_vs(mode: ModeResult, eager: ModeResult | None) -> Speedup:
     if mode.name == EAGER:
@@ -147,8 +157,16 @@ def fallback_recommendation(result: RunResult, failed: ModeResult) -> str:
     elif eager is not None and eager.status == Status.OK.value:
         parts.append("keep eager for this model: no compiled mode worked")
     else:
-        parts.append("no mode worked on this machine")
+        parts.append("no mode worked: " + "; ".join(
+            f"{m.name} {m.status} ({first_error_line(m)})" for m in result.modes if m.status != Status.OK.value))
     return "; ".join(parts)
+
+
+def first_error_line(m: ModeResult, limit: int = 200) -> str:
+    """The line of a mode's error that says what went wrong (the last non-empty one: Python puts the exception
+    there), cut to ``limit``."""
+    lines = [ln.strip() for ln in (m.error or "").strip().splitlines() if ln.strip()]
+    return fmt.short(lines[-1], limit) if lines else "no error text"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -166,6 +184,17 @@ class ModeRow:
     @property
     def ok(self) -> bool:
         return self.mode.status == Status.OK.value
+
+    @property
+    def gemms_fused(self) -> str:
+        """"1/4": GEMMs whose epilogue is fully fused, of those that have an epilogue; "" without GEMMs."""
+        gemms = self.mode.gemms
+        if not gemms:
+            return ""
+        with_epilogue = [g for g in gemms if g.verdict != "none"]
+        if not with_epilogue:
+            return "no epilogue"
+        return f"{sum(g.verdict == 'fused' for g in with_epilogue)}/{len(with_epilogue)}"
 
     @property
     def combined(self) -> NumericsVerdict:
@@ -195,10 +224,91 @@ class Failure:
 
 
 @dataclass(frozen=True, slots=True)
+class KernelRef:
+    """A kernel name as tables show it (short) and as it is (full: on hover and in the expanded row)."""
+
+    short: str
+    full: str
+
+    @property
+    def cut(self) -> bool:
+        return self.short != self.full
+
+
+def kernel_ref(name: str, limit: int = 60) -> KernelRef:
+    return KernelRef(fmt.kernel_name(name, limit), name)
+
+
+@dataclass(frozen=True, slots=True)
+class GemmRow:
+    """One GEMM as the report shows it: the verdict, short kernel names, and the detail for the expanded row."""
+
+    gemm: GemmEpilogue
+    kernels: tuple[KernelRef, ...]
+    unfused_kernels: tuple[KernelRef, ...]
+    roofline: str
+    autotune: AutotuneResult | None
+    costs: tuple[str, ...]  # "gelu: 3.21 µs per iteration in triton_poi_fused_gelu_0"
+
+    @property
+    def has_detail(self) -> bool:
+        g = self.gemm
+        return bool(g.why_not or g.evidence or self.autotune or self.roofline or g.epilogue or g.prologue
+                    or self.costs or g.source or any(k.cut for k in (*self.kernels, *self.unfused_kernels)))
+
+
+def gemm_row(g: GemmEpilogue, autotune: AutotuneResult | None) -> GemmRow:
+    costs = tuple(
+        f"{c.op}: {fmt.us(c.time_us_per_iter)} per iteration"
+        + (f", {fmt.nbytes(c.bytes_per_iter)} through memory" if c.bytes_per_iter else "")
+        + (f" in {', '.join(fmt.kernel_name(k) for k in c.kernels)}" if c.kernels else "")
+        for c in g.costs)
+    return GemmRow(g, tuple(kernel_ref(k) for k in g.kernels), tuple(kernel_ref(k) for k in g.unfused_kernels),
+                   roofline_line(g), autotune, costs)
+
+
+def epilogue_cost_line(m: ModeResult) -> str:
+    """"unfused epilogues: 18% of GPU time, 9 of 24 kernels" (CPU: of CPU-kernel time), or "" when unknown."""
+    c = m.epilogue_cost
+    if c is None:
+        return ""
+    where = "GPU time" if m.device != "cpu" else "CPU-kernel time"
+    share = f"{c.pct_time:.0f}% of {where}" if c.pct_time is not None else f"{fmt.us(c.time_us_per_iter)} per iteration"
+    kernels = f"{c.kernels} of {fmt.count(c.of_kernels)} kernels" if c.of_kernels else f"{c.kernels} kernels"
+    extra = f", {fmt.nbytes(c.bytes_per_iter)} per iteration through memory" if c.bytes_per_iter else ""
+    return f"unfused epilogues: {share}, {kernels}{extra}"
+
+
+def group_line(grp: GemmGroup) -> str:
+    """"layers.0-31.mlp.up_proj ×32: bias fused, silu unfused"."""
+    what = grp.summary or "; ".join(p for p in (
+        f"{', '.join(grp.fused)} fused" if grp.fused else "", f"{', '.join(grp.unfused)} unfused" if grp.unfused
+        else "") if p) or grp.verdict
+    return f"{grp.label} ×{grp.count}: {what}"
+
+
+@dataclass(frozen=True, slots=True)
 class ModeSection:
     row: ModeRow
     kernels: KernelTable
     gemms: tuple[GemmEpilogue, ...]
+
+    @property
+    def gemm_rows(self) -> tuple[GemmRow, ...]:
+        return tuple(gemm_row(g, self.autotune(g.id)) for g in self.gemms)
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """Identical layers grouped (only groups of more than one GEMM: a single GEMM is its own row)."""
+        return tuple(group_line(grp) for grp in self.row.mode.gemm_groups if grp.count > 1)
+
+    @property
+    def epilogue_cost(self) -> str:
+        return epilogue_cost_line(self.row.mode)
+
+    @property
+    def show_module(self) -> bool:
+        return any(g.module for g in self.gemms)
 
     def autotune(self, gemm_id: str) -> AutotuneResult | None:
         """The max-autotune table of one GEMM (shown next to its verdict)."""
@@ -460,7 +570,12 @@ def memory_row(m: ModeResult) -> MemoryRow:
     if "first_call_peak_allocated_bytes" in mem or "peak_allocated_bytes" in mem:
         return MemoryRow(m.name, mem.get("first_call_peak_allocated_bytes"), mem.get("peak_allocated_bytes"),
                          mem.get("first_call_peak_reserved_bytes"), mem.get("peak_reserved_bytes"), "allocated (CUDA)")
-    return MemoryRow(m.name, mem.get("first_call_peak_rss_bytes"), mem.get("peak_rss_bytes"), kind="RSS (CPU)")
+    if "peak_rss_growth_bytes" in mem:
+        # What the mode itself allocated: RSS above what the process held before the model was built.
+        return MemoryRow(m.name, mem.get("first_call_rss_growth_bytes"), mem.get("peak_rss_growth_bytes"),
+                         kind="RSS growth (CPU)")
+    return MemoryRow(m.name, mem.get("first_call_peak_rss_bytes"), mem.get("peak_rss_bytes"),
+                     kind="RSS, whole process (CPU)")
 
 
 def roofline_line(g: GemmEpilogue) -> str:
@@ -468,9 +583,9 @@ def roofline_line(g: GemmEpilogue) -> str:
     r = g.roofline
     if r is None:
         return ""
-    f = f"{r.tflops:.3g} TFLOP/s" + (f" ({r.pct_peak_flops:.1f}% of {r.peak_source} peak)"
-                                     if r.pct_peak_flops is not None else "")
-    b = f"{r.gbps:.3g} GB/s" + (f" ({r.pct_peak_bw:.1f}%)" if r.pct_peak_bw is not None else "")
+    f = fmt.flops_rate(r.tflops) + (f" ({r.pct_peak_flops:.1f}% of {r.peak_source} peak)"
+                                    if r.pct_peak_flops is not None else "")
+    b = fmt.bandwidth(r.gbps) + (f" ({r.pct_peak_bw:.1f}%)" if r.pct_peak_bw is not None else "")
     bound = f", {r.bound}-bound" if r.bound else ""
     return f"{f}, {b}{bound}"
 
