@@ -26,6 +26,7 @@ from kernelscope.report import charts, fmt
 from kernelscope.result import (
     AutotuneResult,
     DynamicSummary,
+    Evidence,
     GemmEpilogue,
     GemmGroup,
     KernelStat,
@@ -186,6 +187,16 @@ class ModeRow:
         return self.mode.status == Status.OK.value
 
     @property
+    def memory_kind(self) -> str:
+        """What "peak memory" measures when it is not CUDA's allocated bytes."""
+        mem = self.mode.memory or {}
+        if "peak_rss_growth_bytes" in mem:
+            return "RSS growth"
+        if "peak_rss_bytes" in mem:
+            return "RSS, whole process"
+        return ""
+
+    @property
     def gemms_fused(self) -> str:
         """"1/4": GEMMs whose epilogue is fully fused, of those that have an epilogue; "" without GEMMs."""
         gemms = self.mode.gemms
@@ -239,6 +250,9 @@ def kernel_ref(name: str, limit: int = 60) -> KernelRef:
     return KernelRef(fmt.kernel_name(name, limit), name)
 
 
+_TAGGED = re.compile(r"^\[([\w-]+)\]\s*(.*)$", re.S)
+
+
 @dataclass(frozen=True, slots=True)
 class GemmRow:
     """One GEMM as the report shows it: the verdict, short kernel names, and the detail for the expanded row."""
@@ -249,6 +263,19 @@ class GemmRow:
     roofline: str
     autotune: AutotuneResult | None
     costs: tuple[str, ...]  # "gelu: 3.21 µs per iteration in triton_poi_fused_gelu_0"
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]:
+        """Typed evidence; a plain string (the engine before typed evidence: "[dataflow] add: ...") keeps its
+        bracketed tag as the kind."""
+        out = []
+        for e in self.gemm.evidence:
+            if isinstance(e, Evidence):
+                out.append(e)
+                continue
+            m = _TAGGED.match(str(e))
+            out.append(Evidence(m.group(1), m.group(2)) if m else Evidence("", str(e)))
+        return tuple(out)
 
     @property
     def has_detail(self) -> bool:
@@ -374,6 +401,7 @@ class ReportContext:
     memory: tuple[MemoryRow, ...] = ()
     peaks: tuple[KV, ...] = ()
     notes: tuple[KV, ...] = ()  # what each mode's worker noted (key: "mode" or "mode @ shapes")
+    headline: tuple[KV, ...] = ()  # device, GPU, torch, ... for the header line of every report
 
     @property
     def eager(self) -> ModeResult | None:
@@ -403,13 +431,37 @@ def build_context(result: RunResult) -> ReportContext:
         sweep=sweep_view(result),
         dynamic=result.dynamic if result.dynamic is not None and (result.points or any(
             m.dynamo for m in result.modes if m.name == result.dynamic.mode)) else None,
-        recommendations=result.recommendation,
+        # A recommendation compares measured latencies: a trace analysed on its own has none to compare.
+        recommendations=result.recommendation if any(
+            m.latency_ms for p in (result.points or (result,)) for m in p.modes) else (),
         numerics=tuple(numerics_row(m) for m in result.modes if m.numerics),
         compile=tuple(compile_row(m) for m in result.modes if m.compile or m.dynamo),
         memory=tuple(memory_row(m) for m in result.modes if m.memory),
         peaks=tuple(flatten({k: v for k, v in (result.peaks or {}).items() if v})),
         notes=mode_notes(result),
+        headline=headline(result),
     )
+
+
+# (environment key, label): the facts a reader needs to place a run, in this order.
+HEADLINE = (("gpu", "GPU"), ("capability", "compute capability"), ("cpu", "CPU"), ("torch", "torch"),
+            ("triton", "triton"), ("cuda", "CUDA"), ("driver", "driver"), ("cuda_driver_version", "CUDA driver"))
+
+
+def headline(result: RunResult) -> tuple[KV, ...]:
+    """Device first, then what the environment recorded of HEADLINE. A CPU run claims no CUDA version (a CUDA
+    build of torch reports one even where no GPU was used)."""
+    env = result.environment if isinstance(result.environment, dict) else {}
+    device = result.device or str(env.get("device") or "")
+    out = [KV("device", device or "unknown")]
+    for key, label in HEADLINE:
+        v = env.get(key)
+        if v in (None, "") or isinstance(v, (dict, list)):
+            continue
+        if device == "cpu" and key in ("cuda", "driver", "cuda_driver_version", "gpu", "capability"):
+            continue
+        out.append(KV(label, str(v)))
+    return tuple(out)
 
 
 def mode_notes(result: RunResult) -> tuple[KV, ...]:
