@@ -39,6 +39,7 @@ from kernelscope.result import (
 
 EAGER = "eager"
 TOP_KERNELS = 40  # rows per mode in the HTML kernel table; the rest are summed in one line
+GEMM_ROWS = 100  # GEMMs per mode in the HTML table (a 32-layer model has 224; groups summarise them)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -322,7 +323,12 @@ class ModeSection:
 
     @property
     def gemm_rows(self) -> tuple[GemmRow, ...]:
-        return tuple(gemm_row(g, self.autotune(g.id)) for g in self.gemms)
+        """The GEMMs the HTML table shows: the first GEMM_ROWS in launch order (result.json has them all)."""
+        return tuple(gemm_row(g, self.autotune(g.id)) for g in self.gemms[:GEMM_ROWS])
+
+    @property
+    def hidden_gemms(self) -> int:
+        return max(0, len(self.gemms) - GEMM_ROWS)
 
     @property
     def groups(self) -> tuple[str, ...]:
