@@ -655,14 +655,17 @@ def verdict_counts(gemms: Iterable[GemmEpilogue]) -> dict[str, int]:
     return out
 
 
-def gemm_line(g: GemmEpilogue) -> str:
-    """One-line verdict shared by the terminal and Markdown: "addmm 16×4096×4096 cuBLASLt: partial (...)"."""
-    head = f"{g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k)} {g.backend}: {g.verdict}"
+def gemm_line(g: GemmEpilogue, name_limit: int = 60) -> str:
+    """One-line verdict for the terminal: "addmm 16×4096×4096 cuBLASLt: partial (...)", kernel names shortened
+    to ``name_limit`` characters."""
+    module = f" {g.module}" if g.module else ""
+    head = f"{g.op or 'gemm'}{module} {fmt.shape(g.m, g.n, g.k)} {g.backend}: {g.verdict}"
     parts = []
     if g.fused:
         parts.append("fused " + ", ".join(g.fused))
     if g.unfused:
-        where = f" in {', '.join(g.unfused_kernels)}" if g.unfused_kernels else ""
+        names = ", ".join(fmt.kernel_name(k, name_limit) for k in g.unfused_kernels)
+        where = f" in {names}" if g.unfused_kernels else ""
         parts.append("unfused " + ", ".join(g.unfused) + where)
     if g.confidence == "trace-only":
         parts.append("from the trace only")
