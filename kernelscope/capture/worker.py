@@ -618,6 +618,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
                     orig(code)
 
             GraphLowering.save_output_code = save_output_code  # same hook as torch._inductor.utils.run_and_get_code
+            _announce_autotune()
         else:
             fn = model
 
@@ -801,6 +802,29 @@ def _warm_up(timer: _Timer, call: Any, *, min_calls: int, max_seconds: float) ->
         if time.perf_counter() - t_start > max_seconds and len(times) >= 3:
             break
     return {"calls": len(times), "estimate_s": sorted(times[-5:])[len(times[-5:]) // 2]}
+
+
+def _announce_autotune() -> None:
+    """Report each max-autotune benchmark as a progress stage ("autotuning mm (24 choices)"): it can be most
+    of a compile's minutes. Patched once per process; a torch without the hook just shows "compile"."""
+    try:
+        from torch._inductor.select_algorithm import AlgorithmSelectorCache
+    except ImportError:
+        return
+    call = AlgorithmSelectorCache.__call__
+    if getattr(call, "_kernelscope", False):
+        return
+
+    def announced(self: Any, name: Any, choices: Any, *args: Any, **kwargs: Any) -> Any:
+        n = len(choices) if hasattr(choices, "__len__") else "?"
+        progress(f"autotuning {name} ({n} choices)")
+        try:
+            return call(self, name, choices, *args, **kwargs)
+        finally:
+            progress("compiling (first call)")
+
+    announced._kernelscope = True  # type: ignore[attr-defined]
+    AlgorithmSelectorCache.__call__ = announced  # type: ignore[method-assign]
 
 
 def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, Any]) -> str:

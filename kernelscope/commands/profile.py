@@ -63,7 +63,6 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     """Profile MODEL (a .py file defining get_model()/get_inputs(), or KernelBench's Model/get_init_inputs()/
     get_inputs()) in each mode, each in its own process, and write report.html, summary.md, result.json and
     TensorBoard traces into --out."""
-    from rich.console import Console
 
     from kernelscope import modelfile
     from kernelscope.analysis.mode import build_mode_result, build_run_result
@@ -86,9 +85,12 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     )
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report import write_reports
+    from kernelscope.report.progress import Progress
+    from kernelscope.report.terminal import console_for
     from kernelscope.result import ModeResult, SweepPoint
 
-    err = Console(stderr=True, highlight=False)
+    err = console_for(stderr=True)
+    progress = Progress(sys.stderr)
     spec = modelfile.inspect_model_file(model)
     parsed_sets = modelfile.parse_sets(sets)
     modelfile.check_sets(spec, parsed_sets)
@@ -146,10 +148,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
 
         def capture(warm: bool, _mode: Any = mode, _pis: list[int] = pis, _label: str = label) -> list[dict]:
             tag = f"{_label}{' (warm compile)' if warm else ''}"
-            with err.status(f"{tag}: starting") as status:
-                def on_progress(name: str, text: str) -> None:
-                    status.update(f"{tag}: {text}")
-
+            with progress.mode(tag) as on_progress:
                 if not points:
                     return [run_mode(_mode, opts, out_dir, on_progress, warm=warm)]
                 if len(_pis) > 1 or _mode.dynamic:
@@ -212,7 +211,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     paths = write_reports(result, out_dir, tensorboard=not no_tensorboard)
     from kernelscope.report.terminal import render_terminal
 
-    render_terminal(result, Console(highlight=False, width=None if sys.stdout.isatty() else 150))
+    render_terminal(result, console_for())
     err.print(f"report: {paths['html']}\nsummary: {paths['md']}\nresult: {paths['json']}\n"
               f"traces: tensorboard --logdir {out_dir / 'tb'}")
     if interrupted:

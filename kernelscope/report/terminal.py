@@ -85,12 +85,18 @@ def render_terminal(result: RunResult, console: Console) -> None:
             vs,
             _t(fmt.first_call(m.first_call_s)),
             _t(kernels),
-            _t(fmt.nbytes(m.peak_memory_bytes) + (" RSS+" if row.memory_kind == "RSS growth" else "")),
+            _t(fmt.nbytes(m.peak_memory_bytes)),
             err,
         )
     if any(row.mode.status != "ok" or row.mode.latency_ms or row.mode.kernels_per_iter is not None
            for row in ctx.rows):
         console.print(table)
+        kinds = sorted({row.memory_kind for row in ctx.rows if row.memory_kind})
+        if kinds:
+            what = {"RSS growth": "resident memory (RSS) growth over the mode, above what the process held "
+                                  "before the model was built",
+                    "RSS, whole process": "the whole process's resident memory (RSS)"}
+            console.print(Text("peak mem: " + "; ".join(what.get(k, k) for k in kinds), style="dim"))
     for row in ctx.rows:
         if row.mode.gemms:
             section = next((s for s in ctx.sections if s.row is row), None)
