@@ -208,6 +208,12 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         grid[0], environment=environment, command=command_line, model=str(model), device=resolved_device,
         dtype=run_dtype or "", settings=settings, points=sweep_points, peaks=peaks,
     )
+    if fatal and not interrupted and not any(m.status == "ok" for row in grid for m in row):
+        # The model never ran in any mode: no report to read, just the one error below.
+        kind, message = fatal
+        if kind == "forward":
+            raise click.exceptions.Exit(_fail(err, message))
+        raise (ModelFileError(message) if kind == "model" else UsageError(message))
     paths = write_reports(result, out_dir, tensorboard=not no_tensorboard)
     from kernelscope.report.terminal import render_terminal
 
@@ -247,8 +253,10 @@ def _print_mode_line(console: Any, label: str, m: Any) -> None:
         parts.append(f"{m.kernels_per_iter:g} kernels/iter")
     if m.gemm_summary:
         parts.append(m.gemm_summary)
-    if m.error:
-        parts.append(m.error[:200])
+    if m.error and m.status != "ok":
+        # The error itself is printed once, in the summary at the end.
+        parts.append(f"{m.error_kind or 'error'}, details at the end" if m.error_kind != "skipped"
+                     else "not run")
     from rich.markup import escape
 
     console.print(f"{label}: " + " · ".join(p if p.startswith("[") else escape(p) for p in parts))

@@ -64,6 +64,8 @@ def numerics_check(mode: ModeResult, dtype: str | None) -> NumericsCheck:
     "not shown within tolerance".
     """
     tol = tolerance_for(dtype)
+    if mode.name == EAGER and mode.status != Status.OK.value:
+        return NumericsCheck("n/a", None, None, tol, "eager did not run")
     if mode.name == EAGER:
         return NumericsCheck("reference", mode.max_abs_error, mode.max_rel_error, tol, "eager is the reference")
     allclose = mode.numerics.get("allclose") if isinstance(mode.numerics, dict) else None
@@ -110,6 +112,8 @@ class Speedup:
 
 def speedup_vs(mode: ModeResult, eager: ModeResult | None) -> Speedup:
     if mode.name == EAGER:
+        if mode.status != Status.OK.value:
+            return Speedup(None, None, None, "none", "n/a")
         return Speedup(1.0 if mode.latency_ms else None, None, None, "none", "baseline")
     if eager is None or eager.latency_ms is None or mode.latency_ms is None:
         return Speedup(None, None, None, "none", "n/a")
@@ -149,19 +153,52 @@ def fallback_recommendation(result: RunResult, failed: ModeResult) -> str:
         if pattern.search(failed.error or ""):
             parts.append(hint)
             break
-    if failed.name == EAGER:
+    if failed.error_kind == "skipped":
+        parts.append("it did not run because an earlier mode found the model broken: fix that first")
+    elif failed.name == EAGER:
         parts.append("eager itself failed: fix the model or its inputs first; compiled modes have no reference")
     elif ok_compiled:
         best = min(ok_compiled, key=lambda m: m.latency_ms.median if m.latency_ms else float("inf"))
         sp = speedup_vs(best, eager)
-        vs = f", {fmt.ratio(sp.value)} vs eager" if sp.value is not None else ""
+        vs = f", {sp.text} than eager" if sp.value is not None else ""
         parts.append(f"use mode {best.name} instead (it works here: {fmt.ms(best.latency_ms.median)}{vs})")
     elif eager is not None and eager.status == Status.OK.value:
         parts.append("keep eager for this model: no compiled mode worked")
-    else:
-        parts.append("no mode worked: " + "; ".join(
-            f"{m.name} {m.status} ({first_error_line(m)})" for m in result.modes if m.status != Status.OK.value))
+    elif not parts:
+        # No mode worked: the errors themselves say why (listed once each); nothing here blames the machine.
+        parts.append("no mode worked: fix the error above and run again")
     return "; ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class FailureGroup:
+    """Modes that failed the same way, reported once: "default, max-autotune failed: <error>"."""
+
+    modes: tuple[str, ...]
+    status: str
+    error_kind: str
+    error: str  # the first mode's full error text
+    line: str  # the line of it that says what went wrong
+    recommendation: str
+    log: str | None = None
+
+
+def failure_groups(result: RunResult, failed: Iterable[ModeResult]) -> tuple[FailureGroup, ...]:
+    """One group per distinct (status, error line); modes skipped after a fatal error form one group."""
+    groups: dict[tuple[str, str], list[ModeResult]] = {}
+    for m in failed:
+        key = ("skipped", "") if m.error_kind == "skipped" else (m.status, first_error_line(m, 400))
+        groups.setdefault(key, []).append(m)
+    out = []
+    for (status, line), ms in groups.items():
+        first = ms[0]
+        if status == "skipped":
+            out.append(FailureGroup(tuple(m.name for m in ms), "not run", "skipped", "", "stopped after the model "
+                                    "failed in an earlier mode", fallback_recommendation(result, first)))
+        else:
+            out.append(FailureGroup(tuple(m.name for m in ms), status, first.error_kind, first.error, line,
+                                    fallback_recommendation(result, first), first.log))
+    return tuple(out)
 
 
 def first_error_line(m: ModeResult, limit: int = 200) -> str:
@@ -407,6 +444,7 @@ class ReportContext:
     memory: tuple[MemoryRow, ...] = ()
     peaks: tuple[KV, ...] = ()
     notes: tuple[KV, ...] = ()  # what each mode's worker noted (key: "mode" or "mode @ shapes")
+    failure_groups: tuple[FailureGroup, ...] = ()  # the failures once each: identical errors and skips folded
     headline: tuple[KV, ...] = ()  # device, GPU, torch, ... for the header line of every report
 
     @property
@@ -427,6 +465,7 @@ def build_context(result: RunResult) -> ReportContext:
         rows=rows,
         sections=sections,
         failures=failures,
+        failure_groups=failure_groups(result, (f.mode for f in failures)),
         environment=tuple(flatten(result.environment)),
         settings=tuple(flatten(result.settings)),
         latency_chart=charts.latency_chart(result.modes),

@@ -229,7 +229,7 @@ def first_call(x: float | None) -> str:
         return f"{x:.2f} s"
     if x >= 0.01:
         return f"{x:.3f} s"
-    return f"{x:.1g} s" if x > 0 else "0 s"
+    return f"{x:.4f} s" if x >= 0.00005 else "<0.0001 s"
 
 
 def shape(m: int | None, n: int | None, k: int | None) -> str:

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from kernelscope.report import fmt
-from kernelscope.report.context import ReportContext, build_context, fallback_recommendation
+from kernelscope.report.context import ReportContext, build_context
 from kernelscope.result import GemmEpilogue, RunResult
 
 MAX_CHARS = 60_000
@@ -296,20 +296,22 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
             if len(m.gemms) > lim.gemms_per_mode:
                 out.append(f"- _{len(m.gemms) - lim.gemms_per_mode} more GEMMs not shown; see report.html._")
 
-    if ctx.failures:
+    if ctx.failure_groups:
         out.append("")
-        out.append("### Failed modes")
-        shown = ctx.failures[: lim.modes]
-        for f in shown:
-            kind = f", {md_text(f.mode.error_kind)}" if f.mode.error_kind else ""
+        out.append("### Failed modes" if any(row.ok for row in ctx.rows) else
+                   f"### No mode worked ({len(ctx.rows)} tried)")
+        shown = ctx.failure_groups[: lim.modes]
+        for grp in shown:
+            kind = f", {md_text(grp.error_kind, in_table=False)}" if grp.error_kind and grp.error_kind != "skipped" else ""
+            names = ", ".join(f"**{md_text(n, 40, in_table=False)}**" for n in grp.modes)
             out.append("")
-            out.append(f"**{md_text(f.mode.name, 40)}** ({md_text(f.mode.status)}{kind}): "
-                       f"{md_text(fallback_recommendation(r, f.mode), 600)}")
-            if f.mode.error:
+            out.append(f"{names} ({md_text(grp.status, in_table=False)}{kind}): "
+                       f"{md_text(grp.recommendation, 600, in_table=False)}")
+            if grp.error:
                 out.append("")
-                out.append(md_block(f.mode.error, lim.error_chars))
-        if len(ctx.failures) > len(shown):
-            out.append(f"\n_{len(ctx.failures) - len(shown)} more failed modes not shown; see report.html._")
+                out.append(md_block(grp.error, lim.error_chars))
+        if len(ctx.failure_groups) > len(shown):
+            out.append(f"\n_{len(ctx.failure_groups) - len(shown)} more failures not shown; see report.html._")
     out.append("")
     out.append("_Full report: report.html (kernels, charts, evidence); traces: `tensorboard --logdir tb` or Perfetto._")
     return "\n".join(out) + "\n"

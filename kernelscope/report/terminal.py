@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kernelscope.report import fmt
-from kernelscope.report.context import build_context, first_error_line, gemm_line
+from kernelscope.report.context import build_context, gemm_line
 from kernelscope.result import RunResult
 
 DEFAULT_WIDTH = 120  # not a terminal and no COLUMNS: a CI log viewer's width
@@ -155,6 +155,8 @@ def render_terminal(result: RunResult, console: Console) -> None:
         console.print(Text.assemble(("recommendation" + where, "bold"), ": ",
                                     (f"use {rec.mode}" if rec.mode else "no working mode", "green" if rec.mode
                                      else "red"), f" — {rec.reason}"))
-    for f in ctx.failures:
-        console.print(Text.assemble((f"{f.mode.name} {f.mode.status}", "bold red"), f": {first_error_line(f.mode)}"))
-        console.print(Text(f"  what to do: {f.recommendation}", style="yellow"))
+    if ctx.failure_groups and not any(row.ok for row in ctx.rows):
+        console.print(Text(f"no mode worked ({len(ctx.rows)} tried):", style="bold red"))
+    for grp in ctx.failure_groups:
+        console.print(Text.assemble((f"{', '.join(grp.modes)} {grp.status}", "bold red"), f": {grp.line}"))
+        console.print(Text(f"  what to do: {grp.recommendation}", style="yellow"))
