@@ -151,9 +151,9 @@ def cute_dsl_arch(major: int, minor: int) -> str:
 
 
 def _flatten(torch: Any, out: Any) -> list[Any]:
-    from torch.utils._pytree import tree_leaves
+    from kernelscope.modelfile import output_tensors  # dataclass / ModelOutput outputs too, not only pytrees
 
-    return [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
+    return output_tensors(out)
 
 
 def _snapshot(torch: Any, out: Any) -> list[Any]:
