@@ -19,9 +19,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from kernelscope.commands import analyze, calibrate, check, compare, profile
+    from kernelscope.commands import analyze, calibrate, check, compare, profile, report
 
-    for mod in (profile, analyze, compare, check, calibrate):
+    for mod in (profile, analyze, report, compare, check, calibrate):
         cli.add_command(mod.command)
 
 

@@ -215,7 +215,10 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             raise click.exceptions.Exit(_fail(err, message))
         raise (ModelFileError(message) if kind == "model" else UsageError(message))
     paths = write_reports(result, out_dir, tensorboard=not no_tensorboard)
+    from kernelscope.report.github import publish_profile
     from kernelscope.report.terminal import render_terminal
+
+    publish_profile(paths["md"])  # GitHub Actions: the summary on the run's page
 
     render_terminal(result, console_for())
     err.print(f"report: {paths['html']}\nsummary: {paths['md']}\nresult: {paths['json']}\n"
