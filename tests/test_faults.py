@@ -289,6 +289,8 @@ def test_rerun_into_the_same_directory_leaves_no_old_files(tmp_path: Path):
         ("not json", b"<html>", "t.json", ["not valid JSON"]),
         ("wrong shape", b'{"events": []}', "t.json", ["not a chrome trace", "export_chrome_trace"]),
         ("corrupt gzip", b"\x1f\x8b\x08\x00\x00\x00garbage", "t.json.gz", ["not a readable gzip file"]),
+        ("no events", b"[1, 2, 3]", "t.json", ["holds no trace events", "torch.profiler trace"]),
+        ("empty events", b'{"traceEvents": []}', "t.json", ["holds no trace events (an empty event list)"]),
     ],
 )
 def test_analyze_bad_traces(tmp_path: Path, case, content, name, needles):

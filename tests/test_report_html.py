@@ -193,3 +193,38 @@ def test_huge_model_report_stays_a_reasonable_file():
     # the result is too large to embed: no data script, and the report says where the data is
     assert [s.get("type") for s in page.tags("script")] == [None]
     assert "use the result.json beside this report" in html
+
+
+def _with_engine_fields():
+    """The fields the rebuilt GEMM engine fills (module path, groups of identical layers, op costs, typed
+    evidence with where it was read, the per-mode epilogue cost), on the real seed result."""
+    from kernelscope.result import EpilogueCost, Evidence, GemmGroup, OpCost
+
+    r = seed_h200_211()
+    m = r.modes[1]
+    g = dataclasses.replace(
+        m.gemms[0], module="layers.0.mlp.up_proj", source="model.py:42", group="layers.0-31.mlp.up_proj",
+        costs=(OpCost("gelu", ("triton_poi_fused_gelu_0",), 3.2, 131072),),
+        evidence=(Evidence("code", "buf1 = extern_kernels.addmm(...)", "graph_0.py:88"), Evidence("rule", "x")))
+    grp = GemmGroup("layers.0-31.mlp.up_proj", 32, (g.id,), "addmm", g.backend, "partial", ("bias",), ("gelu",),
+                    "bias fused, gelu unfused")
+    cost = EpilogueCost(57.6, 18.0, 9, 24, None)
+    return dataclasses.replace(r, modes=(r.modes[0], dataclasses.replace(m, gemms=(g,), gemm_groups=(grp,),
+                                                                         epilogue_cost=cost), *r.modes[2:]))
+
+
+def test_engine_fields_render_where_present_and_hide_when_empty():
+    from kernelscope.report.markdown import render_markdown
+
+    html = render_html(_with_engine_fields())
+    text = " ".join("".join(parse(html).text).split())
+    assert "unfused epilogues: 18% of GPU time, 9 of 24 kernels" in text
+    assert "layers.0-31.mlp.up_proj ×32: bias fused, gelu unfused" in text
+    assert "<th>Module</th>" in html and "layers.0.mlp.up_proj" in text
+    assert "gelu: 3.20 µs per iteration, 128 KiB through memory in triton_poi_fused_gelu_0" in text
+    assert "buf1 = extern_kernels.addmm(...) at graph_0.py:88" in text and "model.py:42" in text
+    md = render_markdown(_with_engine_fields())
+    assert "_unfused epilogues: 18% of GPU time, 9 of 24 kernels_" in md
+    assert "- `layers.0-31.mlp.up_proj ×32: bias fused, gelu unfused`" in md
+    plain = render_html(seed_h200_211())
+    assert "<th>Module</th>" not in plain and "unfused epilogues:" not in plain
