@@ -19,9 +19,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from kernelscope.commands import analyze, calibrate, check, compare, profile, upgrade_check
+    from kernelscope.commands import analyze, calibrate, check, compare, profile, report, upgrade_check
 
-    for mod in (profile, analyze, compare, check, calibrate, upgrade_check):
+    for mod in (profile, analyze, report, compare, check, calibrate, upgrade_check):
         cli.add_command(mod.command)
 
 

@@ -1,7 +1,8 @@
 """Load a model file in one of the two protocols and build the model and its inputs.
 
 Protocols:
-- ``get_model()`` -> nn.Module or callable, ``get_inputs()`` -> list/tuple of positional inputs;
+- ``get_model()`` -> nn.Module or callable, ``get_inputs()`` -> list/tuple of positional inputs, a dict of keyword
+  inputs (``model(**inputs)``, as Hugging Face models are called), or ``(args, kwargs)``;
 - KernelBench: ``class Model``, ``get_init_inputs()`` -> constructor args, ``get_inputs()``.
 
 ``--set NAME=VALUE`` overrides module-level constants before the model and inputs are built: the file is
@@ -188,12 +189,11 @@ def build(module: types.ModuleType, spec: ModelSpec) -> tuple[Any, list[Any]]:
         inputs = module.get_inputs()
     except Exception as exc:
         raise _fail_in_user_code("get_inputs()", spec.path, exc) from exc
-    if isinstance(inputs, torch.Tensor):
-        inputs = [inputs]
-    if not isinstance(inputs, (list, tuple)):
-        raise ModelFileError(
-            f"get_inputs() returned {type(inputs).__name__}", "return a list of the model's positional inputs"
-        )
+    args, kwargs = split_inputs(inputs)
+    if kwargs:
+        _check_kwargs(model, args, kwargs)
+        return KeywordInputs(model, len(args), tuple(kwargs)), [*args, *kwargs.values()]
+    inputs = args
     if not any(isinstance(x, torch.Tensor) for x in inputs):
         kinds = ", ".join(type(x).__name__ for x in inputs) or "an empty list"
         raise ModelFileError(f"get_inputs() returned no tensor ({kinds})", "return a list holding at least one tensor")
@@ -205,6 +205,125 @@ def build(module: types.ModuleType, spec: ModelSpec) -> tuple[Any, list[Any]]:
             )
     _check_arity(model, inputs)
     return model, list(inputs)
+
+
+def split_inputs(inputs: Any) -> tuple[list[Any], dict[str, Any]]:
+    """get_inputs()'s value as (positional, keyword) inputs. Accepted: a tensor, a list/tuple of positional
+    inputs, a dict of keyword inputs (how Hugging Face models are called: ``model(**inputs)``), or
+    ``(args, kwargs)``: a pair of a list/tuple and a dict."""
+    import torch
+
+    if isinstance(inputs, torch.Tensor):
+        return [inputs], {}
+    if isinstance(inputs, dict) or _is_mapping(inputs):
+        kwargs = dict(inputs)
+        bad = [k for k in kwargs if not isinstance(k, str) or not k.isidentifier()]
+        if bad:
+            raise ModelFileError(f"get_inputs() returned a dict with key {bad[0]!r}, which is not an argument name",
+                                 "key the dict by forward()'s parameter names, e.g. {'input_ids': ids}")
+        if not kwargs:
+            raise ModelFileError("get_inputs() returned an empty dict", "return the model's inputs")
+        _require_tensor(list(kwargs.values()))
+        return [], kwargs
+    if (isinstance(inputs, tuple) and len(inputs) == 2 and isinstance(inputs[0], (list, tuple))
+            and (isinstance(inputs[1], dict) or _is_mapping(inputs[1]))):
+        args, kwargs = list(inputs[0]), dict(inputs[1])
+        _require_tensor([*args, *kwargs.values()])
+        return args, kwargs
+    if not isinstance(inputs, (list, tuple)):
+        raise ModelFileError(
+            f"get_inputs() returned {type(inputs).__name__}",
+            "return a list of the model's positional inputs, a dict of keyword inputs, or (args, kwargs)",
+        )
+    return list(inputs), {}
+
+
+def _is_mapping(x: Any) -> bool:
+    from collections.abc import Mapping
+
+    return isinstance(x, Mapping)
+
+
+def _require_tensor(values: list[Any]) -> None:
+    import torch
+
+    if not any(isinstance(x, torch.Tensor) for x in values):
+        kinds = ", ".join(type(x).__name__ for x in values) or "nothing"
+        raise ModelFileError(f"get_inputs() returned no tensor ({kinds})", "return inputs holding at least one tensor")
+    for x in values:
+        if isinstance(x, torch.Tensor) and x.numel() == 0:
+            raise ModelFileError(
+                f"get_inputs() returned an empty input (shape {tuple(x.shape)}): kernels and timings would measure "
+                "nothing", "return inputs with at least one element (check the sizes, e.g. batch_size)")
+
+
+def _check_kwargs(model: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """Keyword inputs that forward() cannot take are a model-file mistake: say which, before the model runs."""
+    import inspect
+
+    import torch
+
+    fn = model.forward if isinstance(model, torch.nn.Module) else model
+    try:
+        inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as exc:
+        raise ModelFileError(f"get_inputs()'s inputs do not fit the model's forward: {exc}",
+                             "return keys that are forward()'s parameter names") from None
+    except ValueError:
+        return
+
+
+def KeywordInputs(model: Any, n_args: int, names: tuple[str, ...]) -> Any:  # noqa: N802 - a class factory
+    """The model called with keyword inputs, as a module that takes them all positionally.
+
+    The worker calls ``fn(*inputs)`` everywhere (first call, timing, profiling, the float64 reference, which casts
+    every floating input); flattening the keywords into that list keeps every one of those paths, and the user's
+    model stays a submodule so ``.to()``, ``deepcopy`` and ``torch.compile`` see it as it is."""
+    import torch
+
+    class KeywordInputsModule(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+            self.n_args = n_args
+            self.names = names
+
+        def forward(self, *flat: Any) -> Any:
+            return self.model(*flat[: self.n_args], **dict(zip(self.names, flat[self.n_args:])))
+
+    if not isinstance(model, torch.nn.Module):
+        class KeywordInputsCall:
+            def __call__(self, *flat: Any) -> Any:
+                return model(*flat[:n_args], **dict(zip(names, flat[n_args:])))
+
+        return KeywordInputsCall()
+    return KeywordInputsModule()
+
+
+def output_tensors(out: Any) -> list[Any]:
+    """Every tensor of a model's output, in a fixed order: tensors, lists/tuples, dicts, dataclasses and
+    Hugging Face ``ModelOutput`` (a dict subclass whose fields may also be attributes), nested."""
+    import dataclasses
+
+    import torch
+
+    found: list[Any] = []
+
+    def walk(x: Any) -> None:
+        if isinstance(x, torch.Tensor):
+            found.append(x)
+        elif _is_mapping(x):
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+            for f in dataclasses.fields(x):
+                walk(getattr(x, f.name, None))
+
+    walk(out)
+    return found
 
 
 def _check_arity(model: Any, inputs: list[Any]) -> None:

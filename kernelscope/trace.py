@@ -503,10 +503,17 @@ class _Builder:
         props = top.get("deviceProperties") if isinstance(top, dict) else None
         meta = {
             k: top[k]
-            for k in ("schemaVersion", "cuda_driver_version", "cuda_runtime_version", "record_shapes", "distributedInfo")
+            for k in ("schemaVersion", "cuda_driver_version", "cuda_runtime_version", "record_shapes", "distributedInfo",
+                      "pytorch_version")
             if isinstance(top, dict) and k in top
         }
         gpu, runtime, cpu = self.gpu, self.runtime, self.cpu
+        if not (gpu or runtime or cpu or self.gpu_ann):
+            # `[1, 2, 3]` or `{"traceEvents": []}` parse, but hold nothing to analyse: bad input, said in one line.
+            held = f"{self.total} entries, none of them a profiler event" if self.total else "an empty event list"
+            raise TraceError(f"trace file {path} holds no trace events ({held})",
+                             "pass a torch.profiler trace of at least one profiled step (export_chrome_trace or "
+                             "tensorboard_trace_handler)")
         # Kineto writes most runs in time order already; the sorts are stable, so an ordered run stays as is
         # and checking order first (at C speed) skips building a million sort keys.
         if not _ordered(gpu, strict=False):

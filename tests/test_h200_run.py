@@ -61,7 +61,7 @@ def test_reports_render_from_the_recorded_result(recorded: dict):
     html = render_html(run)
     md = render_markdown(run)
     assert "NVIDIA H200" in html and "triton_tem_fused_addmm_gelu_t_0" in html
-    assert "gpu NVIDIA H200" in md and "on Triton template: **fused**; fused bias, gelu" in md
+    assert "GPU NVIDIA H200" in md and "on Triton template: **fused**; fused `bias`, `gelu`" in md
 
 
 def test_nvgemm_requested_on_torch_2_11_is_reported_unavailable_with_reason():

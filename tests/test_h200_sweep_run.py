@@ -162,7 +162,7 @@ def test_sweep_reports_render_from_the_recorded_result(sweep: dict):
     assert 'id="sweep"' in html and 'id="dynamic"' in html and "Speedup vs eager across shapes" in html
     assert "nothing compiled at this point" not in html  # the compile table is the first point's
     md = render_markdown(run)
-    assert "### Shape sweep (2 points" in md and "batch\\_size\\=256" in md and "### Dynamic shapes" in md
+    assert "### Shape sweep (2 points" in md and "`batch_size=256`" in md and "### Dynamic shapes" in md
 
 
 def test_fp16_numerics_on_the_gpu_against_float64():
@@ -204,7 +204,7 @@ def test_mode_notes_from_every_point_reach_every_report(sweep: dict):
     html = render_html(run)
     assert 'id="mode-notes"' in html and "<strong>max-autotune @ batch_size=256</strong>: latency still drifted" in html
     md = render_markdown(run)
-    assert "### Notes" in md and "- **max\\-autotune \\@ batch\\_size\\=256**: latency still drifted" in md
+    assert "### Notes" in md and "- **max-autotune @ `batch_size=256`**: latency still drifted" in md
     buf = io.StringIO()
     render_terminal(run, Console(file=buf, width=200))
     assert "note max-autotune @ batch_size=256: latency still drifted by 52%" in buf.getvalue()

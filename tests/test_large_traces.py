@@ -161,7 +161,11 @@ def test_streaming_reader_never_differs_from_the_general_reader(tmp_path: Path, 
         got = exc.message
     assert got == expected
     # and the fast reader did the work where it should (a silent hand-over would only be slow)
-    assert (trace_mod._stream_trace(path) is not None) == streams
+    try:
+        streamed = trace_mod._stream_trace(path) is not None
+    except TraceError:  # read to the end by the fast reader, then refused (e.g. no events at all)
+        streamed = True
+    assert streamed == streams
 
 
 def test_analysis_path_never_imports_torch():

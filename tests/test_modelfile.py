@@ -144,3 +144,75 @@ def test_unknown_set_name_lists_the_known_ones():
         modelfile.check_sets(spec, {"batchsize": 3})
     assert "has no module-level constant 'batchsize'" in ei.value.message
     assert "batch_size" in ei.value.message
+
+
+# --- keyword inputs and structured outputs ---------------------------------------------------------------------
+KW_MODEL = """import torch
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__(); self.emb = torch.nn.Embedding(10, 4)
+    def forward(self, input_ids, attention_mask=None, scale=1.0):
+        return self.emb(input_ids) * attention_mask.unsqueeze(-1) * scale
+def get_model():
+    return M()
+"""
+
+
+@pytest.mark.parametrize(
+    ("inputs", "n_flat"),
+    [
+        ("{'input_ids': torch.tensor([[1, 2, 3]]), 'attention_mask': torch.ones(1, 3)}", 2),
+        ("([torch.tensor([[1, 2, 3]])], {'attention_mask': torch.ones(1, 3), 'scale': 2.0})", 3),
+    ],
+    ids=["dict", "args-kwargs"],
+)
+def test_keyword_inputs_are_called_by_name(tmp_path: Path, inputs: str, n_flat: int):
+    p = write(tmp_path, KW_MODEL + f"def get_inputs():\n    return {inputs}\n")
+    _, (model, flat) = load(p)
+    assert isinstance(model, torch.nn.Module) and len(flat) == n_flat
+    model, flat = modelfile.prepare(model, flat, dtype="float64", device="cpu")  # casts the keyword floats too
+    assert model.model.emb.weight.dtype == torch.float64
+    with torch.no_grad():
+        out = model(*flat)
+    ref = model.model(torch.tensor([[1, 2, 3]]), attention_mask=torch.ones(1, 3, dtype=torch.float64),
+                      scale=2.0 if n_flat == 3 else 1.0)
+    assert torch.equal(out, ref)
+
+
+def test_keyword_inputs_that_forward_does_not_take_are_named(tmp_path: Path):
+    p = write(tmp_path, KW_MODEL + "def get_inputs():\n    return {'input_ids': torch.tensor([[1]]), 'mask': 1}\n")
+    with pytest.raises(ModelFileError, match="do not fit the model's forward: got an unexpected keyword argument "
+                                             "'mask'"):
+        load(p)
+
+
+def test_structured_outputs_keep_every_tensor():
+    import dataclasses
+    from collections import OrderedDict
+
+    @dataclasses.dataclass
+    class Out:
+        logits: torch.Tensor
+        hidden: tuple
+
+    class ModelOutput(OrderedDict):  # what transformers.utils.ModelOutput is: an OrderedDict with attributes
+        pass
+
+    a, b, c = torch.ones(1), torch.zeros(2), torch.full((3,), 2.0)
+    assert modelfile.output_tensors(Out(a, (b, None))) == [a, b]
+    got = modelfile.output_tensors(ModelOutput(logits=a, past=[(b, c)], loss=None))
+    assert [t.shape for t in got] == [(1,), (2,), (3,)]
+
+
+def test_a_model_called_with_keyword_inputs_profiles_end_to_end(tmp_path: Path):
+    import json
+
+    from .conftest import run_cli
+
+    p = write(tmp_path, KW_MODEL + "def get_inputs():\n"
+                                   "    return {'input_ids': torch.tensor([[1, 2, 3]]), 'attention_mask': torch.ones(1, 3)}\n")
+    proc = run_cli("profile", str(p), "--device", "cpu", "--modes", "eager", "--repeats", "3", "--warmup", "1",
+                   "--out", str(tmp_path / "out"), timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (eager,) = json.loads((tmp_path / "out" / "result.json").read_text())["modes"]
+    assert eager["status"] == "ok" and eager["latency_ms"]["median"] > 0

@@ -90,3 +90,39 @@ def test_renders_in_chromium(tmp_path, which):
     # a blank or unstyled page compresses to a few KB; the report has tables, badges and charts
     assert png.stat().st_size > 60_000
     keep(png)
+
+
+@pytest.fixture(scope="module")
+def real_pages():
+    from tests.report_pages import pages
+
+    return {name: render_html(r) for name, r in pages().items()}
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+@pytest.mark.parametrize("name", ["transformer_block", "linear_gelu", "linear_gelu-sweep", "linear_gelu-nvgemm-aten",
+                                  "lossy-fp16"])
+def test_real_reports_fit_the_window(tmp_path, real_pages, name, width):
+    """The committed H200 runs and the 4-GEMM transformer block: at 1280 px (a laptop) and 1920 px nothing is
+    wider than the window, with every expandable row open as well as closed (1280 px was 1582-1695 px wide)."""
+    from tests import browser
+
+    html = real_pages[name]
+    for open_details in (False, True):
+        m = browser.measure(html, tmp_path, width, open_details=open_details)
+        assert m["window"] == width
+        assert m["scroll"] <= width and not m["wide"], (open_details, m)
+    page = tmp_path / f"{name}.html"
+    page.write_text(html, encoding="utf-8")
+    png = tmp_path / f"{name}-{width}.png"
+    shot = browser.screenshot(page, png, tmp_path / "profile", width, 2400)
+    assert shot.returncode == 0 and png_size(png) == (width, 2400)
+    keep(png)
+
+
+def test_real_report_short_names_with_the_full_name_on_hover(real_pages):
+    page = real_pages["transformer_block"]
+    assert 'title="void at::native::vectorized_elementwise_kernel&lt;8, at::native::CUDAFunctor_add' in page
+    assert "<code>vectorized_elementwise_kernel&lt;CUDAFunctor_add&gt;</code>" not in page  # cut: in a summary
+    assert "vectorized_elementwise_kernel&lt;CUDAFunctor_add&gt;</code></summary>" in page
+    assert "e+03 GB/s" not in page and "TB/s" in page

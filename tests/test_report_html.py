@@ -13,7 +13,7 @@ import jinja2
 import pytest
 
 from kernelscope.report.html import environment, relative_href, render_html
-from kernelscope.result import SCHEMA, ModeResult, RunResult, run_from_json
+from kernelscope.result import SCHEMA, ModeResult, RunResult, run_from_json, to_json
 from tests.conftest_reports import (
     HOSTILE_NAMES,
     big_h200_211,
@@ -125,7 +125,7 @@ def test_hostile_kernel_names_come_out_as_text():
     # in the JSON data script, < > & are \u escapes: "</script>" cannot close it early
     data = page.raw["script"][[s.get("type") for s in page.tags("script")].index("application/json")]
     assert "</" not in data and "<img" not in data
-    assert run_from_json(json.loads(data)) == result
+    assert run_from_json(json.loads(data)) == run_from_json(to_json(result))  # (string evidence comes back typed)
 
 
 def test_trace_links_are_relative_and_javascript_urls_are_not_links():
@@ -144,7 +144,7 @@ def test_trace_links_are_relative_and_javascript_urls_are_not_links():
 
 def test_mode_table_shows_what_a_reviewer_needs(seed_html):
     text = " ".join("".join(parse(seed_html).text).split())
-    assert "0.398×" in text  # default speedup vs eager
+    assert "2.52× slower" in text and "0.398" not in text  # default vs eager, read one way
     assert "slower" in text and "95% CI" in text
     assert "3.59 s" in text  # default first call
     assert "32.4 MiB" in text
@@ -193,3 +193,38 @@ def test_huge_model_report_stays_a_reasonable_file():
     # the result is too large to embed: no data script, and the report says where the data is
     assert [s.get("type") for s in page.tags("script")] == [None]
     assert "use the result.json beside this report" in html
+
+
+def _with_engine_fields():
+    """The fields the rebuilt GEMM engine fills (module path, groups of identical layers, op costs, typed
+    evidence with where it was read, the per-mode epilogue cost), on the real seed result."""
+    from kernelscope.result import EpilogueCost, Evidence, GemmGroup, OpCost
+
+    r = seed_h200_211()
+    m = r.modes[1]
+    g = dataclasses.replace(
+        m.gemms[0], module="layers.0.mlp.up_proj", source="model.py:42", group="layers.0-31.mlp.up_proj",
+        costs=(OpCost("gelu", ("triton_poi_fused_gelu_0",), 3.2, 131072),),
+        evidence=(Evidence("code", "buf1 = extern_kernels.addmm(...)", "graph_0.py:88"), Evidence("rule", "x")))
+    grp = GemmGroup("layers.0-31.mlp.up_proj", 32, (g.id,), "addmm", g.backend, "partial", ("bias",), ("gelu",),
+                    "bias fused, gelu unfused")
+    cost = EpilogueCost(57.6, 18.0, 9, 24, None)
+    return dataclasses.replace(r, modes=(r.modes[0], dataclasses.replace(m, gemms=(g,), gemm_groups=(grp,),
+                                                                         epilogue_cost=cost), *r.modes[2:]))
+
+
+def test_engine_fields_render_where_present_and_hide_when_empty():
+    from kernelscope.report.markdown import render_markdown
+
+    html = render_html(_with_engine_fields())
+    text = " ".join("".join(parse(html).text).split())
+    assert "unfused epilogues: 18% of GPU time, 9 of 24 kernels" in text
+    assert "layers.0-31.mlp.up_proj ×32: bias fused, gelu unfused" in text
+    assert "<th>Module</th>" in html and "layers.0.mlp.up_proj" in text
+    assert "gelu: 3.20 µs per iteration, 128 KiB through memory in triton_poi_fused_gelu_0" in text
+    assert "buf1 = extern_kernels.addmm(...) at graph_0.py:88" in text and "model.py:42" in text
+    md = render_markdown(_with_engine_fields())
+    assert "_unfused epilogues: 18% of GPU time, 9 of 24 kernels_" in md
+    assert "- `layers.0-31.mlp.up_proj ×32: bias fused, gelu unfused`" in md
+    plain = render_html(seed_h200_211())
+    assert "<th>Module</th>" not in plain and "unfused epilogues:" not in plain

@@ -44,14 +44,16 @@ def test_summary_has_mode_table_gemm_verdicts_and_failures():
     assert "add ATEN to" in md
     html = html_of(md)
     ((head, rows),) = table_shapes(html)
-    assert head == 8 and rows == [8, 8]
+    assert head == 9 and rows == [9, 9]  # the last column: GEMMs fused k/n
+    assert md.splitlines()[4].endswith("| GEMMs fused |")
 
 
 def test_seed_summary_reads_right():
     md = render_markdown(seed_h200_211())
     row = next(line for line in md.splitlines() if line.startswith("| default |"))
-    assert "0.398× **slower**" in row
+    assert "**2.52× slower**" in row  # read one way: never "0.398× slower"
     assert "3.59 s" in row
+    assert row.endswith("| 0/1 |")  # GEMMs fused: the one GEMM's GELU ran apart
     assert "pass" in row
     assert len(md) < 5000  # a PR comment a reviewer reads in a minute
 
@@ -91,3 +93,16 @@ def test_huge_model_stays_under_the_comment_limit():
     assert "E" * 100 in md and "E" * 20000 not in md
     for head, rows in table_shapes(html_of(md)):
         assert all(r == head for r in rows)
+
+
+def test_transformer_block_summary_uses_code_spans_not_backslashes():
+    from tests.report_pages import from_captures
+
+    md = render_markdown(from_captures("transformer_block", ("eager", "default", "max-autotune")))
+    assert "\\" not in md  # was 57+ backslash escapes
+    assert "unfused `add` in `vectorized_elementwise_kernel<CUDAFunctor_add>`" in md
+    assert "(`at::native::vectorized_elementwise_kernel<CUDAFunctor...>`)" in md
+    rows = [line for line in md.splitlines() if line.startswith("| max-autotune |")]
+    assert rows and rows[0].endswith("| 1/4 |")
+    for head, body in table_shapes(html_of(md)):
+        assert all(r == head for r in body)

@@ -53,6 +53,9 @@ def _write(tmp_path: Path, data: bytes, name: str = "t.json") -> Path:
         (b"[1, 2", "t.json", "not valid JSON"),
         (b"\x1f\x8b\x08\x00garbage", "t.json.gz", "not a readable gzip file"),
         (b'"a string"', "t.json", "not a chrome trace"),
+        (b"[1, 2, 3]", "t.json", "holds no trace events (3 entries, none of them a profiler event)"),
+        (b'{"traceEvents": []}', "t.json", "holds no trace events (an empty event list)"),
+        (b'{"traceEvents": [{"ph": "M", "name": "process_name"}]}', "t.json", "holds no trace events"),
     ],
 )
 def test_bad_trace_files_say_what_and_how_to_fix(tmp_path: Path, content: bytes, name: str, expect: str):

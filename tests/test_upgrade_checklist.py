@@ -351,7 +351,7 @@ def test_report_shows_the_sweep_chart_dynamic_and_escapes():
     assert HOSTILE not in html and "&lt;/script&gt;&lt;img" in html
     md = render_markdown(r)
     assert "### Shape sweep (3 points" in md and "### Dynamic shapes (dynamic vs static default)" in md
-    assert "- **batch\\_size\\=16**: use **dynamic**" in md
+    assert "- **`batch_size=16`**: use **dynamic**" in md
     # Guard-failure text goes in a code span (Markdown renders none of it as HTML); nowhere else does it appear.
     import re
 

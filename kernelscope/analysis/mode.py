@@ -7,6 +7,7 @@ profile`` right after capture and ``kernelscope analyze`` on a machine without a
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -194,6 +195,9 @@ def build_run_result(
     )
 
 
+_INDUCTOR_KERNEL = re.compile(r"^(triton_|cpp_fused_|cpp_CppMicroGemm|kernel_cpp_)")
+
+
 def analyze_trace_file(
     trace_path: Path,
     code_paths: Sequence[Path],
@@ -209,7 +213,9 @@ def analyze_trace_file(
     codes = load_codes(code_paths)
     log_text = log_path.read_text(encoding="utf-8", errors="replace") if log_path else None
     cfg = dict(config or {})
-    cfg.setdefault("compiled", bool(codes))
+    # Without --code, Inductor's kernels in the trace still say it was compiled (never "eager: ATen runs ...").
+    cfg.setdefault("compiled", bool(codes) or any(_INDUCTOR_KERNEL.match(e.name) for e in trace.gpu)
+                   or any(_INDUCTOR_KERNEL.match(e.name) for e in trace.cpu))
     env: dict[str, Any] = {}
     if trace.device_properties:
         p = trace.device_properties[0]
@@ -221,8 +227,14 @@ def analyze_trace_file(
     fields = analyze_mode_trace(trace, codes, mode=mode, config=cfg, log_text=log_text, iterations=iterations,
                                 peaks=peaks)
     env = {"device": fields["device"], **env}
-    if "cuda_driver_version" in trace.meta:
-        env["cuda_driver_version"] = trace.meta["cuda_driver_version"]
+    # The header of a trace-only report: what the trace's metadata says (kernelscope's worker adds the torch
+    # version; Kineto writes the CUDA versions as 13000 for 13.0).
+    if trace.meta.get("pytorch_version"):
+        env["torch"] = str(trace.meta["pytorch_version"])
+    for key, name in (("cuda_runtime_version", "cuda"), ("cuda_driver_version", "cuda_driver_version")):
+        v = trace.meta.get(key)
+        if isinstance(v, int) and v > 0 and fields["device"] == "cuda":
+            env[name] = f"{v // 1000}.{v % 1000 // 10}"
     notes = []
     if trace.skipped_events:
         notes.append(f"{trace.skipped_events} malformed trace events were skipped")

@@ -152,9 +152,9 @@ def cute_dsl_arch(major: int, minor: int) -> str:
 
 
 def _flatten(torch: Any, out: Any) -> list[Any]:
-    from torch.utils._pytree import tree_leaves
+    from kernelscope.modelfile import output_tensors  # dataclass / ModelOutput outputs too, not only pytrees
 
-    return [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
+    return output_tensors(out)
 
 
 def _snapshot(torch: Any, out: Any) -> list[Any]:
@@ -574,6 +574,8 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
     mode_dir = Path(point["mode_dir"])
     notes: list[str] = rec.setdefault("notes", [])
     progress(f"building the model{' at ' + point['label'] if point.get('label') else ''}")
+    # CPU memory is reported as growth over this RSS: what the mode allocated, not the interpreter and torch.
+    rss_before = _rss_now() if device == "cpu" else None
     model, inputs = _build_point(setup, spec, point, rec)
     rec["param_names"] = _param_names(torch, model)
     signature = _param_signature(torch, model)
@@ -586,7 +588,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
     rec["memory"] = memory = {}
     hwm_ok = False
     if device == "cpu":
-        memory["rss_before_bytes"] = _rss_now()
+        memory["rss_before_bytes"] = rss_before
 
     with torch.no_grad():
         try:
@@ -628,6 +630,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
                     orig(code)
 
             GraphLowering.save_output_code = save_output_code  # same hook as torch._inductor.utils.run_and_get_code
+            _announce_autotune()
         else:
             fn = model
 
@@ -732,6 +735,11 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             memory["peak_rss_bytes"] = steady or memory["process_peak_rss_bytes"]
             memory["rss_after_bytes"] = _rss_now()
             rec["peak_memory_bytes"] = memory["peak_rss_bytes"]
+            if rss_before:
+                for key in ("first_call", "peak"):
+                    peak = memory.get(f"{key}_peak_rss_bytes" if key == "first_call" else "peak_rss_bytes")
+                    memory[f"{key}_rss_growth_bytes"] = max(0, peak - rss_before) if peak else None
+                rec["peak_memory_bytes"] = memory["peak_rss_growth_bytes"]
 
         progress("profiling")
         rec["trace"] = _profile(torch, call, timer, device, {**spec, "tb_dir": point["tb_dir"]},
@@ -839,6 +847,29 @@ def _module_ranges(torch: Any, model: Any) -> list[Any]:
     return handles
 
 
+def _announce_autotune() -> None:
+    """Report each max-autotune benchmark as a progress stage ("autotuning mm (24 choices)"): it can be most
+    of a compile's minutes. Patched once per process; a torch without the hook just shows "compile"."""
+    try:
+        from torch._inductor.select_algorithm import AlgorithmSelectorCache
+    except ImportError:
+        return
+    call = AlgorithmSelectorCache.__call__
+    if getattr(call, "_kernelscope", False):
+        return
+
+    def announced(self: Any, name: Any, choices: Any, *args: Any, **kwargs: Any) -> Any:
+        n = len(choices) if hasattr(choices, "__len__") else "?"
+        progress(f"autotuning {name} ({n} choices)")
+        try:
+            return call(self, name, choices, *args, **kwargs)
+        finally:
+            progress("compiling (first call)")
+
+    announced._kernelscope = True  # type: ignore[attr-defined]
+    AlgorithmSelectorCache.__call__ = announced  # type: ignore[method-assign]
+
+
 def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, Any], *,
              modules: Any = None) -> str:
     """Profile ``steps`` iterations into a TensorBoard trace; ``modules``: the eager model, whose submodules get
@@ -856,7 +887,10 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     try:
         with profile(activities=activities, record_shapes=True,
                      schedule=schedule(wait=1, warmup=1, active=steps, repeat=1), on_trace_ready=handler) as prof:
-            for _ in range(steps + 2):
+            for i in range(steps + 2):
+                if i == 2:  # the first active step: metadata added before the profiler starts is dropped
+                    # Kineto records no torch version; `kernelscope analyze` of this trace alone shows it.
+                    prof.add_metadata("pytorch_version", torch.__version__)
                 call()
                 timer.sync()  # one iteration's kernels stay inside its ProfilerStep window
                 prof.step()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 from pathlib import Path
@@ -25,20 +26,20 @@ def command(trace: Path, codes: tuple[Path, ...], log: Path | None, iterations: 
             force: bool, debug: bool) -> None:
     """Analyse TRACE (a torch.profiler chrome trace, .json or .json.gz) and write result.json, report.html and
     summary.md with one mode."""
-    from rich.console import Console
-
     from kernelscope.analysis.mode import analyze_trace_file
     from kernelscope.errors import UsageError
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report import write_reports
-    from kernelscope.report.terminal import render_terminal
+    from kernelscope.report.terminal import console_for, render_terminal
 
     if log is not None and not log.is_file():
         raise UsageError(f"log file {log} does not exist", "pass the stderr log of the run, or leave out --log")
     command_line = "kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     result = analyze_trace_file(trace, list(codes), mode=mode, iterations=iterations, log_path=log,
                                 command=command_line)
+    # A trace alone has no latency to compare: nothing to recommend (not "no working mode").
+    result = dataclasses.replace(result, recommendation=())
     out_dir = prepare_out_dir(out, force=force)
     paths = write_reports(result, out_dir, tensorboard=False)
-    render_terminal(result, Console(highlight=False, width=None if sys.stdout.isatty() else 150))
-    Console(stderr=True).print(f"report: {paths['html']}\nresult: {paths['json']}")
+    render_terminal(result, console_for())
+    console_for(stderr=True).print(f"report: {paths['html']}\nresult: {paths['json']}")

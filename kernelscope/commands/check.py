@@ -36,6 +36,8 @@ def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_
     from kernelscope.report.io import load_result
 
     names = tuple(n.strip() for spec in modes for n in spec.split(",") if n.strip())
+    if expect_fused is not None and expect_fused.strip().lower() in ("all", "none"):
+        expect_fused = expect_fused.strip().lower()  # the keywords in any case: ALL, None
     rules = Rules(expect_fused, max_kernels_per_iter, max_slowdown, min_speedup, names)
     from kernelscope.report.upgrade import check_upgrade_dir
 
@@ -52,4 +54,7 @@ def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_
         click.echo(line)
     for note in outcome.notes:
         click.echo(f"note: {note}", err=True)
+    from kernelscope.report.github import report_check
+
+    report_check(str(result_dir), outcome, format_outcome(outcome))
     ctx.exit(0 if outcome.ok else 1)

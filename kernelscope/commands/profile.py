@@ -66,7 +66,6 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     """Profile MODEL (a .py file defining get_model()/get_inputs(), or KernelBench's Model/get_init_inputs()/
     get_inputs()) in each mode, each in its own process, and write report.html, summary.md, result.json and
     TensorBoard traces into --out."""
-    from rich.console import Console
 
     from kernelscope import modelfile
     from kernelscope.analysis.mode import build_mode_result, build_run_result
@@ -89,9 +88,12 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     )
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report import write_reports
+    from kernelscope.report.progress import Progress
+    from kernelscope.report.terminal import console_for
     from kernelscope.result import ModeResult, SweepPoint
 
-    err = Console(stderr=True, highlight=False)
+    err = console_for(stderr=True)
+    progress = Progress(sys.stderr)
     spec = modelfile.inspect_model_file(model)
     parsed_sets = modelfile.parse_sets(sets)
     modelfile.check_sets(spec, parsed_sets)
@@ -153,10 +155,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
 
         def capture(warm: bool, _mode: Any = mode, _pis: list[int] = pis, _label: str = label) -> list[dict]:
             tag = f"{_label}{' (warm compile)' if warm else ''}"
-            with err.status(f"{tag}: starting") as status:
-                def on_progress(name: str, text: str) -> None:
-                    status.update(f"{tag}: {text}")
-
+            with progress.mode(tag) as on_progress:
                 if not points:
                     return [run_mode(_mode, opts, out_dir, on_progress, warm=warm)]
                 if len(_pis) > 1 or _mode.dynamic:
@@ -218,10 +217,19 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         grid[0], environment=environment, command=command_line, model=str(model), device=resolved_device,
         dtype=run_dtype or "", settings=settings, points=sweep_points, peaks=peaks,
     )
+    if fatal and not interrupted and not any(m.status == "ok" for row in grid for m in row):
+        # The model never ran in any mode: no report to read, just the one error below.
+        kind, message = fatal
+        if kind == "forward":
+            raise click.exceptions.Exit(_fail(err, message))
+        raise (ModelFileError(message) if kind == "model" else UsageError(message))
     paths = write_reports(result, out_dir, tensorboard=not no_tensorboard)
+    from kernelscope.report.github import publish_profile
     from kernelscope.report.terminal import render_terminal
 
-    render_terminal(result, Console(highlight=False, width=None if sys.stdout.isatty() else 150))
+    publish_profile(paths["md"])  # GitHub Actions: the summary on the run's page
+
+    render_terminal(result, console_for())
     err.print(f"report: {paths['html']}\nsummary: {paths['md']}\nresult: {paths['json']}\n"
               f"traces: tensorboard --logdir {out_dir / 'tb'}")
     if interrupted:
@@ -257,8 +265,10 @@ def _print_mode_line(console: Any, label: str, m: Any) -> None:
         parts.append(f"{m.kernels_per_iter:g} kernels/iter")
     if m.gemm_summary:
         parts.append(m.gemm_summary)
-    if m.error:
-        parts.append(m.error[:200])
+    if m.error and m.status != "ok":
+        # The error itself is printed once, in the summary at the end.
+        parts.append(f"{m.error_kind or 'error'}, details at the end" if m.error_kind != "skipped"
+                     else "not run")
     from rich.markup import escape
 
     console.print(f"{label}: " + " · ".join(p if p.startswith("[") else escape(p) for p in parts))

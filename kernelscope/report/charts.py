@@ -352,9 +352,9 @@ def speedup_vs_shape_chart(rows, modes: Sequence[str], axis: str | None) -> Char
             x, y = x_of(ri), y_of(sp.value)
             if sp.low and sp.high:
                 lines.append(Line(x, y_of(sp.high), x, y_of(sp.low), f"ci-v {cls}"))
-            ci = f" (95% CI {fmt.interval(sp.low, sp.high)})" if sp.low and sp.high else ""
+            ci = f" (95% CI {sp.interval_text})" if sp.low and sp.high else ""
             rects.append(Rect(x - 4, y - 4, 8, 8, f"dot-s {cls}",
-                              f"{c.mode} @ {rows[ri].label}: {fmt.ratio(sp.value)}{ci}, {sp.call}"))
+                              f"{c.mode} @ {rows[ri].label}: {sp.text}{ci}{', within noise' if sp.noisy else ''}"))
     legend = tuple((f"s{si % SERIES}", series[si]) for si in sorted(by_series))
     return Chart(title, WIDTH, bottom + (44 if axis is not None else 28), tuple(rects), tuple(lines),
                  tuple(labels), legend,

@@ -26,7 +26,9 @@ from kernelscope.report import charts, fmt
 from kernelscope.result import (
     AutotuneResult,
     DynamicSummary,
+    Evidence,
     GemmEpilogue,
+    GemmGroup,
     KernelStat,
     ModeResult,
     Recommendation,
@@ -37,6 +39,7 @@ from kernelscope.result import (
 
 EAGER = "eager"
 TOP_KERNELS = 40  # rows per mode in the HTML kernel table; the rest are summed in one line
+GEMM_ROWS = 100  # GEMMs per mode in the HTML table (a 32-layer model has 224; groups summarise them)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -61,6 +64,8 @@ def numerics_check(mode: ModeResult, dtype: str | None) -> NumericsCheck:
     "not shown within tolerance".
     """
     tol = tolerance_for(dtype)
+    if mode.name == EAGER and mode.status != Status.OK.value:
+        return NumericsCheck("n/a", None, None, tol, "eager did not run")
     if mode.name == EAGER:
         return NumericsCheck("reference", mode.max_abs_error, mode.max_rel_error, tol, "eager is the reference")
     allclose = mode.numerics.get("allclose") if isinstance(mode.numerics, dict) else None
@@ -95,9 +100,20 @@ class Speedup:
     def noisy(self) -> bool:
         return self.call == "within noise"
 
+    @property
+    def text(self) -> str:
+        """Read one way: "1.12× faster" / "1.12× slower" (never "0.891× slower"); "baseline" for eager."""
+        return "baseline" if self.call == "baseline" else fmt.speedup(self.value)
+
+    @property
+    def interval_text(self) -> str:
+        return fmt.speedup_interval(self.low, self.high, self.value)
+
 
 def speedup_vs(mode: ModeResult, eager: ModeResult | None) -> Speedup:
     if mode.name == EAGER:
+        if mode.status != Status.OK.value:
+            return Speedup(None, None, None, "none", "n/a")
         return Speedup(1.0 if mode.latency_ms else None, None, None, "none", "baseline")
     if eager is None or eager.latency_ms is None or mode.latency_ms is None:
         return Speedup(None, None, None, "none", "n/a")
@@ -137,18 +153,59 @@ def fallback_recommendation(result: RunResult, failed: ModeResult) -> str:
         if pattern.search(failed.error or ""):
             parts.append(hint)
             break
-    if failed.name == EAGER:
+    if failed.error_kind == "skipped":
+        parts.append("it did not run because an earlier mode found the model broken: fix that first")
+    elif failed.name == EAGER:
         parts.append("eager itself failed: fix the model or its inputs first; compiled modes have no reference")
     elif ok_compiled:
         best = min(ok_compiled, key=lambda m: m.latency_ms.median if m.latency_ms else float("inf"))
         sp = speedup_vs(best, eager)
-        vs = f", {fmt.ratio(sp.value)} vs eager" if sp.value is not None else ""
+        vs = f", {sp.text} than eager" if sp.value is not None else ""
         parts.append(f"use mode {best.name} instead (it works here: {fmt.ms(best.latency_ms.median)}{vs})")
     elif eager is not None and eager.status == Status.OK.value:
         parts.append("keep eager for this model: no compiled mode worked")
-    else:
-        parts.append("no mode worked on this machine")
+    elif not parts:
+        # No mode worked: the errors themselves say why (listed once each); nothing here blames the machine.
+        parts.append("no mode worked: fix the error above and run again")
     return "; ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class FailureGroup:
+    """Modes that failed the same way, reported once: "default, max-autotune failed: <error>"."""
+
+    modes: tuple[str, ...]
+    status: str
+    error_kind: str
+    error: str  # the first mode's full error text
+    line: str  # the line of it that says what went wrong
+    recommendation: str
+    log: str | None = None
+
+
+def failure_groups(result: RunResult, failed: Iterable[ModeResult]) -> tuple[FailureGroup, ...]:
+    """One group per distinct (status, error line); modes skipped after a fatal error form one group."""
+    groups: dict[tuple[str, str], list[ModeResult]] = {}
+    for m in failed:
+        key = ("skipped", "") if m.error_kind == "skipped" else (m.status, first_error_line(m, 400))
+        groups.setdefault(key, []).append(m)
+    out = []
+    for (status, line), ms in groups.items():
+        first = ms[0]
+        if status == "skipped":
+            out.append(FailureGroup(tuple(m.name for m in ms), "not run", "skipped", "", "stopped after the model "
+                                    "failed in an earlier mode", fallback_recommendation(result, first)))
+        else:
+            out.append(FailureGroup(tuple(m.name for m in ms), status, first.error_kind, first.error, line,
+                                    fallback_recommendation(result, first), first.log))
+    return tuple(out)
+
+
+def first_error_line(m: ModeResult, limit: int = 200) -> str:
+    """The line of a mode's error that says what went wrong (the last non-empty one: Python puts the exception
+    there), cut to ``limit``."""
+    lines = [ln.strip() for ln in (m.error or "").strip().splitlines() if ln.strip()]
+    return fmt.short(lines[-1], limit) if lines else "no error text"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -166,6 +223,27 @@ class ModeRow:
     @property
     def ok(self) -> bool:
         return self.mode.status == Status.OK.value
+
+    @property
+    def memory_kind(self) -> str:
+        """What "peak memory" measures when it is not CUDA's allocated bytes."""
+        mem = self.mode.memory or {}
+        if "peak_rss_growth_bytes" in mem:
+            return "RSS growth"
+        if "peak_rss_bytes" in mem:
+            return "RSS, whole process"
+        return ""
+
+    @property
+    def gemms_fused(self) -> str:
+        """"1/4": GEMMs whose epilogue is fully fused, of those that have an epilogue; "" without GEMMs."""
+        gemms = self.mode.gemms
+        if not gemms:
+            return ""
+        with_epilogue = [g for g in gemms if g.verdict != "none"]
+        if not with_epilogue:
+            return "no epilogue"
+        return f"{sum(g.verdict == 'fused' for g in with_epilogue)}/{len(with_epilogue)}"
 
     @property
     def combined(self) -> NumericsVerdict:
@@ -195,10 +273,112 @@ class Failure:
 
 
 @dataclass(frozen=True, slots=True)
+class KernelRef:
+    """A kernel name as tables show it (short) and as it is (full: on hover and in the expanded row)."""
+
+    short: str
+    full: str
+
+    @property
+    def cut(self) -> bool:
+        return self.short != self.full
+
+
+def kernel_ref(name: str, limit: int = 60) -> KernelRef:
+    return KernelRef(fmt.kernel_name(name, limit), name)
+
+
+_TAGGED = re.compile(r"^\[([\w-]+)\]\s*(.*)$", re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class GemmRow:
+    """One GEMM as the report shows it: the verdict, short kernel names, and the detail for the expanded row."""
+
+    gemm: GemmEpilogue
+    kernels: tuple[KernelRef, ...]
+    unfused_kernels: tuple[KernelRef, ...]
+    roofline: str
+    autotune: AutotuneResult | None
+    costs: tuple[str, ...]  # "gelu: 3.21 µs per iteration in triton_poi_fused_gelu_0"
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]:
+        """Typed evidence; a plain string (the engine before typed evidence: "[dataflow] add: ...") keeps its
+        bracketed tag as the kind."""
+        out = []
+        for e in self.gemm.evidence:
+            if isinstance(e, Evidence):
+                out.append(e)
+                continue
+            m = _TAGGED.match(str(e))
+            out.append(Evidence(m.group(1), m.group(2)) if m else Evidence("", str(e)))
+        return tuple(out)
+
+    @property
+    def has_detail(self) -> bool:
+        g = self.gemm
+        return bool(g.why_not or g.evidence or self.autotune or self.roofline or g.epilogue or g.prologue
+                    or self.costs or g.source or any(k.cut for k in (*self.kernels, *self.unfused_kernels)))
+
+
+def gemm_row(g: GemmEpilogue, autotune: AutotuneResult | None) -> GemmRow:
+    costs = tuple(
+        f"{c.op}: {fmt.us(c.time_us_per_iter)} per iteration"
+        + (f", {fmt.nbytes(c.bytes_per_iter)} through memory" if c.bytes_per_iter else "")
+        + (f" in {', '.join(fmt.kernel_name(k) for k in c.kernels)}" if c.kernels else "")
+        for c in g.costs)
+    return GemmRow(g, tuple(kernel_ref(k) for k in g.kernels), tuple(kernel_ref(k) for k in g.unfused_kernels),
+                   roofline_line(g), autotune, costs)
+
+
+def epilogue_cost_line(m: ModeResult) -> str:
+    """"unfused epilogues: 18% of GPU time, 9 of 24 kernels" (CPU: of CPU-kernel time), or "" when unknown."""
+    c = m.epilogue_cost
+    if c is None:
+        return ""
+    where = "GPU time" if m.device != "cpu" else "CPU-kernel time"
+    share = f"{c.pct_time:.0f}% of {where}" if c.pct_time is not None else f"{fmt.us(c.time_us_per_iter)} per iteration"
+    kernels = f"{c.kernels} of {fmt.count(c.of_kernels)} kernels" if c.of_kernels else f"{c.kernels} kernels"
+    extra = f", {fmt.nbytes(c.bytes_per_iter)} per iteration through memory" if c.bytes_per_iter else ""
+    return f"unfused epilogues: {share}, {kernels}{extra}"
+
+
+def group_line(grp: GemmGroup) -> str:
+    """"layers.0-31.mlp.up_proj ×32: bias fused, silu unfused"."""
+    what = grp.summary or "; ".join(p for p in (
+        f"{', '.join(grp.fused)} fused" if grp.fused else "", f"{', '.join(grp.unfused)} unfused" if grp.unfused
+        else "") if p) or grp.verdict
+    return f"{grp.label} ×{grp.count}: {what}"
+
+
+@dataclass(frozen=True, slots=True)
 class ModeSection:
     row: ModeRow
     kernels: KernelTable
     gemms: tuple[GemmEpilogue, ...]
+
+    @property
+    def gemm_rows(self) -> tuple[GemmRow, ...]:
+        """The GEMMs the HTML table shows: the first GEMM_ROWS in launch order (result.json has them all)."""
+        return tuple(gemm_row(g, self.autotune(g.id)) for g in self.gemms[:GEMM_ROWS])
+
+    @property
+    def hidden_gemms(self) -> int:
+        return max(0, len(self.gemms) - GEMM_ROWS)
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """Identical layers grouped (only groups of more than one GEMM: a single GEMM is its own row)."""
+        return tuple(group_line(grp) for grp in self.row.mode.gemm_groups if grp.count > 1)
+
+    @property
+    def epilogue_cost(self) -> str:
+        return epilogue_cost_line(self.row.mode)
+
+    @property
+    def show_module(self) -> bool:
+        return any(g.module for g in self.gemms)
 
     def autotune(self, gemm_id: str) -> AutotuneResult | None:
         """The max-autotune table of one GEMM (shown next to its verdict)."""
@@ -264,6 +444,8 @@ class ReportContext:
     memory: tuple[MemoryRow, ...] = ()
     peaks: tuple[KV, ...] = ()
     notes: tuple[KV, ...] = ()  # what each mode's worker noted (key: "mode" or "mode @ shapes")
+    failure_groups: tuple[FailureGroup, ...] = ()  # the failures once each: identical errors and skips folded
+    headline: tuple[KV, ...] = ()  # device, GPU, torch, ... for the header line of every report
 
     @property
     def eager(self) -> ModeResult | None:
@@ -283,6 +465,7 @@ def build_context(result: RunResult) -> ReportContext:
         rows=rows,
         sections=sections,
         failures=failures,
+        failure_groups=failure_groups(result, (f.mode for f in failures)),
         environment=tuple(flatten(result.environment)),
         settings=tuple(flatten(result.settings)),
         latency_chart=charts.latency_chart(result.modes),
@@ -293,13 +476,37 @@ def build_context(result: RunResult) -> ReportContext:
         sweep=sweep_view(result),
         dynamic=result.dynamic if result.dynamic is not None and (result.points or any(
             m.dynamo for m in result.modes if m.name == result.dynamic.mode)) else None,
-        recommendations=result.recommendation,
+        # A recommendation compares measured latencies: a trace analysed on its own has none to compare.
+        recommendations=result.recommendation if any(
+            m.latency_ms for p in (result.points or (result,)) for m in p.modes) else (),
         numerics=tuple(numerics_row(m) for m in result.modes if m.numerics),
         compile=tuple(compile_row(m) for m in result.modes if m.compile or m.dynamo),
         memory=tuple(memory_row(m) for m in result.modes if m.memory),
         peaks=tuple(flatten({k: v for k, v in (result.peaks or {}).items() if v})),
         notes=mode_notes(result),
+        headline=headline(result),
     )
+
+
+# (environment key, label): the facts a reader needs to place a run, in this order.
+HEADLINE = (("gpu", "GPU"), ("capability", "compute capability"), ("cpu", "CPU"), ("torch", "torch"),
+            ("triton", "triton"), ("cuda", "CUDA"), ("driver", "driver"), ("cuda_driver_version", "CUDA driver"))
+
+
+def headline(result: RunResult) -> tuple[KV, ...]:
+    """Device first, then what the environment recorded of HEADLINE. A CPU run claims no CUDA version (a CUDA
+    build of torch reports one even where no GPU was used)."""
+    env = result.environment if isinstance(result.environment, dict) else {}
+    device = result.device or str(env.get("device") or "")
+    out = [KV("device", device or "unknown")]
+    for key, label in HEADLINE:
+        v = env.get(key)
+        if v in (None, "") or isinstance(v, (dict, list)):
+            continue
+        if device == "cpu" and key in ("cuda", "driver", "cuda_driver_version", "gpu", "capability"):
+            continue
+        out.append(KV(label, str(v)))
+    return tuple(out)
 
 
 def mode_notes(result: RunResult) -> tuple[KV, ...]:
@@ -460,7 +667,12 @@ def memory_row(m: ModeResult) -> MemoryRow:
     if "first_call_peak_allocated_bytes" in mem or "peak_allocated_bytes" in mem:
         return MemoryRow(m.name, mem.get("first_call_peak_allocated_bytes"), mem.get("peak_allocated_bytes"),
                          mem.get("first_call_peak_reserved_bytes"), mem.get("peak_reserved_bytes"), "allocated (CUDA)")
-    return MemoryRow(m.name, mem.get("first_call_peak_rss_bytes"), mem.get("peak_rss_bytes"), kind="RSS (CPU)")
+    if "peak_rss_growth_bytes" in mem:
+        # What the mode itself allocated: RSS above what the process held before the model was built.
+        return MemoryRow(m.name, mem.get("first_call_rss_growth_bytes"), mem.get("peak_rss_growth_bytes"),
+                         kind="RSS growth (CPU)")
+    return MemoryRow(m.name, mem.get("first_call_peak_rss_bytes"), mem.get("peak_rss_bytes"),
+                     kind="RSS, whole process (CPU)")
 
 
 def roofline_line(g: GemmEpilogue) -> str:
@@ -468,9 +680,9 @@ def roofline_line(g: GemmEpilogue) -> str:
     r = g.roofline
     if r is None:
         return ""
-    f = f"{r.tflops:.3g} TFLOP/s" + (f" ({r.pct_peak_flops:.1f}% of {r.peak_source} peak)"
-                                     if r.pct_peak_flops is not None else "")
-    b = f"{r.gbps:.3g} GB/s" + (f" ({r.pct_peak_bw:.1f}%)" if r.pct_peak_bw is not None else "")
+    f = fmt.flops_rate(r.tflops) + (f" ({r.pct_peak_flops:.1f}% of {r.peak_source} peak)"
+                                    if r.pct_peak_flops is not None else "")
+    b = fmt.bandwidth(r.gbps) + (f" ({r.pct_peak_bw:.1f}%)" if r.pct_peak_bw is not None else "")
     bound = f", {r.bound}-bound" if r.bound else ""
     return f"{f}, {b}{bound}"
 
@@ -482,14 +694,17 @@ def verdict_counts(gemms: Iterable[GemmEpilogue]) -> dict[str, int]:
     return out
 
 
-def gemm_line(g: GemmEpilogue) -> str:
-    """One-line verdict shared by the terminal and Markdown: "addmm 16×4096×4096 cuBLASLt: partial (...)"."""
-    head = f"{g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k)} {g.backend}: {g.verdict}"
+def gemm_line(g: GemmEpilogue, name_limit: int = 60) -> str:
+    """One-line verdict for the terminal: "addmm 16×4096×4096 cuBLASLt: partial (...)", kernel names shortened
+    to ``name_limit`` characters."""
+    module = f" {g.module}" if g.module else ""
+    head = f"{g.op or 'gemm'}{module} {fmt.shape(g.m, g.n, g.k)} {g.backend}: {g.verdict}"
     parts = []
     if g.fused:
         parts.append("fused " + ", ".join(g.fused))
     if g.unfused:
-        where = f" in {', '.join(g.unfused_kernels)}" if g.unfused_kernels else ""
+        names = ", ".join(fmt.kernel_name(k, name_limit) for k in g.unfused_kernels)
+        where = f" in {names}" if g.unfused_kernels else ""
         parts.append("unfused " + ", ".join(g.unfused) + where)
     if g.confidence == "trace-only":
         parts.append("from the trace only")

@@ -11,14 +11,14 @@ import hashlib
 import json
 import re
 from importlib import resources
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
 from kernelscope.report import charts, fmt
-from kernelscope.report.context import build_context
+from kernelscope.report.context import build_context, kernel_ref
 from kernelscope.result import RunResult, to_json
 
 TEMPLATE_PACKAGE = "kernelscope.templates"
@@ -27,7 +27,16 @@ TEMPLATE_PACKAGE = "kernelscope.templates"
 EMBED_LIMIT = 2_000_000
 
 
+# A source checkout (the repository root holds pyproject.toml and templates/) reads its own templates: with the
+# package imported through PYTHONPATH, ``kernelscope.templates`` could otherwise resolve to the templates of
+# another checkout's editable install.
+_ROOT = Path(__file__).resolve().parents[2]
+_SOURCE_TEMPLATES = _ROOT / "templates" if (_ROOT / "pyproject.toml").is_file() else None
+
+
 def read_asset(name: str) -> str:
+    if _SOURCE_TEMPLATES is not None and (_SOURCE_TEMPLATES / name).is_file():
+        return (_SOURCE_TEMPLATES / name).read_text(encoding="utf-8")
     return resources.files(TEMPLATE_PACKAGE).joinpath(name).read_text(encoding="utf-8")
 
 
@@ -92,9 +101,10 @@ def environment() -> jinja2.Environment:
     env.filters.update(
         ms=fmt.ms, seconds=fmt.seconds, us=fmt.us, count=fmt.count, nbytes=fmt.nbytes, ratio=fmt.ratio,
         interval=fmt.interval, sci=fmt.sci, short=fmt.short, pct=fmt.percent_change, badge=badge, category_class=charts.category_class,
-        pct1=fmt.fraction,
+        pct1=fmt.fraction, flops=fmt.flops_rate, bandwidth=fmt.bandwidth, first_call=fmt.first_call,
+        kname=fmt.kernel_name, speedup=fmt.speedup,
     )
-    env.globals.update(link=link, share=share, shape=fmt.shape)
+    env.globals.update(link=link, share=share, shape=fmt.shape, kref=kernel_ref, speedup_interval=fmt.speedup_interval)
     return env
 
 

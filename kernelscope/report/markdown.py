@@ -2,8 +2,8 @@
 
 GitHub rejects comments over 65,536 characters, so the summary stays under ``MAX_CHARS`` however large the model:
 tables shrink (with a note saying how much was left out) until it fits. Data from the result never reaches the
-Markdown as markup: kernel names go in code spans (no links, HTML or emphasis inside), other text is
-backslash-escaped, and ``|`` is escaped in table cells.
+Markdown as markup: kernel and op names, and any other word that could form markup, go in code spans (no links,
+HTML or emphasis inside), the rest is plain prose without backslash escapes, and ``|`` is escaped in table cells.
 """
 
 from __future__ import annotations
@@ -12,13 +12,17 @@ import re
 from dataclasses import dataclass
 
 from kernelscope.report import fmt
-from kernelscope.report.context import ReportContext, build_context, fallback_recommendation
+from kernelscope.report.context import ReportContext, build_context
 from kernelscope.result import GemmEpilogue, RunResult
 
 MAX_CHARS = 60_000
 
-_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:@&\"'=$%^;/?,])")
 _BACKTICKS = re.compile(r"`+")
+# A word holding any of these could start markup (emphasis, a link, HTML, an entity, a code span, a table cell
+# break) or a GFM autolink: such words go in a code span, where nothing is markup; all other words are plain.
+_MARKUP = re.compile(r"[\\`*_\[\]<>&|~!]|://|^www\.", re.IGNORECASE)
+# Punctuation around a word that stays outside its code span ("(triton_poi_fused_gelu_0)," reads as prose).
+_EDGE = re.compile(r"^([(\"']*)(.*?)([)\"',;:.]*)$", re.S)
 
 
 def _one_line(text: str) -> str:
@@ -29,10 +33,20 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
 
 
-def md_text(text: object, limit: int = 300) -> str:
-    """Plain text in Markdown: every ASCII punctuation character backslash-escaped (CommonMark allows escaping
-    any of them), so no emphasis, link, HTML tag, entity or autolink can form; ``|`` escaped keeps tables whole."""
-    return _PUNCT.sub(r"\\\1", _cut(_one_line(str(text)), limit))
+def md_text(text: object, limit: int = 300, *, in_table: bool = True) -> str:
+    """Prose from the result in Markdown: every word that could form markup (a kernel name with ``_`` or
+    ``<>``, a URL, ``[x](y)``, ``<b>``, ``|``) goes in a code span, the rest stays as written, so a summary reads
+    without backslashes and no link, HTML, emphasis or table break can come from the data."""
+    out = []
+    for word in _cut(_one_line(str(text)), limit).split(" "):
+        if not _MARKUP.search(word):
+            out.append(word)
+            continue
+        lead, core, trail = _EDGE.match(word).groups()  # type: ignore[union-attr]
+        if not core or _MARKUP.search(lead + trail):
+            lead, core, trail = "", word, ""
+        out.append(f"{lead}{md_code(core, len(core) + 1, in_table=in_table)}{trail}")
+    return " ".join(out)
 
 
 def md_code(text: object, limit: int = 120, *, in_table: bool = True) -> str:
@@ -74,8 +88,9 @@ def _speedup_cell(row) -> str:
         return "baseline"
     if sp.value is None:
         return fmt.DASH
-    ci = f" (95% CI {fmt.interval(sp.low, sp.high)})" if sp.method == "bootstrap" and sp.low is not None else ""
-    return f"{fmt.ratio(sp.value)} **{sp.call}**{ci}"
+    ci = f" (95% CI {sp.interval_text})" if sp.method == "bootstrap" and sp.low is not None else ""
+    noise = ", within noise" if sp.noisy else ""
+    return f"**{sp.text}**{noise}{ci}"
 
 
 def _numerics_cell(row) -> str:
@@ -90,20 +105,34 @@ def _latency_cell(m) -> str:
     return fmt.DASH if lat is None else f"{fmt.ms(lat.median)} ± {fmt.ms(lat.iqr / 2)}"
 
 
+def _memory_cell(row) -> str:
+    text = fmt.nbytes(row.mode.peak_memory_bytes)
+    return f"{text} ({row.memory_kind})" if row.memory_kind and row.mode.peak_memory_bytes is not None else text
+
+
+def _ops(ops, lim: Limits) -> str:
+    return ", ".join(md_code(o, 40, in_table=False) for o in ops)
+
+
+def _kernels(names, lim: Limits, n: int = 3) -> str:
+    return ", ".join(md_code(fmt.kernel_name(k, lim.name_chars), lim.name_chars + 1, in_table=False)
+                     for k in names[:n])
+
+
 def _gemm_item(g: GemmEpilogue, lim: Limits) -> str:
-    parts = [f"{md_text(g.op or 'gemm')} {fmt.shape(g.m, g.n, g.k)} on {md_text(g.backend)}: **{md_text(g.verdict)}**"]
+    where = f" {md_code(g.module, 120, in_table=False)}" if g.module else ""
+    parts = [f"{md_code(g.op or 'gemm', 40, in_table=False)}{where} {fmt.shape(g.m, g.n, g.k)} on "
+             f"{md_text(g.backend, in_table=False)}: **{md_text(g.verdict, in_table=False)}**"]
     if g.fused:
-        parts.append("fused " + ", ".join(md_text(o, 40) for o in g.fused))
+        parts.append("fused " + _ops(g.fused, lim))
     if g.unfused:
-        where = ""
-        if g.unfused_kernels:
-            where = " in " + ", ".join(md_code(k, lim.name_chars, in_table=False) for k in g.unfused_kernels[:3])
-        parts.append("unfused " + ", ".join(md_text(o, 40) for o in g.unfused) + where)
+        where = f" in {_kernels(g.unfused_kernels, lim)}" if g.unfused_kernels else ""
+        parts.append("unfused " + _ops(g.unfused, lim) + where)
     if g.confidence == "trace-only":
         parts.append("from the trace only")
     line = "- " + "; ".join(parts)
     if g.why_not:
-        line += f". Why not: {md_text(g.why_not, 240)}"
+        line += f". Why not: {md_text(g.why_not, 400, in_table=False)}"
     return line
 
 
@@ -114,8 +143,8 @@ def _recommendation(ctx: ReportContext, lim: Limits) -> list[str]:
     out = ["", "### Recommendation", ""]
     for rec in recs[: lim.modes]:
         where = f"**{md_text(rec.label, 80)}**: " if rec.label else ""
-        use = f"use **{md_text(rec.mode, 40)}**" if rec.mode else "**no working mode**"
-        out.append(f"- {where}{use}: {md_text(rec.reason, 400)}")
+        use = f"use **{md_text(rec.mode, 40, in_table=False)}**" if rec.mode else "**no working mode**"
+        out.append(f"- {where}{use}: {md_text(rec.reason, 400, in_table=False)}")
     if len(recs) > lim.modes:
         out.append(f"- _{len(recs) - lim.modes} more shapes; see report.html._")
     return out
@@ -127,7 +156,7 @@ def _sweep_cell(c) -> str:
     text = fmt.ms(c.median_ms)
     sp = c.speedup
     if sp.call != "baseline" and sp.value is not None:
-        text += f" ({fmt.ratio(sp.value)} {md_text(sp.call)})"
+        text += f" ({sp.text}{', within noise' if sp.noisy else ''})"
     if c.recompiles:
         text += f", {c.recompiles} recompile{'s' if c.recompiles != 1 else ''}"
     if c.numerics == "fail":
@@ -165,8 +194,9 @@ def _dynamic(ctx: ReportContext, lim: Limits) -> list[str]:
            f"{total} recompilation(s) across {len(dy.points)} shape(s) in one process (Dynamo counters)."]
     for p in dy.points[: lim.modes]:
         bits = [f"{p.recompiles if p.recompiles is not None else '?'} recompile(s)"]
-        if p.ratio is not None:
-            bits.append(f"dynamic/static {fmt.ratio(p.ratio)} ({md_text(p.call)})")
+        if p.ratio:
+            bits.append(f"dynamic {fmt.speedup(1 / p.ratio)} than static"
+                        + (" (within noise)" if p.call == "within noise" else ""))
         if p.guard_failures:
             bits.append("guard: " + md_code(p.guard_failures[0], 160, in_table=False))
         out.append(f"- {md_text(p.label or 'the run', 80)}: " + "; ".join(bits))
@@ -194,9 +224,9 @@ def _compile(ctx: ReportContext, lim: Limits) -> list[str]:
         return []
     out = ["", "### Compile and cache", ""]
     for c in rows[: lim.modes]:
-        bits = [f"cold {fmt.seconds(c.cold_s)} ({md_text(c.cold_cache, 200)})"]
+        bits = [f"cold {fmt.first_call(c.cold_s)} ({md_text(c.cold_cache, 200, in_table=False)})"]
         if c.warm_s is not None:
-            bits.append(f"warm {fmt.seconds(c.warm_s)} ({md_text(c.warm_cache, 200)})")
+            bits.append(f"warm {fmt.first_call(c.warm_s)} ({md_text(c.warm_cache, 200, in_table=False)})")
         if c.recompiles:
             bits.append(f"{c.recompiles} recompile(s)")
         if c.graph_breaks:
@@ -208,22 +238,23 @@ def _compile(ctx: ReportContext, lim: Limits) -> list[str]:
 def _render(ctx: ReportContext, lim: Limits) -> str:
     r = ctx.result
     out: list[str] = []
-    out.append(f"## kernelscope: {md_code(r.model, 80, in_table=False)} ({md_text(r.device)}, {md_text(r.dtype)})")
-    env = r.environment if isinstance(r.environment, dict) else {}
-    env_bits = [f"{md_text(k)} {md_text(env[k], 60)}" for k in ("torch", "triton", "cuda", "gpu", "capability")
-                if k in env and not isinstance(env[k], (dict, list))]
+    out.append(f"## kernelscope: {md_code(r.model, 80, in_table=False)}")
+    head = [md_text(f"{kv.key} {kv.value}" if kv.key != "device" else kv.value, 80, in_table=False)
+            for kv in ctx.headline]
     out.append("")
-    out.append(" · ".join([md_code(r.command, 200, in_table=False), *env_bits, md_text(r.created)]))
+    out.append(" · ".join([md_code(r.command, 200, in_table=False), *head,
+                           *([md_text(r.dtype, in_table=False)] if r.dtype else []), md_text(r.created)]))
     out.append("")
+    gemm_col = any(row.gemms_fused for row in ctx.rows)
     out.append("| Mode | Status | Latency (median ± IQR/2) | vs eager | First call | Kernels/iter | Peak memory "
-               "| Error vs eager |")
-    out.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+               "| Error vs eager |" + (" GEMMs fused |" if gemm_col else ""))
+    out.append("| --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if gemm_col else ""))
     for row in ctx.rows[: lim.modes]:
         m = row.mode
         out.append(
             f"| {md_text(m.name, 40)} | {md_text(m.status)} | {_latency_cell(m)} | {_speedup_cell(row)} "
-            f"| {fmt.seconds(m.first_call_s)} | {fmt.count(m.kernels_per_iter)} | {fmt.nbytes(m.peak_memory_bytes)} "
-            f"| {_numerics_cell(row)} |"
+            f"| {fmt.first_call(m.first_call_s)} | {fmt.count(m.kernels_per_iter)} | {_memory_cell(row)} "
+            f"| {_numerics_cell(row)} |" + (f" {row.gemms_fused or fmt.DASH} |" if gemm_col else "")
         )
     if len(ctx.rows) > lim.modes:
         out.append(f"\n_{len(ctx.rows) - lim.modes} more modes not shown; see report.html._")
@@ -250,28 +281,37 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
         for row in gemm_modes:
             m = row.mode
             out.append("")
-            summary = f" ({md_text(m.gemm_summary)})" if m.gemm_summary else ""
-            out.append(f"**{md_text(m.name, 40)}**{summary}")
+            summary = f" ({md_text(m.gemm_summary, in_table=False)})" if m.gemm_summary else ""
+            out.append(f"**{md_text(m.name, 40, in_table=False)}**{summary}")
             out.append("")
+            section = next((s for s in ctx.sections if s.row.mode is m), None)
+            if section is not None and section.epilogue_cost:
+                out.append(f"_{md_text(section.epilogue_cost, in_table=False)}_")
+                out.append("")
+            if section is not None and section.groups:
+                out += [f"- {md_code(line, 200, in_table=False)}" for line in section.groups[: lim.gemms_per_mode]]
+                out.append("")
             for g in m.gemms[: lim.gemms_per_mode]:
                 out.append(_gemm_item(g, lim))
             if len(m.gemms) > lim.gemms_per_mode:
                 out.append(f"- _{len(m.gemms) - lim.gemms_per_mode} more GEMMs not shown; see report.html._")
 
-    if ctx.failures:
+    if ctx.failure_groups:
         out.append("")
-        out.append("### Failed modes")
-        shown = ctx.failures[: lim.modes]
-        for f in shown:
-            kind = f", {md_text(f.mode.error_kind)}" if f.mode.error_kind else ""
+        out.append("### Failed modes" if any(row.ok for row in ctx.rows) else
+                   f"### No mode worked ({len(ctx.rows)} tried)")
+        shown = ctx.failure_groups[: lim.modes]
+        for grp in shown:
+            kind = f", {md_text(grp.error_kind, in_table=False)}" if grp.error_kind and grp.error_kind != "skipped" else ""
+            names = ", ".join(f"**{md_text(n, 40, in_table=False)}**" for n in grp.modes)
             out.append("")
-            out.append(f"**{md_text(f.mode.name, 40)}** ({md_text(f.mode.status)}{kind}): "
-                       f"{md_text(fallback_recommendation(r, f.mode), 600)}")
-            if f.mode.error:
+            out.append(f"{names} ({md_text(grp.status, in_table=False)}{kind}): "
+                       f"{md_text(grp.recommendation, 600, in_table=False)}")
+            if grp.error:
                 out.append("")
-                out.append(md_block(f.mode.error, lim.error_chars))
-        if len(ctx.failures) > len(shown):
-            out.append(f"\n_{len(ctx.failures) - len(shown)} more failed modes not shown; see report.html._")
+                out.append(md_block(grp.error, lim.error_chars))
+        if len(ctx.failure_groups) > len(shown):
+            out.append(f"\n_{len(ctx.failure_groups) - len(shown)} more failures not shown; see report.html._")
     out.append("")
     out.append("_Full report: report.html (kernels, charts, evidence); traces: `tensorboard --logdir tb` or Perfetto._")
     return "\n".join(out) + "\n"

@@ -6,6 +6,10 @@ Every value from the result goes in as ``rich.text.Text``, never as a markup str
 
 from __future__ import annotations
 
+import os
+import sys
+from typing import TextIO
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -13,6 +17,29 @@ from rich.text import Text
 from kernelscope.report import fmt
 from kernelscope.report.context import build_context, gemm_line
 from kernelscope.result import RunResult
+
+DEFAULT_WIDTH = 120  # not a terminal and no COLUMNS: a CI log viewer's width
+
+
+def terminal_width(stream: TextIO | None = None) -> int:
+    """COLUMNS when set (also when the output is not a terminal: CI logs, pipes), else the terminal's width,
+    else DEFAULT_WIDTH."""
+    raw = os.environ.get("COLUMNS", "").strip()
+    if raw.isdigit() and int(raw) >= 20:
+        return int(raw)
+    stream = stream or sys.stdout
+    try:
+        if stream.isatty():
+            return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        pass
+    return DEFAULT_WIDTH
+
+
+def console_for(stream: TextIO | None = None, *, stderr: bool = False) -> Console:
+    """A rich Console that never prints a line wider than ``terminal_width``."""
+    stream = stream or (sys.stderr if stderr else sys.stdout)
+    return Console(file=stream, highlight=False, width=terminal_width(stream), soft_wrap=False)
 
 _STYLE = {
     "ok": "green", "pass": "green", "faster": "green", "fused": "green",
@@ -27,11 +54,16 @@ def _t(value: object, style: str = "") -> Text:
 
 def render_terminal(result: RunResult, console: Console) -> None:
     ctx = build_context(result)
-    table = Table(title=Text(f"kernelscope: {result.model} ({result.device}, {result.dtype})"), title_justify="left")
+    width = console.width
+    names = max(30, min(72, width - 50))  # kernel names in verdict lines: what the line has room for
+    head = ", ".join(kv.value if kv.key == "device" else f"{kv.key} {kv.value}" for kv in ctx.headline)
+    dtype = f", {result.dtype}" if result.dtype else ""
+    table = Table(title=Text(f"kernelscope: {result.model} ({head}{dtype})"), title_justify="left")
     for col, justify in (("mode", "left"), ("status", "left"), ("latency", "right"), ("IQR", "right"),
                          ("vs eager", "left"), ("first call", "right"), ("kernels/iter", "right"),
                          ("peak mem", "right"), ("error vs eager", "left")):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+        # The columns a reader scans stay on one line; the others wrap when the terminal is narrow.
+        table.add_column(col, justify=justify, no_wrap=col in ("mode", "vs eager", "latency"))  # type: ignore[arg-type]
     for row in ctx.rows:
         m, sp, num = row.mode, row.speedup, row.numerics
         if sp.call == "baseline":
@@ -39,7 +71,7 @@ def render_terminal(result: RunResult, console: Console) -> None:
         elif sp.value is None:
             vs = _t(fmt.DASH)
         else:
-            vs = Text.assemble(f"{fmt.ratio(sp.value)} ", (sp.call, _STYLE.get(sp.call, "")))
+            vs = Text.assemble((sp.text, _STYLE.get(sp.call, "")), " (noise)" if sp.noisy else "")
         if num.status in ("reference", "n/a"):
             err = _t(num.status, "dim")
         else:
@@ -51,17 +83,30 @@ def render_terminal(result: RunResult, console: Console) -> None:
             _t(fmt.ms(m.latency_ms.median) if m.latency_ms else fmt.DASH),
             _t(fmt.ms(m.latency_ms.iqr) if m.latency_ms else fmt.DASH),
             vs,
-            _t(fmt.seconds(m.first_call_s)),
+            _t(fmt.first_call(m.first_call_s)),
             _t(kernels),
             _t(fmt.nbytes(m.peak_memory_bytes)),
             err,
         )
-    console.print(table)
+    if any(row.mode.status != "ok" or row.mode.latency_ms or row.mode.kernels_per_iter is not None
+           for row in ctx.rows):
+        console.print(table)
+        kinds = sorted({row.memory_kind for row in ctx.rows if row.memory_kind})
+        if kinds:
+            what = {"RSS growth": "resident memory (RSS) growth over the mode, above what the process held "
+                                  "before the model was built",
+                    "RSS, whole process": "the whole process's resident memory (RSS)"}
+            console.print(Text("peak mem: " + "; ".join(what.get(k, k) for k in kinds), style="dim"))
     for row in ctx.rows:
         if row.mode.gemms:
-            console.print(Text.assemble((f"{row.name}", "bold"), f"  {row.mode.gemm_summary}"))
+            section = next((s for s in ctx.sections if s.row is row), None)
+            cost = f" · {section.epilogue_cost}" if section is not None and section.epilogue_cost else ""
+            console.print(Text.assemble((f"{row.name}", "bold"), f"  {row.mode.gemm_summary}{cost}"))
+            for line in section.groups if section is not None else ():
+                console.print(Text(f"  {line}"))
             for g in row.mode.gemms:
-                console.print(Text.assemble("  ", (g.verdict, _STYLE.get(g.verdict, "")), "  ", gemm_line(g)))
+                console.print(Text.assemble("  ", (g.verdict, _STYLE.get(g.verdict, "")), "  ",
+                                            gemm_line(g, names)))
                 if g.why_not:
                     console.print(Text(f"    why not: {g.why_not}", style="dim"))
     if ctx.sweep is not None:
@@ -78,7 +123,7 @@ def render_terminal(result: RunResult, console: Console) -> None:
                     cells.append(_t(c.status, _STYLE.get(c.status, "")))
                     continue
                 sp = c.speedup
-                tail = "" if sp.call == "baseline" or sp.value is None else f" {fmt.ratio(sp.value)}"
+                tail = "" if sp.call == "baseline" or sp.value is None else f" {sp.text}"
                 text = Text.assemble(fmt.ms(c.median_ms), (tail, _STYLE.get(sp.call, "")))
                 if c.recompiles:
                     text.append(f" ({c.recompiles} recompile{'s' if c.recompiles != 1 else ''})", style="dim")
@@ -110,8 +155,8 @@ def render_terminal(result: RunResult, console: Console) -> None:
         console.print(Text.assemble(("recommendation" + where, "bold"), ": ",
                                     (f"use {rec.mode}" if rec.mode else "no working mode", "green" if rec.mode
                                      else "red"), f" — {rec.reason}"))
-    for f in ctx.failures:
-        first = (f.mode.error or "").strip().splitlines()
-        console.print(Text.assemble((f"{f.mode.name} {f.mode.status}", "bold red"),
-                                    f": {first[-1] if first else '(no error text)'}"))
-        console.print(Text(f"  what to do: {f.recommendation}", style="yellow"))
+    if ctx.failure_groups and not any(row.ok for row in ctx.rows):
+        console.print(Text(f"no mode worked ({len(ctx.rows)} tried):", style="bold red"))
+    for grp in ctx.failure_groups:
+        console.print(Text.assemble((f"{', '.join(grp.modes)} {grp.status}", "bold red"), f": {grp.line}"))
+        console.print(Text(f"  what to do: {grp.recommendation}", style="yellow"))

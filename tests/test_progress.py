@@ -1,0 +1,73 @@
+"""Progress of a profile run: the stage and elapsed time per mode; plain timestamped lines when not a TTY."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+import time
+
+from kernelscope.report.progress import Progress, duration, stage_of
+
+
+class Clock:
+    """A settable monotonic clock, so the elapsed times in the lines are exact."""
+
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_worker_messages_map_to_stages():
+    assert [stage_of(t) for t in ("importing torch", "compiling (first call)", "autotuning mm (24 choices)",
+                                  "warming up", "timing 30 samples x 12 calls", "profiling",
+                                  "reference forward (high precision)", "first call")] == [
+        "setup", "compile", "autotune", "warm-up", "timing", "profiling", "reference", "first call"]
+    assert (duration(3.21), duration(65), duration(3720)) == ("3.2 s", "1m 05s", "1h 02m")
+
+
+def test_plain_lines_one_per_stage_with_timestamp_and_stage_time():
+    out, clock = io.StringIO(), Clock()
+    p = Progress(out, tty=False, clock=clock, heartbeat_s=3600,
+                 now=lambda: dt.datetime(2026, 12, 3, 7, 32, 2))
+    with p.mode("[2/3] max-autotune") as on_progress:
+        for dt_s, text in ((1, "importing torch"), (2, "compiling (first call)"), (0, "compiling (first call)"),
+                           (30, "autotuning addmm (12 choices)"), (2, "compiling (first call)"),
+                           (400, "warming up"), (1, "timing 30 samples x 12 calls"), (1, "profiling")):
+            clock.t += dt_s
+            on_progress("max-autotune", text)
+        clock.t += 2
+    lines = out.getvalue().splitlines()
+    assert all(re.match(r"^2026-12-03 07:32:02 \[2/3\] max-autotune: ", ln) for ln in lines), lines
+    body = [ln.split(": ", 1)[1] for ln in lines]
+    assert body == [
+        "started",
+        "setup: importing torch",
+        "compile: compiling (first call) (setup took 2.0 s)",
+        "autotune: autotuning addmm (12 choices) (compile took 30.0 s)",
+        # back to compiling 2 s after the autotune line: folded into it (one GEMM each would flood the log)
+        "warm-up: warming up (compile took 6m 42s)",
+        "timing: timing 30 samples x 12 calls (warm-up took 1.0 s)",
+        "profiling (timing took 1.0 s)",
+        "finished in 7m 19s",
+    ]
+
+
+def test_a_long_stage_is_not_silent():
+    out = io.StringIO()
+    p = Progress(out, tty=False, heartbeat_s=0.2)
+    with p.mode("[1/1] default") as on_progress:
+        on_progress("default", "compiling (first call)")
+        time.sleep(5.5)  # the heartbeat thread wakes every min(heartbeat, 5 s)
+    assert "[1/1] default: still compile (" in out.getvalue()
+
+
+def test_tty_mode_redraws_one_line_and_leaves_nothing_behind():
+    out = io.StringIO()
+    p = Progress(out, tty=True, heartbeat_s=3600)
+    with p.mode("[1/1] eager") as on_progress:
+        on_progress("eager", "warming up")
+        time.sleep(0.3)
+    assert "still" not in out.getvalue()  # no heartbeat lines on a terminal: the live line ticks instead
