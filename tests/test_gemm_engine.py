@@ -408,3 +408,37 @@ def test_a_blocked_operand_cuts_the_chain():
     b = parse_triton(SILU_SIGMOID_AND_RELU, "k", ["in_out_ptr0", "in_ptr0", "XBLOCK"])
     f = walk(b, b.loads_of(["in_out_ptr0"]), blocked=["in_ptr0"])
     assert f.ops == () and f.outputs == ()
+
+
+def test_addmm_activation_fallback_runs_the_activation_separately():
+    # torch._addmm_activation on the CPU (tests/models/addmm_activation.py): the bias goes into the GEMM call
+    # (aten::copy_ then BLAS with beta=1), the GELU is a separate op aten::gelu_ (on the H200, cuBLASLt's
+    # gelubias kernel applies both: tests/data/h200-torch2.11-kernelscope/addmm_activation).
+    m = mode_result("tests/data/cpu-torch2.14.1/addmm_activation", "eager")
+    (g,) = m.gemms
+    assert (g.op, g.fused, g.unfused, g.unfused_kernels) == ("_addmm_activation", ("bias",), ("gelu",), ("aten::gelu_",))
+    assert "[addmm-activation] aten::_addmm_activation fell back to a separate gelu kernel aten::gelu_" in \
+        [e.text for e in g.evidence]
+
+
+def test_iterations_that_disagree_are_said():
+    # tests/models/alternating.py takes GELU on odd calls and ReLU on even ones: the same kernel count per
+    # iteration, other kernels. Iteration 0 (relu) is reported, and the difference is named.
+    m = mode_result("tests/data/cpu-torch2.14.1/alternating", "eager")
+    assert m.iterations.consistent is False and "different kernels" in m.iterations.note
+    (g,) = m.gemms
+    assert g.unfused == ("relu",)
+    assert any(e.text.startswith("[iterations] differs from iteration 0") and "gelu unfused" in e.text
+               for e in g.evidence)
+
+
+def test_autotune_tables_match_by_the_exact_selection_key():
+    from kernelscope.analysis.gemm import table_matches
+
+    assert table_matches("mm", "512x1024, 1024x2816", "mm", 512, 2816, 1024)
+    assert not table_matches("mm", "2x128, 128x64", "mm", 32, 64, 128)  # no substring match: 2x128 is not 32x128
+    assert not table_matches("mm", "1024x1024, 1024x1024", "mm", 1024, 1024, 512)
+    assert table_matches("addmm", "16x4096, 16x4096, 4096x4096", "addmm", 16, 4096, 4096)  # bias first
+    assert table_matches("packed_linear", "32x64, 1982689x1, 256x64", "_mkl_linear", 32, 256, 64)
+    assert not table_matches("bmm", "8x32x64, 8x64x16", "mm", 32, 16, 64)
+    assert table_matches("convolution", "8x64x56x56, 64x64x3x3", "convolution", 25088, 64, 576)

@@ -343,6 +343,8 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     # order starting from 0, as Counter did, so the float sums are the same bit for bit.
     per_step = [0] * count
     memop_steps = [0] * count
+    # which kernels each iteration launched (an order-free fingerprint): equal counts can hide other kernels
+    names_step = [0] * count
     calls: dict[str, int] = {}
     time_us: dict[str, float] = {}
     meta: dict[str, KernelInstance] = {}
@@ -351,6 +353,7 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
             memop_steps[k.iteration] += 1
         else:
             per_step[k.iteration] += 1
+            names_step[k.iteration] = (names_step[k.iteration] + hash(k.name)) & 0xFFFFFFFFFFFF
         name = k.name
         c = calls.get(name)
         if c is None:
@@ -363,6 +366,9 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     consistent = len(set(per_step)) <= 1 and len(set(memop_steps)) <= 1
     if not consistent:
         note += f"; kernel counts differ between iterations {per_step}"
+    elif len(set(names_step)) > 1:
+        consistent = False
+        note += "; iterations launched different kernels (the same count, other names)"
     its = Iterations(count=count, method=method, consistent=consistent, kernels_per_step=tuple(per_step), note=note)
     stats = tuple(
         sorted(

@@ -1394,7 +1394,8 @@ def _library_activation(group: _Group | None, act: str | None, callee: str) -> E
     if act is None:  # the use_gelu argument is not in this trace: cuBLASLt's kernel name says it
         named = [a for a in ("gelu", "relu") if any(a in k.name.lower() for k in gk)]
         act = named[0] if named else "activation"
-    extra = [k for k in group.compute if k.category == "pointwise"]
+    # the fallback's own kernel: the activation (aten::gelu_ on the CPU), not the bias copy before the GEMM
+    extra = [k for k in group.compute if k.category == "pointwise" and not re.search(r"copy|fill", k.name)]
     if extra:
         return EpilogueOp(
             act,
@@ -2476,7 +2477,9 @@ def gemm_report(
     gemms = _combine(per_iter, its, count, modules=modules)
     gemms, groups = group_gemms(gemms)
     inst, nbytes = unfused_instances(per_iter[0] if per_iter else [])
-    cost = epilogue_cost(inst, total_time_us=ka.time_us_per_iter, kernels_per_iter=ka.kernels_per_iter,
+    # the share of the same iteration's kernel time (the instances are iteration 0's)
+    it0 = sum(k.dur for k in ka.iteration(its[0] if its else 0) if not k.is_memop) if ka.instances else None
+    cost = epilogue_cost(inst, total_time_us=it0 or ka.time_us_per_iter, kernels_per_iter=ka.kernels_per_iter,
                          bytes_per_iter=nbytes)
     return GemmReport(gemms, summarize(gemms), groups, cost)
 
@@ -2516,8 +2519,11 @@ def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, cou
                 differs.append(f"iteration {it}: GEMM not found")
                 continue
             g = same[0]
-            if g.kernels != f.kernels or _verdict_of(g) != _verdict_of(f):
-                differs.append(f"iteration {it}: {' + '.join(g.kernels)} -> {_verdict_of(g)}")
+            ops_f = tuple((o.label, o.fused) for o in f.ops)
+            ops_g = tuple((o.label, o.fused) for o in g.ops)
+            if g.kernels != f.kernels or _verdict_of(g) != _verdict_of(f) or ops_g != ops_f:
+                what = ", ".join(f"{lab} {'fused' if fu else 'unfused'}" for lab, fu in ops_g) or "no epilogue"
+                differs.append(f"iteration {it}: {' + '.join(g.kernels)} -> {_verdict_of(g)} ({what})")
             if g.time_us is not None:
                 times.append(g.time_us)
         evidence = list(f.evidence)
