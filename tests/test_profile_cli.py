@@ -126,5 +126,9 @@ def test_torch_tb_profiler_kernel_view_on_a_real_h200_capture(tmp_path: Path):
     views = {v.display_name for v in run.views}
     assert "Kernel" in views
     profile = run.get_profile("kernelscope", next(iter(run.get_spans("kernelscope") or [None])))
-    names = {row[0] for row in profile.kernel_stats["data"]["rows"]} if hasattr(profile, "kernel_stats") else set()
-    assert not names or "triton_tem_fused_addmm_gelu_t_0" in names
+    # the plugin's own kernel table: one row per kernel, the fused template among them with its 3 calls
+    rows = profile.kernel_table["data"]["rows"]
+    by_name = {row[0]: row for row in rows}
+    assert "triton_tem_fused_addmm_gelu_t_0" in by_name
+    assert by_name["triton_tem_fused_addmm_gelu_t_0"][2] == 3  # Calls: one per profiled step
+    assert [r[0] for r in profile.kernel_pie["total"]["rows"]] == ["triton_tem_fused_addmm_gelu_t_0"]
