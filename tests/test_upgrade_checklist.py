@@ -377,7 +377,7 @@ def test_dynamic_summary_absent_without_dynamic_mode():
 def test_chart_values_are_speedups():
     r = sweep_result()
     rect_titles = [rect.title for rect in build_context(r).sweep.chart.rects]
-    assert any(t.startswith("default @ batch_size=1: 2.00× (95% CI") for t in rect_titles)
+    assert any(t.startswith("default @ batch_size=1: 2.00× faster (95% CI") for t in rect_titles)
     assert math.isclose(2.0, 1.0 / 0.5)
 
 

@@ -55,120 +55,12 @@ from kernelscope.trace import CpuEvent, Trace
 # ------------------------------------------------------------------------------------------------------------
 # Vocabulary
 
-# ATen/FX op names that are GEMMs (graph nodes, extern calls, CPU library ops).
-GEMM_OPS = frozenset(
-    {
-        "mm",
-        "addmm",
-        "bmm",
-        "baddbmm",
-        "_addmm_activation",
-        "bias_addmm",
-        "_scaled_mm",
-        "_int_mm",
-        "_grouped_mm",
-        "_scaled_grouped_mm",
-        "_mkl_linear",
-        "_linear_pointwise",
-        "linear",
-        "matmul",
-        "addmv",
-        "mv",
-        "qlinear_pointwise",
-        "_weight_int8pack_mm",
-        "_weight_int4pack_mm",
-    }
-)
-# GEMMs that take a bias operand: the bias add is part of the op, applied in the GEMM call or its kernel.
-BIAS_OPS = frozenset({"addmm", "bias_addmm", "baddbmm", "_addmm_activation", "addmv"})
-REDUCTION_OPS = frozenset(
-    {
-        "sum",
-        "mean",
-        "amax",
-        "amin",
-        "max",
-        "min",
-        "argmax",
-        "argmin",
-        "prod",
-        "var",
-        "var_mean",
-        "std",
-        "std_mean",
-        "logsumexp",
-        "_softmax",
-        "_log_softmax",
-        "softmax",
-        "log_softmax",
-        "native_layer_norm",
-        "native_group_norm",
-        "native_batch_norm",
-        "layer_norm",
-        "group_norm",
-        "rms_norm",
-        "_fused_rms_norm",
-        "cumsum",
-        "cumprod",
-        "any",
-        "all",
-        "norm",
-        "linalg_vector_norm",
-        "topk",
-        "sort",
-        "_safe_softmax",
-        "scaled_dot_product_attention",
-        "_scaled_dot_product_flash_attention",
-        "_scaled_dot_product_efficient_attention",
-        "_scaled_dot_product_cudnn_attention",
-        "flex_attention",
-    }
-)
-# Ops that move no data of their own: followed through, never listed.
-VIEW_OPS = frozenset(
-    {
-        "view",
-        "_unsafe_view",
-        "reshape",
-        "permute",
-        "t",
-        "transpose",
-        "expand",
-        "squeeze",
-        "unsqueeze",
-        "slice",
-        "select",
-        "alias",
-        "as_strided",
-        "clone",
-        "contiguous",
-        "detach",
-        "getitem",
-        "_reshape_alias",
-        "view_as",
-        "flatten",
-        "unflatten",
-        "expand_as",
-        "resolve_conj",
-        "resolve_neg",
-        "lift_fresh",
-        "dropout",
-        "identity",
-        "empty",
-        "empty_like",
-        "empty_strided",
-    }
-)
-CAST_OPS = frozenset(
-    {
-        "convert_element_type",
-        "_to_copy",
-        "to",
-        "type_as",
-        "_autocast_to_reduced_precision",
-        "_autocast_to_full_precision",
-    }
-)
+# The op vocabulary lives in kernelscope/vocab.py (one table for every path and module).
+GEMM_OPS = vocab.GEMM_OPS
+BIAS_OPS = vocab.BIAS_OPS
+REDUCTION_OPS = vocab.BOUNDARY_OPS  # everything that ends an epilogue chain without being a GEMM
+VIEW_OPS = vocab.VIEW_OPS
+CAST_OPS = vocab.CAST_OPS
 # Backends whose GEMM is a library call: Inductor cannot put its own epilogue into them.
 VENDOR_BACKENDS = frozenset(
     {patterns.CUBLAS, patterns.CUBLASLT, patterns.CPU_BLAS, patterns.CPU_ATEN, patterns.ATEN}
