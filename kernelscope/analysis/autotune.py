@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from kernelscope.analysis.gemm import _ANSI, _LOG_PREFIX, GEMM_OPS, AutotuneTable, parse_log, table_matches
+from kernelscope.analysis.gemm import _ANSI, _LOG_PREFIX, AutotuneTable, parse_log, table_matches
 from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
 
 _ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b\s*(.*)$")

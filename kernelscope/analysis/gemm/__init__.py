@@ -1,16 +1,26 @@
-"""GEMM epilogue verdicts, one step a module (see each module's docstring)."""
+"""GEMM epilogue verdicts: which ops after each matrix multiply (or convolution) ran inside its kernel or call.
 
-from kernelscope.analysis.gemm.core import (  # noqa: F401
-    _ANSI,
-    _LOG_PREFIX,
-    GEMM_OPS,
-    AutotuneTable,
-    GemmReport,
-    analyze_gemms,
-    gemm_report,
-    parse_log,
-    sample_iterations,
-    short_kernel_name,
-    summarize,
-    table_matches,
-)
+One step a module:
+
+* ``dataflow.py``  call sites and buffers of a compiled graph: each GEMM's epilogue chain, call site by call site
+* ``body.py``      what a kernel computes from each parameter (Triton and Inductor C++ bodies), user-level ops
+* ``align.py``     the trace cut into launch groups, and call sites aligned to them
+* ``compiled.py``  the compiled path: chains matched to what ran
+* ``eager.py``     the eager path: the CPU op tree
+* ``trace_only.py`` a compiled trace without its code
+* ``library.py``   what a library GEMM call applied itself (bias, _addmm_activation), sizes from the trace
+* ``log.py``       AUTOTUNE tables and fusion decisions from the compile log
+* ``whynot.py``    why an op was not fused
+* ``modules.py``   where a GEMM came from (module path, source line)
+* ``summary.py``   typed evidence, identical layers grouped, the cost of unfused epilogues
+* ``core.py``      the entry point: one iteration's GEMMs checked against the others
+The op vocabulary (op classes, backend facts) is ``kernelscope/vocab.py``.
+"""
+
+from kernelscope.analysis.gemm.core import GemmReport, analyze_gemms, gemm_report, sample_iterations
+from kernelscope.analysis.gemm.log import _ANSI, _LOG_PREFIX, AutotuneTable, parse_log, table_matches
+from kernelscope.analysis.gemm.model import GEMM_OPS, short_kernel_name
+from kernelscope.analysis.gemm.summary import summarize
+
+__all__ = ["GEMM_OPS", "_ANSI", "_LOG_PREFIX", "AutotuneTable", "GemmReport", "analyze_gemms", "gemm_report",
+           "parse_log", "sample_iterations", "short_kernel_name", "summarize", "table_matches"]

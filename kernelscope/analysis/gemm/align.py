@@ -1,0 +1,228 @@
+"""The trace side of compiled modes: kernels cut into launch groups (one CPU call and what it launched), and the
+wrapper's call sites aligned to them inside each ``## Call CompiledFxGraph ##`` region.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kernelscope import vocab
+from kernelscope.analysis import patterns
+from kernelscope.analysis.gemm.model import GEMM_OPS, VENDOR_BACKENDS, _norm_op
+from kernelscope.analysis.kernels import KernelAnalysis, KernelInstance
+from kernelscope.inductor_code import (
+    KernelKind,
+    Launch,
+    OutputCode,
+)
+from kernelscope.provenance import ModuleIndex as TraceModules
+from kernelscope.provenance import module_index
+from kernelscope.trace import CpuEvent, Trace
+
+_GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")
+
+
+_BOOKKEEPING = re.compile(
+    r"^(TorchDynamo Cache Lookup|Torch-Compiled Region|Pregraph bytecode|AOTDispatcher|## |ProfilerStep#|"
+    r"PyTorch Profiler|CompiledFunction|autograd::)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Kernels launched by one CPU call (an ATen op, a Triton kernel's op), or one kernel launched alone."""
+
+    op: CpuEvent | None
+    kernels: tuple[KernelInstance, ...]
+
+    @property
+    def name(self) -> str:
+        if self.op is not None:
+            return self.op.name
+        return self.kernels[0].name if self.kernels else ""
+
+    @property
+    def compute(self) -> tuple[KernelInstance, ...]:
+        return tuple(k for k in self.kernels if not k.is_memop)
+
+    @property
+    def gemm_kernels(self) -> tuple[KernelInstance, ...]:
+        return tuple(k for k in self.compute if k.category == "gemm")
+
+    @property
+    def start(self) -> float:
+        ts = [k.launch_ts if k.launch_ts is not None else k.ts for k in self.kernels]
+        return min(ts) if ts else (self.op.ts if self.op else 0.0)
+
+
+@dataclass(slots=True)
+class _TraceIndex:
+    """Lookups over one trace, built once."""
+
+    trace: Trace
+    ka: KernelAnalysis
+    by_ext: dict[int, CpuEvent] = field(default_factory=dict)
+    cpu_by_key: dict[tuple[str, float], CpuEvent] = field(default_factory=dict)
+    regions: tuple[CpuEvent, ...] = ()
+    modules: TraceModules | None = None
+
+    @staticmethod
+    def build(trace: Trace, ka: KernelAnalysis) -> _TraceIndex:
+        idx = _TraceIndex(trace, ka)
+        idx.modules = module_index(trace.cpu)
+        for e in trace.cpu:
+            if e.external_id is not None and e.cat == "cpu_op":
+                # External ids are unique per op; keep the first (outermost) if a tool wrote duplicates.
+                idx.by_ext.setdefault(e.external_id, e)
+            idx.cpu_by_key.setdefault((e.name, e.ts), e)
+        idx.regions = tuple(sorted((e for e in trace.cpu if _GRAPH_CALL.match(e.name)), key=lambda e: e.ts))
+        return idx
+
+    def window(self, it: int) -> tuple[float, float]:
+        if self.ka.windows and it < len(self.ka.windows):
+            return self.ka.windows[it]
+        inst = self.ka.iteration(it)
+        if not inst:
+            return (0.0, -1.0)
+        return (min(_when(k) for k in inst), max(k.ts + k.dur for k in inst) + 1.0)
+
+    def regions_in(self, it: int) -> list[CpuEvent]:
+        lo, hi = self.window(it)
+        return [r for r in self.regions if lo <= r.ts < hi]
+
+    def module_of(self, e: CpuEvent) -> str:
+        return (self.modules.of(e) or "") if self.modules is not None and self.modules.ranges else ""
+
+    def op_of(self, k: KernelInstance) -> CpuEvent | None:
+        if self.ka.device == "cpu":
+            return self.cpu_by_key.get((k.name, k.ts))
+        return self.by_ext.get(k.external_id) if k.external_id is not None else None
+
+
+def _when(k: KernelInstance) -> float:
+    return k.launch_ts if k.launch_ts is not None else k.ts
+
+
+def _groups(instances: Sequence[KernelInstance], tx: _TraceIndex) -> list[_Group]:
+    """Cut kernels (in launch order) into launch groups."""
+    out: list[_Group] = []
+    if tx.ka.device == "cpu":
+        # CPU "kernels" nest (aten::addmm holds aten::copy_): one group per outermost instance.
+        end = float("-inf")
+        for k in sorted(instances, key=lambda k: (k.ts, -k.dur)):
+            if out and k.ts < end:
+                g = out[-1]
+                out[-1] = _Group(g.op, g.kernels + (k,))
+                continue
+            out.append(_Group(tx.op_of(k), (k,)))
+            end = k.ts + k.dur
+        return out
+    key_prev: object = None
+    for k in sorted(instances, key=lambda k: (_when(k), k.ts)):
+        op = tx.op_of(k)
+        if op is not None and not _BOOKKEEPING.match(op.name):
+            key: object = ("op", k.external_id)
+        else:
+            # Launched from a bookkeeping range (NVGEMM's cudaLaunchKernelExC, a CUTLASS .so): its own group.
+            op, key = None, ("solo", k.correlation, k.ts)
+        # A split-K reduce belongs to the GEMM before it, even when a CUDA graph replay gives it no op of its
+        # own.
+        joins_gemm = "splitKreduce" in k.name and out and out[-1].gemm_kernels
+        if out and (key == key_prev or joins_gemm):
+            g = out[-1]
+            out[-1] = _Group(g.op, g.kernels + (k,))
+        else:
+            out.append(_Group(op, (k,)))
+            key_prev = key
+    return out
+
+
+def _in_region(k: KernelInstance, r: CpuEvent) -> bool:
+    return r.ts <= _when(k) < r.end
+
+
+def _compatible(launch: Launch, group: _Group, code: OutputCode) -> bool:
+    if launch.kind == "kernel":
+        kd = code.kernel(launch.name)
+        if kd is None:
+            return False
+        names = {kd.name, *kd.profiler_names}
+        gnames = [group.name] + [k.name for k in group.kernels]
+        if group.op is not None and group.op.kernel_name:
+            gnames.append(group.op.kernel_name)
+        if any(g in names or g.endswith("_" + kd.name) for g in gnames):
+            return True
+        if kd.kind in (
+            KernelKind.NV_UNIVERSAL_GEMM.value,
+            KernelKind.CUTLASS_CPP.value,
+            KernelKind.CUTEDSL.value,
+            KernelKind.CUDA_CPP.value,
+        ):
+            # Different names in code and on the GPU: a GEMM kernel with no CPU op of its own.
+            return group.op is None and any(
+                k.category == "gemm" and k.backend in (patterns.NVGEMM, patterns.CUTLASS)
+                for k in group.compute
+            )
+        return False
+    op = _norm_op(launch.op or "")
+    if not op:
+        return False
+    if group.op is None:
+        # Replayed from a CUDA graph (reduce-overhead): no ATen op, but a vendor GEMM kernel where the extern
+        # ran.
+        return launch.op in GEMM_OPS and any(k.backend in VENDOR_BACKENDS for k in group.gemm_kernels)
+    name = group.op.name
+    if vocab.op_class(op) == "conv" or op == "_convolution_pointwise":
+        # the kernel's CPU op is the innermost convolution (aten::cudnn_convolution under aten::convolution)
+        return vocab.op_class(name) == "conv" or "convolution" in name
+    return (
+        name.endswith("::" + op) or name == op or (launch.op is not None and name.endswith("::" + launch.op))
+    )
+
+
+def _align(code: OutputCode, groups: Sequence[_Group]) -> dict[int, int]:
+    """Launch index -> group index, matching the wrapper's order against the trace's launches in one region.
+    """
+    out: dict[int, int] = {}
+    j = 0
+    for launch in code.launches:
+        for t in range(j, len(groups)):
+            if _compatible(launch, groups[t], code):
+                out[launch.index] = t
+                j = t + 1
+                break
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _RegionMatch:
+    region: CpuEvent | None
+    ordinal: int
+    code_index: int
+    groups: tuple[_Group, ...]
+    aligned: dict[int, int]
+
+
+def _match_regions(
+    codes: Sequence[OutputCode], tx: _TraceIndex, it: int, cache: dict[str, int]
+) -> list[_RegionMatch]:
+    regions = tx.regions_in(it)
+    inst = [k for k in tx.ka.iteration(it)]
+    out: list[_RegionMatch] = []
+    if not regions:
+        groups = _groups(inst, tx)
+        best = max(range(len(codes)), key=lambda c: (len(_align(codes[c], groups)), -c))
+        return [_RegionMatch(None, 0, best, tuple(groups), _align(codes[best], groups))]
+    for ordinal, r in enumerate(regions):
+        groups = _groups([k for k in inst if _in_region(k, r)], tx)
+        if r.name in cache and not r.name.endswith("None ##"):
+            best = cache[r.name]
+        else:
+            scores = [(len(_align(c, groups)), -abs(ci - ordinal), ci) for ci, c in enumerate(codes)]
+            best = max(scores)[2]
+            cache[r.name] = best
+        out.append(_RegionMatch(r, ordinal, best, tuple(groups), _align(codes[best], groups)))
+    return out
+

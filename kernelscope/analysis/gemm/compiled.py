@@ -1,0 +1,179 @@
+"""The compiled path: each GEMM call site's chain (dataflow.py) matched to what ran in the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kernelscope.analysis import patterns
+from kernelscope.analysis.gemm.align import _Group, _match_regions, _RegionMatch, _TraceIndex
+from kernelscope.analysis.gemm.dataflow import CodeGemm
+from kernelscope.analysis.gemm.library import (
+    _dtype_from_types,
+    _library_activation,
+    _library_bias,
+    _mnk_from_dims,
+)
+from kernelscope.analysis.gemm.log import LogFacts
+from kernelscope.analysis.gemm.model import EpilogueOp, _Config, _Found, short_kernel_name
+from kernelscope.analysis.gemm.whynot import _fusion_log_lines, _why_not
+from kernelscope.inductor_code import (
+    KernelKind,
+    OutputCode,
+)
+
+
+def _from_code(
+    codes: Sequence[OutputCode],
+    tx: _TraceIndex,
+    cfg: _Config,
+    log: LogFacts,
+    it: int,
+    static: list[list[CodeGemm]],
+    cache: dict[str, int],
+) -> list[_Found]:
+    matches = _match_regions(codes, tx, it, cache) if tx.ka.instances else []
+    out: list[_Found] = []
+    single_graph = len(codes) == 1 and log.graphs <= 1
+    matched_codes = {rm.code_index for rm in matches if rm.aligned}
+    for rm in matches:
+        code = codes[rm.code_index]
+        for cg in static[rm.code_index]:
+            gi = rm.aligned.get(cg.launch.index)
+            group = rm.groups[gi] if gi is not None else None
+            out.append(_found_from_code(code, cg, group, rm, tx, cfg, log, single_graph))
+    if not matched_codes and it == 0:
+        # The trace shows none of the code's launches (or there is no trace data): report the code alone.
+        for ci, code in enumerate(codes):
+            rm = _RegionMatch(None, ci, ci, (), {})
+            for cg in static[ci]:
+                out.append(_found_from_code(code, cg, None, rm, tx, cfg, log, single_graph))
+    return out
+
+
+def _found_from_code(
+    code: OutputCode,
+    cg: CodeGemm,
+    group: _Group | None,
+    rm: _RegionMatch,
+    tx: _TraceIndex,
+    cfg: _Config,
+    log: LogFacts,
+    single_graph: bool,
+) -> _Found:
+    evidence = list(cg.evidence)
+    region = rm.region.name if rm.region is not None else "the iteration"
+    if group is not None:
+        gk = group.gemm_kernels or group.compute
+        kernels = tuple(k.name for k in gk)
+        time_us = sum(k.dur for k in gk)
+        backend = gk[0].backend if gk else _code_backend(cg, cfg)
+        how = (
+            "launch order"
+            if group.op is None
+            else (f"its CPU op {group.op.name} (External id {group.op.external_id})")
+        )
+        evidence.append(
+            f"[launch-order] {cg.launch.name} ({code.where(cg.launch.line)}) ran as "
+            f"{' + '.join(short_kernel_name(x) for x in kernels)} in {region}, "
+            f"matched by {how}"
+        )
+        if any("splitKreduce" in k for k in kernels):
+            evidence.append("[split-k] cublasLt::splitKreduce_kernel belongs to the GEMM launched before it")
+        memsets = [k.name for k in group.kernels if k.is_memop]
+        if memsets:
+            evidence.append(f"[launch-order] the GEMM call also launched {', '.join(memsets)}")
+        order = group.start
+    else:
+        kernels = (cg.launch.name,)
+        time_us = None
+        backend = _code_backend(cg, cfg)
+        evidence.append(
+            f"[launch-order] {cg.launch.name} was not found among the trace's launches in {region}"
+        )
+        order = float(cg.launch.index)
+    ops: list[EpilogueOp] = []
+    if cg.bias == "extern" and group is not None:
+        how = _library_bias(group, tx, cg.launch.name)
+        evidence.append(how.evidence)
+    if cg.launch.op == "_addmm_activation":
+        use_gelu = dict(cg.launch.kwargs).get("use_gelu")
+        act = "gelu" if use_gelu == "True" else "relu"  # use_gelu defaults to False
+        ops.append(_library_activation(group, act, cg.launch.name))
+    trace_name: dict[int, str] = {}
+    trace_inst: dict[int, tuple[tuple[str, float], ...]] = {}
+    trace_time: dict[int, float] = {}
+    for li, gi in rm.aligned.items():
+        g = rm.groups[gi]
+        names = [k.name for k in g.compute] or [g.name]
+        trace_name[li] = names[0]
+        trace_inst[li] = tuple((k.name, k.ts) for k in g.compute)
+        trace_time[li] = sum(k.dur for k in g.compute)
+    activation = ops[:]  # _addmm_activation's GELU/ReLU: applied after the bias
+    ops = []
+    for c in cg.chain:
+        kernel = trace_name.get(c.launch, c.code_kernel)
+        if c.launch == cg.launch.index and kernels:
+            kernel = kernels[0]
+        costly = not c.fused and not c.in_gemm
+        ops.append(EpilogueOp(c.label, c.fused, kernel, c.evidence, trace_inst.get(c.launch, ()) if costly else (),
+                              trace_time.get(c.launch) if costly else None, c.in_gemm))
+        if c.launch == cg.launch.index and c.label == "bias" and activation:
+            ops += activation
+            activation = []
+    ops = activation + ops
+    unfused = [o for o in ops if not o.fused]
+    why: list[str] = []
+    if unfused:
+        unfused_launches = sorted({c.launch for c in cg.chain if not c.fused})
+        log_lines = _fusion_log_lines(log, code, cg, unfused_launches, single_graph)
+        why, more = _why_not(
+            backend, unfused, cfg, log, op=cg.op, m=cg.m, n=cg.n, k=cg.k, code_gemm=cg, log_ops=log_lines
+        )
+        evidence += more
+    m, n, k, dtype = cg.m, cg.n, cg.k, cg.dtype
+    if group is not None and group.op is not None and None in (m, n, k, dtype):
+        # Dynamic shapes leave symbols in the code (s77); the trace's record_shapes has the sizes that ran.
+        tm, tn, tk = _mnk_from_dims(group.op.name, group.op.input_dims)
+        m, n, k = (m if m is not None else tm), (n if n is not None else tn), (k if k is not None else tk)
+        dtype = dtype or _dtype_from_types(group.op.input_types, group.op.name)
+    return _Found(
+        key=("code", rm.ordinal, rm.code_index, cg.launch.index, cg.node),
+        kind=cg.kind,
+        batch=cg.batch,
+        source_nodes=cg.source_nodes,
+        graph=rm.code_index,
+        op=cg.op,
+        kernels=kernels,
+        backend=backend,
+        m=m,
+        n=n,
+        k=k,
+        dtype=dtype,
+        time_us=time_us,
+        ops=tuple(ops),
+        prologue=cg.prologue,
+        evidence=tuple(evidence),
+        why_not=tuple(why),
+        confidence="code",
+        order=order,
+    )
+
+
+def _code_backend(cg: CodeGemm, cfg: _Config) -> str:
+    if cg.template is None:
+        if cfg.device == "cpu":
+            return (
+                patterns.CPU_BLAS
+                if cg.launch.op in ("_mkl_linear", "_linear_pointwise")
+                else patterns.CPU_ATEN
+            )
+        return patterns.CUBLASLT if cg.launch.op == "bias_addmm" else patterns.CUBLAS
+    return {
+        KernelKind.TRITON_TEMPLATE.value: patterns.TRITON_TEMPLATE,
+        KernelKind.NV_UNIVERSAL_GEMM.value: patterns.NVGEMM,
+        KernelKind.CUTEDSL.value: patterns.NVGEMM,
+        KernelKind.CUTLASS_CPP.value: patterns.CUTLASS,
+        KernelKind.CPP_GEMM_TEMPLATE.value: patterns.INDUCTOR_CPP_TEMPLATE,
+    }.get(cg.template.kind, patterns.OTHER)
+

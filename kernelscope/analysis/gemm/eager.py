@@ -1,0 +1,388 @@
+"""The eager path: the trace's CPU op tree. A GEMM op's own kernels say what its call applied; the pointwise ops
+that follow it on its output's shape are its epilogue, up to a boundary op (kernelscope/vocab.py).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kernelscope import vocab
+from kernelscope.analysis import patterns
+from kernelscope.analysis.gemm.align import _Group, _TraceIndex, _when
+from kernelscope.analysis.gemm.labels import _eager_label
+from kernelscope.analysis.gemm.library import (
+    _dtype_from_types,
+    _library_activation,
+    _library_bias,
+    _mnk_from_dims,
+    conv_out_shape,
+)
+from kernelscope.analysis.gemm.model import BIAS_OPS, VIEW_OPS, EpilogueOp, _Config, _Found, short_kernel_name
+from kernelscope.analysis.gemm.trace_only import _trace_only
+from kernelscope.analysis.gemm.whynot import _why_from_trace
+from kernelscope.analysis.kernels import KernelInstance
+from kernelscope.trace import CpuEvent
+
+_EAGER_GEMMS = frozenset(
+    "aten::" + n
+    for n in (
+        "mm",
+        "addmm",
+        "bmm",
+        "baddbmm",
+        "_addmm_activation",
+        "_scaled_mm",
+        "_int_mm",
+        "_grouped_mm",
+        "_scaled_grouped_mm",
+        "addmv",
+        "mv",
+    )
+) | frozenset({"mkl::_mkl_linear", "mkldnn::_linear_pointwise"}) | frozenset(
+    # convolutions are GEMM-class (implicit GEMMs); the innermost one of aten::conv2d -> convolution ->
+    # _convolution -> cudnn_convolution / mkldnn_convolution is the op that launches the work
+    "aten::" + n for n in ("convolution", "_convolution", "conv1d", "conv2d", "conv3d", "cudnn_convolution",
+                           "mkldnn_convolution", "_nnpack_spatial_convolution", "_slow_conv2d_forward",
+                           "slow_conv2d_forward", "thnn_conv2d", "miopen_convolution", "conv_transpose2d",
+                           "cudnn_convolution_relu", "cudnn_convolution_add_relu")
+) | frozenset({"mkldnn::_convolution_pointwise"})
+
+
+_EAGER_ELEMENTWISE = frozenset(
+    "aten::" + n
+    for n in [
+        "add",
+        "add_",
+        "sub",
+        "sub_",
+        "mul",
+        "mul_",
+        "div",
+        "div_",
+        "relu",
+        "relu_",
+        "gelu",
+        "gelu_",
+        "silu",
+        "silu_",
+        "sigmoid",
+        "sigmoid_",
+        "tanh",
+        "tanh_",
+        "hardtanh",
+        "hardtanh_",
+        "leaky_relu",
+        "leaky_relu_",
+        "mish",
+        "mish_",
+        "clamp",
+        "clamp_",
+        "clamp_min",
+        "clamp_min_",
+        "clamp_max",
+        "clamp_max_",
+        "elu",
+        "elu_",
+        "hardswish",
+        "hardswish_",
+        "hardsigmoid",
+        "hardsigmoid_",
+        "threshold",
+        "threshold_",
+        "_to_copy",
+        "to",
+        "type_as",
+        "where",
+        "maximum",
+        "minimum",
+        "pow",
+        "exp",
+        "softplus",
+        "selu",
+        "celu",
+        "rsub",
+        "neg",
+        "abs",
+        "square",
+        "sqrt",
+        "rsqrt",
+        "addcmul",
+        "erf",
+    ]
+)
+
+
+_EAGER_VIEWS = frozenset("aten::" + n for n in VIEW_OPS) | frozenset(
+    {"aten::dropout", "aten::feature_dropout"}
+)
+
+
+@dataclass(slots=True)
+class _OpTree:
+    ops: list[CpuEvent]
+    parent: list[int]
+    children: list[list[int]]
+
+    @staticmethod
+    def build(events: Sequence[CpuEvent]) -> _OpTree:
+        ops = sorted((e for e in events if e.cat == "cpu_op"), key=lambda e: (str(e.tid), e.ts, -e.dur))
+        parent = [-1] * len(ops)
+        children: list[list[int]] = [[] for _ in ops]
+        stack: list[int] = []
+        tid: object = object()
+        for i, e in enumerate(ops):
+            if e.tid != tid:
+                stack, tid = [], e.tid
+            while stack and e.ts >= ops[stack[-1]].end:
+                stack.pop()
+            if stack:
+                parent[i] = stack[-1]
+                children[stack[-1]].append(i)
+            stack.append(i)
+        return _OpTree(ops, parent, children)
+
+    def subtree(self, i: int) -> list[int]:
+        out, todo = [], [i]
+        while todo:
+            j = todo.pop()
+            out.append(j)
+            todo.extend(self.children[j])
+        return out
+
+    def anchor(self, i: int) -> int:
+        """The outermost ATen-level ancestor of op i (aten::linear over aten::addmm)."""
+        j = i
+        while self.parent[j] >= 0 and _is_aten_level(self.ops[self.parent[j]].name):
+            j = self.parent[j]
+        return j
+
+
+def _is_aten_level(name: str) -> bool:
+    return "::" in name and not name.startswith("## ")
+
+
+def _eager(tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent] = ()) -> list[_Found]:
+    found, covered = _eager_ops(tx, cfg, it, exclude)
+    if exclude:
+        return found
+    # GEMM kernels no ATen op launched (cutlass.operators called directly, custom ops): read them as trace-
+    # only.
+    rest = [f for f in _trace_only(tx, cfg, it, skip=covered)]
+    return found + rest
+
+
+def _eager_ops(
+    tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent]
+) -> tuple[list[_Found], set[tuple[str, float]]]:
+    lo, hi = tx.window(it)
+    events = [e for e in tx.trace.cpu if lo <= e.ts < hi]
+    tree = _OpTree.build(events)
+    inst = tx.ka.iteration(it)
+    kernels_by_ext: dict[int, list[KernelInstance]] = defaultdict(list)
+    kernels_by_key: dict[tuple[str, float], KernelInstance] = {}
+    for k in inst:
+        if k.external_id is not None:
+            kernels_by_ext[k.external_id].append(k)
+        kernels_by_key[(k.name, k.ts)] = k
+
+    def kernels_of(indices: Sequence[int]) -> list[KernelInstance]:
+        out: list[KernelInstance] = []
+        for j in indices:
+            e = tree.ops[j]
+            if tx.ka.device == "cpu":
+                kk = kernels_by_key.get((e.name, e.ts))
+                if kk is not None:
+                    out.append(kk)
+            elif e.external_id is not None:
+                out.extend(kernels_by_ext.get(e.external_id, []))
+        return sorted(dict.fromkeys(out), key=lambda k: (_when(k), k.ts))
+
+    def excluded(e: CpuEvent) -> bool:
+        return any(r.ts <= e.ts < r.end for r in exclude)
+
+    # Top-level ATen calls in time order, per thread: the sequence an epilogue is read from.
+    calls: dict[object, list[int]] = defaultdict(list)
+    for i, e in enumerate(tree.ops):
+        if _is_aten_level(e.name) and (
+            tree.parent[i] < 0 or not _is_aten_level(tree.ops[tree.parent[i]].name)
+        ):
+            calls[e.tid].append(i)
+    for lst in calls.values():
+        lst.sort(key=lambda i: tree.ops[i].ts)
+
+    found: list[_Found] = []
+    covered: set[tuple[str, float]] = set()
+    for i, e in enumerate(tree.ops):
+        if e.name not in _EAGER_GEMMS or excluded(e):
+            continue
+        sub = tree.subtree(i)
+        if any(tree.ops[j].name in _EAGER_GEMMS for j in sub if j != i):
+            continue  # an outer GEMM op whose work is done by an inner one
+        ks = kernels_of(sub)
+        gk = [k for k in ks if not k.is_memop and k.category == "gemm"]
+        if tx.ka.device == "cpu" and not gk:
+            gk = [k for k in ks if k.name == e.name] or ks[:1]
+        if not gk and tx.ka.device != "cpu":
+            continue  # a GEMM op that launched nothing (e.g. an empty tensor)
+        covered |= {(kk.name, kk.ts) for kk in ks}
+        base = e.name.split("::")[-1]
+        m, n, k = _mnk_from_dims(e.name, e.input_dims, e)
+        dtype = _dtype_from_types(e.input_types, e.name)
+        backend = gk[0].backend if gk else patterns.classify(e.name, on_cpu=tx.ka.device == "cpu")[1]
+        evidence = [
+            f"[eager-op] {e.name} (External id {e.external_id}) launched "
+            f"{' + '.join(short_kernel_name(k.name) for k in gk)}"
+            if gk
+            else f"[eager-op] {e.name}"
+        ]
+        if any("splitKreduce" in k.name for k in gk):
+            evidence.append("[split-k] cublasLt::splitKreduce_kernel belongs to the GEMM launched before it")
+        ops: list[EpilogueOp] = []
+        group = _Group(e, tuple(ks))
+        if base in BIAS_OPS:
+            ops.append(_library_bias(group, tx, e.name))
+        inner_after: list[int] = []
+        if base == "_addmm_activation":
+            act = None
+            ci = getattr(e, "concrete_inputs", None)  # record_shapes' use_gelu, where trace.py reads it
+            if ci and len(ci) > 5 and str(ci[5]).strip():
+                act = "gelu" if str(ci[5]).lower() in ("true", "1") else "relu"
+            ops.append(_library_activation(group, act, e.name))
+        anchor = tree.anchor(i)
+        # Ops after the GEMM inside the same ATen call (aten::linear -> matmul, then add_ for the bias).
+        if anchor != i:
+            # the outermost elementwise ops that start after the GEMM under a parent that started before it
+            for j in tree.subtree(anchor):
+                oj, parent = tree.ops[j], tree.parent[j]
+                if (
+                    oj.ts >= e.end
+                    and oj.name in _EAGER_ELEMENTWISE
+                    and parent >= 0
+                    and tree.ops[parent].ts < e.end
+                ):
+                    inner_after.append(j)
+        anchor_name = tree.ops[anchor].name
+        for j in sorted(inner_after, key=lambda j: tree.ops[j].ts):
+            oj = tree.ops[j]
+            kj = [kk for kk in kernels_of(tree.subtree(j)) if not kk.is_memop]
+            label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
+            if anchor_name == "aten::linear" and label == "add":
+                label = "bias"
+            kname = kj[0].name if kj else oj.name
+            ops.append(
+                EpilogueOp(
+                    label,
+                    False,
+                    kname,
+                    f"[eager-op] {oj.name} inside {anchor_name} after {e.name} ran "
+                    f"{short_kernel_name(kname)}",
+                    tuple((kk.name, kk.ts) for kk in kj),
+                    sum(kk.dur for kk in kj) if kj else None,
+                )
+            )
+        # Following top-level calls on the same thread that are elementwise on the GEMM's output shape.
+        out_shape = _out_shape(tree.ops[anchor]) or _out_shape(e)
+        if vocab.op_class(base) == "conv":
+            out_shape = conv_out_shape(e) or conv_out_shape(tree.ops[anchor])
+        seq = calls.get(e.tid, [])
+        pos = seq.index(anchor) if anchor in seq else -1
+        numel = _numel(out_shape) if out_shape else None
+        for j in seq[pos + 1 :] if pos >= 0 else []:
+            oj = tree.ops[j]
+            if excluded(oj):
+                break
+            subj = tree.subtree(j)
+            if any(tree.ops[x].name in _EAGER_GEMMS for x in subj):
+                evidence.append(f"[eager-sequence] chain stops at {oj.name}: the next GEMM")
+                break
+            kj = [kk for kk in kernels_of(subj) if not kk.is_memop]
+            cls = vocab.op_class(oj.name)
+            ci = getattr(oj, "concrete_inputs", None)
+            if oj.name.endswith("::batch_norm") and ci and len(ci) > 5 and str(ci[5]).lower() in ("true", "1"):
+                cls = "boundary"  # training-mode batch norm computes its statistics: a reduction
+            if cls == "boundary":
+                # an op whose result only feeds this reduction (x.pow(2) before RMSNorm's mean) is the norm's
+                while ops and not ops[-1].fused and ops[-1].label in ("pow", "square", "mul_self") and \
+                        vocab.op_class(oj.name) != "pointwise":
+                    dropped = ops.pop()
+                    evidence.append(f"[eager-sequence] {dropped.label} only feeds {oj.name}: part of that "
+                                    "reduction, not the epilogue")
+                evidence.append(f"[eager-sequence] chain stops at {oj.name}: not pointwise (the epilogue ends at "
+                                "a reduction, norm, pooling or attention)")
+                break
+            if cls == "view" or oj.name in _EAGER_VIEWS or (not kj and cls != "pointwise"):
+                continue
+            is_elem = cls == "pointwise" or (cls == "unknown" and kj and
+                                             all(kk.category == "pointwise" for kk in kj))
+            dims = [d for d in (oj.input_dims or ()) if isinstance(d, list) and d]
+            shape_ok = numel is not None and any(_numel(d) == numel for d in dims)
+            if not is_elem or not shape_ok:
+                why = "not elementwise" if not is_elem else f"no input of the GEMM's output shape {out_shape}"
+                evidence.append(f"[eager-sequence] chain stops at {oj.name}: {why}")
+                break
+            label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
+            kname = kj[0].name if kj else oj.name
+            ops.append(
+                EpilogueOp(
+                    label,
+                    False,
+                    kname,
+                    f"[eager-sequence] {oj.name} on {dims[0]} after {anchor_name} ran "
+                    f"{short_kernel_name(kname)}",
+                    tuple((kk.name, kk.ts) for kk in kj),
+                    sum(kk.dur for kk in kj) if kj else None,
+                )
+            )
+        why, more = _why_from_trace(backend, ops, cfg, op=base, m=m, n=n, k=k)
+        evidence += more
+        found.append(
+            _Found(
+                key=("eager", e.tid, len(found)),
+                module=tx.module_of(e),
+                kind="conv" if vocab.op_class(base) == "conv" else "gemm",
+                op="convolution" if vocab.op_class(base) == "conv" else base,
+                kernels=tuple(kk.name for kk in gk) or (e.name,),
+                backend=backend,
+                m=m,
+                n=n,
+                k=k,
+                dtype=dtype,
+                time_us=sum(kk.dur for kk in gk) if gk else e.dur,
+                ops=tuple(ops),
+                evidence=tuple(evidence),
+                why_not=tuple(why),
+                confidence="trace",
+                order=_when(gk[0]) if gk else e.ts,
+            )
+        )
+    return found, covered
+
+
+def _out_shape(e: CpuEvent) -> list[int] | None:
+    dims = [d for d in (e.input_dims or ()) if isinstance(d, list)]
+    base = e.name.split("::")[-1]
+    try:
+        if base == "linear" and len(dims) >= 2:
+            return list(dims[0][:-1]) + [dims[1][0]]
+        if base in ("matmul", "mm", "bmm", "_int_mm", "_scaled_mm") and len(dims) >= 2:
+            a, b = dims[0], dims[1]
+            return list(a[:-1]) + [b[-1]]
+        if base in BIAS_OPS and len(dims) >= 3:
+            a, b = dims[1], dims[2]
+            return list(a[:-1]) + [b[-1]]
+    except (IndexError, TypeError):
+        return None
+    return None
+
+
+def _numel(shape: Sequence[Any]) -> int | None:
+    total = 1
+    for x in shape:
+        if not isinstance(x, int):
+            return None
+        total *= x
+    return total
+

@@ -1,0 +1,151 @@
+"""A compiled trace without its code (confidence "trace-only"): kernel sequences and Inductor kernel names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kernelscope.analysis import patterns
+from kernelscope.analysis.gemm.align import _groups, _TraceIndex
+from kernelscope.analysis.gemm.labels import _kernel_name_labels
+from kernelscope.analysis.gemm.library import _dtype_from_types, _library_bias, _mnk_from_dims
+from kernelscope.analysis.gemm.model import (
+    _CPP_GEMM_NAME,
+    BIAS_OPS,
+    GEMM_OPS,
+    EpilogueOp,
+    _Config,
+    _Found,
+    _norm_op,
+    short_kernel_name,
+)
+from kernelscope.analysis.gemm.whynot import _why_from_trace
+from kernelscope.inductor_code import (
+    name_tokens,
+)
+
+
+def _trace_only(
+    tx: _TraceIndex, cfg: _Config, it: int, skip: set[tuple[str, float]] | None = None
+) -> list[_Found]:
+    groups = _groups(tx.ka.iteration(it), tx)
+    found: list[_Found] = []
+    i = 0
+    while i < len(groups):
+        g = groups[i]
+        gk = g.gemm_kernels
+        if not gk or (skip and any((kk.name, kk.ts) in skip for kk in gk)):
+            i += 1
+            continue
+        # A split-K reduce launched on its own belongs to the GEMM before it.
+        while (
+            i + 1 < len(groups)
+            and groups[i + 1].compute
+            and all("splitKreduce" in kk.name for kk in groups[i + 1].compute)
+        ):
+            i += 1
+            gk = gk + groups[i].compute
+        first = gk[0]
+        evidence = [
+            f"[trace-only] GEMM kernel(s) {' + '.join(short_kernel_name(k.name) for k in gk)} (no Inductor "
+            "code: "
+            "verdict read from kernel names and their order, which list origins, not dataflow)"
+        ]
+        if any("splitKreduce" in k.name for k in gk):
+            evidence.append("[split-k] cublasLt::splitKreduce_kernel belongs to the GEMM launched before it")
+        ops: list[EpilogueOp] = []
+        op_name = g.op.name if g.op is not None else first.name
+        base = op_name.split("::")[-1]
+        if base in BIAS_OPS:
+            ops.append(_library_bias(g, tx, op_name))
+        for label in _kernel_name_labels(first.name, in_gemm=True):
+            if label == "bias" and any(o.label == "bias" for o in ops):
+                continue
+            ops.append(
+                EpilogueOp(
+                    label,
+                    True,
+                    first.name,
+                    f"[trace-only] '{label}' is in the GEMM kernel's name {first.name} (a name also "
+                    "lists prologue ops)",
+                )
+            )
+        if not ops and any("bias" in k.name.lower() for k in gk):
+            ops.append(_library_bias(g, tx, op_name))
+        dims_op = g.op
+        m, n, k = (
+            _mnk_from_dims(dims_op.name, dims_op.input_dims) if dims_op is not None else (None, None, None)
+        )
+        if m is None and dims_op is not None and dims_op.input_dims and first.name.startswith("triton_"):
+            m, n, k = _mnk_template(dims_op.input_dims)
+        cpp = _CPP_GEMM_NAME.search(first.name)
+        if m is None and cpp:
+            m, n, k = (int(x) for x in cpp.groups())
+        gemm_tokens = [t for t in name_tokens(first.name) if t in GEMM_OPS]
+        if base not in GEMM_OPS and gemm_tokens:
+            base = _norm_op(gemm_tokens[0])
+        opaque = first.backend in (
+            patterns.INDUCTOR_CPP_TEMPLATE,
+            patterns.NVGEMM,
+            patterns.CUTLASS,
+        ) and not name_tokens(first.name)
+        dtype = _dtype_from_types(dims_op.input_types, dims_op.name) if dims_op is not None else None
+        j = i + 1
+        while j < len(groups):
+            h = groups[j]
+            comp = h.compute
+            if not comp:
+                j += 1
+                continue
+            if not all(kk.category == "pointwise" for kk in comp):
+                evidence.append(f"[trace-only] chain stops at {comp[0].name} ({comp[0].category})")
+                break
+            for kk in comp:
+                for label in _kernel_name_labels(kk.name, in_gemm=False):
+                    ops.append(
+                        EpilogueOp(
+                            label,
+                            False,
+                            kk.name,
+                            f"[trace-only] {short_kernel_name(kk.name)} runs after the GEMM as its own "
+                            f"kernel ('{label}' from its name)",
+                            ((kk.name, kk.ts),),
+                            kk.dur,
+                        )
+                    )
+            j += 1
+        backend = first.backend
+        why, more = _why_from_trace(backend, ops, cfg, op=base, m=m, n=n, k=k)
+        evidence += more
+        found.append(
+            _Found(
+                key=("trace", len(found)),
+                op=base if base in GEMM_OPS else "",
+                kernels=tuple(kk.name for kk in gk),
+                backend=backend,
+                m=m,
+                n=n,
+                k=k,
+                dtype=dtype,
+                time_us=sum(kk.dur for kk in gk),
+                ops=tuple(ops),
+                evidence=tuple(evidence),
+                why_not=tuple(why),
+                confidence="trace-only",
+                order=g.start,
+                opaque=opaque,
+            )
+        )
+        i = j
+    return found
+
+
+def _mnk_template(dims: Sequence[Any]) -> tuple[int | None, int | None, int | None]:
+    """M, N, K from a Triton template launch's Input Dims: (bias?, A[M,K], B[N,K] or [K,N], out[M,N])."""
+    shapes = [d for d in dims if isinstance(d, list) and len(d) == 2 and all(isinstance(x, int) for x in d)]
+    if len(shapes) >= 3:
+        a, out = shapes[0], shapes[-1]
+        return out[0], out[1], a[1]
+    return None, None, None
+

@@ -1,0 +1,241 @@
+"""Why an epilogue op was not fused: per backend, from the autotune table, the fusion log and the backend facts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from kernelscope.analysis import patterns
+from kernelscope.analysis.gemm.dataflow import CodeGemm
+from kernelscope.analysis.gemm.log import AutotuneTable, LogFacts, table_matches
+from kernelscope.analysis.gemm.model import (
+    _FUSIBLE_BACKENDS,
+    BIAS_OPS,
+    VENDOR_BACKENDS,
+    EpilogueOp,
+    _Config,
+    short_kernel_name,
+)
+from kernelscope.inductor_code import (
+    OutputCode,
+)
+
+
+def _why_not(
+    backend: str,
+    unfused: Sequence[EpilogueOp],
+    cfg: _Config,
+    log: LogFacts,
+    *,
+    op: str,
+    m: int | None,
+    n: int | None,
+    k: int | None,
+    code_gemm: CodeGemm | None,
+    log_ops: Sequence[str],
+) -> tuple[list[str], list[str]]:
+    """(why-not sentences, evidence) for a GEMM whose epilogue is not all fused."""
+    why: list[str] = []
+    ev: list[str] = []
+    labels = ", ".join(dict.fromkeys(o.label for o in unfused))
+    kernels = ", ".join(dict.fromkeys(short_kernel_name(o.kernel) for o in unfused if o.kernel))
+    table = _autotune_for(log, op, m, n, k)
+    backends = cfg.gemm_backends
+    if backend in VENDOR_BACKENDS:
+        lib = "MKL/oneDNN" if cfg.device == "cpu" else "cuBLAS/cuBLASLt"
+        if not cfg.compiled and cfg.device == "cpu":
+            why.append(
+                f"eager: ATen runs {labels} as separate ops ({kernels}); the CPU GEMM call applies no "
+                "epilogue"
+            )
+        elif not cfg.compiled:
+            why.append(
+                f"eager: ATen runs {labels} as separate kernels ({kernels}); a {lib} GEMM call only takes a "
+                "bias "
+                "(cuBLASLt epilogue) or, through torch._addmm_activation, a GELU/ReLU"
+            )
+        elif cfg.max_autotune is None:
+            why.append(
+                f"Inductor called the ATen/{lib} GEMM, which cannot take an Inductor epilogue; {labels} ran in "
+                f"{kernels} (whether max-autotune was on is not known)"
+            )
+        elif not cfg.max_autotune:
+            why.append(
+                f"max-autotune is off, so Inductor called the ATen/{lib} GEMM, which cannot take an Inductor "
+                "epilogue; "
+                f"{labels} ran in {kernels}"
+            )
+        else:
+            if table is not None:
+                winner = table.choices[0]
+                fusible = next((c for c in table.choices if _choice_backend(c[0]) != "ATen"), None)
+                library = next((c for c in table.choices if _choice_backend(c[0]) == "ATen"), None)
+                if _choice_backend(winner[0]) == "ATen":
+                    text = f"the library GEMM {winner[0]} ({winner[1]:.4f} ms) won the autotune"
+                    if fusible is not None:
+                        text += f" over {fusible[0]} ({fusible[1]:.4f} ms)"
+                else:
+                    # identical layers share one table per selection key; this GEMM still ran the library call
+                    text = (f"the library GEMM ran although the autotune table for these sizes ranked {winner[0]} "
+                            f"({winner[1]:.4f} ms) first" + (f" and {library[0]} at {library[1]:.4f} ms"
+                                                             if library else ""))
+                why.append(
+                    text + f"; a library GEMM cannot take an Inductor epilogue, so {labels} ran in {kernels}"
+                )
+                ev.append(
+                    f"[autotune-log] AUTOTUNE {table.op}({table.sizes}) at log line {table.line}: "
+                    + ", ".join(f"{c} {t:.4f} ms" for c, t in table.choices[:4])
+                )
+            elif backends is not None and not set(backends) & _FUSIBLE_BACKENDS:
+                why.append(
+                    f"max_autotune_gemm_backends={','.join(backends)} offers no template that can take an "
+                    f"epilogue; {labels} ran in {kernels}"
+                )
+            else:
+                why.append(
+                    f"the autotuner picked the ATen/{lib} GEMM, which cannot take an Inductor epilogue; "
+                    f"{labels} ran in {kernels}"
+                )
+            if cfg.device == "cpu" and not cfg.freezing and (backends is None or "CPP" in backends):
+                why.append(
+                    "Inductor's C++ GEMM template needs constant weights (freezing=True), which was off"
+                )
+    elif backend == patterns.NVGEMM:
+        if cfg.capability is not None and cfg.capability[0] < 10:
+            why.append(
+                f"NVGEMM on {cfg.sm}: cutlass.operators has no epilogue-fusion-capable operator for this GPU "
+                "(those "
+                f"target SM100), so {labels} ran in {kernels}"
+            )
+        else:
+            why.append(f"the NVGEMM kernel was generated without an epilogue; {labels} ran in {kernels}")
+        if (
+            code_gemm is not None
+            and code_gemm.template is not None
+            and code_gemm.template.get("has_epilogue")
+        ):
+            t = code_gemm.template
+            ev.append(
+                f"[code-gemm] {t.name} runs {t.get('operator')} with has_epilogue={t.get('has_epilogue')}"
+            )
+    elif backend == patterns.CUTLASS:
+        why.append(
+            "Inductor's CUTLASS C++ GEMM carries no epilogue (EVT epilogue fusion is off unless "
+            f"CUTLASS_EPILOGUE_FUSION=1); {labels} ran in {kernels}"
+        )
+    else:
+        inside = [o for o in unfused if o.in_gemm]
+        if inside and len(inside) == len(unfused):
+            why.append(f"{labels} ran in the next GEMM's template ({kernels}), which reads this GEMM's result "
+                       "back from memory: fused there, not here")
+        else:
+            why.append(f"{labels} left in a separate kernel ({kernels})")
+        if not log.present:
+            why.append(
+                "no fusion log was captured to say why (TORCH_LOGS=fusion shows Inductor's fusion decisions)"
+            )
+    if backends is not None and "NVGEMM" in backends and backend != patterns.NVGEMM:
+        if log.nvgemm_failed_choices:
+            arch = f"{cfg.sm}a".replace("sm", "sm_") if cfg.sm else "the GPU's arch"
+            err = f": {log.nvgemm_error}" if log.nvgemm_error else ""
+            why.append(
+                f"every NVGEMM choice failed to compile in the autotune workers "
+                f"({len(log.nvgemm_failed_choices)} choices{err}); set CUTE_DSL_ARCH={arch}"
+            )
+            ev.append(
+                f"[nvgemm-log] {len(log.nvgemm_failed_choices)} NVUniversalGemmCaller choices failed"
+                + (f" (log line {log.nvgemm_error_line}: {log.nvgemm_error})" if log.nvgemm_error else "")
+            )
+        elif op in BIAS_OPS and cfg.capability is not None and cfg.capability[0] < 10:
+            why.append(
+                f"NVGEMM offers no choice for {op} on {cfg.sm}: its bias needs an epilogue-capable "
+                "operator, and cutlass.operators has those for SM100 only"
+            )
+    if backend == patterns.TRITON_TEMPLATE and table is not None:
+        ev.append(
+            f"[autotune-log] AUTOTUNE {table.op}({table.sizes}) at log line {table.line}: "
+            + ", ".join(f"{c} {t:.4f} ms" for c, t in table.choices[:4])
+        )
+    reasons: list[str] = []
+    for line in log_ops:
+        if ": benchmark: " in line:
+            slower = line.rsplit(": ", 1)[-1]
+            if slower.startswith("inf"):
+                # Inductor prints inf when no config of the fused kernel could run (e.g. out of shared memory)
+                why.append(f"benchmark_epilogue_fusion rejected the fused template: none of its configs ran ({slower})")
+            else:
+                why.append(f"benchmark_epilogue_fusion judged the fused template slower ({slower})")
+        else:
+            reasons.append(line.split(": ", 1)[-1])  # "cannot fuse op15 with op16: no shared data"
+        ev.append(f"[fusion-log] {line}")
+    if reasons:
+        why.append("Inductor's fusion log: " + "; ".join(dict.fromkeys(reasons)))
+    return why, ev
+
+
+def _choice_backend(name: str) -> str:
+    n = name.lower()
+    if n.startswith("triton") or "decompose_k" in n:
+        return "Triton"
+    if "cutlass" in n:
+        return "CUTLASS"
+    if "nv_universal" in n or "nvgemm" in n or "cutedsl" in n:
+        return "NVGEMM"
+    if n.startswith("cpp"):
+        return "C++"
+    return "ATen"
+
+
+def _autotune_for(
+    log: LogFacts, op: str, m: int | None, n: int | None, k: int | None
+) -> AutotuneTable | None:
+    for t in log.autotune:
+        if table_matches(t.op, t.sizes, op, m, n, k):
+            return t
+    return None
+
+
+def _fusion_log_lines(
+    log: LogFacts, code: OutputCode, cg: CodeGemm, unfused_launches: Sequence[int], single_graph: bool
+) -> list[str]:
+    """Fusion-log lines about this GEMM and the kernels its epilogue ran in (scheduler node opN writes bufN).
+    """
+    if not single_graph:
+        return []
+
+    def nums(launch_ids: Sequence[int]) -> set[str]:
+        out: set[str] = set()
+        for i in launch_ids:
+            for w in code.launches[i].writes:
+                # Scheduler node opN writes bufN: the buffer's own name (a reuse alias names the new buffer).
+                out |= set(re.findall(r"^buf(\d+)$", w))
+        return out
+
+    g = nums([cg.launch.index])
+    e = nums(unfused_launches)
+    lines: list[str] = []
+    said: set[tuple[str, str, str]] = set()  # each fusion round repeats the same verdicts
+    for n1, n2, reason, ln in log.cannot_fuse:
+        a = set(re.findall(r"op(\d+)", n1))
+        b = set(re.findall(r"op(\d+)", n2))
+        if a & g and b & e and (n1, n2, reason) not in said:
+            said.add((n1, n2, reason))
+            lines.append(f"log line {ln}: cannot fuse {n1} with {n2}: {reason}")
+    for b1, b2, text, ln in log.benchmark:
+        if {x[3:] for x in b1} & g and {x[3:] for x in b2} & e:
+            lines.append(f"log line {ln}: benchmark: fusing {list(b1)} with {list(b2)}: {text}")
+    return lines
+
+
+def _why_from_trace(backend: str, ops: Sequence[Any], cfg: Any, *, op: str, m: int | None, n: int | None,
+                    k: int | None) -> tuple[list[str], list[str]]:
+    """(why-not, evidence) for a GEMM known from the trace alone (eager op tree or kernel sequence): no output
+    code and no log facts to draw on."""
+    unfused = [o for o in ops if not o.fused]
+    if not unfused:
+        return [], []
+    why, more = _why_not(backend, unfused, cfg, LogFacts(), op=op, m=m, n=n, k=k, code_gemm=None, log_ops=())
+    return list(why), list(more)
+
