@@ -160,7 +160,8 @@ def _seed_gemm(mode: str, kernels: tuple[str, ...], backend: str, fused: tuple[s
     return GemmEpilogue(
         id=f"{mode}:addmm_0", kernels=kernels, backend=backend, m=16, n=4096, k=4096, dtype="float16",
         time_us_per_iter=time_us, op="addmm", epilogue=("bias", "gelu"), fused=fused, unfused=unfused,
-        unfused_kernels=unfused_kernels, verdict=verdict, why_not=why_not, evidence=evidence,
+        unfused_kernels=unfused_kernels, verdict=verdict, why_not=why_not,
+        evidence=tuple(e if isinstance(e, Evidence) else Evidence("note", e) for e in evidence),
     )
 
 
@@ -255,7 +256,7 @@ def big_h200_211(*, autotune_failed: bool = False) -> RunResult:
             id=f"{mode}:addmm_0", kernels=(NVJET_BIG,), backend="cuBLASLt", m=4096, n=4096, k=4096,
             dtype="bfloat16", time_us_per_iter=time_us, op="addmm", epilogue=("bias", "relu"), fused=("bias",),
             unfused=("relu",), unfused_kernels=(relu_kernel,), verdict="partial", why_not=why,
-            evidence=("trace: nvjet_*_bias_* is cuBLASLt's bias epilogue",),
+            evidence=(Evidence("trace", "trace: nvjet_*_bias_* is cuBLASLt's bias epilogue"),),
         )
 
     memset = KernelStat("Memset (Device)", "memset", "CUDA runtime", 1.0, 0.794, is_memop=True)
