@@ -18,6 +18,7 @@ from kernelscope.analysis.gemm import analyze_gemms
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels
 from kernelscope.analysis.recommend import recommend
 from kernelscope.analysis.roofline import peaks_for, with_roofline
+from kernelscope.analysis.stats import combine_processes
 from kernelscope.errors import CodeFileError, KernelscopeError
 from kernelscope.inductor_code import OutputCode, parse_output_code
 from kernelscope.result import SCHEMA, LatencyStats, ModeResult, RunResult, Status, SweepPoint
@@ -40,11 +41,48 @@ def load_codes(paths: Sequence[Path]) -> list[OutputCode]:
 def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
     if not data or data.get("median") is None:
         return None
+    if "per_process" not in data:
+        # One process (a capture from before --processes, or a run with --processes 1): its interval is the
+        # bootstrap over its own samples, which covers the noise inside that process only.
+        data = {**data, **{k: v for k, v in combine_processes([data]).items()
+                           if k in ("low", "high", "interval", "outliers", "outlier_samples", "per_process",
+                                    "processes")}}
     return LatencyStats(
         median=data["median"], iqr=data["iqr"], q1=data["q1"], q3=data["q3"], min=data["min"], mean=data["mean"],
         samples=tuple(data.get("samples") or ()), timer=data.get("timer", ""),
         calls_per_sample=data.get("calls_per_sample"), windows=data.get("windows"), drift=data.get("drift"),
+        per_process=tuple(data.get("per_process") or ()), processes=data.get("processes"),
+        process_samples=tuple(tuple(g) for g in data.get("process_samples") or ()),
+        low=data.get("low"), high=data.get("high"), interval=data.get("interval") or "",
+        outliers=tuple(data.get("outliers") or ()), outlier_samples=int(data.get("outlier_samples") or 0),
     )
+
+
+def capture_latency(capture: dict[str, Any]) -> tuple[LatencyStats | None, list[str]]:
+    """The mode's latency from its capture record: across processes when ``--processes`` gave it several
+    (``capture["processes"]``, written by capture/runner.py merge_processes), and the notes that go with it."""
+    procs = capture.get("processes")
+    if not procs or len(procs) < 2:
+        lat = _latency(capture.get("latency_ms"))
+        return lat, [f"latency outliers: {o}" for o in (lat.outliers if lat else ())]
+    notes = []
+    combined = combine_processes([p.get("latency_ms") for p in procs])
+    lost = [p for p in procs if p.get("status") != "ok" or not p.get("latency_ms")]
+    for p in lost:
+        notes.append(f"process {p.get('process')} of {len(procs)} measured nothing ({p.get('status')}: "
+                     f"{(p.get('error') or 'no timings')[:200]}); the latency is over the other processes")
+    drifted = [str(p.get("process")) for p in procs if p.get("drifted")]
+    if drifted:
+        notes.append(f"latency still drifted inside process(es) {', '.join(drifted)} after the timed windows")
+    lat = _latency(combined) if combined else None
+    if lat is not None:
+        meds = ", ".join(f"{m:.4g}" for m in lat.per_process)
+        iv = (f"; 95% rerun interval {lat.low:.4g}-{lat.high:.4g} ms" if lat.low is not None and lat.high is not None
+              else "")
+        notes.insert(0, f"timed in {lat.processes} processes, medians {meds} ms: median of medians "
+                        f"{lat.median:.4g} ms{iv}")
+        notes.extend(f"latency outliers: {o}" for o in lat.outliers)
+    return lat, notes
 
 
 def analyze_mode_trace(
@@ -99,6 +137,7 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
                       peaks: dict[str, Any] | None = None) -> ModeResult:
     """Turn one mode's capture record (+ its trace and code files) into a ModeResult."""
     status = capture.get("status", Status.FAILED.value)
+    latency, latency_notes = capture_latency(capture)
     base: dict[str, Any] = {
         "name": capture.get("mode", "?"),
         "status": status,
@@ -106,7 +145,7 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
         "error_kind": capture.get("error_kind", "") or "",
         "device": capture.get("device", "") or "",
         "first_call_s": capture.get("first_call_s"),
-        "latency_ms": _latency(capture.get("latency_ms")),
+        "latency_ms": latency,
         "peak_memory_bytes": capture.get("peak_memory_bytes"),
         "memory": capture.get("memory") or {},
         "max_abs_error": capture.get("max_abs_error"),
@@ -116,7 +155,7 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
         "inductor_code": tuple(capture.get("inductor_code") or ()),
         "log": capture.get("log"),
         "config": capture.get("config") or {},
-        "notes": tuple(capture.get("notes") or ()),
+        "notes": tuple(capture.get("notes") or ()) + tuple(latency_notes),
         "compile": capture.get("compile") or {},
         "dynamo": capture.get("dynamo") or {},
     }
