@@ -7,6 +7,7 @@ profile`` right after capture and ``kernelscope analyze`` on a machine without a
 from __future__ import annotations
 
 import datetime as _dt
+import statistics
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from kernelscope.analysis.autotune import autotune_results
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.gemm import analyze_gemms
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels
+from kernelscope.analysis.launch import launch_profile
 from kernelscope.analysis.recommend import recommend
 from kernelscope.analysis.roofline import peaks_for, with_roofline
 from kernelscope.analysis.stats import combine_processes
@@ -105,7 +107,10 @@ def analyze_mode_trace(
     gemms = with_roofline(gemms, peaks)
     backends = config.get("gemm_backends")
     autotune = autotune_results(log_text, gemms, backends if isinstance(backends, (list, tuple)) else None)
+    finite = [e - s for s, e in ka.windows if e != float("inf")]
     return {
+        "launch": launch_profile(ka, trace),
+        "profiled_iteration_ms": statistics.median(finite) / 1000.0 if finite else None,
         "device": ka.device,
         "kernels_per_iter": ka.kernels_per_iter,
         "memops_per_iter": ka.memops_per_iter,
@@ -174,7 +179,67 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
         except KernelscopeError as exc:
             # The measurements stand; only the trace analysis is lost, and the report says why.
             base["notes"] = base["notes"] + (f"trace analysis failed: {exc.message}",)
+    extra = timing_notes(base)
+    if extra:
+        base["contradiction"] = extra[0] if extra[0].startswith("the profiled iterations") else ""
+        base["notes"] = base["notes"] + tuple(extra)
     return ModeResult(**base)
+
+
+# The profiled iterations run a few times with the profiler on and a synchronize per step; their time is set
+# against the steady median only when it is outside the median's interval by at least this much.
+CONTRADICTION_RATIO = 1.10
+
+
+def timing_notes(fields: dict[str, Any]) -> list[str]:
+    """Said out loud: the profiled iterations' time against the steady median when they disagree beyond noise,
+    and where a launch-bound iteration's time goes."""
+    from kernelscope.analysis.stats import median_interval
+
+    out: list[str] = []
+    lat: LatencyStats | None = fields.get("latency_ms")
+    prof = fields.get("profiled_iteration_ms")
+    launch = fields.get("launch")
+    cudagraphs = bool((fields.get("config") or {}).get("cudagraphs"))
+    if lat is not None and prof:
+        low, high, method = median_interval(lat)
+        low = lat.median if low is None else low
+        high = lat.median if high is None else high
+        what = "across processes" if method == "processes" else "inside one process"
+        gpu = launch.gpu_busy_us / 1000.0 if launch is not None else None
+        if gpu is not None and gpu > high * CONTRADICTION_RATIO:
+            out.append(f"the profiled iterations' kernels alone took {gpu * 1000:.1f} µs per iteration, more than "
+                       f"the steady median {lat.median * 1000:.1f} µs (95% interval {what} {low * 1000:.1f}-"
+                       f"{high * 1000:.1f} µs): the kernels ran slower while profiled (clocks, another process on "
+                       "the GPU); the kernel times in this report overstate the steady state")
+        elif prof > high * CONTRADICTION_RATIO:
+            out.append(f"the profiled iterations took {prof * 1000:.1f} µs each against the steady median "
+                       f"{lat.median * 1000:.1f} µs (95% interval {what} {low * 1000:.1f}-{high * 1000:.1f} µs): "
+                       "the profiler's own CPU overhead and the synchronize after each profiled step add to it, so "
+                       "the trace overstates the CPU side; the steady median is the latency")
+        elif prof < low / CONTRADICTION_RATIO:
+            out.append(f"the profiled iterations took {prof * 1000:.1f} µs each, less than the steady median "
+                       f"{lat.median * 1000:.1f} µs (95% interval {what} {low * 1000:.1f}-{high * 1000:.1f} µs): "
+                       "the timed calls met something the profiled ones did not (another process, clocks, a "
+                       "cache state); treat the steady median with care")
+    if launch is not None and launch.launch_bound:
+        # The headline idle share is against the steady median (the profiler inflates the CPU side); the
+        # profiled iteration's own split follows it.
+        steady = ""
+        idle = launch.gpu_idle_pct
+        if lat is not None and lat.median > 0:
+            idle = 100.0 * max(0.0, 1.0 - launch.gpu_busy_us / (lat.median * 1000.0))
+            steady = f" of the steady {lat.median * 1000:.1f} µs"
+        split = (f"{launch.gpu_busy_us:.1f} µs of kernels{steady}; profiled: {launch.gpu_busy_us:.1f} µs busy of "
+                 f"{launch.wall_us:.1f} µs, {launch.launch_path_us:.1f} µs to issue {launch.launches:g} launches, "
+                 f"{launch.runtime_us:.1f} µs of it in the CUDA runtime")
+        if cudagraphs:
+            out.append(f"GPU idle {idle:.0f}% of the iteration even with CUDA graphs ({split}): what is left on the "
+                       "CPU is Python, Dynamo's guards and the graph replay's bookkeeping")
+        else:
+            out.append(f"GPU idle {idle:.0f}% of the iteration ({split}): the CPU launch path dominates; "
+                       "reduce-overhead (CUDA graphs) targets that")
+    return out
 
 
 def build_run_result(
