@@ -107,6 +107,7 @@ def analyze_mode_trace(
     gemms = with_roofline(gemms, peaks)
     backends = config.get("gemm_backends")
     autotune = autotune_results(log_text, gemms, backends if isinstance(backends, (list, tuple)) else None)
+    gemms = _mark_marginal(gemms, autotune)
     finite = [e - s for s, e in ka.windows if e != float("inf")]
     return {
         "launch": launch_profile(ka, trace),
@@ -124,6 +125,31 @@ def analyze_mode_trace(
         "timeline": timeline(ka),
         "autotune": autotune,
     }
+
+
+def marginal_note(a: Any) -> str:
+    return (f"autotune choice marginal: {a.winner_backend} won by {a.margin:.1%} over {a.runner_up_backend} "
+            f"({a.runner_up}), inside autotune's timing noise: another run may pick {a.runner_up_backend}, and this "
+            "GEMM's backend and epilogue verdict with it")
+
+
+def _mark_marginal(gemms: Sequence[Any], autotune: Sequence[Any]) -> tuple[Any, ...]:
+    """A GEMM whose autotune winner is marginal says so in its verdict's evidence and why-not."""
+    import dataclasses
+
+    from kernelscope.result import Evidence
+
+    marg = {a.gemm: a for a in autotune if a.marginal and a.gemm}
+    out = []
+    for g in gemms:
+        a = marg.get(g.id)
+        if a is None:
+            out.append(g)
+            continue
+        text = marginal_note(a)
+        out.append(dataclasses.replace(g, evidence=tuple(g.evidence) + (Evidence("rule", text, "autotune"),),
+                                       why_not=f"{g.why_not}; {text}" if g.why_not else text))
+    return tuple(out)
 
 
 def timeline(ka: KernelAnalysis, iteration: int = 0) -> tuple[Any, ...]:
@@ -180,6 +206,8 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
             # The measurements stand; only the trace analysis is lost, and the report says why.
             base["notes"] = base["notes"] + (f"trace analysis failed: {exc.message}",)
     extra = timing_notes(base)
+    extra += [f"GEMM {a.gemm or a.op + ' ' + a.sizes}: {marginal_note(a)}" for a in base.get("autotune", ())
+              if a.marginal]
     if extra:
         base["contradiction"] = extra[0] if extra[0].startswith("the profiled iterations") else ""
         base["notes"] = base["notes"] + tuple(extra)

@@ -263,6 +263,12 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                                 "profile_steps": steps,
                                 "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
                                 "reference": reference}
+    # What `compare` needs to say whether two runs are comparable: the model file's content and the inputs'
+    # shapes as the workers built them.
+    import hashlib
+
+    settings["model_sha256"] = hashlib.sha256(Path(spec.path).read_bytes()).hexdigest()
+    settings["inputs"] = next((r.get("inputs") for recs in job_recs.values() for r in recs if r.get("inputs")), None)
     if points:
         settings["sweep"] = {k: v for k, v in parsed_sweeps.items()}
         settings["input_sweep"] = bool(hook_points)
