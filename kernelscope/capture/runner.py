@@ -226,6 +226,7 @@ def _run_worker(
         env["TORCH_LOGS"] = opts.torch_logs + (",recompiles" if mode.dynamic else "")
     log_path = worker_dir / f"log{suffix}.txt"
     timeout = opts.timeout_s * max(1, len(points))  # --timeout is per mode and shape point
+    started_at = time.time()  # wall clock: shows the processes' interleaving across modes
     t0 = time.perf_counter()
     status_override = None
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
@@ -287,6 +288,7 @@ def _run_worker(
         else:
             rec.setdefault("wall_s", None)
         rec["log"] = str(log_path.relative_to(out_dir))
+        rec["started_at"] = started_at
         rec.setdefault("notes", [])
         if multi:
             rec.setdefault("point", {"index": p["index"], "label": p["label"], "params": p["params"]})
@@ -325,6 +327,7 @@ def merge_processes(first: dict[str, Any], later: Sequence[dict[str, Any]]) -> d
     for k, rec in enumerate([first, *later], start=1):
         procs.append({"process": k, "status": rec.get("status"), "error": (rec.get("error") or "")[:500],
                       "first_call_s": rec.get("first_call_s"), "wall_s": rec.get("wall_s"),
+                      "started_at": rec.get("started_at"),
                       "latency_ms": rec.get("latency_ms") if rec.get("status") == "ok" else None,
                       "drifted": bool(rec.get("drifted")) or (k == 1 and (rec.get("latency_ms") or {}).get(
                           "drift", 0) > 0.10), "log": rec.get("log")})
