@@ -7,7 +7,7 @@ run it, e.g. reduce-overhead on a CPU).
 
 --numerics fails a checked mode whose output fails against eager or against the float64 reference.
 
-Latency rules are noise-aware, like the report: --max-slowdown is violated only when the whole 95% bootstrap
+Latency rules are noise-aware, like the report: --max-slowdown is violated only when the whole 95%
 interval of (mode / eager) lies above the limit, --min-speedup only when the whole interval of (eager / mode)
 lies below it; without samples the point ratio decides. A gate must not flap on timing noise.
 """
@@ -188,6 +188,9 @@ def _numerics(mode: ModeResult) -> list[Violation]:
     return out
 
 
+_INTERVAL = ("bootstrap", "processes")  # Ratio methods that carry a 95% interval (analysis/stats.py)
+
+
 def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | None) -> Violation | None:
     if mode.name == EAGER:
         return None  # eager against itself: always 1.0
@@ -198,7 +201,7 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
     slowdown = latency_ratio(mode.latency_ms, eager.latency_ms)  # mode / eager
     assert slowdown.value is not None
     if opt == "--max-slowdown":
-        worst_case_good = slowdown.low if slowdown.method == "bootstrap" else slowdown.value
+        worst_case_good = slowdown.low if slowdown.method in _INTERVAL else slowdown.value
         assert worst_case_good is not None
         if worst_case_good > limit:
             return Violation(opt, mode.name, f"{fmt.ratio(slowdown.value)} eager's latency "
@@ -206,7 +209,7 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
                              f"{_ci(slowdown.low, slowdown.high, slowdown.method)}) > {fmt.ratio(limit)}")
         return None
     speedup = slowdown.inverted()
-    best_case = speedup.high if speedup.method == "bootstrap" else speedup.value
+    best_case = speedup.high if speedup.method in _INTERVAL else speedup.value
     assert best_case is not None and speedup.value is not None
     if best_case < limit:
         return Violation(opt, mode.name, f"speedup {fmt.ratio(speedup.value)} vs eager "
@@ -216,7 +219,7 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
 
 
 def _ci(low: float | None, high: float | None, method: str) -> str:
-    return f", 95% CI {fmt.interval(low, high)}" if method == "bootstrap" else ""
+    return f", 95% CI {fmt.interval(low, high)}" if method in _INTERVAL else ""
 
 
 def format_outcome(outcome: CheckOutcome) -> Sequence[str]:

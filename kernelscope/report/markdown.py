@@ -74,7 +74,7 @@ def _speedup_cell(row) -> str:
         return "baseline"
     if sp.value is None:
         return fmt.DASH
-    ci = f" (95% CI {fmt.interval(sp.low, sp.high)})" if sp.method == "bootstrap" and sp.low is not None else ""
+    ci = f" (95% CI {fmt.interval(sp.low, sp.high)})" if sp.method in ("bootstrap", "processes") and sp.low is not None else ""
     return f"{fmt.ratio(sp.value)} **{sp.call}**{ci}"
 
 
