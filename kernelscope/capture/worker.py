@@ -3,7 +3,8 @@
 Run as ``python -m kernelscope.capture.worker SPEC.json``. Writes ``capture.json`` (schema kernelscope.capture/1)
 into the mode's folder whatever happens: a failure is a result too. Progress lines go to stdout as
 ``@@progress <text>``; everything else (Inductor's fusion/autotune logs, warnings) goes to stderr, which the
-runner saves as the mode's log.
+runner saves as the mode's log. A spec with ``timing_only`` (a later process of ``--processes``) builds, compiles
+on the first process's Inductor cache, warms up and times, then stops: no reference, numerics or profile.
 """
 
 from __future__ import annotations
