@@ -79,8 +79,8 @@ def capture_latency(capture: dict[str, Any]) -> tuple[LatencyStats | None, list[
     lat = _latency(combined) if combined else None
     if lat is not None:
         meds = ", ".join(f"{m:.4g}" for m in lat.per_process)
-        iv = (f"; 95% rerun interval {lat.low:.4g}-{lat.high:.4g} ms" if lat.low is not None and lat.high is not None
-              else "")
+        iv = (f"; 95% interval across processes {lat.low:.4g}-{lat.high:.4g} ms"
+              if lat.low is not None and lat.high is not None else "")
         notes.insert(0, f"timed in {lat.processes} processes, medians {meds} ms: median of medians "
                         f"{lat.median:.4g} ms{iv}")
         notes.extend(f"latency outliers: {o}" for o in lat.outliers)

@@ -214,7 +214,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                 recs.append(_read_capture(record_dir(mi, pi) / "capture.json") or {
                     "mode": mode.name, "status": "interrupted", "error": "interrupted (Ctrl-C)"})
         job_recs[j] = recs
-        for pi, rec in zip(pis, recs):
+        for rec in recs:
             if rec.get("environment") and not environment:
                 environment = rec["environment"]
             # A broken model file stops the run; in a sweep a forward that raises at one shape (a size the model
@@ -231,7 +231,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     for process in range(2, processes + 1):
         if fatal or interrupted:
             break
-        for j, (mi, pis) in enumerate(jobs):
+        for j in range(len(jobs)):
             if not any(r.get("status") == "ok" for r in job_recs.get(j, [])):
                 continue  # a mode that failed (or was unavailable) in its first process is not timed again
             try:
