@@ -56,8 +56,9 @@ def hand(a: argparse.Namespace) -> None:
     out = Path(a.out)
     r1 = json.loads((out / "run-1" / "result.json").read_text())
     processes = a.processes or r1["settings"].get("processes", 1)
+    device = "cuda" if str(r1.get("device", "")).startswith("cuda") else "cpu"
     cmd = [sys.executable, str(HERE / "hand_timing.py"), a.model, "--modes", a.modes, "--processes", str(processes),
-           "--json", str(out / "hand.json")]
+           "--device", device, "--json", str(out / "hand.json")]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     (out / "hand.log").write_text(proc.stdout + proc.stderr)
     print(proc.stdout[-3000:] or proc.stderr[-3000:])
