@@ -6,6 +6,7 @@ three agree on what "within noise" means: the interval of the ratio crosses 1.0.
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from collections.abc import Sequence
@@ -137,8 +138,6 @@ def _median(xs: Sequence[float]) -> float:
 
 
 def _log_sd(values: Sequence[float]) -> float:
-    import math
-
     logs = [math.log(v) for v in values if v > 0]
     return statistics.stdev(logs) if len(logs) >= 2 else 0.0
 
@@ -146,8 +145,6 @@ def _log_sd(values: Sequence[float]) -> float:
 def _within_log_var(groups: Sequence[Sequence[float]]) -> float:
     """Mean over processes of Var(log of the process median) from its own samples: the floor of the
     between-process variance (process medians cannot agree better than their samples allow)."""
-    import math
-
     rng = random.Random(SEED)
     vals = []
     for g in groups:
@@ -267,8 +264,9 @@ def combine_processes(per: Sequence[dict]) -> dict:
         idx = sample_outliers(g)
         if idx:
             n_out += len(idx)
-            worst = max((g[i] for i in idx), key=lambda x: abs(statistics.log(x / d["median"]))
-                        if x > 0 and d["median"] > 0 else 0)  # type: ignore[attr-defined]
+            med = float(d["median"])
+            # the sample farthest from the median on the log scale (a 0.5x sample is as far as a 2x one)
+            worst = max((g[i] for i in idx), key=lambda x: abs(math.log(x / med)) if x > 0 and med > 0 else 0.0)
             where = f"process {k}: " if len(kept) > 1 else ""
             flags.append(f"{where}{len(idx)} of {len(g)} samples are outliers (worst {worst / d['median']:.3g}x "
                          f"that process's median)")
