@@ -68,6 +68,18 @@ class LatencyStats:
     calls_per_sample: int | None = None  # back-to-back calls each sample averages (a sample lasts >= ~1 ms)
     windows: int | None = None  # timed windows: one that drifted counted as warm-up and was timed again
     drift: float | None = None  # |median(2nd half) - median(1st half)| / median of the kept window
+    # Issue 13 additions: the mode timed in several fresh processes (``--processes``). ``median`` is then the
+    # median of the processes' medians and q1/q3/iqr/min/mean are over every sample of every process;
+    # ``low``/``high`` is the 95% interval a rerun's median is expected in (analysis/stats.py, across processes;
+    # within one process only when ``interval`` is "samples"). Old results have none of these and still load.
+    per_process: tuple[float, ...] = ()  # each process's median, in run order (process 1 also profiled)
+    processes: int | None = None  # processes whose timings are in here
+    process_samples: tuple[tuple[float, ...], ...] = ()
+    low: float | None = None
+    high: float | None = None
+    interval: str = ""  # "processes" | "samples" | "" (no interval)
+    outliers: tuple[str, ...] = ()  # flagged samples and processes, as sentences for the reports
+    outlier_samples: int = 0  # samples flagged (far outside their process's spread)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +142,13 @@ class AutotuneResult:
     missing_backends: tuple[str, ...] = ()  # requested GEMM backends with no choice in the table
     log_line: int = 0
     note: str = ""
+    # Issue 13 additions: how far the winner beat the best choice of another kind (best other backend's time /
+    # winner's time - 1), that choice, and whether the margin is inside autotune's timing noise ("marginal":
+    # another run may pick the other kind; analysis/autotune.py MARGINAL).
+    margin: float | None = None
+    runner_up: str = ""
+    runner_up_backend: str = ""
+    marginal: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +250,22 @@ class TimelineEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class LaunchProfile:
+    """Where an iteration's wall time goes (CUDA, from the profiled iterations): GPU busy vs wall, and the CPU
+    time spent issuing the work. Medians over the profiled iterations, in µs."""
+
+    iterations: int
+    wall_us: float  # profiler step: the call and the synchronize after it
+    gpu_busy_us: float  # union of the iteration's kernel (and memop) intervals
+    gpu_idle_pct: float  # 100 * (1 - busy / wall)
+    launch_path_us: float  # step start to the end of the last launch call (Python, guards, wrapper, launches)
+    runtime_us: float  # time inside CUDA runtime/driver launch calls
+    launches: float  # runtime launch calls per iteration
+    launch_bound: bool
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ModeResult:
     name: str
     status: str
@@ -267,6 +302,11 @@ class ModeResult:
     # Issue 12 additions: identical layers grouped, and what the unfused epilogues cost the iteration.
     gemm_groups: tuple[GemmGroup, ...] = ()
     epilogue_cost: EpilogueCost | None = None
+    # Issue 13 additions: GPU busy vs wall per profiled iteration, and the profiled iterations' time set against
+    # the steady median (``contradiction``: said out loud when they disagree beyond noise).
+    launch: LaunchProfile | None = None
+    profiled_iteration_ms: float | None = None
+    contradiction: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +335,9 @@ class Candidate:
     numerics: str = ""  # pass / fail / n/a
     eligible: bool = False
     why_not: str = ""
+    # Issue 13: numerics against the float64 reference on their own (eager included), and the reason.
+    vs_reference: str = ""  # pass / fail / n/a
+    numerics_reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +349,9 @@ class Recommendation:
     mode: str | None
     reason: str
     candidates: tuple[Candidate, ...] = ()
+    # Issue 13: "plain" (the mode passes numerics and is the answer), "caveat" (named, but its numerics fail:
+    # the reason says so) or "none" (no mode: every mode failed to run or failed numerics).
+    confidence: str = ""
 
 
 @dataclass(frozen=True, slots=True)

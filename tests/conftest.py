@@ -34,8 +34,9 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 900, env: dict
 @pytest.fixture(scope="session")
 def cpu_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("cpu-run") / "linear_gelu"
+    # Two processes per mode: the across-process path end to end, at a fraction of the default five's cost.
     proc = run_cli("profile", "samples/linear_gelu.py", "--device", "cpu", "--modes", CPU_RUN_MODES,
-                   "--repeats", "5", "--warmup", "3", "--out", str(out))
+                   "--repeats", "5", "--warmup", "3", "--processes", "2", "--out", str(out))
     # reduce-overhead is unavailable on the CPU, which is not a failure: exit 0.
     assert proc.returncode == 0, proc.stderr[-3000:]
     (out / "cli-stdout.txt").write_text(proc.stdout)

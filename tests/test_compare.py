@@ -118,7 +118,14 @@ def test_compare_command_writes_html_and_md(tmp_path, capsys):
     assert "### New failures" in md and "max-autotune-nvgemm" in md and "\\-" not in md
     printed = capsys.readouterr().out
     assert "max-autotune: " in printed and "fusion gained" in printed
-    assert sorted(p.name for p in out.iterdir()) == ["compare.html", "compare.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["compare.html", "compare.json", "compare.md"]
+    data = json.loads((out / "compare.json").read_text())
+    # torch 2.11 -> 2.14.1 on the same H200 and dtype: the upgrade case, comparable, the versions listed
+    assert data["comparable"]["ok"] is True
+    assert "torch: 2.11.0+cu130 → 2.14.1+cu130" in data["comparable"]["differences"]
+    modes = {m["mode"]: m for m in data["modes"]}
+    assert modes["max-autotune"]["gemms"][0]["base"] == "partial" and modes["max-autotune"]["gemms"][0]["head"] == "fused"
+    assert {m["change"] for m in data["modes"]} <= {"none", "faster", "slower"}
 
 
 def test_compare_command_usage_errors(tmp_path, capsys):

@@ -39,8 +39,8 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], code: int, *ne
 
 
 def profile(tmp_path: Path, model: Path | str, *args: str, out: str = "out", timeout: float = 600):
-    return run_cli("profile", str(model), "--device", "cpu", "--repeats", "3", "--warmup", "1", "--out",
-                   str(tmp_path / out), *args, timeout=timeout)
+    return run_cli("profile", str(model), "--device", "cpu", "--repeats", "3", "--warmup", "1", "--processes", "1",
+                   "--out", str(tmp_path / out), *args, timeout=timeout)
 
 
 # --- model file: caught before any mode runs (no torch in the parent) ---------------------------------------
@@ -104,7 +104,7 @@ def test_torch_logs_that_torch_rejects_is_refused_before_any_mode_runs(tmp_path:
 
 def test_a_valid_torch_logs_is_passed_through(tmp_path: Path):
     proc = run_cli("profile", str(tiny(tmp_path)), "--device", "cpu", "--modes", "eager", "--repeats", "3",
-                   "--warmup", "1", "--out", str(tmp_path / "out"), env={"TORCH_LOGS": "+dynamo"})
+                   "--warmup", "1", "--processes", "1", "--out", str(tmp_path / "out"), env={"TORCH_LOGS": "+dynamo"})
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 

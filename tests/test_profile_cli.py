@@ -40,7 +40,11 @@ def test_each_mode_measured(cpu_result: dict, mode: str):
     m = next(m for m in cpu_result["modes"] if m["name"] == mode)
     assert m["status"] == "ok", m["error"]
     lat = m["latency_ms"]
-    assert len(lat["samples"]) == 5 and lat["timer"] == "perf_counter"
+    # two processes of 5 samples (the fixture's --processes 2): the median is the median of the two medians
+    assert len(lat["samples"]) == 10 and lat["timer"] == "perf_counter"
+    assert lat["processes"] == 2 and len(lat["per_process"]) == 2 and len(lat["process_samples"]) == 2
+    assert lat["median"] == pytest.approx(sum(lat["per_process"]) / 2)
+    assert lat["interval"] == "processes" and lat["low"] <= lat["median"] <= lat["high"]
     assert lat["q1"] <= lat["median"] <= lat["q3"] and lat["iqr"] == pytest.approx(lat["q3"] - lat["q1"])
     assert m["first_call_s"] > 0 and m["peak_memory_bytes"] > 0
     assert m["max_abs_error"] is not None and m["max_abs_error"] < 1e-4

@@ -17,7 +17,7 @@ from .conftest import run_cli
 # One OpenMP thread per worker: these tests check counters and structure, not speed, and 2 cores shared with
 # Inductor's compile workers (and other test runs) make eager timings of tiny ops swing when threads spin-wait.
 ENV = {"OMP_NUM_THREADS": "1"}
-FAST = ("--device", "cpu", "--repeats", "5", "--warmup", "3", "--steps", "1", "--no-tensorboard")
+FAST = ("--device", "cpu", "--repeats", "5", "--warmup", "3", "--steps", "1", "--no-tensorboard", "--processes", "1")
 
 LINEAR = '''
 import torch

@@ -25,6 +25,24 @@ _REQUESTED = {"ATEN": "ATen", "TRITON": "Triton", "CUTLASS": "CUTLASS", "NVGEMM"
               "CUTEDSL": "NVGEMM"}
 
 
+# A winner whose margin over the best choice of another kind is below this is "marginal": Inductor benchmarks
+# each choice once per compile, in that process, and a fresh process's timings of the same kernels move by a
+# few percent (on the H200 15 of 86 max-autotune graphs changed launch structure between two identical runs);
+# benchmarks/h200_repeat_runs.py measures the spread of identical choices' times across runs to check this.
+MARGINAL = 0.05
+
+
+def margin_of(choices: Sequence[AutotuneChoice], winner: AutotuneChoice) -> tuple[float | None, AutotuneChoice | None]:
+    """(best other kind's time / winner's time - 1, that choice); (None, None) when no other kind has a time."""
+    if winner.time_ms is None or winner.time_ms <= 0:
+        return None, None
+    others = [c for c in choices if c.backend != winner.backend and c.time_ms is not None]
+    if not others:
+        return None, None
+    best = min(others, key=lambda c: c.time_ms)  # type: ignore[arg-type,return-value]
+    return best.time_ms / winner.time_ms - 1.0, best  # type: ignore[operator]
+
+
 def choice_backend(name: str) -> str:
     """Which backend a printed choice name belongs to (the names Inductor gives its candidates)."""
     n = name.lower()
@@ -113,10 +131,16 @@ def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
         elif ran is not None and ran.backend and winner.backend in ("Triton",) and \
                 ran.backend in ("cuBLAS", "cuBLASLt", "ATen CPU", "MKL/oneDNN"):
             notes.append(f"{winner.name} won this table, but the library GEMM ran ({ran.backend})")
+        margin, runner = margin_of(choices, winner)
+        marginal = margin is not None and margin < MARGINAL
+        if marginal and runner is not None:
+            notes.append(f"marginal: {winner.backend} won by {margin:.1%} over {runner.backend} {runner.name}, inside "
+                         f"autotune's ~{MARGINAL:.0%} timing noise: another run may pick {runner.backend}")
         out.append(AutotuneResult(
             gemm=gemm, op=t.op, sizes=t.sizes, choices=choices, winner=winner.name, winner_backend=winner.backend,
             dtypes=dtypes, n_choices=n_choices, best_by_backend=best, missing_backends=missing, log_line=t.line,
-            note="; ".join(notes),
+            note="; ".join(notes), margin=margin, runner_up=runner.name if runner else "",
+            runner_up_backend=runner.backend if runner else "", marginal=marginal,
         ))
     return tuple(out)
 
@@ -133,6 +157,8 @@ def summary(r: AutotuneResult) -> str:
     text = f"{head} won" + (f" over {', '.join(others)}" if others else "")
     n = r.n_choices or len(r.choices)
     text += f" ({n} choice{'s' if n != 1 else ''})"
+    if r.margin is not None:
+        text += f"; margin {r.margin:.1%} over {r.runner_up_backend}" + (" (marginal)" if r.marginal else "")
     if r.missing_backends:
         text += f"; no {', '.join(r.missing_backends)} choice"
     return text

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+import statistics
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,10 @@ from kernelscope.analysis.autotune import autotune_results
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.gemm import gemm_report
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels
+from kernelscope.analysis.launch import launch_profile
 from kernelscope.analysis.recommend import recommend
 from kernelscope.analysis.roofline import peaks_for, with_roofline
+from kernelscope.analysis.stats import combine_processes
 from kernelscope.errors import CodeFileError, KernelscopeError
 from kernelscope.inductor_code import OutputCode, parse_output_code
 from kernelscope.result import SCHEMA, LatencyStats, ModeResult, RunResult, Status, SweepPoint
@@ -56,11 +59,48 @@ def read_log(path: Path) -> str | None:
 def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
     if not data or data.get("median") is None:
         return None
+    if "per_process" not in data:
+        # One process (a capture from before --processes, or a run with --processes 1): its interval is the
+        # bootstrap over its own samples, which covers the noise inside that process only.
+        data = {**data, **{k: v for k, v in combine_processes([data]).items()
+                           if k in ("low", "high", "interval", "outliers", "outlier_samples", "per_process",
+                                    "processes")}}
     return LatencyStats(
         median=data["median"], iqr=data["iqr"], q1=data["q1"], q3=data["q3"], min=data["min"], mean=data["mean"],
         samples=tuple(data.get("samples") or ()), timer=data.get("timer", ""),
         calls_per_sample=data.get("calls_per_sample"), windows=data.get("windows"), drift=data.get("drift"),
+        per_process=tuple(data.get("per_process") or ()), processes=data.get("processes"),
+        process_samples=tuple(tuple(g) for g in data.get("process_samples") or ()),
+        low=data.get("low"), high=data.get("high"), interval=data.get("interval") or "",
+        outliers=tuple(data.get("outliers") or ()), outlier_samples=int(data.get("outlier_samples") or 0),
     )
+
+
+def capture_latency(capture: dict[str, Any]) -> tuple[LatencyStats | None, list[str]]:
+    """The mode's latency from its capture record: across processes when ``--processes`` gave it several
+    (``capture["processes"]``, written by capture/runner.py merge_processes), and the notes that go with it."""
+    procs = capture.get("processes")
+    if not procs or len(procs) < 2:
+        lat = _latency(capture.get("latency_ms"))
+        return lat, [f"latency outliers: {o}" for o in (lat.outliers if lat else ())]
+    notes = []
+    combined = combine_processes([p.get("latency_ms") for p in procs])
+    lost = [p for p in procs if p.get("status") != "ok" or not p.get("latency_ms")]
+    for p in lost:
+        notes.append(f"process {p.get('process')} of {len(procs)} measured nothing ({p.get('status')}: "
+                     f"{(p.get('error') or 'no timings')[:200]}); the latency is over the other processes")
+    drifted = [str(p.get("process")) for p in procs if p.get("drifted")]
+    if drifted:
+        notes.append(f"latency still drifted inside process(es) {', '.join(drifted)} after the timed windows")
+    lat = _latency(combined) if combined else None
+    if lat is not None:
+        meds = ", ".join(f"{m:.4g}" for m in lat.per_process)
+        iv = (f"; 95% interval across processes {lat.low:.4g}-{lat.high:.4g} ms"
+              if lat.low is not None and lat.high is not None else "")
+        notes.insert(0, f"timed in {lat.processes} processes, medians {meds} ms: median of medians "
+                        f"{lat.median:.4g} ms{iv}")
+        notes.extend(f"latency outliers: {o}" for o in lat.outliers)
+    return lat, notes
 
 
 def analyze_mode_trace(
@@ -84,7 +124,11 @@ def analyze_mode_trace(
     gemms = with_roofline(gemms, peaks)
     backends = config.get("gemm_backends")
     autotune = autotune_results(log_text, gemms, backends if isinstance(backends, (list, tuple)) else None)
+    gemms = _mark_marginal(gemms, autotune)
+    finite = [e - s for s, e in ka.windows if e != float("inf")]
     return {
+        "launch": launch_profile(ka, trace),
+        "profiled_iteration_ms": statistics.median(finite) / 1000.0 if finite else None,
         "device": ka.device,
         "kernels_per_iter": ka.kernels_per_iter,
         "memops_per_iter": ka.memops_per_iter,
@@ -100,6 +144,31 @@ def analyze_mode_trace(
         "timeline": timeline(ka),
         "autotune": autotune,
     }
+
+
+def marginal_note(a: Any) -> str:
+    return (f"autotune choice marginal: {a.winner_backend} won by {a.margin:.1%} over {a.runner_up_backend} "
+            f"({a.runner_up}), inside autotune's timing noise: another run may pick {a.runner_up_backend}, and this "
+            "GEMM's backend and epilogue verdict with it")
+
+
+def _mark_marginal(gemms: Sequence[Any], autotune: Sequence[Any]) -> tuple[Any, ...]:
+    """A GEMM whose autotune winner is marginal says so in its verdict's evidence and why-not."""
+    import dataclasses
+
+    from kernelscope.result import Evidence
+
+    marg = {a.gemm: a for a in autotune if a.marginal and a.gemm}
+    out = []
+    for g in gemms:
+        a = marg.get(g.id)
+        if a is None:
+            out.append(g)
+            continue
+        text = marginal_note(a)
+        out.append(dataclasses.replace(g, evidence=tuple(g.evidence) + (Evidence("rule", text, "autotune"),),
+                                       why_not=f"{g.why_not}; {text}" if g.why_not else text))
+    return tuple(out)
 
 
 def timeline(ka: KernelAnalysis, iteration: int = 0) -> tuple[Any, ...]:
@@ -118,6 +187,7 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
                       peaks: dict[str, Any] | None = None) -> ModeResult:
     """Turn one mode's capture record (+ its trace and code files) into a ModeResult."""
     status = capture.get("status", Status.FAILED.value)
+    latency, latency_notes = capture_latency(capture)
     base: dict[str, Any] = {
         "name": capture.get("mode", "?"),
         "status": status,
@@ -125,7 +195,7 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
         "error_kind": capture.get("error_kind", "") or "",
         "device": capture.get("device", "") or "",
         "first_call_s": capture.get("first_call_s"),
-        "latency_ms": _latency(capture.get("latency_ms")),
+        "latency_ms": latency,
         "peak_memory_bytes": capture.get("peak_memory_bytes"),
         "memory": capture.get("memory") or {},
         "max_abs_error": capture.get("max_abs_error"),
@@ -135,7 +205,7 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
         "inductor_code": tuple(capture.get("inductor_code") or ()),
         "log": capture.get("log"),
         "config": capture.get("config") or {},
-        "notes": tuple(capture.get("notes") or ()),
+        "notes": tuple(capture.get("notes") or ()) + tuple(latency_notes),
         "compile": capture.get("compile") or {},
         "dynamo": capture.get("dynamo") or {},
     }
@@ -152,7 +222,69 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
         except KernelscopeError as exc:
             # The measurements stand; only the trace analysis is lost, and the report says why.
             base["notes"] = base["notes"] + (f"trace analysis failed: {exc.message}",)
+    extra = timing_notes(base)
+    extra += [f"GEMM {a.gemm or a.op + ' ' + a.sizes}: {marginal_note(a)}" for a in base.get("autotune", ())
+              if a.marginal]
+    if extra:
+        base["contradiction"] = extra[0] if extra[0].startswith("the profiled iterations") else ""
+        base["notes"] = base["notes"] + tuple(extra)
     return ModeResult(**base)
+
+
+# The profiled iterations run a few times with the profiler on and a synchronize per step; their time is set
+# against the steady median only when it is outside the median's interval by at least this much.
+CONTRADICTION_RATIO = 1.10
+
+
+def timing_notes(fields: dict[str, Any]) -> list[str]:
+    """Said out loud: the profiled iterations' time against the steady median when they disagree beyond noise,
+    and where a launch-bound iteration's time goes."""
+    from kernelscope.analysis.stats import median_interval
+
+    out: list[str] = []
+    lat: LatencyStats | None = fields.get("latency_ms")
+    prof = fields.get("profiled_iteration_ms")
+    launch = fields.get("launch")
+    cudagraphs = bool((fields.get("config") or {}).get("cudagraphs"))
+    if lat is not None and prof:
+        low, high, method = median_interval(lat)
+        low = lat.median if low is None else low
+        high = lat.median if high is None else high
+        what = "across processes" if method == "processes" else "inside one process"
+        gpu = launch.gpu_busy_us / 1000.0 if launch is not None else None
+        if gpu is not None and gpu > high * CONTRADICTION_RATIO:
+            out.append(f"the profiled iterations' kernels alone took {gpu * 1000:.1f} µs per iteration, more than "
+                       f"the steady median {lat.median * 1000:.1f} µs (95% interval {what} {low * 1000:.1f}-"
+                       f"{high * 1000:.1f} µs): the kernels ran slower while profiled (clocks, another process on "
+                       "the GPU); the kernel times in this report overstate the steady state")
+        elif prof > high * CONTRADICTION_RATIO:
+            out.append(f"the profiled iterations took {prof * 1000:.1f} µs each against the steady median "
+                       f"{lat.median * 1000:.1f} µs (95% interval {what} {low * 1000:.1f}-{high * 1000:.1f} µs): "
+                       "the profiler's own CPU overhead and the synchronize after each profiled step add to it, so "
+                       "the trace overstates the CPU side; the steady median is the latency")
+        elif prof < low / CONTRADICTION_RATIO:
+            out.append(f"the profiled iterations took {prof * 1000:.1f} µs each, less than the steady median "
+                       f"{lat.median * 1000:.1f} µs (95% interval {what} {low * 1000:.1f}-{high * 1000:.1f} µs): "
+                       "the timed calls met something the profiled ones did not (another process, clocks, a "
+                       "cache state); treat the steady median with care")
+    if launch is not None and launch.launch_bound:
+        # The headline idle share is against the steady median (the profiler inflates the CPU side); the
+        # profiled iteration's own split follows it.
+        steady = ""
+        idle = launch.gpu_idle_pct
+        if lat is not None and lat.median > 0:
+            idle = 100.0 * max(0.0, 1.0 - launch.gpu_busy_us / (lat.median * 1000.0))
+            steady = f" of the steady {lat.median * 1000:.1f} µs"
+        split = (f"{launch.gpu_busy_us:.1f} µs of kernels{steady}; profiled: {launch.gpu_busy_us:.1f} µs busy of "
+                 f"{launch.wall_us:.1f} µs, {launch.launch_path_us:.1f} µs to issue {launch.launches:g} launches, "
+                 f"{launch.runtime_us:.1f} µs of it in the CUDA runtime")
+        if cudagraphs:
+            out.append(f"GPU idle {idle:.0f}% of the iteration even with CUDA graphs ({split}): what is left on the "
+                       "CPU is Python, Dynamo's guards and the graph replay's bookkeeping")
+        else:
+            out.append(f"GPU idle {idle:.0f}% of the iteration ({split}): the CPU launch path dominates; "
+                       "reduce-overhead (CUDA graphs) targets that")
+    return out
 
 
 def build_run_result(

@@ -1,10 +1,18 @@
 """The fallback advice: per shape, the mode to use and why. Pure (no torch).
 
-Rule: among the modes that ran and whose numerics did not fail, take the fastest by median; every mode whose
-latency is within noise of it (the 95% bootstrap interval of the ratio of medians contains 1.0, as in the report's
-speedup column) ties with it. Eager wins a tie (nothing to compile, nothing to break on the next upgrade); among
-compiled modes the one with the shorter first call wins a tie. So a compiled mode is recommended only when it is
-faster than eager beyond noise, and eager is the answer when compiled modes fail, are slower or gain nothing.
+Rule (issue 13): every mode that ran is compared with eager on its interval (the speedup's 95% interval across
+processes, analysis/stats.py), not only the fastest median: a compiled mode qualifies when it is faster than eager
+beyond noise. Numerics come first: a mode whose output fails (against eager beyond tolerance with no better
+answer against the float64 reference, or against the reference itself: NaN/Inf, rmse) is never the answer, eager
+included. So:
+
+- eager passes numerics: the fastest compiled mode that passes and is faster than eager beyond noise (among
+  those within noise of it, the shortest first call); else eager;
+- eager fails numerics (or did not run): the fastest mode that passes, said with why eager is not it
+  (``confidence`` "caveat");
+- every mode that ran fails numerics: no mode, and the reason says so (``confidence`` "none").
+
+A compiled mode slower than eager on a launch-bound iteration gets the launch-path explanation in the reason.
 """
 
 from __future__ import annotations
@@ -17,6 +25,13 @@ from kernelscope.report import fmt
 from kernelscope.result import Candidate, ModeResult, Recommendation, Status
 
 EAGER = "eager"
+
+
+def _vs_reference(m: ModeResult) -> str:
+    vr = (m.numerics or {}).get("vs_reference") if isinstance(m.numerics, dict) else None
+    if not isinstance(vr, dict) or not isinstance(vr.get("pass"), bool):
+        return "n/a"
+    return "pass" if vr["pass"] else "fail"
 
 
 def _candidate(m: ModeResult, eager: ModeResult | None) -> Candidate:
@@ -37,15 +52,32 @@ def _candidate(m: ModeResult, eager: ModeResult | None) -> Candidate:
         why_not = f"{m.status}" + (f" ({m.error_kind})" if m.error_kind else "")
     elif median is None:
         why_not = "no latency measured"
-    elif num.status == "fail" and m.name != EAGER:
+    elif num.status == "fail":
         why_not = f"numerics fail: {num.reason}"
     return Candidate(mode=m.name, status=m.status, median_ms=median, speedup=sp, low=lo, high=hi, call=call,
-                     numerics=num.status, eligible=not why_not, why_not=why_not)
+                     numerics=num.status, eligible=not why_not, why_not=why_not, vs_reference=_vs_reference(m),
+                     numerics_reason=num.reason if num.status == "fail" else "")
 
 
 def _tied(a: ModeResult, b: ModeResult) -> bool:
-    r = latency_ratio(a.latency_ms, b.latency_ms)
-    return bool(r.within_noise)
+    return bool(latency_ratio(a.latency_ms, b.latency_ms).within_noise)
+
+
+def _speed(c: Candidate) -> str:
+    ci = f", 95% CI {fmt.interval(c.low, c.high)}" if c.low is not None else ""
+    return f"{fmt.ratio(c.speedup)} vs eager{ci}"
+
+
+def launch_note(m: ModeResult) -> str:
+    """"default: GPU idle 70% of the iteration: ..." for a launch-bound mode, else ""."""
+    lp = m.launch
+    if lp is None or not lp.launch_bound or m.latency_ms is None or not m.latency_ms.median:
+        return ""
+    idle = 100.0 * max(0.0, 1.0 - lp.gpu_busy_us / (m.latency_ms.median * 1000.0))
+    fix = ("even CUDA graphs leave the CPU side (Python, guards)" if (m.config or {}).get("cudagraphs")
+           else "reduce-overhead (CUDA graphs) targets that")
+    return (f"{m.name}: GPU idle {idle:.0f}% of the iteration ({fmt.us(lp.gpu_busy_us)} of kernels in "
+            f"{fmt.ms(m.latency_ms.median)}): the CPU launch path dominates; {fix}")
 
 
 def recommend(modes: Sequence[ModeResult], params: dict | None = None, label: str = "") -> Recommendation:
@@ -53,46 +85,69 @@ def recommend(modes: Sequence[ModeResult], params: dict | None = None, label: st
     eager = next((m for m in modes if m.name == EAGER and m.status == Status.OK.value and m.latency_ms), None)
     cands = tuple(_candidate(m, eager) for m in modes)
     by_name = {m.name: m for m in modes}
+    cand = {c.mode: c for c in cands}
+    ran = [c for c in cands if c.status == Status.OK.value and c.median_ms is not None]
     ok = [by_name[c.mode] for c in cands if c.eligible]
     excluded = [c for c in cands if not c.eligible and c.status not in (Status.UNAVAILABLE.value,)]
     tail = ""
     if excluded:
         tail = "; not considered: " + ", ".join(f"{c.mode} ({c.why_not})" for c in excluded)
+
+    def rec(mode: str | None, reason: str, confidence: str) -> Recommendation:
+        return Recommendation(dict(params or {}), label, mode, reason + tail, cands, confidence)
+
+    if not ran:
+        return rec(None, "no mode ran successfully at this shape", "none")
     if not ok:
-        return Recommendation(dict(params or {}), label, None, "no mode ran successfully at this shape" + tail, cands)
-    best = min(ok, key=lambda m: m.latency_ms.median)  # type: ignore[union-attr]
-    tied = [m for m in ok if m is best or _tied(m, best)]
-    cand = {c.mode: c for c in cands}
-    if any(m.name == EAGER for m in tied):
-        if best.name == EAGER:
-            reason = "eager is the fastest mode here"
-            others = [c for c in cands if c.eligible and c.mode != EAGER]
-            slower = [c.mode for c in others if c.call == "slower"]
-            if slower:
-                reason += f"; compiled modes are slower beyond noise ({', '.join(slower)})"
-        else:
-            c = cand[best.name]
-            reason = (f"the fastest compiled mode, {best.name} ({fmt.ratio(c.speedup)} vs eager, 95% CI "
-                      f"{fmt.interval(c.low, c.high) or 'n/a'}), is within noise of eager: keep eager (no compile "
-                      "cost, nothing to break)")
-        if not any(c.eligible for c in cands if c.mode != EAGER):
-            reason = "no compiled mode worked here: keep eager"
-        return Recommendation(dict(params or {}), label, EAGER, reason + tail, cands)
-    # Compiled modes only in the tie: the cheapest compile among them. A mode tied with the best can still be
-    # within noise of eager (ties are not transitive), so only modes faster than eager beyond noise qualify;
-    # the best one always does, since eager is not tied with it.
-    if eager is not None:
-        tied = [m for m in tied if m is best or cand[m.name].call == "faster"]
+        fails = ", ".join(f"{c.mode} ({c.numerics_reason or c.why_not})" for c in ran)
+        tail = ""
+        return rec(None, f"no mode is recommended: every mode that ran fails numerics: {fails}; fix the model's "
+                         "numerics first (e.g. a wider --dtype)", "none")
+    eager_ok = eager is not None and cand[EAGER].eligible
+    compiled = [m for m in ok if m.name != EAGER]
+    if eager_ok:
+        faster = [m for m in compiled if cand[m.name].call == "faster"]
+        if not faster:
+            if not compiled:
+                reason = "no compiled mode worked here: keep eager"
+            else:
+                best = min(compiled, key=lambda m: m.latency_ms.median)  # type: ignore[union-attr]
+                slower = [m for m in compiled if cand[m.name].call == "slower"]
+                if best.latency_ms.median >= eager.latency_ms.median:  # type: ignore[union-attr]
+                    reason = "eager is the fastest mode here"
+                else:
+                    reason = (f"the fastest compiled mode, {best.name} ({_speed(cand[best.name])}), is within "
+                              "noise of eager and no compiled mode is faster beyond noise: keep eager (no compile "
+                              "cost, nothing to break)")
+                if slower:
+                    reason += f"; compiled modes are slower beyond noise ({', '.join(m.name for m in slower)})"
+                launch = [launch_note(m) for m in slower if launch_note(m)]
+                if launch:
+                    reason += "; " + "; ".join(launch)
+            return rec(EAGER, reason, "plain")
+        best = min(faster, key=lambda m: m.latency_ms.median)  # type: ignore[union-attr]
+        tied = [m for m in faster if m is best or _tied(m, best)]
+        pick = min(tied, key=lambda m: (m.first_call_s if m.first_call_s is not None else float("inf"), m.name))
+        reason = f"{pick.name} is faster than eager beyond noise ({_speed(cand[pick.name])})"
+        if len(tied) > 1:
+            rest = ", ".join(m.name for m in tied if m is not pick)
+            reason += f"; within noise of {rest}, and its first call (compile) is the shortest"
+        return rec(pick.name, reason, "plain")
+    # Eager failed numerics or did not run: the fastest mode whose output passes.
+    best = min(compiled, key=lambda m: m.latency_ms.median)  # type: ignore[union-attr]
+    tied = [m for m in compiled if m is best or _tied(m, best)]
     pick = min(tied, key=lambda m: (m.first_call_s if m.first_call_s is not None else float("inf"), m.name))
     c = cand[pick.name]
-    if c.speedup is not None:
-        ci = f", 95% CI {fmt.interval(c.low, c.high)}" if c.low is not None else ""
-        reason = f"{pick.name} is faster than eager beyond noise ({fmt.ratio(c.speedup)}{ci})"
-    elif eager is None:
-        reason = f"{pick.name} is the fastest working mode (eager did not run, so no speedup)"
+    if EAGER in cand and cand[EAGER].status == Status.OK.value and cand[EAGER].numerics == "fail":
+        reason = (f"eager's output fails numerics ({cand[EAGER].numerics_reason}): {pick.name} is the fastest mode "
+                  f"whose output passes ({_speed(c) if c.speedup is not None else fmt.ms(c.median_ms)})")
+        if c.call == "slower":
+            reason += ", slower than eager but correct"
+        confidence = "caveat"
     else:
-        reason = f"{pick.name} is the fastest working mode"
+        reason = f"{pick.name} is the fastest working mode (eager did not run, so no speedup)"
+        confidence = "plain"
     if len(tied) > 1:
         rest = ", ".join(m.name for m in tied if m is not pick)
         reason += f"; within noise of {rest}, and its first call (compile) is the shortest"
-    return Recommendation(dict(params or {}), label, pick.name, reason + tail, cands)
+    return rec(pick.name, reason, confidence)

@@ -6,7 +6,9 @@ included), and reads back ``capture.json``. A worker that dies without writing o
 
 A sweep runs each static mode once per shape point (a fresh compile per shape, as a user with fixed shapes gets)
 and the dynamic mode once for all points (its recompilations are what it measures). ``--warm-compile`` starts a
-second, compile-only worker per mode on the first one's Inductor cache.
+second, compile-only worker per mode on the first one's Inductor cache. ``--processes N`` times each mode in
+N - 1 more, timing-only workers (``process`` 2..N: their records go to ``.../modes/<mode>/process-<k>/``) on the
+first one's Inductor cache, so they measure the same compiled code without paying a cold compile again.
 """
 
 from __future__ import annotations
@@ -75,18 +77,27 @@ def run_mode(
     on_progress: Callable[[str, str], None] | None = None,
     *,
     warm: bool = False,
+    process: int = 1,
 ) -> dict[str, Any]:
     """Capture one mode; always returns a capture record (status ok/failed/timeout/unavailable/interrupted).
 
     ``warm``: a second, compile-only process reusing the first one's Inductor cache (its record goes to
     ``modes/<mode>/warm/``; the caller merges its first-call time and cache counters into the cold record).
+    ``process`` > 1: a timing-only process of ``--processes`` on the first one's cache (``process-<k>/``).
     """
     mode_dir = out_dir / "modes" / mode.dirname
     point = {"index": 0, "label": "", "params": {}, "sets": {}, "input_index": None,
-             "mode_dir": str(mode_dir / "warm" if warm else mode_dir), "tb_dir": str(out_dir / "tb" / mode.dirname)}
+             "mode_dir": str(_sub(mode_dir, warm, process)), "tb_dir": str(out_dir / "tb" / mode.dirname)}
     (rec,) = _run_worker(mode, opts, out_dir, [point], worker_dir=mode_dir, on_progress=on_progress, warm=warm,
-                         multi=False)
+                         multi=False, process=process)
     return rec
+
+
+def _sub(d: Path, warm: bool, process: int) -> Path:
+    """Where a worker's record goes: the mode's folder, its warm/ or its process-<k>/ subfolder."""
+    if process > 1:
+        return d / f"process-{process}"
+    return d / "warm" if warm else d
 
 
 def run_mode_points(
@@ -97,14 +108,15 @@ def run_mode_points(
     on_progress: Callable[[str, str], None] | None = None,
     *,
     warm: bool = False,
+    process: int = 1,
 ) -> list[dict[str, Any]]:
     """Capture one mode at several shape points in ONE worker (the dynamic mode: its recompilations across the
     shapes are the measurement). Files: ``points/<point>/modes/<mode>/`` per point, the worker's spec and log in
     ``modes/<mode>/``. Returns one record per point."""
     worker_dir = out_dir / "modes" / mode.dirname
-    plans = [_point_spec(out_dir, mode, p, warm) for p in points]
+    plans = [_point_spec(out_dir, mode, p, warm, process) for p in points]
     return _run_worker(mode, opts, out_dir, plans, worker_dir=worker_dir, on_progress=on_progress, warm=warm,
-                       multi=True)
+                       multi=True, process=process)
 
 
 def run_mode_at(
@@ -115,12 +127,13 @@ def run_mode_at(
     on_progress: Callable[[str, str], None] | None = None,
     *,
     warm: bool = False,
+    process: int = 1,
 ) -> dict[str, Any]:
     """Capture one (static) mode at one shape point of a sweep, in its own worker: a fresh compile per shape."""
-    plan = _point_spec(out_dir, mode, point, warm)
+    plan = _point_spec(out_dir, mode, point, warm, process)
     worker_dir = point_dir(out_dir, point, mode)
     (rec,) = _run_worker(mode, opts, out_dir, [plan], worker_dir=worker_dir, on_progress=on_progress, warm=warm,
-                         multi=True)
+                         multi=True, process=process)
     return rec
 
 
@@ -128,10 +141,10 @@ def point_dir(out_dir: Path, point: PointPlan, mode: ModeDef) -> Path:
     return out_dir / "points" / point.dirname / "modes" / mode.dirname
 
 
-def _point_spec(out_dir: Path, mode: ModeDef, p: PointPlan, warm: bool) -> dict[str, Any]:
+def _point_spec(out_dir: Path, mode: ModeDef, p: PointPlan, warm: bool, process: int = 1) -> dict[str, Any]:
     d = point_dir(out_dir, p, mode)
     return {"index": p.index, "label": p.label, "params": p.params, "sets": p.sets, "input_index": p.input_index,
-            "mode_dir": str(d / "warm" if warm else d), "tb_dir": str(out_dir / "tb" / p.dirname / mode.dirname)}
+            "mode_dir": str(_sub(d, warm, process)), "tb_dir": str(out_dir / "tb" / p.dirname / mode.dirname)}
 
 
 def list_input_points(opts: CaptureOptions, work_dir: Path) -> list[dict[str, Any]]:
@@ -166,13 +179,19 @@ def _run_worker(
     on_progress: Callable[[str, str], None] | None,
     warm: bool,
     multi: bool,
+    process: int = 1,
 ) -> list[dict[str, Any]]:
     for p in points:
         Path(p["mode_dir"]).mkdir(parents=True, exist_ok=True)
     worker_dir.mkdir(parents=True, exist_ok=True)
     # A fresh Inductor cache per mode (and shape point) by default, inside the output folder that each run
-    # empties first, so first_call_s is a cold compile; the warm process reuses exactly that folder.
+    # empties first, so first_call_s is a cold compile; the warm process and the later processes of
+    # --processes reuse exactly that folder.
     cache_dir = opts.cache_dir or str(worker_dir / ".inductor-cache")
+    timing_only = process > 1
+    if timing_only:
+        worker_dir = _sub(worker_dir, False, process)
+        worker_dir.mkdir(parents=True, exist_ok=True)
     spec = {
         "model": opts.model,
         "sets": opts.sets,
@@ -189,11 +208,13 @@ def _run_worker(
         "seed": opts.seed,
         "reference": opts.reference,
         "compile_only": warm,
+        "timing_only": timing_only,
+        "process": process,
         "user_cache_dir": bool(opts.cache_dir),
     }
     if multi:
         spec["points"] = points
-    suffix = "-warm" if warm else ""
+    suffix = "-warm" if warm and not timing_only else ""
     spec_path = worker_dir / f"spec{suffix}.json"
     atomic_write_json(spec_path, spec)
     env = dict(os.environ)
@@ -204,12 +225,13 @@ def _run_worker(
     else:
         # Triton's own cache too, even when the user set one: otherwise a "cold" compile reuses kernels.
         env["TRITON_CACHE_DIR"] = os.path.join(cache_dir, "triton")
-    if mode.compiled and opts.torch_logs and "TORCH_LOGS" not in os.environ:
+    if mode.compiled and opts.torch_logs and "TORCH_LOGS" not in os.environ and not timing_only:
         # The fusion log feeds the epilogue verdicts' why-not; graph_code gives each GEMM its module path and source
         # line (kernelscope.provenance); recompiles says why a dynamic graph recompiled.
         env["TORCH_LOGS"] = opts.torch_logs + (",recompiles" if mode.dynamic else "")
     log_path = worker_dir / f"log{suffix}.txt"
     timeout = opts.timeout_s * max(1, len(points))  # --timeout is per mode and shape point
+    started_at = time.time()  # wall clock: shows the processes' interleaving across modes
     t0 = time.perf_counter()
     status_override = None
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
@@ -271,6 +293,7 @@ def _run_worker(
         else:
             rec.setdefault("wall_s", None)
         rec["log"] = str(log_path.relative_to(out_dir))
+        rec["started_at"] = started_at
         rec.setdefault("notes", [])
         if multi:
             rec.setdefault("point", {"index": p["index"], "label": p["label"], "params": p["params"]})
@@ -299,6 +322,21 @@ def merge_warm(cold: dict[str, Any], warm: dict[str, Any]) -> dict[str, Any]:
     comp["cache"] = cache
     comp["warm_log"] = warm.get("log")
     return {**cold, "compile": comp}
+
+
+def merge_processes(first: dict[str, Any], later: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The first process's record with every process's timings in ``processes`` (run order, the first
+    included); analysis/mode.py combines them into the mode's latency. A later process that failed or timed
+    out is kept with its status and error, and measures nothing."""
+    procs = []
+    for k, rec in enumerate([first, *later], start=1):
+        procs.append({"process": k, "status": rec.get("status"), "error": (rec.get("error") or "")[:500],
+                      "first_call_s": rec.get("first_call_s"), "wall_s": rec.get("wall_s"),
+                      "started_at": rec.get("started_at"),
+                      "latency_ms": rec.get("latency_ms") if rec.get("status") == "ok" else None,
+                      "drifted": bool(rec.get("drifted")) or (k == 1 and (rec.get("latency_ms") or {}).get(
+                          "drift", 0) > 0.10), "log": rec.get("log")})
+    return {**first, "processes": procs}
 
 
 def _log_tail(path: Path) -> str:

@@ -3,7 +3,8 @@
 Run as ``python -m kernelscope.capture.worker SPEC.json``. Writes ``capture.json`` (schema kernelscope.capture/1)
 into the mode's folder whatever happens: a failure is a result too. Progress lines go to stdout as
 ``@@progress <text>``; everything else (Inductor's fusion/autotune logs, warnings) goes to stderr, which the
-runner saves as the mode's log.
+runner saves as the mode's log. A spec with ``timing_only`` (a later process of ``--processes``) builds, compiles
+on the first process's Inductor cache, warms up and times, then stops: no reference, numerics or profile.
 """
 
 from __future__ import annotations
@@ -599,7 +600,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             raise modelfile._fail_in_user_code("the model's forward (eager)", spec["model"], exc) from exc
         timer.sync()
         reference, how = (None, {"skipped": "--no-reference"})
-        if spec.get("reference", True) and not spec.get("compile_only"):
+        if spec.get("reference", True) and not spec.get("compile_only") and not spec.get("timing_only"):
             progress("reference forward (high precision)")
             reference, how = _reference_output(torch, model, inputs, device, rec["dtype"])
         if device == "cuda":
@@ -705,6 +706,13 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         rec["latency_ms"] = {**_quantiles(samples), "samples": samples, "timer": "cuda_events" if device == "cuda"
                              else "perf_counter", "calls_per_sample": inner, "windows": windows,
                              "drift": drift}
+        if spec.get("timing_only"):
+            # A later process of --processes: its timings are the measurement; numerics, memory and the
+            # profile come from the first process.
+            rec["status"] = "ok"
+            if drift > DRIFT_LIMIT:
+                rec["drifted"] = True
+            return
         if drift > DRIFT_LIMIT:
             notes.append(f"latency still drifted by {drift:.0%} between the first and second half of the timed "
                          f"samples after {windows} windows: something changed under the measurement (another "

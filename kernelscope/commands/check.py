@@ -18,6 +18,9 @@ import click
               help="Mode latency / eager latency at most X (violated only when the whole 95% interval is above X).")
 @click.option("--min-speedup", type=float, metavar="X", default=None,
               help="Eager latency / mode latency at least X (violated only when the whole 95% interval is below X).")
+@click.option("--numerics", is_flag=True,
+              help="Fail a checked mode whose output fails against eager (beyond the dtype's tolerance, new NaN/Inf) "
+                   "or against the float64 reference.")
 @click.option("--mode", "modes", multiple=True, metavar="M",
               help="Check only mode M (repeatable or comma-separated); default: every mode except eager.")
 @click.option("--max-regression", type=float, metavar="X", default=None,
@@ -27,7 +30,7 @@ import click
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 @click.pass_context
 def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_kernels_per_iter: int | None,
-            max_slowdown: float | None, min_speedup: float | None, modes: tuple[str, ...],
+            max_slowdown: float | None, min_speedup: float | None, numerics: bool, modes: tuple[str, ...],
             max_regression: float | None, debug: bool) -> None:
     """A CI gate on a run's result (RESULT_DIR holds result.json): exit 0 when every rule holds for the checked
     modes, 1 with one line per violated rule, 2 on usage errors (no rule, a bad option, an unreadable
@@ -38,7 +41,7 @@ def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_
     names = tuple(n.strip() for spec in modes for n in spec.split(",") if n.strip())
     if expect_fused is not None and expect_fused.strip().lower() in ("all", "none"):
         expect_fused = expect_fused.strip().lower()  # the keywords in any case: ALL, None
-    rules = Rules(expect_fused, max_kernels_per_iter, max_slowdown, min_speedup, names)
+    rules = Rules(expect_fused, max_kernels_per_iter, max_slowdown, min_speedup, names, numerics)
     from kernelscope.report.upgrade import check_upgrade_dir
 
     outcome = check_upgrade_dir(result_dir, rules, max_regression)  # None: not an upgrade-check directory

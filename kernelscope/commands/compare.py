@@ -12,30 +12,51 @@ import click
 @click.argument("head_dir", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=Path("kernelscope-compare"), show_default=True,
               help="Directory for compare.html and compare.md.")
+@click.option("--force", is_flag=True,
+              help="Compare runs from a different device or dtype anyway (every row is marked not comparable).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
-def command(base_dir: Path, head_dir: Path, out: Path, debug: bool) -> None:
+def command(base_dir: Path, head_dir: Path, out: Path, force: bool, debug: bool) -> None:
     """Compare two result directories (e.g. torch 2.13 vs 2.14, or before/after a model change): latency per mode
     with a noise-aware call (bootstrap interval of the ratio of medians), kernel counts by category, GEMM
-    verdicts gained or lost, backends switched, new failures. Writes compare.html and compare.md to --out."""
-    from kernelscope.errors import OutputDirError
+    verdicts gained or lost, backends switched, new failures. Says first whether the runs are comparable (device,
+    dtype, model file, shapes, versions, settings): a different device or dtype is refused (exit 2) unless
+    --force. A change is beyond noise only when both runs' intervals across processes separate. Writes
+    compare.html, compare.md and compare.json to --out."""
+    import json
+
+    from kernelscope.errors import OutputDirError, UsageError
     from kernelscope.report import fmt
-    from kernelscope.report.compare import compare_results, render_compare_html, render_compare_markdown
+    from kernelscope.report.compare import (
+        compare_data,
+        compare_results,
+        render_compare_html,
+        render_compare_markdown,
+    )
     from kernelscope.report.io import atomic_write_text, load_result
 
     base, head = load_result(base_dir), load_result(head_dir)
-    cmp = compare_results(base, head, base_label=str(base_dir), head_label=str(head_dir))
+    cmp = compare_results(base, head, base_label=str(base_dir), head_label=str(head_dir), force=force)
+    assert cmp.comparable is not None
+    if not cmp.comparable.ok and not force:
+        raise UsageError(f"{base_dir} and {head_dir} are not comparable ({'; '.join(cmp.comparable.refused)}): "
+                         "their latencies and kernels measure different hardware or precision",
+                         "compare runs of one device and dtype, or pass --force to compare anyway")
+    click.echo(cmp.comparable.headline)
     try:
         out.mkdir(parents=True, exist_ok=True)
         html_path = atomic_write_text(out / "compare.html", render_compare_html(cmp))
         md_path = atomic_write_text(out / "compare.md", render_compare_markdown(cmp))
+        json_path = atomic_write_text(out / "compare.json", json.dumps(compare_data(cmp), indent=1,
+                                                                       allow_nan=False, default=str))
     except OSError as exc:
         raise OutputDirError(f"cannot write to {out}: {exc.strerror or exc}", "pass a writable --out DIR") from exc
+    mark = " [not comparable]" if not cmp.comparable.ok else ""
     for m in cmp.modes:
         if m.latency.value is not None:
-            change = f"{fmt.percent_change(m.latency.value)} {m.call}"
+            change = f"{m.change} ({fmt.percent_change(m.latency.value)}, {m.call})"
         else:
             change = "no latency to compare"
         status = f" [{m.status_change}]" if m.status_change else ""
         gemms = "".join(f"; {g.key}: {g.kind}" for g in m.changed_gemms)
-        click.echo(f"{m.name}: {change}{status}{gemms}")
-    click.echo(f"wrote {html_path} and {md_path}", err=True)
+        click.echo(f"{m.name}{mark}: {change}{status}{gemms}")
+    click.echo(f"wrote {html_path}, {md_path} and {json_path}", err=True)

@@ -12,6 +12,11 @@ import click
 
 from kernelscope.errors import ModelFileError, UsageError
 
+# Five processes: the across-process interval uses Student's t with P - 1 degrees of freedom (t = 2.78 at 5,
+# 4.30 at 3), so fewer processes give intervals too wide to call anything, and five cost ~30 s more per extra
+# process on a 2-core CPU (benchmarks/RESULTS.md, "--processes").
+DEFAULT_PROCESSES = 5
+
 STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable": "yellow", "interrupted": "yellow"}
 
 
@@ -38,7 +43,12 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
               help="Seconds per mode and shape point (compile included); past it the mode is stopped, marked timeout.")
 @click.option("--warmup", type=click.IntRange(min=1), default=10, show_default=True,
               help="Minimum warm-up calls before timing (more until per-call time is stable).")
-@click.option("--repeats", type=click.IntRange(min=3), default=30, show_default=True, help="Timed samples.")
+@click.option("--repeats", type=click.IntRange(min=3), default=30, show_default=True,
+              help="Timed samples per process.")
+@click.option("--processes", type=click.IntRange(min=1, max=50), default=DEFAULT_PROCESSES, show_default=True,
+              help="Time each mode in N fresh processes, interleaved across modes; later processes reuse the "
+                   "first one's Inductor cache. Latency = median of the processes' medians, with an interval "
+                   "across processes (1: one process, an interval that covers noise inside it only).")
 @click.option("--steps", type=click.IntRange(min=1, max=50), default=3, show_default=True,
               help="Profiled iterations (after 1 wait + 1 warm-up step).")
 @click.option("--freezing/--no-freezing", default=None,
@@ -61,8 +71,9 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, modes: str, gemm_backends: str | None, device: str, dtype: str | None, sets: tuple[str, ...],
             sweeps: tuple[str, ...], out: Path | None, force: bool, timeout: float, warmup: int, repeats: int,
-            steps: int, freezing: bool | None, cache_dir: Path | None, warm_compile: bool, reference: bool,
-            calibration: Path | None, no_tensorboard: bool, python: str | None, debug: bool) -> None:
+            processes: int, steps: int, freezing: bool | None, cache_dir: Path | None, warm_compile: bool,
+            reference: bool, calibration: Path | None, no_tensorboard: bool, python: str | None,
+            debug: bool) -> None:
     """Profile MODEL (a .py file defining get_model()/get_inputs(), or KernelBench's Model/get_init_inputs()/
     get_inputs()) in each mode, each in its own process, and write report.html, summary.md, result.json and
     TensorBoard traces into --out."""
@@ -140,6 +151,49 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             jobs.append((mi, list(range(n_points))))
         else:
             jobs.extend((mi, [pi]) for pi in range(n_points))
+    def finish(j: int, recs: list[dict]) -> None:
+        """Analyse a job's capture records (every process done) into ModeResults and print their lines."""
+        nonlocal run_dtype
+        mi, pis = jobs[j]
+        for pi, rec in zip(pis, recs):
+            run_dtype = run_dtype or rec.get("dtype")
+            mr = build_mode_result(out_dir, rec)
+            results[pi][mi] = mr
+            label = job_label(j)
+            line = label if len(pis) == 1 else f"{label.split(' @ ')[0]} @ {points[pi].label}"
+            _print_mode_line(err, line, mr)
+
+    job_recs: dict[int, list[dict]] = {}  # job -> one capture record per point (the first process's)
+    later: dict[int, list[list[dict]]] = {j: [] for j in range(len(jobs))}  # job -> per later process
+
+    def job_label(j: int, process: int = 1) -> str:
+        mi, pis = jobs[j]
+        where = ""
+        if points:
+            where = f" @ {points[pis[0]].label}" if len(pis) == 1 else f" @ {len(pis)} shapes"
+        head = f"[{j + 1}/{len(jobs)}]" if process == 1 else f"[process {process}/{processes}, {j + 1}/{len(jobs)}]"
+        return f"{head} {mode_defs[mi].name}{where}"
+
+    def capture(j: int, warm: bool, process: int = 1) -> list[dict]:
+        mi, pis = jobs[j]
+        mode = mode_defs[mi]
+        tag = f"{job_label(j, process)}{' (warm compile)' if warm else ''}"
+        with progress.mode(tag) as on_progress:
+            kw = {"warm": warm, "process": process}
+            if not points:
+                return [run_mode(mode, opts, out_dir, on_progress, **kw)]
+            if len(pis) > 1 or mode.dynamic:
+                return run_mode_points(mode, opts, out_dir, [points[i] for i in pis], on_progress, **kw)
+            return [run_mode_at(mode, opts, out_dir, points[pis[0]], on_progress, **kw)]
+
+    def record_dir(mi: int, pi: int) -> Path:
+        mode = mode_defs[mi]
+        return (out_dir / "modes" / mode.dirname) if not points else (
+            out_dir / "points" / points[pi].dirname / "modes" / mode.dirname)
+
+    # Process 1 of every mode (compile, timing, numerics, profile), then each later process of every mode in
+    # the same order: eager, default, max-autotune, eager, default, ... so that drift on the machine (clocks,
+    # another job) meets every mode alike.
     for j, (mi, pis) in enumerate(jobs):
         mode = mode_defs[mi]
         if fatal or interrupted:
@@ -148,54 +202,62 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                 results[pi][mi] = ModeResult(name=mode.name, status="interrupted" if interrupted else "failed",
                                              error=why, error_kind="skipped")
             continue
-        where = ""
-        if points:
-            where = f" @ {points[pis[0]].label}" if len(pis) == 1 else f" @ {len(pis)} shapes"
-        label = f"[{j + 1}/{len(jobs)}] {mode.name}{where}"
-
-        def capture(warm: bool, _mode: Any = mode, _pis: list[int] = pis, _label: str = label) -> list[dict]:
-            tag = f"{_label}{' (warm compile)' if warm else ''}"
-            with progress.mode(tag) as on_progress:
-                if not points:
-                    return [run_mode(_mode, opts, out_dir, on_progress, warm=warm)]
-                if len(_pis) > 1 or _mode.dynamic:
-                    return run_mode_points(_mode, opts, out_dir, [points[i] for i in _pis], on_progress, warm=warm)
-                return [run_mode_at(_mode, opts, out_dir, points[_pis[0]], on_progress, warm=warm)]
-
         try:
-            recs = capture(False)
+            recs = capture(j, False)
             if warm_compile and mode.compiled and any(r.get("status") == "ok" for r in recs):
-                warm_recs = capture(True)
+                warm_recs = capture(j, True)
                 recs = [merge_warm(c, w) for c, w in zip(recs, warm_recs)]
                 from kernelscope.capture.worker import atomic_write_json
 
                 for pi, rec in zip(pis, recs):
-                    d = (out_dir / "modes" / mode.dirname) if not points else (
-                        out_dir / "points" / points[pi].dirname / "modes" / mode.dirname)
-                    atomic_write_json(d / "capture.json", rec)
+                    atomic_write_json(record_dir(mi, pi) / "capture.json", rec)
         except KeyboardInterrupt:
             interrupted = True
             from kernelscope.capture.runner import _read_capture
 
             recs = []
             for pi in pis:
-                d = (out_dir / "modes" / mode.dirname) if not points else (
-                    out_dir / "points" / points[pi].dirname / "modes" / mode.dirname)
-                recs.append(_read_capture(d / "capture.json") or {
+                recs.append(_read_capture(record_dir(mi, pi) / "capture.json") or {
                     "mode": mode.name, "status": "interrupted", "error": "interrupted (Ctrl-C)"})
-        for pi, rec in zip(pis, recs):
+        job_recs[j] = recs
+        for rec in recs:
             if rec.get("environment") and not environment:
                 environment = rec["environment"]
-            run_dtype = run_dtype or rec.get("dtype")
-            mr = build_mode_result(out_dir, rec)
-            results[pi][mi] = mr
-            line = label if len(pis) == 1 else f"{label.split(' @ ')[0]} @ {points[pi].label}"
-            _print_mode_line(err, line, mr)
             # A broken model file stops the run; in a sweep a forward that raises at one shape (a size the model
             # does not accept) fails that point only.
             fatal_kinds = ("model", "usage") if points else ("model", "usage", "forward")
             if rec.get("error_kind") in fatal_kinds and not fatal:
                 fatal = (rec["error_kind"], rec.get("error", ""))
+        if processes == 1:
+            finish(j, recs)
+        else:
+            for pi, rec in zip(pis, recs):
+                line = job_label(j) if len(pis) == 1 else f"{job_label(j).split(' @ ')[0]} @ {points[pi].label}"
+                _print_first_process_line(err, line, rec)
+    for process in range(2, processes + 1):
+        if fatal or interrupted:
+            break
+        for j in range(len(jobs)):
+            if not any(r.get("status") == "ok" for r in job_recs.get(j, [])):
+                continue  # a mode that failed (or was unavailable) in its first process is not timed again
+            try:
+                later[j].append(capture(j, False, process))
+            except KeyboardInterrupt:
+                interrupted = True
+                break
+        if interrupted:
+            break
+    if processes > 1:
+        from kernelscope.capture.runner import merge_processes
+        from kernelscope.capture.worker import atomic_write_json
+
+        for j, recs in job_recs.items():
+            mi, pis = jobs[j]
+            if later[j]:
+                recs = [merge_processes(rec, [rnd[q] for rnd in later[j]]) for q, rec in enumerate(recs)]
+                for pi, rec in zip(pis, recs):
+                    atomic_write_json(record_dir(mi, pi) / "capture.json", rec)
+            finish(j, recs)
     if interp is not None:
         environment = {**environment, "interpreter": interp.as_dict()}
     resolved_device = environment.get("device") or (device if device != "auto" else "")
@@ -205,9 +267,16 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             for row in results]
     sweep_points = [SweepPoint(params=p.params, label=p.label, modes=tuple(grid[p.index])) for p in points]
     settings: dict[str, Any] = {"modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends,
-                                "sets": parsed_sets, "warmup": warmup, "repeats": repeats, "profile_steps": steps,
+                                "sets": parsed_sets, "warmup": warmup, "repeats": repeats, "processes": processes,
+                                "profile_steps": steps,
                                 "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
                                 "reference": reference, "python": interp.path if interp else None}
+    # What `compare` needs to say whether two runs are comparable: the model file's content and the inputs'
+    # shapes as the workers built them.
+    import hashlib
+
+    settings["model_sha256"] = hashlib.sha256(Path(spec.path).read_bytes()).hexdigest()
+    settings["inputs"] = next((r.get("inputs") for recs in job_recs.values() for r in recs if r.get("inputs")), None)
     if points:
         settings["sweep"] = {k: v for k, v in parsed_sweeps.items()}
         settings["input_sweep"] = bool(hook_points)
@@ -252,6 +321,22 @@ def _fail(console: Any, message: str) -> int:
     return 1
 
 
+def _print_first_process_line(console: Any, label: str, rec: dict) -> None:
+    """After a mode's first process (with --processes > 1 the result is built once every process ran)."""
+    from rich.markup import escape
+
+    style = STATUS_STYLE.get(rec.get("status", ""), "white")
+    parts = [f"[{style}]{rec.get('status')}[/] (process 1)"]
+    if rec.get("first_call_s") is not None:
+        parts.append(f"first call {rec['first_call_s']:.2f} s")
+    lat = rec.get("latency_ms") or {}
+    if lat.get("median") is not None:
+        parts.append(f"median {lat['median']:.3f} ms")
+    if rec.get("error"):
+        parts.append(str(rec["error"])[:200])
+    console.print(f"{label}: " + " · ".join(p if p.startswith("[") else escape(p) for p in parts))
+
+
 def _print_mode_line(console: Any, label: str, m: Any) -> None:
     style = STATUS_STYLE.get(m.status, "white")
     parts = [f"[{style}]{m.status}[/]"]
@@ -260,7 +345,10 @@ def _print_mode_line(console: Any, label: str, m: Any) -> None:
     elif m.first_call_s is not None:
         parts.append(f"first call {m.first_call_s:.2f} s")
     if m.latency_ms is not None:
-        parts.append(f"median {m.latency_ms.median:.3f} ms")
+        lat = m.latency_ms
+        across = f" over {lat.processes} processes" if (lat.processes or 1) > 1 else ""
+        iv = f" ({lat.low:.3f}-{lat.high:.3f})" if lat.low is not None and lat.high is not None and across else ""
+        parts.append(f"median {lat.median:.3f} ms{across}{iv}")
     if m.kernels_per_iter is not None:
         parts.append(f"{m.kernels_per_iter:g} kernels/iter")
     if m.gemm_summary:

@@ -5,7 +5,9 @@ what compilation did). A checked mode that did not run (failed, timeout, interru
 none can be shown to hold; an ``unavailable`` mode is skipped unless named with ``--mode`` (the machine cannot
 run it, e.g. reduce-overhead on a CPU).
 
-Latency rules are noise-aware, like the report: --max-slowdown is violated only when the whole 95% bootstrap
+--numerics fails a checked mode whose output fails against eager or against the float64 reference.
+
+Latency rules are noise-aware, like the report: --max-slowdown is violated only when the whole 95%
 interval of (mode / eager) lies above the limit, --min-speedup only when the whole interval of (eager / mode)
 lies below it; without samples the point ratio decides. A gate must not flap on timing noise.
 """
@@ -30,11 +32,12 @@ class Rules:
     max_slowdown: float | None = None
     min_speedup: float | None = None
     modes: tuple[str, ...] = ()
+    numerics: bool = False  # --numerics: a checked mode's output must pass vs eager and vs the reference
 
     @property
     def empty(self) -> bool:
         return (self.expect_fused is None and self.max_kernels_per_iter is None and self.max_slowdown is None
-                and self.min_speedup is None)
+                and self.min_speedup is None and not self.numerics)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +67,8 @@ def validate(rules: Rules, result: RunResult) -> re.Pattern[str] | None:
     if rules.empty:
         raise UsageError(
             "no rule given",
-            "pass at least one of --expect-fused, --max-kernels-per-iter, --max-slowdown, --min-speedup",
+            "pass at least one of --expect-fused, --max-kernels-per-iter, --max-slowdown, --min-speedup, "
+            "--numerics",
         )
     for opt, v in (("--max-kernels-per-iter", rules.max_kernels_per_iter), ("--max-slowdown", rules.max_slowdown),
                    ("--min-speedup", rules.min_speedup)):
@@ -125,7 +129,8 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
     checked: list[str] = []
     active = [opt for opt, v in (("--expect-fused", rules.expect_fused),
                                  ("--max-kernels-per-iter", rules.max_kernels_per_iter),
-                                 ("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup))
+                                 ("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup),
+                                 ("--numerics", True if rules.numerics else None))
               if v is not None]
     if not selected:
         violations.append(Violation("--mode", "-", "the result has no compiled mode to check"))
@@ -149,6 +154,8 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
             elif k > rules.max_kernels_per_iter:
                 violations.append(Violation("--max-kernels-per-iter", mode.name,
                                             f"{fmt.count(k)} kernels per iteration > {fmt.count(rules.max_kernels_per_iter)}"))
+        if rules.numerics:
+            violations += _numerics(mode)
         for opt, limit in (("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup)):
             if limit is None:
                 continue
@@ -156,6 +163,32 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
             if violation:
                 violations.append(violation)
     return CheckOutcome(tuple(checked), tuple(active), tuple(violations), tuple(notes))
+
+
+def _numerics(mode: ModeResult) -> list[Violation]:
+    """--numerics: the mode's output against eager (every element within the dtype's tolerance, no new NaN/Inf)
+    and against the float64 reference (analysis/numerics.py's rules). Both are checked: a compiled mode that
+    differs from eager but is closer to the reference is reported as such, and still violates (a gate that
+    wants it to pass can check eager-only modes). Not measured at all is a violation too: a gate must not pass
+    on a missing check."""
+    n = mode.numerics if isinstance(mode.numerics, dict) else {}
+    ve = n.get("vs_eager") if isinstance(n.get("vs_eager"), dict) else {}
+    vr = n.get("vs_reference") if isinstance(n.get("vs_reference"), dict) else {}
+    out = []
+    if mode.name != EAGER and ve.get("pass") is False:
+        better = " (closer to the float64 reference than eager)" if vr.get("pass") is True else ""
+        out.append(Violation("--numerics", mode.name, f"output vs eager fails: "
+                             f"{ve.get('reason') or 'outside tolerance'}{better}"))
+    if vr.get("pass") is False:
+        out.append(Violation("--numerics", mode.name, f"output vs the float64 reference fails: "
+                             f"{vr.get('reason') or 'outside tolerance'}"))
+    if not out and ve.get("pass") is None and vr.get("pass") is None:
+        skipped = (n.get("reference") or {}).get("skipped") if isinstance(n.get("reference"), dict) else None
+        out.append(Violation("--numerics", mode.name, "numerics not measured" + (f" ({skipped})" if skipped else "")))
+    return out
+
+
+_INTERVAL = ("bootstrap", "processes")  # Ratio methods that carry a 95% interval (analysis/stats.py)
 
 
 def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | None) -> Violation | None:
@@ -168,7 +201,7 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
     slowdown = latency_ratio(mode.latency_ms, eager.latency_ms)  # mode / eager
     assert slowdown.value is not None
     if opt == "--max-slowdown":
-        worst_case_good = slowdown.low if slowdown.method == "bootstrap" else slowdown.value
+        worst_case_good = slowdown.low if slowdown.method in _INTERVAL else slowdown.value
         assert worst_case_good is not None
         if worst_case_good > limit:
             return Violation(opt, mode.name, f"{fmt.ratio(slowdown.value)} eager's latency "
@@ -176,7 +209,7 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
                              f"{_ci(slowdown.low, slowdown.high, slowdown.method)}) > {fmt.ratio(limit)}")
         return None
     speedup = slowdown.inverted()
-    best_case = speedup.high if speedup.method == "bootstrap" else speedup.value
+    best_case = speedup.high if speedup.method in _INTERVAL else speedup.value
     assert best_case is not None and speedup.value is not None
     if best_case < limit:
         return Violation(opt, mode.name, f"speedup {fmt.ratio(speedup.value)} vs eager "
@@ -186,7 +219,7 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
 
 
 def _ci(low: float | None, high: float | None, method: str) -> str:
-    return f", 95% CI {fmt.interval(low, high)}" if method == "bootstrap" else ""
+    return f", 95% CI {fmt.interval(low, high)}" if method in _INTERVAL else ""
 
 
 def format_outcome(outcome: CheckOutcome) -> Sequence[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from kernelscope.analysis.stats import Ratio, latency_ratio
+from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
 from kernelscope.report import charts, fmt
 from kernelscope.report.context import flatten
 from kernelscope.report.html import environment, page_assets
@@ -38,9 +38,19 @@ class GemmChange:
     gained: tuple[str, ...]  # epilogue ops fused in head that were not fused in base
     lost: tuple[str, ...]  # ops fused in base that are not fused in head
     backend_switched: bool
+    # Either run's autotune for this GEMM was marginal (winner within noise of another kind): a change is then
+    # a coin that landed the other way, not a regression.
+    marginal_autotune: bool = False
 
     @property
     def kind(self) -> str:
+        base = self._kind
+        if self.marginal_autotune and base not in ("same", "new GEMM", "GEMM gone"):
+            return f"{base} (marginal autotune: may differ between runs)"
+        return base
+
+    @property
+    def _kind(self) -> str:
         if self.base is None:
             return "new GEMM"
         if self.head is None:
@@ -66,6 +76,8 @@ class ModeDelta:
     categories: tuple[CountDelta, ...]
     backends: tuple[CountDelta, ...]
     gemms: tuple[GemmChange, ...]
+    change: str = "none"  # "none" | "faster" | "slower": both runs' intervals separate (issue 13)
+    pad_note: str = ""  # kernels that differ are pad kernels: Inductor's pad_mm decision, benchmarked at compile
 
     @property
     def status_change(self) -> str:
@@ -104,6 +116,7 @@ class Comparison:
     head_label: str
     modes: tuple[ModeDelta, ...]
     environment: tuple[tuple[str, str, str], ...]  # (key, base value, head value) where they differ
+    comparable: Comparable | None = None
 
     @property
     def new_failures(self) -> tuple[ModeDelta, ...]:
@@ -112,6 +125,109 @@ class Comparison:
     @property
     def fixed(self) -> tuple[ModeDelta, ...]:
         return tuple(m for m in self.modes if m.status_change == "fixed")
+
+
+@dataclass(frozen=True, slots=True)
+class Comparable:
+    """Whether two runs measured the same thing on the same kind of machine, said first in every compare output.
+
+    ``fields``: (name, base, head) for device name, device, dtype, model file hash, shape parameters, inputs,
+    torch / triton versions, modes and timing settings. A different device name or dtype makes the runs not
+    comparable (``compare`` refuses unless --force, and then every row is marked); a different torch or triton
+    version is the upgrade case, shown and not refused."""
+
+    ok: bool
+    forced: bool
+    fields: tuple[tuple[str, str, str], ...]
+    differences: tuple[str, ...]  # "torch: 2.11.0 -> 2.14.1", one per differing field
+    refused: tuple[str, ...]  # the differences that make the runs not comparable
+    warnings: tuple[str, ...] = ()  # e.g. a run timed in one process: its interval misses between-process noise
+
+    @property
+    def headline(self) -> str:
+        if self.ok and not self.differences:
+            text = "comparable: same device, dtype, model file, shapes, versions and settings"
+        elif self.ok:
+            text = "comparable, with differences: " + "; ".join(self.differences)
+        else:
+            text = ("NOT comparable" + (" (compared anyway, --force)" if self.forced else "") + ": "
+                    + "; ".join(self.refused))
+        return text + "".join(f". {w}" for w in self.warnings)
+
+
+# Differences that refuse a comparison (exit 2 without --force): timings from different hardware or dtypes
+# say nothing about a change in the code.
+REFUSE = ("device name", "device", "dtype")
+SETTINGS = ("warmup", "repeats", "processes", "profile_steps", "freezing", "gemm_backends", "reference", "timeout_s")
+
+
+def _device_name(r: RunResult) -> str:
+    env = r.environment or {}
+    return str(env.get("gpu") or env.get("cpu") or fmt.DASH)
+
+
+def _text(v: object) -> str:
+    if v is None or v == "" or v == {}:
+        return fmt.DASH
+    if isinstance(v, dict):
+        return ", ".join(f"{k}={v[k]}" for k in sorted(v))
+    if isinstance(v, (list, tuple)):
+        return ",".join(str(x) for x in v)
+    return str(v)
+
+
+def comparable_runs(base: RunResult, head: RunResult, *, force: bool = False) -> Comparable:
+    def shape(r: RunResult) -> str:
+        st = r.settings or {}
+        parts = [_text(st.get("sets"))]
+        if st.get("sweep"):
+            parts.append("sweep " + _text(st.get("sweep")))
+        return "; ".join(p for p in parts if p != fmt.DASH) or fmt.DASH
+
+    def row(name: str, get: object) -> tuple[str, str, str]:
+        return (name, get(base), get(head))  # type: ignore[operator]
+
+    fields = [
+        row("device name", _device_name),
+        row("device", lambda r: _text(r.device or (r.environment or {}).get("device"))),
+        row("dtype", lambda r: _text(r.dtype)),
+        row("model file", lambda r: _text(r.model.replace("\\", "/").rsplit("/", 1)[-1] if r.model else "")),
+        row("model file sha256", lambda r: _text((r.settings or {}).get("model_sha256") or "not recorded")),
+        row("shape parameters", shape),
+        row("inputs", lambda r: _text((r.settings or {}).get("inputs"))),
+        row("torch", lambda r: _text((r.environment or {}).get("torch"))),
+        row("triton", lambda r: _text((r.environment or {}).get("triton"))),
+        row("modes", lambda r: _text((r.settings or {}).get("modes") or [m.name for m in r.modes])),
+    ]
+    fields += [row(f"setting {k}", lambda r, k=k: _text((r.settings or {}).get(k))) for k in SETTINGS]
+    diffs = tuple(f"{n}: {b} → {h}" for n, b, h in fields if b != h)
+    refused = tuple(f"{n}: {b} → {h}" for n, b, h in fields if b != h and n in REFUSE)
+    single = [label for label, r in (("base", base), ("head", head))
+              if any(m.latency_ms is not None and (m.latency_ms.processes or 1) < 2 for m in r.modes)]
+    warnings = ()
+    if single:
+        warnings = (f"{' and '.join(single)} timed each mode in one process: {'their' if len(single) > 1 else 'its'} "
+                    "intervals cover the noise inside a process only, and separate runs differ by more (rerun "
+                    "with --processes 5)",)
+    return Comparable(not refused, force, tuple(fields), diffs, refused, warnings)
+
+
+def _marginal(m: ModeResult | None) -> set[str]:
+    return {a.gemm for a in (m.autotune if m else ()) if a.marginal and a.gemm}
+
+
+def _pad_note(mb: ModeResult | None, mh: ModeResult | None) -> str:
+    """Kernels that appear in one run only, all of them pad kernels: Inductor's pad_mm benchmarked at compile
+    time whether padding a GEMM pays, and decided differently (a ViT's default graph gained six in one of two
+    runs)."""
+    if not mb or not mh:
+        return ""
+    kb, kh = {k.name for k in mb.kernels}, {k.name for k in mh.kernels}
+    diff = kb ^ kh
+    if diff and all("pad" in n.lower() for n in diff):
+        return (f"{len(diff)} pad kernel(s) differ ({', '.join(sorted(diff)[:3])}): Inductor's pad_mm decides at "
+                "compile time, by benchmarking, whether to pad a GEMM; the decision may differ between runs")
+    return ""
 
 
 def _ok(m: ModeResult | None) -> bool:
@@ -138,8 +254,11 @@ def _keyed(gemms: tuple[GemmEpilogue, ...]) -> dict[str, GemmEpilogue]:
     return out
 
 
-def compare_gemms(base: tuple[GemmEpilogue, ...], head: tuple[GemmEpilogue, ...]) -> tuple[GemmChange, ...]:
+def compare_gemms(base: tuple[GemmEpilogue, ...], head: tuple[GemmEpilogue, ...],
+                  marginal: set[str] | None = None) -> tuple[GemmChange, ...]:
+    """``marginal``: GEMM ids (of either run) whose autotune winner was marginal."""
     b, h = _keyed(base), _keyed(head)
+    marginal = marginal or set()
     out = []
     for key in dict.fromkeys([*b, *h]):
         gb, gh = b.get(key), h.get(key)
@@ -148,36 +267,83 @@ def compare_gemms(base: tuple[GemmEpilogue, ...], head: tuple[GemmEpilogue, ...]
             continue
         gained = tuple(op for op in gh.fused if op not in gb.fused)
         lost = tuple(op for op in gb.fused if op not in gh.fused)
-        out.append(GemmChange(key, gb, gh, gained, lost, gb.backend != gh.backend))
+        out.append(GemmChange(key, gb, gh, gained, lost, gb.backend != gh.backend,
+                              gb.id in marginal or gh.id in marginal))
     return tuple(out)
 
 
-def _call(r: Ratio) -> str:
+def _call(change: str, r: Ratio) -> str:
     if r.value is None:
         return "n/a"
-    if r.within_noise:
-        return "within noise"
-    return "faster" if r.value < 1 else "slower"
+    return change if change != "none" else "within noise"
 
 
-def compare_results(base: RunResult, head: RunResult, base_label: str = "base", head_label: str = "head") -> Comparison:
+def compare_results(base: RunResult, head: RunResult, base_label: str = "base", head_label: str = "head", *,
+                    force: bool = False) -> Comparison:
     names = list(dict.fromkeys([m.name for m in base.modes] + [m.name for m in head.modes]))
     modes = []
     for name in names:
         mb, mh = base.mode(name), head.mode(name)
-        r = latency_ratio(mh.latency_ms if _ok(mh) else None, mb.latency_ms if _ok(mb) else None)
+        lb, lh = (mb.latency_ms if _ok(mb) else None), (mh.latency_ms if _ok(mh) else None)
+        r = latency_ratio(lh, lb)
+        # Beyond noise only when both runs' intervals (across processes) separate.
+        change = separated(lb, lh) if r.value is not None else "none"
         modes.append(ModeDelta(
-            name=name, base=mb, head=mh, latency=r, call=_call(r),
+            name=name, base=mb, head=mh, latency=r, call=_call(change, r),
             categories=_counts(mb.kernels_by_category if mb else {}, mh.kernels_by_category if mh else {}),
             backends=_counts(mb.kernels_by_backend if mb else {}, mh.kernels_by_backend if mh else {}),
             # GEMMs of a mode that ran in one run only are not "gained" or "lost": the mode itself is.
-            gemms=compare_gemms(mb.gemms, mh.gemms) if mb and mh else (),
+            gemms=compare_gemms(mb.gemms, mh.gemms, _marginal(mb) | _marginal(mh)) if mb and mh else (),
+            change=change, pad_note=_pad_note(mb, mh),
         ))
     env_b = {kv.key: kv.value for kv in flatten(base.environment)}
     env_h = {kv.key: kv.value for kv in flatten(head.environment)}
     env = tuple((k, env_b.get(k, fmt.DASH), env_h.get(k, fmt.DASH)) for k in dict.fromkeys([*env_b, *env_h])
                 if env_b.get(k) != env_h.get(k))
-    return Comparison(base, head, base_label, head_label, tuple(modes), env)
+    return Comparison(base, head, base_label, head_label, tuple(modes), env, comparable_runs(base, head, force=force))
+
+
+def _lat_json(m: ModeResult | None) -> dict | None:
+    if m is None or m.latency_ms is None:
+        return None
+    low, high, method = median_interval(m.latency_ms)
+    return {"median_ms": m.latency_ms.median, "low_ms": low, "high_ms": high, "interval": method,
+            "processes": m.latency_ms.processes or 1, "per_process_ms": list(m.latency_ms.per_process)}
+
+
+def compare_data(cmp: Comparison) -> dict:
+    """compare.json: the comparability header first, then per mode the change and per GEMM the verdicts."""
+    c = cmp.comparable or comparable_runs(cmp.base, cmp.head)
+    marked = not c.ok
+    return {
+        "schema": "kernelscope.compare/1",
+        "base": cmp.base_label,
+        "head": cmp.head_label,
+        "comparable": {"ok": c.ok, "forced": c.forced, "headline": c.headline,
+                       "fields": [{"name": n, "base": b, "head": h, "same": b == h} for n, b, h in c.fields],
+                       "differences": list(c.differences), "refused": list(c.refused)},
+        "modes": [{
+            "mode": m.name,
+            "status_change": m.status_change,
+            "change": m.change,
+            "ratio": m.latency.value,
+            "low": m.latency.low,
+            "high": m.latency.high,
+            "interval": m.latency.method,
+            "base": _lat_json(m.base),
+            "head": _lat_json(m.head),
+            "kernels_per_iter": ({"base": m.kernels_delta.base, "head": m.kernels_delta.head}
+                                 if m.kernels_delta else None),
+            "gemms": [{"key": g.key, "kind": g.kind, "base": g.base.verdict if g.base else None,
+                       "head": g.head.verdict if g.head else None,
+                       "base_backend": g.base.backend if g.base else None,
+                       "head_backend": g.head.backend if g.head else None,
+                       "gained": list(g.gained), "lost": list(g.lost),
+                       "marginal_autotune": g.marginal_autotune} for g in m.gemms],
+            "pad_note": m.pad_note,
+            "not_comparable": marked,
+        } for m in cmp.modes],
+    }
 
 
 def ratio_chart(cmp: Comparison) -> charts.Chart:
@@ -218,6 +384,8 @@ def _gemm_change_text(g: GemmChange, in_table: bool = False) -> str:
 def _render_md(cmp: Comparison, max_gemms: int, max_env: int, err_chars: int) -> str:
     out = [(f"## kernelscope compare: {md_code(cmp.base_label, 80, in_table=False)} → "
            f"{md_code(cmp.head_label, 80, in_table=False)}"), ""]
+    if cmp.comparable is not None:
+        out += [f"**{md_text(cmp.comparable.headline, 600)}**", ""]
     if cmp.environment:
         out.append("Environment changes: " + "; ".join(
             f"{md_text(k, 60)} {md_text(b, 60)} → {md_text(h, 60)}" for k, b, h in cmp.environment[:max_env]))
@@ -232,10 +400,15 @@ def _render_md(cmp: Comparison, max_gemms: int, max_env: int, err_chars: int) ->
         kernels = f"{fmt.count(kd.base)} → {fmt.count(kd.head)}" if kd else fmt.DASH
         fc_b = fmt.seconds(m.base.first_call_s) if m.base else fmt.DASH
         fc_h = fmt.seconds(m.head.first_call_s) if m.head else fmt.DASH
-        out.append(f"| {md_text(m.name, 40)} | {md_text(status)} | {lat_b} → {lat_h} | {_latency_cell(m)} "
+        mark = " (not comparable)" if cmp.comparable is not None and not cmp.comparable.ok else ""
+        out.append(f"| {md_text(m.name, 40)}{mark} | {md_text(status)} | {lat_b} → {lat_h} | {_latency_cell(m)} "
                    f"| {kernels} | {fc_b} → {fc_h} |")
     out.append("")
-    out.append("\"within noise\": the 95% bootstrap interval of the ratio of medians contains 1.")
+    out.append("A change is beyond noise (\"faster\"/\"slower\") only when the two runs' 95% intervals of the "
+               "median (across processes) do not overlap; otherwise \"within noise\".")
+    pads = [f"- **{md_text(m.name, 40)}**: {md_text(m.pad_note, 300)}" for m in cmp.modes if m.pad_note]
+    if pads:
+        out += ["", *pads]
     cat_lines = []
     for m in cmp.modes:
         changed = [c for c in m.categories if c.delta]

@@ -88,7 +88,7 @@ def _speedup_cell(row) -> str:
         return "baseline"
     if sp.value is None:
         return fmt.DASH
-    ci = f" (95% CI {sp.interval_text})" if sp.method == "bootstrap" and sp.low is not None else ""
+    ci = f" (95% CI {sp.interval_text})" if sp.method in ("bootstrap", "processes") and sp.low is not None else ""
     noise = ", within noise" if sp.noisy else ""
     return f"**{sp.text}**{noise}{ci}"
 

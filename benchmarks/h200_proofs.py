@@ -1,0 +1,171 @@
+"""Issue 13's proofs on a GPU machine with kernelscope installed (results go to benchmarks/RESULTS.md).
+
+Three steps, each under 10 minutes on the H200 for the seed sample, resumable (a finished run is kept):
+
+    python benchmarks/h200_proofs.py runs samples/linear_gelu.py --out kernelscope-out/proofs --runs 5
+    python benchmarks/h200_proofs.py hand samples/linear_gelu.py --out kernelscope-out/proofs
+    python benchmarks/h200_proofs.py report --out kernelscope-out/proofs
+
+``runs``: N identical ``kernelscope profile MODEL`` runs with the default --processes (or --processes P), each
+timed end to end; ``hand``: benchmarks/hand_timing.py with the same modes and processes (independent CUDA-event
+timing, same process layout; its wall time is the yardstick); ``report`` prints and writes proofs.json / proofs.md:
+
+1. per mode, for each run whether every other run's median lies inside that run's interval (target: 4 of 5 runs);
+2. ``kernelscope compare`` of every pair of runs (target: change "none" for every mode);
+3. kernelscope's steady median against the hand timing (target: within 3 %), pooled over the runs' processes and
+   run by run;
+4. ``profile`` wall time against the hand script's (target: at most 1.25x);
+5. the spread of identical autotune choices' times across runs (what analysis/autotune.py MARGINAL assumes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def runs(a: argparse.Namespace) -> None:
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    walls = json.loads((out / "walls.json").read_text()) if (out / "walls.json").exists() else {}
+    for i in range(1, a.runs + 1):
+        d = out / f"run-{i}"
+        if (d / "result.json").exists() and str(i) in walls:
+            continue
+        cmd = [sys.executable, "-m", "kernelscope", "profile", a.model, "--out", str(d), "--force",
+               "--modes", a.modes]
+        if a.processes:
+            cmd += ["--processes", str(a.processes)]
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        walls[str(i)] = time.perf_counter() - t0
+        (out / f"run-{i}.log").write_text(proc.stdout + proc.stderr)
+        print(f"run {i}: exit {proc.returncode}, {walls[str(i)]:.1f} s", flush=True)
+        (out / "walls.json").write_text(json.dumps(walls, indent=1))
+
+
+def hand(a: argparse.Namespace) -> None:
+    out = Path(a.out)
+    r1 = json.loads((out / "run-1" / "result.json").read_text())
+    processes = a.processes or r1["settings"].get("processes", 1)
+    device = "cuda" if str(r1.get("device", "")).startswith("cuda") else "cpu"
+    cmd = [sys.executable, str(HERE / "hand_timing.py"), a.model, "--modes", a.modes, "--processes", str(processes),
+           "--device", device, "--json", str(out / "hand.json")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    (out / "hand.log").write_text(proc.stdout + proc.stderr)
+    print(proc.stdout[-3000:] or proc.stderr[-3000:])
+
+
+def _autotune_spread(results: list[Path]) -> dict:
+    from kernelscope.analysis.autotune import autotune_results
+
+    times: dict[str, list[float]] = {}
+    winners: dict[str, set[str]] = {}
+    for d in results:
+        log = d / "modes" / "max-autotune" / "log.txt"
+        if not log.exists():
+            continue
+        for t in autotune_results(log.read_text(errors="replace"), ()):
+            key = f"{t.op}({t.sizes})"
+            winners.setdefault(key, set()).add(t.winner)
+            for c in t.choices:
+                if c.time_ms is not None:
+                    times.setdefault(f"{key} {c.name}", []).append(c.time_ms)
+    spreads = [max(v) / min(v) - 1 for v in times.values() if len(v) >= 2 and min(v) > 0]
+    return {"choices": len(spreads), "median_spread": statistics.median(spreads) if spreads else None,
+            "p90_spread": sorted(spreads)[int(0.9 * (len(spreads) - 1))] if spreads else None,
+            "winners": {k: sorted(v) for k, v in winners.items()}}
+
+
+def report(a: argparse.Namespace) -> None:
+    from kernelscope.report.compare import compare_data, compare_results
+    from kernelscope.report.io import load_result
+
+    out = Path(a.out)
+    dirs = sorted((p for p in out.glob("run-*") if (p / "result.json").exists()),
+                  key=lambda p: int(p.name.split("-")[1]))
+    results = [load_result(d) for d in dirs]
+    walls = json.loads((out / "walls.json").read_text())
+    lines = [f"# issue 13 proofs: {len(results)} runs of {results[0].model}", ""]
+    env = results[0].environment
+    lines.append(f"machine: {env.get('gpu') or env.get('cpu')}, torch {env.get('torch')}, triton {env.get('triton')}, "
+                 f"driver {env.get('driver')}; --processes {results[0].settings.get('processes')}")
+    data: dict = {"runs": [str(d) for d in dirs], "environment": env, "modes": {}, "pairs": []}
+    names = [m.name for m in results[0].modes if m.latency_ms is not None]
+    lines += ["", "| mode | run medians (ms) | intervals | runs whose interval holds every other run's median |",
+              "| --- | --- | --- | --- |"]
+    for name in names:
+        lats = [r.mode(name).latency_ms for r in results]
+        good = 0
+        for i, li in enumerate(lats):
+            if all(li.low <= lj.median <= li.high for j, lj in enumerate(lats) if j != i):
+                good += 1
+        data["modes"][name] = {"medians": [x.median for x in lats], "intervals": [(x.low, x.high) for x in lats],
+                               "per_process": [list(x.per_process) for x in lats], "runs_holding_all": good}
+        lines.append(f"| {name} | {', '.join(f'{x.median:.4f}' for x in lats)} | "
+                     f"{', '.join(f'{x.low:.4f}-{x.high:.4f}' for x in lats)} | {good} of {len(lats)} |")
+    lines += ["", "compare of every pair (change per mode):", ""]
+    all_none = True
+    for (i, ri), (j, rj) in itertools.combinations(enumerate(results), 2):
+        cd = compare_data(compare_results(ri, rj, str(dirs[i]), str(dirs[j])))
+        changes = {m["mode"]: m["change"] for m in cd["modes"]}
+        all_none &= all(c == "none" for c in changes.values())
+        data["pairs"].append({"base": i + 1, "head": j + 1, "changes": changes, "comparable": cd["comparable"]["ok"]})
+        lines.append(f"- run {i + 1} vs run {j + 1}: " + ", ".join(f"{k} {v}" for k, v in changes.items()))
+    lines.append(f"- every pair reads none: {all_none}")
+    hand_path = out / "hand.json"
+    if hand_path.exists():
+        h = json.loads(hand_path.read_text())
+        lines += ["", "| mode | kernelscope (median of all processes of all runs) | hand CUDA events | ratio | "
+                      "per run ratio |", "| --- | --- | --- | --- | --- |"]
+        data["hand"] = {}
+        for name in names:
+            if name not in h["modes"]:
+                continue
+            ks_all = statistics.median(x for r in results for x in r.mode(name).latency_ms.per_process)
+            hm = h["modes"][name]["median_ms"]
+            per_run = [r.mode(name).latency_ms.median / hm for r in results]
+            data["hand"][name] = {"kernelscope_ms": ks_all, "hand_ms": hm, "ratio": ks_all / hm,
+                                  "per_run_ratio": per_run, "hand_per_process_ms": h["modes"][name]["per_process_ms"]}
+            lines.append(f"| {name} | {ks_all:.4f} ms | {hm:.4f} ms | {ks_all / hm:.3f} | "
+                         f"{', '.join(f'{x:.3f}' for x in per_run)} |")
+        ks_wall = statistics.median(walls.values())
+        data["wall"] = {"profile_s": walls, "profile_median_s": ks_wall, "hand_s": h["wall_s"],
+                        "ratio": ks_wall / h["wall_s"]}
+        lines += ["", f"wall time: kernelscope profile {ks_wall:.1f} s (median of {len(walls)} runs: "
+                      f"{', '.join(f'{v:.1f}' for v in walls.values())}), hand script {h['wall_s']:.1f} s: "
+                      f"{ks_wall / h['wall_s']:.2f}x (target <= 1.25x)"]
+    spread = _autotune_spread(dirs)
+    data["autotune"] = spread
+    if spread["choices"]:
+        lines += ["", f"autotune: {spread['choices']} choices timed in several runs; time spread (max/min - 1) "
+                      f"median {spread['median_spread']:.1%}, 90th percentile {spread['p90_spread']:.1%}; winners "
+                      f"per table: {spread['winners']}"]
+    text = "\n".join(lines) + "\n"
+    (out / "proofs.md").write_text(text)
+    (out / "proofs.json").write_text(json.dumps(data, indent=1, default=str))
+    print(text)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("step", choices=["runs", "hand", "report"])
+    ap.add_argument("model", nargs="?", default="samples/linear_gelu.py")
+    ap.add_argument("--out", default="kernelscope-out/proofs")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--modes", default="eager,default,max-autotune")
+    ap.add_argument("--processes", type=int, default=None, help="default: kernelscope's default --processes")
+    a = ap.parse_args()
+    {"runs": runs, "hand": hand, "report": report}[a.step](a)
+
+
+if __name__ == "__main__":
+    main()

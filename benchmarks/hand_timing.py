@@ -1,0 +1,138 @@
+"""A hand-written timing of the same compiled callables as `kernelscope profile`, in the same process layout, with
+no kernelscope code in the timed processes (issue 13's independent CUDA-event timing, and the wall-time yardstick).
+
+For each of N rounds, for each mode in order (eager, default, max-autotune, eager, ...): a fresh
+``python benchmarks/hand_timing.py --worker`` process imports the model file itself, builds it (seed 0), compiles it
+as kernelscope does (mode default / "max-autotune-no-cudagraphs", freezing off on CUDA), makes the first call,
+warms up for at least 200 calls and 1 s, then takes 30 samples of k back-to-back calls between two CUDA events
+(k chosen so a sample lasts ~1 ms; perf_counter on the CPU). Round 1 of a mode starts on an empty Inductor cache,
+later rounds reuse it, as kernelscope's later processes do. Prints one JSON line per process and a summary:
+per mode the median of the processes' medians, and the total wall time.
+
+    python benchmarks/hand_timing.py samples/linear_gelu.py [--modes eager,default,max-autotune] [--processes 5]
+        [--device cuda] [--json OUT.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MODES = {"eager": None, "default": "default", "max-autotune": "max-autotune-no-cudagraphs"}
+
+
+def worker(model_path: str, mode: str, device: str) -> dict:
+    import importlib.util
+    import random
+
+    import torch
+
+    random.seed(0)
+    torch.manual_seed(0)
+    spec = importlib.util.spec_from_file_location("hand_model", model_path)
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    model = mod.get_model().to(device).eval()
+    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in mod.get_inputs()]
+    cuda = device == "cuda"
+    if mode != "eager":
+        import torch._inductor.config as ic
+
+        ic.freezing = not cuda  # kernelscope's default: on for CPU, off for CUDA
+        fn = torch.compile(model, mode=MODES[mode])
+    else:
+        fn = model
+
+    def sync() -> None:
+        if cuda:
+            torch.cuda.synchronize()
+
+    def timed(n: int) -> float:
+        """ms per call over n calls."""
+        if cuda:
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(n):
+                fn(*inputs)
+            b.record()
+            b.synchronize()
+            return a.elapsed_time(b) / n
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn(*inputs)
+        return (time.perf_counter() - t0) * 1e3 / n
+
+    with torch.no_grad():
+        t0 = time.perf_counter()
+        fn(*inputs)
+        sync()
+        first = time.perf_counter() - t0
+        if mode != "eager":
+            try:  # as kernelscope does: the compile-worker pool would run beside the timed calls
+                from torch._inductor import async_compile
+
+                async_compile.shutdown_compile_workers()
+            except Exception:
+                pass
+        w0, calls = time.perf_counter(), 0
+        while calls < 200 or time.perf_counter() - w0 < 1.0:
+            fn(*inputs)
+            calls += 1
+        sync()
+        per_call = statistics.median(timed(10) for _ in range(5))
+        k = max(1, min(1000, int(1.0 / max(per_call, 1e-4))))
+        samples = [timed(k) for _ in range(30)]
+    return {"mode": mode, "first_call_s": first, "median_ms": statistics.median(samples), "calls_per_sample": k,
+            "samples": samples}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model")
+    ap.add_argument("--modes", default="eager,default,max-autotune")
+    ap.add_argument("--processes", type=int, default=5)
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--worker", action="store_true")
+    ap.add_argument("--mode", default=None)
+    a = ap.parse_args()
+    if a.worker:
+        print("@@hand " + json.dumps(worker(a.model, a.mode, a.device)), flush=True)
+        return
+    modes = [m.strip() for m in a.modes.split(",") if m.strip()]
+    caches = {m: tempfile.mkdtemp(prefix=f"hand-cache-{m}-") for m in modes}
+    per: dict[str, list[dict]] = {m: [] for m in modes}
+    t0 = time.perf_counter()
+    for rnd in range(1, a.processes + 1):
+        for m in modes:
+            env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": caches[m],
+                   "TRITON_CACHE_DIR": os.path.join(caches[m], "triton")}
+            p0 = time.perf_counter()
+            proc = subprocess.run([sys.executable, __file__, a.model, "--worker", "--mode", m, "--device", a.device],
+                                  capture_output=True, text=True, env=env, check=False)
+            line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("@@hand ")), None)
+            if line is None:
+                sys.exit(f"hand worker {m} round {rnd} failed: {proc.stderr[-2000:]}")
+            rec = json.loads(line[len("@@hand "):])
+            rec.update(process=rnd, wall_s=time.perf_counter() - p0)
+            per[m].append(rec)
+            print(json.dumps({k: v for k, v in rec.items() if k != "samples"}), flush=True)
+    wall = time.perf_counter() - t0
+    summary = {"model": a.model, "device": a.device, "processes": a.processes, "wall_s": wall,
+               "modes": {m: {"median_ms": statistics.median(r["median_ms"] for r in rs),
+                             "per_process_ms": [r["median_ms"] for r in rs],
+                             "first_call_s": rs[0]["first_call_s"]} for m, rs in per.items()}}
+    print("SUMMARY " + json.dumps(summary))
+    if a.json:
+        Path(a.json).write_text(json.dumps({**summary, "runs": per}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

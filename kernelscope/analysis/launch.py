@@ -1,0 +1,64 @@
+"""Where a profiled iteration's wall time goes on a GPU: kernels running vs the CPU issuing them. Pure.
+
+Per profiled iteration (a ProfilerStep: the call and the synchronize after it): wall time; GPU busy time (the
+union of its kernels' and memops' intervals, so overlapping streams count once); the CPU launch path (from the
+step's start to the end of its last launch call: Python, Dynamo guards, Inductor's wrapper and the runtime launch
+calls); the time inside those runtime calls. Medians over the iterations. An iteration is launch-bound when the
+GPU idles at least half of it and issuing the work took longer than running it: there compiling cannot help much
+(a compiled graph's wrapper can even cost more than eager's dispatch) and CUDA graphs (reduce-overhead) can.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from kernelscope.analysis.kernels import KernelAnalysis
+from kernelscope.result import LaunchProfile
+from kernelscope.trace import Trace
+
+# Runtime/driver calls that put work on the GPU.
+_LAUNCH_WORDS = ("LaunchKernel", "GraphLaunch", "Memcpy", "Memset", "LaunchCooperative")
+IDLE_BOUND_PCT = 50.0
+
+
+def _union(intervals: list[tuple[float, float]]) -> float:
+    total, end = 0.0, float("-inf")
+    for s, e in sorted(intervals):
+        if e <= end:
+            continue
+        total += e - max(s, end)
+        end = e
+    return total
+
+
+def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
+    """None on the CPU or when the trace has no finite iteration windows with kernels."""
+    if ka.device != "cuda" or not ka.windows:
+        return None
+    launches = sorted((r for r in trace.runtime if any(w in r.name for w in _LAUNCH_WORDS)), key=lambda r: r.ts)
+    walls, busy, path, runtime, counts = [], [], [], [], []
+    for i, (start, end) in enumerate(ka.windows):
+        if end == float("inf"):
+            continue
+        ks = ka.iteration(i)
+        if not ks:
+            continue
+        calls = [r for r in launches if start <= r.ts < end]
+        walls.append(end - start)
+        busy.append(_union([(k.ts, k.ts + k.dur) for k in ks]))
+        path.append(max((r.ts + r.dur for r in calls), default=start) - start)
+        runtime.append(sum(r.dur for r in calls))
+        counts.append(len(calls))
+    if not walls:
+        return None
+    wall, gpu = statistics.median(walls), statistics.median(busy)
+    idle = 100.0 * max(0.0, 1.0 - gpu / wall) if wall > 0 else 0.0
+    lp = statistics.median(path)
+    bound = idle >= IDLE_BOUND_PCT and lp >= gpu
+    note = ""
+    if bound:
+        note = (f"GPU idle {idle:.0f}% of the iteration ({gpu:.1f} µs busy of {wall:.1f} µs): the CPU launch path "
+                f"dominates ({lp:.1f} µs to issue the work); reduce-overhead (CUDA graphs) targets that")
+    return LaunchProfile(iterations=len(walls), wall_us=wall, gpu_busy_us=gpu, gpu_idle_pct=idle,
+                         launch_path_us=lp, runtime_us=statistics.median(runtime),
+                         launches=statistics.median(counts), launch_bound=bound, note=note)
