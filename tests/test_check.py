@@ -157,3 +157,16 @@ def test_real_cpu_run(cpu_run):
     if worst > 1:
         tighter = check_result(result, Rules(max_kernels_per_iter=worst - 1, modes=tuple(m.name for m in ok)))
         assert [v.mode for v in tighter.violations] == [m.name for m in ok if m.kernels_per_iter > worst - 1]
+
+
+def test_expect_fused_all_fails_when_gemm_kernels_ran_but_no_verdict_came_out():
+    # A mode whose trace shows GEMM-class kernels but whose analysis produced no GEMM (no output code, a backend
+    # the engine does not know): "all fused" over an empty list must not pass.
+    r = seed_h200_2141()
+    m = r.mode("max-autotune")
+    assert m.kernels_by_category.get("gemm", 0) > 0
+    blind = dataclasses.replace(r, modes=tuple(dataclasses.replace(x, gemms=()) if x.name == "max-autotune" else x
+                                               for x in r.modes))
+    outcome = check_result(blind, Rules(expect_fused="all", modes=("max-autotune",)))
+    (v,) = outcome.violations
+    assert v.rule == "--expect-fused" and "no GEMM verdict was derived" in v.message

@@ -95,6 +95,12 @@ def _fusion(mode: ModeResult, expect: str, pattern: re.Pattern[str] | None) -> l
         out.append(Violation(rule, mode.name, f"GEMM {g.id} ({g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k)}, "
                                               f"{g.backend}) {msg}"))
 
+    if not mode.gemms and (mode.kernels_by_category or {}).get("gemm", 0) > 0:
+        # GEMM-class kernels ran but no verdict came out: "all fused" must not pass on an empty list
+        out.append(Violation(rule, mode.name, f"{mode.kernels_by_category['gemm']:g} GEMM-class kernel(s) per "
+                                              "iteration ran but no GEMM verdict was derived: nothing to check, so "
+                                              "nothing passes (pass the output code and the trace of the run)"))
+        return out
     if expect == "all":
         for g in mode.gemms:
             if g.verdict not in (Verdict.FUSED.value, Verdict.NONE.value):
