@@ -23,8 +23,9 @@ AUTOTUNE = "max-autotune:CPP"  # the C++ GEMM template: a deterministic epilogue
 
 def upgrade_check(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # From a folder without kernelscope in it (the workers put their working directory on sys.path, like -m).
+    # one process per mode and side unless a test asks for more (the default of 5 would multiply the suite's time)
     return run_cli_isolated("upgrade-check", SAMPLE, "--device", "cpu", "--repeats", "5", "--warmup", "2",
-                            "--no-tensorboard", "--out", str(out), *args, cwd=out.parent)
+                            "--processes", "1", "--no-tensorboard", "--out", str(out), *args, cwd=out.parent)
 
 
 @pytest.fixture(scope="module")
@@ -151,3 +152,24 @@ def test_a_bad_interpreter_stops_before_anything_runs(tmp_path: Path, side: str)
 def test_before_is_required(tmp_path: Path):
     proc = upgrade_check(tmp_path / "out")
     assert_one_line_error(proc, 2, "Missing option '--before'")
+
+
+def test_upgrade_check_times_both_sides_in_several_interleaved_processes(tmp_path: Path):
+    # --processes 2: each side's eager is timed in 2 processes; the later ones run after both first ones, so the
+    # sides interleave (before, after, after, before ... by start time), and each side's latency is the median of
+    # its processes' medians with an across-process interval.
+    out = tmp_path / "out"
+    proc = upgrade_check(out, "--before", sys.executable, "--after", sys.executable, "--modes", "eager",
+                         "--processes", "2")
+    assert proc.returncode == 0, proc.stderr
+    starts = []
+    for side in ("before", "after"):
+        rec = json.loads((out / side / "modes" / "eager" / "capture.json").read_text())
+        assert [p["process"] for p in rec["processes"]] == [1, 2]
+        assert all(p["status"] == "ok" for p in rec["processes"])
+        starts += [(p["started_at"], side, p["process"]) for p in rec["processes"]]
+        res = json.loads((out / side / "result.json").read_text())
+        lat = res["modes"][0]["latency_ms"]
+        assert lat["processes"] == 2 and len(lat["per_process"]) == 2
+    order = [(side, k) for _, side, k in sorted(starts)]
+    assert order[:2] == [("before", 1), ("after", 1)] and {o[1] for o in order[2:]} == {2}

@@ -42,6 +42,7 @@ WORKER_FILES = (
     "kernelscope/__init__.py",
     "kernelscope/errors.py",
     "kernelscope/modelfile.py",
+    "kernelscope/provenance.py",
     "kernelscope/result.py",
     "kernelscope/capture/__init__.py",
     "kernelscope/capture/modes.py",

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from kernelscope.commands.profile import DEFAULT_PROCESSES
 from kernelscope.errors import ModelFileError, UsageError
 
 SIDES = ("before", "after")
@@ -43,7 +44,11 @@ SIDES = ("before", "after")
 @click.option("--timeout", type=click.FloatRange(min=1), default=900.0, show_default=True,
               help="Seconds per mode and side (compile included).")
 @click.option("--warmup", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--repeats", type=click.IntRange(min=3), default=30, show_default=True, help="Timed samples.")
+@click.option("--repeats", type=click.IntRange(min=3), default=30, show_default=True,
+              help="Timed samples per process.")
+@click.option("--processes", type=click.IntRange(min=1, max=50), default=DEFAULT_PROCESSES, show_default=True,
+              help="Time each mode and side in N fresh processes; later processes (timing only, on the first "
+                   "one's Inductor cache) interleave both sides and all modes, so machine drift meets each alike.")
 @click.option("--steps", type=click.IntRange(min=1, max=50), default=3, show_default=True,
               help="Profiled iterations.")
 @click.option("--freezing/--no-freezing", default=None, help="Inductor freezing [default: on for CPU, off for CUDA].")
@@ -56,7 +61,7 @@ SIDES = ("before", "after")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, before_py: str, after_py: str | None, out: Path, modes: str, gemm_backends: str | None,
             device: str, dtype: str | None, sets: tuple[str, ...], force: bool, timeout: float, warmup: int,
-            repeats: int, steps: int, freezing: bool | None, warm_compile: bool, reference: bool,
+            repeats: int, processes: int, steps: int, freezing: bool | None, warm_compile: bool, reference: bool,
             calibration: Path | None, no_tensorboard: bool, debug: bool) -> None:
     """Profile MODEL under the install before an upgrade (--before) and after it (--after, default this
     interpreter), interleaving their mode processes, and compare: per mode latency before/after with intervals,
@@ -75,7 +80,13 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     )
     from kernelscope.capture.interpreter import probe
     from kernelscope.capture.modes import parse_backends, parse_modes
-    from kernelscope.capture.runner import CaptureOptions, check_torch_logs, merge_warm, run_mode
+    from kernelscope.capture.runner import (
+        CaptureOptions,
+        check_torch_logs,
+        merge_processes,
+        merge_warm,
+        run_mode,
+    )
     from kernelscope.capture.worker import atomic_write_json
     from kernelscope.commands.profile import _fail, _print_mode_line
     from kernelscope.outdir import prepare_out_dir
@@ -121,6 +132,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
               f"  after:  {interp['after'].path} (torch {interp['after'].torch})")
     jobs = [(mi, side) for mi in range(len(mode_defs))
             for side in (SIDES if mi % 2 == 0 else tuple(reversed(SIDES)))]
+    firsts: dict[int, dict[str, Any]] = {}
     for j, (mi, side) in enumerate(jobs):
         mode = mode_defs[mi]
         if fatal or interrupted:
@@ -140,11 +152,37 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         if rec.get("environment") and not environment[side]:
             environment[side] = rec["environment"]
         run_dtype[side] = run_dtype[side] or rec.get("dtype")
-        mr = build_mode_result(dirs[side], rec)
-        results[side][mi] = mr
-        _print_mode_line(err, label, mr)
+        firsts[j] = rec
+        if processes == 1:
+            mr = build_mode_result(dirs[side], rec)
+            results[side][mi] = mr
+            _print_mode_line(err, label, mr)
         if rec.get("error_kind") in ("model", "usage", "forward") and not fatal:
             fatal = (rec["error_kind"], rec.get("error", ""))
+    # Later processes: timing only, on each side's own Inductor cache, in the same interleaved order.
+    later: dict[int, list[dict[str, Any]]] = {j: [] for j in firsts}
+    for process in range(2, processes + 1):
+        if fatal or interrupted:
+            break
+        for j, (mi, side) in enumerate(jobs):
+            if firsts.get(j, {}).get("status") != "ok":
+                continue
+            label = f"[process {process}/{processes}] {mode_defs[mi].name} ({side})"
+            try:
+                later[j].append(_capture(err, run_mode, mode_defs[mi], opts[side], dirs[side], label, warm=False,
+                                         process=process))
+            except KeyboardInterrupt:
+                interrupted = True
+                break
+    if processes > 1:
+        for j, rec in firsts.items():
+            mi, side = jobs[j]
+            if later.get(j):
+                rec = merge_processes(rec, later[j])
+                atomic_write_json(dirs[side] / "modes" / mode_defs[mi].dirname / "capture.json", rec)
+            mr = build_mode_result(dirs[side], rec)
+            results[side][mi] = mr
+            _print_mode_line(err, f"{mode_defs[mi].name} ({side}, torch {interp[side].torch})", mr)
     run: dict[str, Any] = {}
     for side in SIDES:
         env = {**environment[side], "interpreter": interp[side].as_dict()}
@@ -152,7 +190,8 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         row = [dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in results[side] if m is not None]
         settings: dict[str, Any] = {
             "modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends, "sets": parsed_sets,
-            "warmup": warmup, "repeats": repeats, "profile_steps": steps, "timeout_s": timeout,
+            "warmup": warmup, "repeats": repeats, "processes": processes, "profile_steps": steps,
+            "timeout_s": timeout,
             "freezing": freezing, "warm_compile": warm_compile, "reference": reference,
             "python": interp[side].path, "upgrade_check": side,
         }
@@ -186,11 +225,10 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
                                                f"everything else is in {paths['html']}"))
 
 
-def _capture(err: Any, run_mode: Any, mode: Any, opts: Any, out_dir: Path, label: str, *, warm: bool
-             ) -> dict[str, Any]:
-    tag = f"{label}{' (warm compile)' if warm else ''}"
-    with err.status(f"{tag}: starting") as status:
-        def on_progress(name: str, text: str) -> None:
-            status.update(f"{tag}: {text}")
+def _capture(err: Any, run_mode: Any, mode: Any, opts: Any, out_dir: Path, label: str, *, warm: bool,
+             process: int = 1) -> dict[str, Any]:
+    from kernelscope.report.progress import Progress
 
-        return run_mode(mode, opts, out_dir, on_progress, warm=warm)
+    tag = f"{label}{' (warm compile)' if warm else ''}"
+    with Progress(sys.stderr).mode(tag) as on_progress:
+        return run_mode(mode, opts, out_dir, on_progress, warm=warm, process=process)
