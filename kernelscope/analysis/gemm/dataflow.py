@@ -254,24 +254,18 @@ class Graph:
             out = rd | ({i} if s.gemm else frozenset())
             for w in s.writes:
                 deps[w] = out
-        self.storage_deps_at: list[dict[str, frozenset[int]]] = []
         self.gemm_sites = [i for i, s in enumerate(self.sites) if s.gemm]
         self.downstream: dict[int, frozenset[int]] = {
             g: frozenset(j for j in self.gemm_sites if j != g and g in self.read_deps[j]) for g in self.gemm_sites}
         self.outputs = {code.storage(o) for o in code.outputs}
+        self.launch_count: dict[str, int] = {}
+        for L in code.launches:
+            if L.kind == "kernel":
+                self.launch_count[L.name] = self.launch_count.get(L.name, 0) + 1
 
     # -- helpers ------------------------------------------------------------------------------------------
     def where(self, line: int) -> str:
         return self.code.where(line)
-
-    def _storage_deps_before(self, j: int) -> dict[str, frozenset[int]]:
-        deps: dict[str, frozenset[int]] = {}
-        for i in range(j):
-            s = self.sites[i]
-            out = self.read_deps[i] | ({i} if s.gemm else frozenset())
-            for w in s.writes:
-                deps[w] = out
-        return deps
 
     def _broadcast(self, site: _Site, out_numel: int | None) -> dict[str, bool]:
         """Per parameter: whether the buffer passed is smaller than the GEMM output (a row or column)."""
@@ -306,6 +300,12 @@ class Graph:
                 dtype = kd.get("dtype")
             if kind == "conv" and None in (m, n, k):
                 m, n, k = self._conv_site_mnk(site)
+            elif kd.kind in (KernelKind.NV_UNIVERSAL_GEMM.value, KernelKind.CUTLASS_CPP.value,
+                             KernelKind.CUTEDSL.value):
+                # these take their sizes at run time, so one definition serves several shapes (NVGEMM's kernel for
+                # q_proj 512x1024x1024 and down_proj 512x1024x2816): the call site's operands say which
+                sm, sn, sk = self._site_mnk(site)
+                m, n, k = (sm or m), (sn or n), (sk or k)
             if None in (m, n):
                 om, on = self._out_mn(site)
                 m, n = (m if m is not None else om), (n if n is not None else on)
@@ -453,8 +453,21 @@ class Graph:
             launch=L, op=_norm_op(op), kind=kind, node=node.name if node is not None else None, template=kd,
             m=m, n=n, k=k, dtype=dtype, batch=batch, chain=tuple(chain), prologue=tuple(prologue), bias=bias,
             evidence=tuple(evidence + list(dict.fromkeys(stops))), chain_launches=tuple(sorted(chain_launches)),
-            source_nodes=L.source_nodes or (kd.source_nodes if kd is not None else ()),
+            # a definition's own comment names its first call site's nodes: only a kernel launched once may use it
+            source_nodes=L.source_nodes or (kd.source_nodes if kd is not None and self.launch_count.get(kd.name) == 1
+                                            else ()),
         )
+
+    def _site_mnk(self, site: _Site) -> tuple[int | None, int | None, int | None]:
+        """M, N, K from a GEMM kernel's call-site operands: A [.., M, K] and B [.., K, N] are its first two tensors."""
+        shapes = [_shape_of_arg(self.code, a) for a in site.launch.args]
+        mats = [sh for sh in shapes if sh is not None and len(sh) >= 2]
+        if len(mats) < 2:
+            return None, None, None
+        a, b = mats[0], mats[1]
+        if _int(a[-1]) is not None and _int(a[-1]) == _int(b[-2]):
+            return _int(a[-2]), _int(b[-1]), _int(a[-1])
+        return None, None, None
 
     def _conv_site_mnk(self, site: _Site) -> tuple[int | None, int | None, int | None]:
         """A convolution template's implicit GEMM from the call site's buffers: input, weight, output."""
