@@ -183,6 +183,34 @@ def timeline(ka: KernelAnalysis, iteration: int = 0) -> tuple[Any, ...]:
                  for k in sorted(ks, key=lambda k: k.ts))
 
 
+_LOWERING_TARGET = re.compile(r"^\s*target: (aten\.\w+)", re.M)
+
+
+def _failure_explained(capture: dict[str, Any], out_dir: Path) -> tuple[str, ...]:
+    """What a failed max-autotune mode's raw Inductor error means, from the backend facts (kernelscope/vocab.py):
+    NVGEMM alone on an SM90 GPU has no choice for a GEMM with a bias (seen on the H200 with torch 2.14.1)."""
+    from kernelscope import vocab
+
+    err = capture.get("error") or ""
+    if capture.get("status") == Status.OK.value or "NoValidChoicesError" not in err:
+        return ()
+    cfg = capture.get("config") or {}
+    backends = cfg.get("gemm_backends")
+    backends = [b.strip().upper() for b in (backends.split(",") if isinstance(backends, str) else backends or ())]
+    log = read_log(out_dir / capture["log"]) if capture.get("log") else None
+    targets = list(dict.fromkeys(_LOWERING_TARGET.findall(log or "") or _LOWERING_TARGET.findall(err)))
+    cap = str(cfg.get("capability") or "")
+    major = int(cap.split(".")[0]) if cap.split(".")[0].isdigit() else None
+    what = f" for {', '.join(targets)}" if targets else ""
+    if backends == ["NVGEMM"] and major is not None and major < 10 and any(
+            t.split(".")[-1] in vocab.BIAS_OPS for t in targets):
+        fact = vocab.FACTS["nvgemm-sm90-no-addmm"]
+        return (f"max_autotune_gemm_backends=NVGEMM offered no choice{what} on sm{cap.replace('.', '')}: "
+                f"{fact.text} (seen: {fact.seen}); add ATEN or TRITON to the backends to compile it",)
+    return (f"no backend in max_autotune_gemm_backends={','.join(backends) or '?'} offered a choice{what}: add ATEN "
+            "to the backends so that at least one choice exists",)
+
+
 def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int | None = None,
                       peaks: dict[str, Any] | None = None) -> ModeResult:
     """Turn one mode's capture record (+ its trace and code files) into a ModeResult."""
@@ -205,7 +233,7 @@ def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int
         "inductor_code": tuple(capture.get("inductor_code") or ()),
         "log": capture.get("log"),
         "config": capture.get("config") or {},
-        "notes": tuple(capture.get("notes") or ()) + tuple(latency_notes),
+        "notes": tuple(capture.get("notes") or ()) + tuple(latency_notes) + _failure_explained(capture, out_dir),
         "compile": capture.get("compile") or {},
         "dynamo": capture.get("dynamo") or {},
     }
