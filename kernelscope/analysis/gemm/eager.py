@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.align import _Group, _TraceIndex, _when
+from kernelscope.analysis.gemm.dataflow import _numel
 from kernelscope.analysis.gemm.labels import _eager_label
 from kernelscope.analysis.gemm.library import (
     _dtype_from_types,
@@ -271,18 +271,7 @@ def _eager_ops(
             label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
             if anchor_name == "aten::linear" and label == "add":
                 label = "bias"
-            kname = kj[0].name if kj else oj.name
-            ops.append(
-                EpilogueOp(
-                    label,
-                    False,
-                    kname,
-                    f"[eager-op] {oj.name} inside {anchor_name} after {e.name} ran "
-                    f"{short_kernel_name(kname)}",
-                    tuple((kk.name, kk.ts) for kk in kj),
-                    sum(kk.dur for kk in kj) if kj else None,
-                )
-            )
+            ops.append(_separate(label, kj, oj.name, f"[eager-op] {oj.name} inside {anchor_name} after {e.name}"))
         # Following top-level calls on the same thread that are elementwise on the GEMM's output shape.
         out_shape = _out_shape(tree.ops[anchor]) or _out_shape(e)
         if vocab.op_class(base) == "conv":
@@ -324,18 +313,7 @@ def _eager_ops(
                 evidence.append(f"[eager-sequence] chain stops at {oj.name}: {why}")
                 break
             label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
-            kname = kj[0].name if kj else oj.name
-            ops.append(
-                EpilogueOp(
-                    label,
-                    False,
-                    kname,
-                    f"[eager-sequence] {oj.name} on {dims[0]} after {anchor_name} ran "
-                    f"{short_kernel_name(kname)}",
-                    tuple((kk.name, kk.ts) for kk in kj),
-                    sum(kk.dur for kk in kj) if kj else None,
-                )
-            )
+            ops.append(_separate(label, kj, oj.name, f"[eager-sequence] {oj.name} on {dims[0]} after {anchor_name}"))
         why, more = _why_from_trace(backend, ops, cfg, op=base, m=m, n=n, k=k)
         evidence += more
         found.append(
@@ -378,11 +356,8 @@ def _out_shape(e: CpuEvent) -> list[int] | None:
     return None
 
 
-def _numel(shape: Sequence[Any]) -> int | None:
-    total = 1
-    for x in shape:
-        if not isinstance(x, int):
-            return None
-        total *= x
-    return total
-
+def _separate(label: str, kernels: Sequence[KernelInstance], op_name: str, what: str) -> EpilogueOp:
+    """An eager op that ran as kernels of its own after the GEMM: unfused, with the time of those kernels."""
+    kname = kernels[0].name if kernels else op_name
+    return EpilogueOp(label, False, kname, f"{what} ran {short_kernel_name(kname)}",
+                      tuple((kk.name, kk.ts) for kk in kernels), sum(kk.dur for kk in kernels) if kernels else None)
