@@ -442,3 +442,21 @@ def test_autotune_tables_match_by_the_exact_selection_key():
     assert table_matches("packed_linear", "32x64, 1982689x1, 256x64", "_mkl_linear", 32, 256, 64)
     assert not table_matches("bmm", "8x32x64, 8x64x16", "mm", 32, 16, 64)
     assert table_matches("convolution", "8x64x56x56, 64x64x3x3", "convolution", 25088, 64, 576)
+
+
+def test_cpu_eager_counts_the_ops_that_do_work_once():
+    # conv_bn_relu eager on the CPU: 2 convs, 2 batch norms, the residual add and 2 ReLUs; the resize_ and
+    # as_strided_ nested in mkldnn_convolution are not kernels.
+    m = mode_result("tests/data/cpu-torch2.14.1/conv_bn_relu", "eager")
+    assert m.kernels_per_iter == 7
+    assert {k.name: k.calls_per_iter for k in m.kernels} == {
+        "aten::mkldnn_convolution": 2, "aten::native_batch_norm": 2, "aten::add": 1, "aten::clamp_min_": 2}
+    # llama: RMSNorm's mean is one op (ATen runs it as sum then div_), its pow counts, addmm's bias copy does not
+    m = mode_result("tests/data/cpu-torch2.14.1/llama_block", "eager")
+    calls = {k.name: k.calls_per_iter for k in m.kernels}
+    assert calls["aten::mean"] == 5 and calls["aten::pow"] == 5 and "aten::sum" not in calls
+    assert "aten::fill_" not in calls and "aten::copy_" not in calls
+    # BERT in eval: dropout returns its input and is no kernel
+    m = mode_result("tests/data/cpu-torch2.14.1/bert_layer", "eager")
+    assert "aten::dropout" not in {k.name for k in m.kernels}
+    assert {k.name: k.calls_per_iter for k in m.kernels}["aten::addmm"] == 6

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from itertools import islice
 from operator import attrgetter, le
 
+from kernelscope import vocab as _vocab
 from kernelscope.analysis import patterns
 from kernelscope.errors import UsageError
 from kernelscope.result import Iterations, KernelStat
@@ -219,28 +220,86 @@ def _assign(ts: float | None, starts: list[float], windows: list[tuple[float, fl
     return i if ts < windows[i][1] else -1
 
 
+# Ops that only support another op's work when nested in it (the copy of addmm's bias, a reduction's fill of its
+# output, the copy behind .to()): counted once, as the op they serve; on their own (a top-level copy_) they count.
+_HELPERS = frozenset("aten::" + n for n in ("copy_", "fill_", "zero_", "to", "_to_copy", "clone", "contiguous"))
+# Ops nested in compute ops that move or allocate nothing of their own (a resize_ of a conv's output).
+_NESTED_NO_COMPUTE = frozenset("aten::" + n for n in ("resize_", "as_strided_", "_nnpack_available",
+                                                      "_cudnn_rnn_flatten_weight", "is_same_size"))
+
+
 def _cpu_kernels(trace: Trace) -> list[CpuEvent]:
-    """Compute ops on the CPU: Inductor C++ kernels, GEMM ops, leaf compute ops (see module docstring)."""
+    """Compute ops on the CPU, each counted once: Inductor C++ kernels, GEMM-class ops (the innermost one: their
+    BLAS/oneDNN call has no record of its own, and what they nest, addmm's bias copy, is part of their work), and
+    otherwise the innermost op that does work, an op whose nested records are only helpers of it (a mean's fill_, a
+    .to()'s copy_) counting as itself."""
     ops = [e for e in trace.cpu if e.cat == "cpu_op" and not _BOOKKEEPING.match(e.name)]
-    compute = [e for e in ops if e.name not in _NO_COMPUTE]
+    compute = [e for e in ops if e.name not in _NO_COMPUTE and e.name not in _NESTED_NO_COMPUTE]
     by_tid: dict[object, list[CpuEvent]] = defaultdict(list)
     for e in compute:
         by_tid[e.tid].append(e)
     kernels: list[CpuEvent] = []
     for events in by_tid.values():
-        # Events are sorted by (ts, -dur), so an event's descendants follow it until one starts past its end.
-        # A GEMM op does its BLAS call without a record of its own, so it is a kernel even with compute children
-        # (addmm's bias copy_), unless a child is itself a GEMM (aten::linear -> aten::addmm).
+        # Events are sorted by (ts, -dur): a stack gives each its parent.
         cats = [patterns.classify(e.name, on_cpu=True)[0] for e in events]
+        parent = [-1] * len(events)
+        stack: list[int] = []
         for i, e in enumerate(events):
-            j, has_child, has_gemm_child = i + 1, False, False
-            while j < len(events) and events[j].ts < e.end:
-                has_child = True
-                has_gemm_child = has_gemm_child or cats[j] == "gemm"
-                j += 1
-            if not has_child or (cats[i] == "gemm" and not has_gemm_child):
+            while stack and e.ts >= events[stack[-1]].end:
+                stack.pop()
+            parent[i] = stack[-1] if stack else -1
+            stack.append(i)
+        gemm_desc = [False] * len(events)
+        work_desc = [False] * len(events)  # a nested op that is not a helper
+        for i in range(len(events) - 1, -1, -1):
+            p = parent[i]
+            if p >= 0:
+                gemm_desc[p] = gemm_desc[p] or gemm_desc[i] or cats[i] == "gemm"
+                work_desc[p] = work_desc[p] or work_desc[i] or events[i].name not in _HELPERS
+        # a GEMM op's helpers (addmm's copy of the bias) are its work; other ops it nests (the GELU that CPU
+        # _addmm_activation runs after its GEMM) are work of their own
+        in_gemm = [False] * len(events)
+        for i in range(len(events)):
+            p = parent[i]
+            in_gemm[i] = p >= 0 and events[i].name in _HELPERS and (
+                in_gemm[p] or (cats[p] == "gemm" and not gemm_desc[p]))
+        # An op that is itself several ops (aten::mean = sum, then div_): counted once, as itself.
+        work_children: dict[int, int] = defaultdict(int)
+        for i in range(len(events)):
+            if parent[i] >= 0 and events[i].name not in _HELPERS:
+                work_children[parent[i]] += 1
+        composite = [work_children[i] >= 2 and not gemm_desc[i] and _vocab.op_class(events[i].name) in
+                     ("pointwise", "boundary") for i in range(len(events))]
+        inside_composite = [False] * len(events)
+        for i in range(len(events)):
+            p = parent[i]
+            inside_composite[i] = p >= 0 and (inside_composite[p] or composite[p])
+        for i, e in enumerate(events):
+            if in_gemm[i] or inside_composite[i]:
+                continue  # part of a GEMM op's (or a composite op's) work
+            if cats[i] == "gemm":
+                if not gemm_desc[i]:
+                    kernels.append(e)
+                continue
+            if composite[i]:
                 kernels.append(e)
+                continue
+            if gemm_desc[i] or work_desc[i]:
+                continue  # the work is done by what it nests
+            if e.name in ("aten::dropout", "aten::feature_dropout") and parent[i] < 0 or (
+                    e.name in ("aten::dropout", "aten::feature_dropout") and not work_desc[i]):
+                continue  # eval-mode dropout returns its input: no work
+            p = parent[i]
+            if e.name in _HELPERS and p >= 0 and not work_desc_excluding(events, parent, i, p):
+                continue  # a helper of the op it is nested in, which counts as the one kernel
+            kernels.append(e)
     return kernels
+
+
+def work_desc_excluding(events: list[CpuEvent], parent: list[int], child: int, p: int) -> bool:
+    """Whether ``p`` nests real work besides helpers: then ``p`` does not count itself and this helper does."""
+    return any(parent[j] == p and j != child and events[j].name not in _HELPERS for j in range(p + 1, len(events))
+               if events[j].ts < events[p].end)
 
 
 def analyze_kernels(trace: Trace, iterations: int | None = None) -> KernelAnalysis:

@@ -4,6 +4,7 @@ wrapper's call sites aligned to them inside each ``## Call CompiledFxGraph ##`` 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -67,6 +68,7 @@ class _TraceIndex:
     cpu_by_key: dict[tuple[str, float], CpuEvent] = field(default_factory=dict)
     regions: tuple[CpuEvent, ...] = ()
     modules: TraceModules | None = None
+    _copies: dict[object, tuple[list[float], list[CpuEvent]]] | None = None
 
     @staticmethod
     def build(trace: Trace, ka: KernelAnalysis) -> _TraceIndex:
@@ -91,6 +93,24 @@ class _TraceIndex:
     def regions_in(self, it: int) -> list[CpuEvent]:
         lo, hi = self.window(it)
         return [r for r in self.regions if lo <= r.ts < hi]
+
+    def nested_copies(self, op: CpuEvent) -> list[CpuEvent]:
+        """The aten::copy_ records nested in a CPU op (the broadcast bias an addmm copies into its output)."""
+        if self._copies is None:
+            by_tid: dict[object, list[CpuEvent]] = {}
+            for e in self.trace.cpu:
+                if e.name in ("aten::copy_", "aten::expand_copy"):
+                    by_tid.setdefault(e.tid, []).append(e)
+            for lst in by_tid.values():
+                lst.sort(key=lambda e: e.ts)
+            self._copies = {t: ([e.ts for e in lst], lst) for t, lst in by_tid.items()}
+        starts, lst = self._copies.get(op.tid, ([], []))
+        i = bisect.bisect_left(starts, op.ts)
+        out = []
+        while i < len(lst) and lst[i].ts < op.end:
+            out.append(lst[i])
+            i += 1
+        return out
 
     def module_of(self, e: CpuEvent) -> str:
         return (self.modules.of(e) or "") if self.modules is not None and self.modules.ranges else ""

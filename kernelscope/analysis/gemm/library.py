@@ -42,7 +42,9 @@ def _library_bias(group: _Group | None, tx: _TraceIndex, callee: str) -> Epilogu
     if tx.ka.device == "cpu":
         # A CPU op's own kernels are its nested ops: aten::addmm -> aten::copy_ (the broadcast bias), then
         # BLAS.
-        copies = [k for k in group.kernels if k.name in ("aten::copy_", "aten::expand_copy")]
+        # (the copy is counted as the GEMM op's work, not as a kernel: look for it in the op tree)
+        copies = [k for k in group.kernels if k.name in ("aten::copy_", "aten::expand_copy")] or \
+            (tx.nested_copies(group.op) if group.op is not None else [])
     else:
         copies = [k for k in group.compute if k.category != "gemm"]
     if copies:
