@@ -460,3 +460,15 @@ def test_cpu_eager_counts_the_ops_that_do_work_once():
     m = mode_result("tests/data/cpu-torch2.14.1/bert_layer", "eager")
     assert "aten::dropout" not in {k.name for k in m.kernels}
     assert {k.name: k.calls_per_iter for k in m.kernels}["aten::addmm"] == 6
+
+
+def test_backend_labels_come_from_the_launch_not_from_substrings():
+    from kernelscope.analysis import patterns
+
+    # an Inductor kernel named after the ATen ops it absorbed stays Triton
+    assert patterns.classify("triton_poi_fused__scaled_dot_product_cudnn_attention_view_0") == ("pointwise", "Triton")
+    assert patterns.classify("triton_per_fused__softmax_flash_attention_2")[1] == "Triton"
+    # cuDNN's own kernels: SDPA, and convolutions as implicit GEMMs (H200, torch 2.11)
+    assert patterns.classify("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3") == \
+        ("attention", "cuDNN")
+    assert patterns.classify("sm80_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc") == ("gemm", "cuDNN")

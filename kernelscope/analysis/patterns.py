@@ -56,12 +56,12 @@ GPU_RULES: tuple[Rule, ...] = (
        "CUTLASS C++ GEMMs (Inductor's CUTLASS backend, or libraries)"),
     _r(r"^nv_universal_gemm", NVGEMM, "gemm", "Inductor's NVGEMM wrapper name"),
     _r(r"^triton_tem_|^triton_(tma|persistent)_", TRITON_TEMPLATE, "gemm", "Inductor Triton GEMM templates"),
+    _r(r"^triton_(poi|per|red)_", TRITON, None, "Inductor Triton pointwise/persistent-reduction/reduction"),
+    _r(r"^triton_", TRITON, None, "other Triton kernels (before the library rules: an Inductor kernel named after the ATen ops it absorbed, _scaled_dot_product_cudnn_attention included, is still Triton)"),
     _r(r"^cudnn.*(sdpa|flash|attn|attention|fmha)", CUDNN, "attention",
        "cuDNN SDPA: cudnn_generated_fort_native_sdpa_sm90_flash_fprop_* (H200, torch 2.11)"),
     _r(r"cudnn", CUDNN, None, "cuDNN kernels"),
     _r(r"flash|fmha|attention|_attn", FLASH, "attention", "flash / memory-efficient attention"),
-    _r(r"^triton_(poi|per|red)_", TRITON, None, "Inductor Triton pointwise/persistent-reduction/reduction"),
-    _r(r"^triton_", TRITON, None, "other Triton kernels"),
     _r(r"at::native::|at_cuda_detail|^(void )?at::", ATEN, None, "ATen's CUDA kernels"),
 )
 

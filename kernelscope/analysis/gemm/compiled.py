@@ -68,6 +68,10 @@ def _found_from_code(
         kernels = tuple(k.name for k in gk)
         time_us = sum(k.dur for k in gk)
         backend = gk[0].backend if gk else _code_backend(cg, cfg)
+        if cg.template is None and backend in (patterns.CUTLASS, patterns.TRITON, patterns.OTHER):
+            # a library call (extern_kernels.addmm): cuBLAS runs some shapes with CUTLASS-built kernels of its
+            # own; the backend is the call's, not the kernel name's
+            backend = _code_backend(cg, cfg)
         how = (
             "launch order"
             if group.op is None

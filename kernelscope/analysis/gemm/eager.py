@@ -232,6 +232,8 @@ def _eager_ops(
         m, n, k = _mnk_from_dims(e.name, e.input_dims, e)
         dtype = _dtype_from_types(e.input_types, e.name)
         backend = gk[0].backend if gk else patterns.classify(e.name, on_cpu=tx.ka.device == "cpu")[1]
+        if backend == patterns.CUTLASS and tx.ka.device != "cpu" and vocab.op_class(base) == "gemm":
+            backend = patterns.CUBLAS  # an ATen matmul calls cuBLAS, whatever its kernel's name says
         evidence = [
             f"[eager-op] {e.name} (External id {e.external_id}) launched "
             f"{' + '.join(short_kernel_name(k.name) for k in gk)}"
