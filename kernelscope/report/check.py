@@ -92,7 +92,7 @@ def _fusion(mode: ModeResult, expect: str, pattern: re.Pattern[str] | None) -> l
     out: list[Violation] = []
 
     def v(g: GemmEpilogue, msg: str) -> None:
-        out.append(Violation(rule, mode.name, f"GEMM {g.id} ({g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k)}, "
+        out.append(Violation(rule, mode.name, f"GEMM {g.id} ({g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k, g.batch)}, "
                                               f"{g.backend}) {msg}"))
 
     if not mode.gemms and (mode.kernels_by_category or {}).get("gemm", 0) > 0:

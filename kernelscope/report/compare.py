@@ -240,7 +240,7 @@ def _counts(base: dict[str, float], head: dict[str, float]) -> tuple[CountDelta,
 
 
 def _gemm_key(g: GemmEpilogue) -> str:
-    return f"{g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k)}"
+    return f"{g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k, g.batch)}"
 
 
 def _keyed(gemms: tuple[GemmEpilogue, ...]) -> dict[str, GemmEpilogue]:

@@ -698,7 +698,7 @@ def gemm_line(g: GemmEpilogue, name_limit: int = 60) -> str:
     """One-line verdict for the terminal: "addmm 16×4096×4096 cuBLASLt: partial (...)", kernel names shortened
     to ``name_limit`` characters."""
     module = f" {g.module}" if g.module else ""
-    head = f"{g.op or 'gemm'}{module} {fmt.shape(g.m, g.n, g.k)} {g.backend}: {g.verdict}"
+    head = f"{g.op or 'gemm'}{module} {fmt.shape(g.m, g.n, g.k, g.batch)} {g.backend}: {g.verdict}"
     parts = []
     if g.fused:
         parts.append("fused " + ", ".join(g.fused))

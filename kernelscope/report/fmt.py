@@ -232,10 +232,12 @@ def first_call(x: float | None) -> str:
     return f"{x:.4f} s" if x >= 0.00005 else "<0.0001 s"
 
 
-def shape(m: int | None, n: int | None, k: int | None) -> str:
+def shape(m: int | None, n: int | None, k: int | None, batch: int | None = None) -> str:
+    """M × N × K, with the batch count of a bmm first ("8 × 512 × 512 × 64" reads batch × M × N × K)."""
     if m is None and n is None and k is None:
         return DASH
-    return " × ".join("?" if v is None else str(v) for v in (m, n, k))
+    dims = (m, n, k) if batch is None else (batch, m, n, k)
+    return " × ".join("?" if v is None else str(v) for v in dims)
 
 
 def fraction(x: float | None) -> str:

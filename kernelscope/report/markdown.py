@@ -121,7 +121,7 @@ def _kernels(names, lim: Limits, n: int = 3) -> str:
 
 def _gemm_item(g: GemmEpilogue, lim: Limits) -> str:
     where = f" {md_code(g.module, 120, in_table=False)}" if g.module else ""
-    parts = [f"{md_code(g.op or 'gemm', 40, in_table=False)}{where} {fmt.shape(g.m, g.n, g.k)} on "
+    parts = [f"{md_code(g.op or 'gemm', 40, in_table=False)}{where} {fmt.shape(g.m, g.n, g.k, g.batch)} on "
              f"{md_text(g.backend, in_table=False)}: **{md_text(g.verdict, in_table=False)}**"]
     if g.fused:
         parts.append("fused " + _ops(g.fused, lim))

@@ -187,7 +187,7 @@ def _label(g: GemmEpilogue, other: GemmEpilogue | None = None) -> str:
     op = g.op or (other.op if other else "") or "gemm"
     if other is not None and other.op and g.op and other.op != g.op:
         op = f"{other.op} → {g.op}"  # matched by shape: the new version lowered it differently
-    return f"{op} {fmt.shape(g.m, g.n, g.k)}"
+    return f"{op} {fmt.shape(g.m, g.n, g.k, g.batch)}"
 
 
 # --------------------------------------------------------------------------------------------------- building
