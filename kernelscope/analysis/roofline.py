@@ -25,7 +25,7 @@ CALIBRATION_ENV = "KERNELSCOPE_CALIBRATION"
 ITEMSIZE = {"float64": 8, "float32": 4, "tfloat32": 4, "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1,
             "float8_e5m2": 1, "int8": 1}
 BIAS_OPS = frozenset({"addmm", "bias_addmm", "_addmm_activation", "linear", "packed_linear"})
-BATCHED_OPS = frozenset({"bmm", "baddbmm"})  # m, n, k are per matrix and the batch is not recorded
+BATCHED_OPS = frozenset({"bmm", "baddbmm"})  # m, n, k are per matrix: FLOPs and bytes need the batch count
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,14 +208,16 @@ def gemm_min_bytes(m: int, n: int, k: int, itemsize: int, *, bias: bool) -> int:
 
 
 def roofline(m: int | None, n: int | None, k: int | None, dtype: str | None, time_us: float, *, op: str = "",
-             peaks: Peaks | None = None, calibrated: Peaks | None = None) -> Roofline | None:
+             peaks: Peaks | None = None, calibrated: Peaks | None = None, batch: int | None = None) -> Roofline | None:
     """Achieved TFLOP/s and GB/s of one GEMM, and the share of each peak. None when M, N, K or the dtype are
-    unknown, the op is batched (the batch count is not recorded) or no time was measured."""
+    unknown, a batched op's batch count is unknown, or no time was measured."""
     dt = _dtype(dtype)
-    if m is None or n is None or k is None or dt not in ITEMSIZE or time_us <= 0 or op in BATCHED_OPS:
+    if m is None or n is None or k is None or dt not in ITEMSIZE or time_us <= 0 or (op in BATCHED_OPS
+                                                                                     and not batch):
         return None
-    flops = gemm_flops(m, n, k)
-    nbytes = gemm_min_bytes(m, n, k, ITEMSIZE[dt], bias=op in BIAS_OPS)
+    b = batch if op in BATCHED_OPS and batch else 1
+    flops = gemm_flops(m, n, k) * b
+    nbytes = gemm_min_bytes(m, n, k, ITEMSIZE[dt], bias=op in BIAS_OPS) * b
     seconds = time_us * 1e-6
     tflops = flops / seconds / 1e12
     gbps = nbytes / seconds / 1e9
@@ -250,5 +252,5 @@ def with_roofline(gemms: Sequence[GemmEpilogue], peaks: dict[str, Any] | None) -
     """The GEMM verdicts with their roofline filled in (peaks: result.json's "peaks" dict)."""
     ds = _peaks_from_json((peaks or {}).get("datasheet"))
     cal = _peaks_from_json((peaks or {}).get("calibrated"))
-    return tuple(replace(g, roofline=roofline(g.m, g.n, g.k, g.dtype, g.time_us_per_iter, op=g.op, peaks=ds,
+    return tuple(replace(g, roofline=roofline(g.m, g.n, g.k, g.dtype, g.time_us_per_iter, op=g.op, batch=g.batch, peaks=ds,
                                               calibrated=cal)) for g in gemms)
