@@ -119,8 +119,10 @@ def test_check_command_exit_codes(tmp_path, capsys):
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines == [
         "default: 3 kernels per iteration > 2 (--max-kernels-per-iter)",
-        "default: speedup 0.398× vs eager (156 µs vs 61.9 µs, 95% CI 0.394–0.401×) < 1.00× (--min-speedup)",
-        "max-autotune: speedup 0.798× vs eager (77.5 µs vs 61.9 µs, 95% CI 0.792–0.805×) < 1.00× (--min-speedup)",
+        "default: 2.52× slower than eager (156 µs vs 61.9 µs, 95% CI 2.49–2.54× slower), needs a speedup of at least "
+        "1.00× (--min-speedup)",
+        "max-autotune: 1.25× slower than eager (77.5 µs vs 61.9 µs, 95% CI 1.24–1.26× slower), needs a speedup of at "
+        "least 1.00× (--min-speedup)",
     ]
     assert run_cli("check", str(d), "--expect-fused", "all", "--mode", "max-autotune,default") == 1
     assert len(capsys.readouterr().out.strip().splitlines()) == 2
