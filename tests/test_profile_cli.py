@@ -58,7 +58,7 @@ def test_each_mode_measured(cpu_result: dict, mode: str):
 def test_eager_mode_kernels(cpu_result: dict):
     m = cpu_result["modes"][0]
     assert m["first_call_s"] < 5  # no compile in eager
-    assert {k["name"] for k in m["kernels"]} == {"aten::addmm", "aten::copy_", "aten::gelu"}
+    assert {k["name"] for k in m["kernels"]} == {"aten::addmm", "aten::gelu"}  # the bias copy is addmm's work
     assert m["inductor_code"] == []
 
 
