@@ -27,6 +27,10 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 MODULE_RANGE_PREFIX = "kernelscope.module: "  # the worker's eager profiler ranges (capture/worker.py)
+# eager GEMM-class calls: "kernelscope.source: /path/model.py:52" (capture/worker.py _SourceRanges)
+SOURCE_RANGE_PREFIX = "kernelscope.source: "
+# Inductor's provenance of one graph, beside its output code: code/graph_0.py -> code/graph_0.provenance.json
+PROVENANCE_SUFFIX = ".provenance.json"
 
 # glog prefix of torch's log records: "V1203 07:20:31.744000 6650 site-packages/torch/_dynamo/output_graph.py:2936] "
 # then an optional rank prefix and compile id ("[0/0]", "[0/1_1]", "[!0/0/0]"), then the artifact tag.
@@ -366,15 +370,16 @@ class ModuleIndex:
         return self.at(event.ts, event.tid)
 
 
-def module_index(events: Iterable[_Event]) -> ModuleIndex:
+def module_index(events: Iterable[_Event], prefix: str = MODULE_RANGE_PREFIX) -> ModuleIndex:
     """Index the ``kernelscope.module: <path>`` ranges of a trace's CPU events (``trace.cpu``): O(n log n) once,
-    then O(log n) per lookup."""
+    then O(log n) per lookup. ``prefix=SOURCE_RANGE_PREFIX`` indexes the eager source-line ranges instead (the
+    label is then ``/path/model.py:52``)."""
     by_tid: dict[Any, list[tuple[float, float, str]]] = {}
-    n = len(MODULE_RANGE_PREFIX)
+    n = len(prefix)
     count = 0
     for e in events:
         name = e.name
-        if name.startswith(MODULE_RANGE_PREFIX):
+        if name.startswith(prefix):
             by_tid.setdefault(e.tid, []).append((e.ts, e.ts + e.dur, name[n:]))
             count += 1
     return ModuleIndex(MappingProxyType({tid: _segments(r) for tid, r in by_tid.items()}), count)
@@ -410,3 +415,79 @@ def _segments(ranges: list[tuple[float, float, str]]) -> tuple[tuple[float, ...]
         emit(pos, top_end, top)
         pos = max(pos, top_end)
     return tuple(starts), tuple(ends), tuple(paths)
+
+
+def short_source(where: str) -> str:
+    """"/path/to/model.py:52" -> "model.py:52" (how sources are shown; the full path stays in the evidence)."""
+    path, sep, line = where.rpartition(":")
+    if not sep or not line.isdigit():
+        return os.path.basename(where)
+    return f"{os.path.basename(path)}:{line}"
+
+
+# Inductor's provenance (torch >= 2.9 with trace.provenance_tracking_level = 1; kernelscope's compiled workers turn
+# it on). The output code gets "# [Provenance debug handles] <kernel>:<handle>" above each call site, one handle
+# per call site (a kernel definition launched twice has two); torch/_inductor/debug.py
+# dump_inductor_provenance_info() maps "<kernel>:<handle>" to the post-grad FX nodes it computes
+# ("cppCodeToPost"; the name says C++ but Triton and extern kernels are in it too), post-grad nodes to the pre-grad
+# (Dynamo) nodes they came from ("postToPre"), and _inductor_kernel_stack_trace holds the user stack of each
+# "<kernel>:<handle>". The worker stores both as {"mapping": ..., "stack_traces": ...}.
+_STACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>[^\n]+)\n(?P<code>[^\n]*)')
+
+
+@dataclass(frozen=True, slots=True)
+class CallSiteProvenance:
+    """What Inductor's provenance says of one call site ("extern_kernels.addmm:3")."""
+
+    handle: str
+    post_nodes: tuple[str, ...]  # the post-grad nodes the call computes ("addmm_1"), in Inductor's order
+    pre_nodes: tuple[str, ...]  # the pre-grad (Dynamo) nodes those came from ("g"; graph_code's node names)
+    file: str | None  # the user frame that made it (the last frame of its first stack trace)
+    line: int | None
+    code: str | None
+
+    @property
+    def source(self) -> str:
+        return f"{os.path.basename(self.file)}:{self.line}" if self.file and self.line else ""
+
+
+@dataclass(frozen=True, slots=True)
+class GraphProvenance:
+    """One compiled graph's provenance, by call-site handle."""
+
+    sites: Mapping[str, CallSiteProvenance]
+
+    def site(self, handle: str | None) -> CallSiteProvenance | None:
+        return self.sites.get(handle) if handle else None
+
+
+def parse_inductor_provenance(data: Any) -> GraphProvenance | None:
+    """The worker's ``graph_N.provenance.json`` (or a bare dump_inductor_provenance_info() mapping) -> the
+    provenance of each call site; None when it holds none (provenance was off, or torch had none)."""
+    if not isinstance(data, dict):
+        return None
+    mapping = data.get("mapping", data)
+    stacks = data.get("stack_traces") or {}
+    if not isinstance(mapping, dict):
+        return None
+    to_post = mapping.get("cppCodeToPost") or {}
+    post_to_pre = mapping.get("postToPre") or {}
+    if not isinstance(to_post, dict) or not to_post:
+        return None
+    sites: dict[str, CallSiteProvenance] = {}
+    for handle, post in to_post.items():
+        post_t = tuple(str(n) for n in post or ())
+        pre: list[str] = []
+        for n in post_t:
+            for p in post_to_pre.get(n) or ():
+                if isinstance(p, str) and p not in pre:
+                    pre.append(p)
+        file = line = code = None
+        st = stacks.get(handle) if isinstance(stacks, dict) else None
+        text = st[0] if isinstance(st, list) and st else st if isinstance(st, str) else ""
+        frames = list(_STACK_FRAME.finditer(text or ""))
+        if frames:  # the innermost frame (the stack is printed outermost first)
+            f = frames[-1]
+            file, line, code = f.group("file"), int(f.group("line")), f.group("code").strip()
+        sites[str(handle)] = CallSiteProvenance(str(handle), post_t, tuple(pre), file, line, code)
+    return GraphProvenance(MappingProxyType(sites))

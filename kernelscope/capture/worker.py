@@ -9,6 +9,7 @@ on the first process's Inductor cache, warms up and times, then stops: no refere
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -21,7 +22,11 @@ from typing import Any
 
 from kernelscope.capture.modes import ModeDef
 from kernelscope.errors import KernelscopeError, ModelFileError, UsageError
-from kernelscope.provenance import MODULE_RANGE_PREFIX  # no torch import: the ranges' names, read back there
+from kernelscope.provenance import (  # no torch import: the ranges' names, read back there
+    MODULE_RANGE_PREFIX,
+    PROVENANCE_SUFFIX,
+    SOURCE_RANGE_PREFIX,
+)
 
 CAPTURE_SCHEMA = "kernelscope.capture/1"
 WORKER_NAME = "kernelscope"  # trace file prefix; never the hostname (reports get attached to public PRs)
@@ -464,6 +469,10 @@ class _Setup:
 
             if device == "cpu":
                 inductor_patch["cpp.enable_kernel_profile"] = True  # C++ kernels appear in the trace
+            if spec.get("provenance", True) and hasattr(ic.trace, "provenance_tracking_level"):
+                # Inductor's provenance (kernel <-> FX nodes <-> source lines, and a "[Provenance debug handles]"
+                # comment at each call site): comments and bookkeeping only, the kernels are the same
+                inductor_patch["trace.provenance_tracking_level"] = 1
             freezing = spec.get("freezing")
             if freezing is None:
                 freezing = device == "cpu"  # Inductor's advice for CPU inference; CPP GEMM templates need it
@@ -502,6 +511,8 @@ class _Setup:
         self.model: Any = None
         self.signature: tuple | None = None
         self.codes_seen: list[str] = []
+        # output code -> its Inductor provenance (kernel <-> FX nodes <-> stack traces), from the compile
+        self.provenance: dict[str, dict[str, Any]] = {}
         self.last_code_paths: list[str] = []
 
 
@@ -631,6 +642,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
                     orig(code)
 
             GraphLowering.save_output_code = save_output_code  # same hook as torch._inductor.utils.run_and_get_code
+            restore_provenance = _record_provenance(torch, codes, setup.provenance)
             _announce_autotune()
         else:
             fn = model
@@ -643,8 +655,13 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         before = _counters(torch) if mode.compiled else None
         progress("compiling (first call)" if mode.compiled and not reuse else "first call")
         t0 = time.perf_counter()
-        out = call()
-        timer.sync()
+        try:
+            out = call()
+            timer.sync()
+        finally:  # the compile's hooks come off whether or not it compiled
+            if mode.compiled:
+                GraphLowering.save_output_code = orig
+                restore_provenance()
         rec["first_call_s"] = time.perf_counter() - t0
         if device == "cuda":
             memory["first_call_peak_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
@@ -654,7 +671,6 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             memory["first_call_peak_rss_bytes"] = (_rss_hwm() if hwm_ok else None) or _peak_rss()
         del out
         if mode.compiled:
-            GraphLowering.save_output_code = orig
             delta = _counter_delta(before, _counters(torch))  # type: ignore[arg-type]
             # Reused: the graph compiled at an earlier point covers this shape, so nothing compiled here and the
             # first call is no compile time.
@@ -673,6 +689,9 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(code, encoding="utf-8")
             code_paths.append(str(p.relative_to(spec["out_dir"])))
+            prov = setup.provenance.get(code)
+            if prov is not None:  # read back beside the code (analysis/mode.py load_codes)
+                p.with_name(p.stem + PROVENANCE_SUFFIX).write_text(json.dumps(prov), encoding="utf-8")
         if code_paths:
             setup.last_code_paths = code_paths
         # No new code at this point (a dynamic graph that already covers this shape): the running code is the
@@ -855,6 +874,88 @@ def _module_ranges(torch: Any, model: Any) -> list[Any]:
     return handles
 
 
+def _record_provenance(torch: Any, codes: list[str], out: dict[str, dict[str, Any]]) -> Any:
+    """Keep Inductor's provenance of each graph it compiles: torch calls ``dump_inductor_provenance_info()``
+    once per graph, after saving the graph's output code (torch/_inductor/compile_fx.py), when
+    ``trace.provenance_tracking_level`` is on. What it returns (kernel:handle <-> post-grad nodes <-> pre-grad
+    nodes) and the kernels' stack traces are stored under the code just saved. Returns the function that
+    restores torch's own (call it in ``finally``); a torch without provenance gets a no-op."""
+    try:
+        import torch._inductor.debug as dbg
+    except ImportError:
+        return lambda: None
+    orig = getattr(dbg, "dump_inductor_provenance_info", None)
+    if orig is None:
+        return lambda: None
+
+    def dump() -> dict[str, Any]:
+        mapping = orig()
+        if codes and isinstance(mapping, dict):
+            stacks = getattr(dbg, "_inductor_kernel_stack_trace", None)
+            try:  # plain JSON, or nothing: provenance is evidence, never a reason to fail a compile
+                out[codes[-1]] = json.loads(json.dumps({"mapping": mapping, "stack_traces": dict(stacks or {})}))
+            except (TypeError, ValueError):
+                pass
+        return mapping
+
+    dbg.dump_inductor_provenance_info = dump
+
+    def restore() -> None:
+        dbg.dump_inductor_provenance_info = orig
+
+    return restore
+
+
+class _SourceRanges:
+    """Eager mode's source lines: while the profiler runs, every GEMM-class torch function (``F.linear``,
+    ``torch.matmul``, ``@``, ``F.conv2d``, ...) runs inside a profiler range ``kernelscope.source: <file>:<line>``
+    naming the first frame outside torch and kernelscope (the user's line that called it: ``self.gate_proj(x)``
+    or ``q @ k.transpose(-2, -1)``). A TorchFunctionMode, so no model code changes; other functions pass
+    through untouched. Profiling only: timing ran before, without it."""
+
+    @staticmethod
+    def make(torch: Any) -> Any:
+        import torch.nn.functional as F
+        from torch.autograd.profiler import record_function
+        from torch.overrides import TorchFunctionMode
+
+        names = {(torch, "matmul"), (torch, "mm"), (torch, "bmm"), (torch, "addmm"), (torch, "baddbmm"),
+                 (torch, "addbmm"), (torch, "einsum"), (torch, "tensordot"), (torch.Tensor, "matmul"),
+                 (torch.Tensor, "__matmul__"), (torch.Tensor, "__rmatmul__"), (torch.Tensor, "mm"),
+                 (torch.Tensor, "bmm"), (torch.Tensor, "addmm"), (torch.Tensor, "baddbmm"), (F, "linear"),
+                 (F, "bilinear"), (F, "conv1d"), (F, "conv2d"), (F, "conv3d"), (F, "conv_transpose1d"),
+                 (F, "conv_transpose2d"), (F, "conv_transpose3d")}
+        funcs = {getattr(owner, n) for owner, n in names if hasattr(owner, n)}
+        skip = tuple(str(Path(m.__file__).resolve().parent) for m in (torch, sys.modules["kernelscope"]))
+
+        theirs: dict[str, bool] = {}  # file -> inside torch or kernelscope (realpath once per file)
+
+        def caller() -> str | None:
+            f = sys._getframe(2)
+            while f is not None:
+                path = f.f_code.co_filename
+                inside = theirs.get(path)
+                if inside is None:
+                    inside = theirs[path] = path.startswith("<") or os.path.realpath(path).startswith(skip)
+                if not inside:
+                    return f"{path}:{f.f_lineno}"
+                f = f.f_back
+            return None
+
+        class Mode(TorchFunctionMode):
+            def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+                kwargs = kwargs or {}
+                if func not in funcs:
+                    return func(*args, **kwargs)
+                where = caller()
+                if where is None:
+                    return func(*args, **kwargs)
+                with record_function(SOURCE_RANGE_PREFIX + where):
+                    return func(*args, **kwargs)
+
+        return Mode()
+
+
 def _announce_autotune() -> None:
     """Report each max-autotune benchmark as a progress stage ("autotuning mm (24 choices)"): it can be most
     of a compile's minutes. Patched once per process; a torch without the hook just shows "compile"."""
@@ -892,8 +993,9 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     # repeat=1: with the default repeat=0 the schedule starts a new cycle and the last, partial one is what
     # gets written.
     hooks = _module_ranges(torch, modules) if modules is not None else []
+    sources = _SourceRanges.make(torch) if modules is not None else None
     try:
-        with profile(activities=activities, record_shapes=True,
+        with (sources if sources is not None else contextlib.nullcontext()), profile(activities=activities, record_shapes=True,
                      schedule=schedule(wait=1, warmup=1, active=steps, repeat=1), on_trace_ready=handler) as prof:
             for i in range(steps + 2):
                 if i == 2:  # the first active step: metadata added before the profiler starts is dropped
