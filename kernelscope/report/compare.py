@@ -213,7 +213,7 @@ def comparable_runs(base: RunResult, head: RunResult, *, force: bool = False) ->
 
 
 def _marginal(m: ModeResult | None) -> set[str]:
-    return {a.gemm for a in (m.autotune if m else ()) if a.marginal and a.gemm}
+    return {gid for a in (m.autotune if m else ()) if a.marginal for gid in (a.gemms or ((a.gemm,) if a.gemm else ()))}
 
 
 def _pad_note(mb: ModeResult | None, mh: ModeResult | None) -> str:

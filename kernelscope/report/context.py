@@ -20,6 +20,7 @@ from kernelscope.analysis.numerics import (  # noqa: F401 - re-exported: the rep
     numerics_verdict,
     tolerance_for,
 )
+from kernelscope.analysis.autotune import autotune_for_gemm
 from kernelscope.analysis.stats import Ratio, latency_ratio
 from kernelscope.analysis.sweep import numeric_axis
 from kernelscope.report import charts, fmt
@@ -382,7 +383,7 @@ class ModeSection:
 
     def autotune(self, gemm_id: str) -> AutotuneResult | None:
         """The max-autotune table of one GEMM (shown next to its verdict)."""
-        return next((a for a in self.row.mode.autotune if a.gemm == gemm_id), None)
+        return autotune_for_gemm(self.row.mode.autotune, gemm_id)
 
     @property
     def unmatched_autotune(self) -> tuple[AutotuneResult, ...]:
