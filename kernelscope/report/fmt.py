@@ -61,10 +61,6 @@ def ratio(x: float | None) -> str:
     return DASH if x is None else f"{_sig(x)}×"
 
 
-def interval(low: float | None, high: float | None) -> str:
-    return "" if low is None or high is None else f"{_sig(low)}–{_sig(high)}×"
-
-
 def sci(x: float | None) -> str:
     """Errors and tolerances: small numbers that need their exponent."""
     if x is None:
