@@ -11,12 +11,14 @@ cd "$ROOT"
 
 record() {  # record MODEL MODES
     local m="$1" modes="$2"
-    rm -rf "${RAW:?}/$m"
-    python -m kernelscope profile "samples/$m.py" --modes "$modes" --repeats 5 --out "$RAW/$m" || true
+    if [ -z "${COPY_ONLY:-}" ]; then  # COPY_ONLY=1: copy an earlier raw run again, without re-recording it
+        rm -rf "${RAW:?}/$m"
+        python -m kernelscope profile "samples/$m.py" --modes "$modes" --repeats 5 --out "$RAW/$m" || true
+    fi
     rm -rf "${HERE:?}/$m"
     mkdir -p "$HERE/$m"
     cp "$RAW/$m/result.json" "$HERE/$m/"
-    (cd "$RAW/$m" && find modes -name capture.json -o -path '*/code/*.py' -o -path '*/code/*.provenance.json' -o -name log.txt | grep -v /warm/) |
+    (cd "$RAW/$m" && find modes -name capture.json -o -path '*/code/*.py' -o -path '*/code/*.provenance.json' -o -name log.txt | grep -v /warm/ | grep -v /process-) |
         while read -r f; do
             mkdir -p "$HERE/$m/$(dirname "$f")"
             cp "$RAW/$m/$f" "$HERE/$m/$f"
@@ -25,8 +27,9 @@ record() {  # record MODEL MODES
         mkdir -p "$HERE/$m/$(dirname "$f")"
         cp "$RAW/$m/$f" "$HERE/$m/$f"
     done
-    # Logs over 200 kB are stored gzipped (log.txt.gz).
-    find "$HERE/$m" -name log.txt -size +200k -exec gzip -9 -f {} \;
+    # Later processes (modes/*/process-N) timed the same code: only the first process's files are kept. Logs
+    # over 64 kB are stored gzipped (log.txt.gz; analysis/mode.py read_log reads either).
+    find "$HERE/$m" -name log.txt -size +64k -exec gzip -9 -f {} \;
 }
 
 # max-autotune:CPP pins the C++ GEMM template (with ATEN in the list MKL and the template can trade places from

@@ -30,10 +30,10 @@ reinterpret_tensor = torch._C._dynamo.guards._reinterpret_tensor
 alloc_from_pool = torch.ops.inductor._alloc_from_pool
 async_compile = AsyncCompile()
 empty_strided_p2p = torch._C._distributed_c10d._SymmetricMemory.empty_strided_p2p
-_frozen_param30 = None  # device(type='cpu') torch.float32 (16,) (1,) 7f8e1d072300
-_frozen_param32 = None  # device(type='cpu') torch.float32 (16, 16, 3, 3) (1, 0, 0, 0) 7f8e1d927f20
-_frozen_param31 = None  # device(type='cpu') torch.float32 (16,) (1,) 7f8e1d071860
-_frozen_param33 = None  # device(type='cpu') torch.float32 (16, 16, 3, 3) (1, 0, 0, 0) 7f8e1d073570
+_frozen_param30 = None  # device(type='cpu') torch.float32 (16,) (1,) 7fdaea1acbe0
+_frozen_param32 = None  # device(type='cpu') torch.float32 (16, 16, 3, 3) (1, 0, 0, 0) 7fdaea86fac0
+_frozen_param31 = None  # device(type='cpu') torch.float32 (16,) (1,) 7fdaea1acaf0
+_frozen_param33 = None  # device(type='cpu') torch.float32 (16, 16, 3, 3) (1, 0, 0, 0) 7fdaea1ae0d0
 
 
 cpp_fused_relu_0 = async_compile.cpp_pybinding(['const float*', 'float*', 'float*'], r'''
@@ -145,23 +145,27 @@ class Runner:
         assert_size_stride(arg10_1, (2, 16, 16, 16), (4096, 256, 16, 1), 'input')
         buf0 = empty_strided_cpu((2, 16, 16, 16), (4096, 1, 256, 16), torch.float32)
         buf3 = empty_strided_cpu((2, 16, 16, 16), (4096, 1, 256, 16), torch.float32)
+        # [Provenance debug handles] cpp_fused_relu_0:1
         cpp_fused_relu_0(arg10_1, buf0, buf3)
         del arg10_1
-        # Topologically Sorted Source Nodes: [out], Original ATen: [aten.relu]
+        # Topologically Sorted Source Nodes: [], Original ATen: [aten.relu]
+        # [Provenance debug handles] torch.ops.mkldnn._convolution_pointwise.default:2
         buf1 = torch.ops.mkldnn._convolution_pointwise.default(buf0, _frozen_param32, _frozen_param30, [1, 1], [1, 1], [1, 1], 1, 'relu', [None], '')
         del buf0
         buf2 = buf1
-        assert_tensor_metadata(buf2, (2, 16, 16, 16), (4096, 1, 256, 16), torch.float32, "torch._inductor.fx_passes.functools.partial(<function _register_unary_fusion_lowering.<locals>.fn at 0x7f8e1ceec860>, Match(..., [arg10_1, _reorder_convolution_weight_1, add_tensor_1, [1, 1], [1, 1], [1, 1], 1, 'none', [], ''], {}))")
-        assert_alignment(buf2, 16, "torch._inductor.fx_passes.functools.partial(<function _register_unary_fusion_lowering.<locals>.fn at 0x7f8e1ceec860>, Match(..., [arg10_1, _reorder_convolution_weight_1, add_tensor_1, [1, 1], [1, 1], [1, 1], 1, 'none', [], ''], {}))")
+        assert_tensor_metadata(buf2, (2, 16, 16, 16), (4096, 1, 256, 16), torch.float32, "torch._inductor.fx_passes.functools.partial(<function _register_unary_fusion_lowering.<locals>.fn at 0x7fdae9f94860>, Match(..., [arg10_1, _reorder_convolution_weight_1, add_tensor_1, [1, 1], [1, 1], [1, 1], 1, 'none', [], ''], {}))")
+        assert_alignment(buf2, 16, "torch._inductor.fx_passes.functools.partial(<function _register_unary_fusion_lowering.<locals>.fn at 0x7fdae9f94860>, Match(..., [arg10_1, _reorder_convolution_weight_1, add_tensor_1, [1, 1], [1, 1], [1, 1], 1, 'none', [], ''], {}))")
         del buf1
-        # Topologically Sorted Source Nodes: [relu_1], Original ATen: [aten.relu]
+        # Topologically Sorted Source Nodes: [], Original ATen: [aten.relu]
+        # [Provenance debug handles] torch.ops.mkldnn._convolution_pointwise.binary:3
         buf4 = torch.ops.mkldnn._convolution_pointwise.binary(buf2, buf3, _frozen_param33, _frozen_param31, [1, 1], [1, 1], [1, 1], 1, 'add', 1.0, 'relu', [None], '')
         del buf2
         buf5 = buf4
-        assert_tensor_metadata(buf5, (2, 16, 16, 16), (4096, 1, 256, 16), torch.float32, "torch._inductor.fx_passes.functools.partial(<function _register_binary_unary_fusion_lowering.<locals>.fn at 0x7f8e1ceef560>, Match(..., [relu, _reorder_convolution_weight, add_tensor, [1, 1], [1, 1], [1, 1], 1, 'none', [], ''], {'other': arg10_1}))")
-        assert_alignment(buf5, 16, "torch._inductor.fx_passes.functools.partial(<function _register_binary_unary_fusion_lowering.<locals>.fn at 0x7f8e1ceef560>, Match(..., [relu, _reorder_convolution_weight, add_tensor, [1, 1], [1, 1], [1, 1], 1, 'none', [], ''], {'other': arg10_1}))")
+        assert_tensor_metadata(buf5, (2, 16, 16, 16), (4096, 1, 256, 16), torch.float32, "torch._inductor.fx_passes.functools.partial(<function _register_binary_unary_fusion_lowering.<locals>.fn at 0x7fdae9f97560>, Match(..., [relu, _reorder_convolution_weight, add_tensor, [1, 1], [1, 1], [1, 1], 1, 'none', [], ''], {'other': arg10_1}))")
+        assert_alignment(buf5, 16, "torch._inductor.fx_passes.functools.partial(<function _register_binary_unary_fusion_lowering.<locals>.fn at 0x7fdae9f97560>, Match(..., [relu, _reorder_convolution_weight, add_tensor, [1, 1], [1, 1], [1, 1], 1, 'none', [], ''], {'other': arg10_1}))")
         del buf4
         buf6 = reinterpret_tensor(buf3, (2, 16, 16, 16), (4096, 256, 16, 1), 0); del buf3  # reuse
+        # [Provenance debug handles] cpp_fused_1:4
         cpp_fused_1(buf5, buf6)
         return (buf6, )
 

@@ -30,51 +30,51 @@ reinterpret_tensor = torch._C._dynamo.guards._reinterpret_tensor
 alloc_from_pool = torch.ops.inductor._alloc_from_pool
 async_compile = AsyncCompile()
 empty_strided_p2p = torch._C._distributed_c10d._SymmetricMemory.empty_strided_p2p
-_frozen_param0 = None  # device(type='cpu') torch.float32 (64,) (1,) 7f63c5ce9680
-_frozen_param5 = None  # device(type='cpu') torch.float32 (64,) (1,) 7f63c60fdae0
-_frozen_param9 = None  # device(type='cpu') torch.float32 (64,) (1,) 7f63c5b03700
-_frozen_param14 = None  # device(type='cpu') torch.float32 (64,) (1,) 7f63c5b03890
-_frozen_param18 = None  # device(type='cpu') torch.float32 (64,) (1,) 7f63c5b036b0
-_frozen_param33 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f63be769ef0
-_frozen_param34 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be2e91d0
-_frozen_param35 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f63be2eafd0
-_frozen_param36 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be2e9680
-_frozen_param37 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f63be80f700
-_frozen_param38 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be2e8b90
-constant11 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f63b70e0230
-constant10 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f63b70e2a30
-constant9 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f63b70e34d0
-_frozen_param39 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f63be2a2ad0
-_frozen_param40 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be2e92c0
-_frozen_param41 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7f63be2e8320
-_frozen_param42 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be2e9180
-_frozen_param43 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7f63be2ebf70
-_frozen_param44 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be2e8820
-_frozen_param45 = None  # device(type='cpu') torch.float32 (64, 128) (128, 1) 7f63be2ea1c0
-_frozen_param46 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be88aee0
-_frozen_param47 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f63be2ff0c0
-_frozen_param48 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be2fc280
-_frozen_param49 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f63be2fcdc0
-_frozen_param50 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be2fdfe0
-_frozen_param51 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f63be2ff2f0
-_frozen_param52 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be2fcb40
-constant22 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f63b70e3fc0
-constant21 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7f63b6f56bc0
-constant20 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7f63b6f56030
-constant19 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f63b6f83610
-constant18 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f63b6fb7de0
-constant17 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f63b6f299f0
-_frozen_param53 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f63be2fc4b0
-_frozen_param54 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be2ffb60
-_frozen_param55 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7f63be2fcf00
-_frozen_param56 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be2ff4d0
-_frozen_param57 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7f63be2fc500
-_frozen_param58 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be3eeb70
-_frozen_param59 = None  # device(type='cpu') torch.float32 (64, 128) (128, 1) 7f63be3eff70
-_frozen_param60 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f63be26d590
-constant24 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f63b6fb7980
-constant23 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7f63b6fc8050
-constant22_0 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7f63b6e376b0
+_frozen_param0 = None  # device(type='cpu') torch.float32 (64,) (1,) 7fe10ee23390
+_frozen_param5 = None  # device(type='cpu') torch.float32 (64,) (1,) 7fe10f9c8050
+_frozen_param9 = None  # device(type='cpu') torch.float32 (64,) (1,) 7fe10ee23430
+_frozen_param14 = None  # device(type='cpu') torch.float32 (64,) (1,) 7fe10ee235c0
+_frozen_param18 = None  # device(type='cpu') torch.float32 (64,) (1,) 7fe110bfe940
+_frozen_param33 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fe1077366c0
+_frozen_param34 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe107736bc0
+_frozen_param35 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fe107737430
+_frozen_param36 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe107737570
+_frozen_param37 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fe107737110
+_frozen_param38 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe107737340
+constant11 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fe1021ad400
+constant10 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fe1021afe80
+constant9 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fe1021a7e30
+_frozen_param39 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fe1077379d0
+_frozen_param40 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe107737930
+_frozen_param41 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7fe107736f30
+_frozen_param42 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe107735cc0
+_frozen_param43 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7fe107735720
+_frozen_param44 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe1077357c0
+_frozen_param45 = None  # device(type='cpu') torch.float32 (64, 128) (128, 1) 7fe107735f40
+_frozen_param46 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe1077368f0
+_frozen_param47 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fe1076199a0
+_frozen_param48 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe10761ab20
+_frozen_param49 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fe107619f40
+_frozen_param50 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe107619310
+_frozen_param51 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fe10761b660
+_frozen_param52 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe10761bed0
+constant22 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fe102521d10
+constant21 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7fe1021a4af0
+constant20 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7fe1021a4460
+constant19 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fe102084d20
+constant18 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fe102087660
+constant17 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fe1079ffe30
+_frozen_param53 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fe1076184b0
+_frozen_param54 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe10761bcf0
+_frozen_param55 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7fe107618910
+_frozen_param56 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe10761b430
+_frozen_param57 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7fe10761bbb0
+_frozen_param58 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe10761a710
+_frozen_param59 = None  # device(type='cpu') torch.float32 (64, 128) (128, 1) 7fe107618af0
+_frozen_param60 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fe10761a6c0
+constant24 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fe1020b7ca0
+constant23 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7fe1020b7e30
+constant22_0 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7fe1020c0910
 
 
 cpp_fused_add_mean_mul_pow_rsqrt_0 = async_compile.cpp_pybinding(['const float*', 'const float*', 'float*', 'float*'], r'''
@@ -1386,15 +1386,20 @@ class Runner:
         assert_size_stride(arg19_1, (2, 16, 64), (1024, 64, 1), 'input')
         buf0 = empty_strided_cpu((2, 16, 1), (16, 1, 32), torch.float32)
         buf1 = empty_strided_cpu((2, 16, 64), (1024, 64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mul_pow_rsqrt_0:1
         cpp_fused_add_mean_mul_pow_rsqrt_0(arg19_1, _frozen_param0, buf0, buf1)
         buf2 = empty_strided_cpu((32, 64), (64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:2
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf1, constant11, buf2)
         buf3 = empty_strided_cpu((32, 64), (64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:3
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf1, constant10, buf3)
         buf4 = empty_strided_cpu((32, 64), (64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:4
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf1, constant9, buf4)
         del buf1
         # Topologically Sorted Source Nodes: [linear, view, q, linear_1, view_1, k, linear_2, view_2, v, att], Original ATen: [aten._unsafe_view, aten.view, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
+        # [Provenance debug handles] torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default:5
         buf5 = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(reinterpret_tensor(buf2, (2, 4, 16, 16), (1024, 16, 64, 1), 0), reinterpret_tensor(buf3, (2, 4, 16, 16), (1024, 16, 64, 1), 0), reinterpret_tensor(buf4, (2, 4, 16, 16), (1024, 16, 64, 1), 0), 0.0, True)
         del buf2
         buf6 = buf5[0]
@@ -1402,31 +1407,41 @@ class Runner:
         assert_alignment(buf6, 16, 'torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default')
         del buf5
         buf8 = buf4; del buf4  # reuse
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:6
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf6, constant22, buf8)
         buf9 = buf0; del buf0  # reuse
         buf10 = reinterpret_tensor(buf6, (2, 16, 64), (1024, 64, 1), 0); del buf6  # reuse
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_2:7
         cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_2(arg19_1, buf8, _frozen_param5, buf9, buf10)
         buf11 = empty_strided_cpu((32, 128), (128, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_view_3:8
         cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_view_3(buf10, constant21, buf11)
         buf12 = empty_strided_cpu((32, 128), (128, 1), torch.float32)
         buf13 = empty_strided_cpu((2, 16, 128), (2048, 128, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_silu_view_4:9
         cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_silu_view_4(buf10, constant20, buf11, buf13)
         del buf11
         del buf12
         # Topologically Sorted Source Nodes: [linear_4, silu, linear_5, mul_4, linear_6], Original ATen: [aten._unsafe_view, aten.silu, aten.mul, aten.view, aten.mm]
+        # [Provenance debug handles] torch.ops.mkl._mkl_linear.default:10
         buf14 = torch.ops.mkl._mkl_linear.default(reinterpret_tensor(buf13, (32, 128), (128, 1), 0), _frozen_param46, _frozen_param45, None, 32)
         assert_tensor_metadata(buf14, (32, 64), (64, 1), torch.float32, 'torch.ops.mkl._mkl_linear')
         buf15 = buf9; del buf9  # reuse
         buf16 = buf10; del buf10  # reuse
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_5:11
         cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_5(arg19_1, buf8, buf14, _frozen_param9, buf15, buf16)
         buf17 = buf3; del buf3  # reuse
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:12
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf16, constant19, buf17)
         buf18 = empty_strided_cpu((32, 64), (64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:13
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf16, constant18, buf18)
         buf19 = empty_strided_cpu((32, 64), (64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:14
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf16, constant17, buf19)
         del buf16
         # Topologically Sorted Source Nodes: [linear_7, view_3, q_1, linear_8, view_4, k_1, linear_9, view_5, v_1, att_1], Original ATen: [aten._unsafe_view, aten.view, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
+        # [Provenance debug handles] torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default:15
         buf20 = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(reinterpret_tensor(buf17, (2, 4, 16, 16), (1024, 16, 64, 1), 0), reinterpret_tensor(buf18, (2, 4, 16, 16), (1024, 16, 64, 1), 0), reinterpret_tensor(buf19, (2, 4, 16, 16), (1024, 16, 64, 1), 0), 0.0, True)
         del buf17
         del buf18
@@ -1435,26 +1450,32 @@ class Runner:
         assert_alignment(buf21, 16, 'torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default')
         del buf20
         buf23 = buf19; del buf19  # reuse
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:16
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf21, constant24, buf23)
         buf24 = buf15; del buf15  # reuse
         buf25 = reinterpret_tensor(buf21, (2, 16, 64), (1024, 64, 1), 0); del buf21  # reuse
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_6:17
         cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_6(arg19_1, buf8, buf14, buf23, _frozen_param14, buf24, buf25)
         del buf24
         buf26 = reinterpret_tensor(buf13, (32, 128), (128, 1), 0); del buf13  # reuse
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_view_3:18
         cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_view_3(buf25, constant23, buf26)
         buf27 = empty_strided_cpu((32, 128), (128, 1), torch.float32)
         buf28 = empty_strided_cpu((2, 16, 128), (2048, 128, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_silu_view_4:19
         cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_silu_view_4(buf25, constant22_0, buf26, buf28)
         del buf25
         del buf26
         del buf27
         # Topologically Sorted Source Nodes: [linear_11, silu_1, linear_12, mul_9, linear_13], Original ATen: [aten._unsafe_view, aten.silu, aten.mul, aten.view, aten.mm]
+        # [Provenance debug handles] torch.ops.mkl._mkl_linear.default:20
         buf29 = torch.ops.mkl._mkl_linear.default(reinterpret_tensor(buf28, (32, 128), (128, 1), 0), _frozen_param60, _frozen_param59, None, 32)
         assert_tensor_metadata(buf29, (32, 64), (64, 1), torch.float32, 'torch.ops.mkl._mkl_linear')
         del buf28
         buf30 = reinterpret_tensor(buf8, (2, 16, 64), (1024, 64, 1), 0); del buf8  # reuse
         buf31 = empty_strided_cpu((2, 16, 1), (16, 1, 32), torch.float32)
         buf32 = buf30; del buf30  # reuse
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_7:21
         cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_7(buf32, arg19_1, buf14, buf23, buf29, _frozen_param18, buf31)
         del arg19_1
         return (buf32, )
@@ -1485,7 +1506,7 @@ def get_args():
     global _frozen_param45
     _frozen_param45 = rand_strided((64, 128), (128, 1), device='cpu', dtype=torch.float32)
     global _frozen_param46
-    _frozen_param46 = rand_strided((1982689, 1), (1, 0), device='cpu', dtype=torch.float32)
+    _frozen_param46 = rand_strided((1459233, 1), (1, 0), device='cpu', dtype=torch.float32)
     global constant22
     constant22 = rand_strided((2, 64, 32), (2048, 32, 1), device='cpu', dtype=torch.float32)
     global constant21
@@ -1501,7 +1522,7 @@ def get_args():
     global _frozen_param59
     _frozen_param59 = rand_strided((64, 128), (128, 1), device='cpu', dtype=torch.float32)
     global _frozen_param60
-    _frozen_param60 = rand_strided((1982689, 1), (1, 0), device='cpu', dtype=torch.float32)
+    _frozen_param60 = rand_strided((1459233, 1), (1, 0), device='cpu', dtype=torch.float32)
     global constant24
     constant24 = rand_strided((2, 64, 32), (2048, 32, 1), device='cpu', dtype=torch.float32)
     global constant23

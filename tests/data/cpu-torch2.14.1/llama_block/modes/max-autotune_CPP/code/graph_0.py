@@ -30,53 +30,53 @@ reinterpret_tensor = torch._C._dynamo.guards._reinterpret_tensor
 alloc_from_pool = torch.ops.inductor._alloc_from_pool
 async_compile = AsyncCompile()
 empty_strided_p2p = torch._C._distributed_c10d._SymmetricMemory.empty_strided_p2p
-_frozen_param0 = None  # device(type='cpu') torch.float32 (64,) (1,) 7f9c342e9680
-_frozen_param5 = None  # device(type='cpu') torch.float32 (64,) (1,) 7f9c342e9590
-_frozen_param9 = None  # device(type='cpu') torch.float32 (64,) (1,) 7f9c342e8730
-_frozen_param14 = None  # device(type='cpu') torch.float32 (64,) (1,) 7f9c34107200
-_frozen_param18 = None  # device(type='cpu') torch.float32 (64,) (1,) 7f9c34268c80
-_frozen_param33 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f9c30a1a120
-_frozen_param34 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c30913930
-_frozen_param35 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f9c3088dfe0
-_frozen_param36 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c3092af80
-_frozen_param37 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f9c30a20aa0
-_frozen_param38 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c3092bb10
-constant11 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f9c30338a50
-constant10 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f9c300c8500
-constant9 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f9c3010cf00
-_frozen_param39 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f9c308ca300
-_frozen_param40 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c308c98b0
-_frozen_param41 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7f9c308cb4d0
-_frozen_param42 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c30842a80
-_frozen_param43 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7f9c30910f50
-_frozen_param44 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c30842e90
-_frozen_param45 = None  # device(type='cpu') torch.float32 (64, 128) (128, 1) 7f9c30840640
-_frozen_param46 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c30842b70
-_frozen_param47 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f9c30e866c0
-_frozen_param48 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c30e86df0
-_frozen_param49 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f9c30e877f0
-_frozen_param50 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c30e86d00
-_frozen_param51 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f9c30e868f0
-_frozen_param52 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c30e86120
-constant22 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f9c30099450
-constant21 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7f9c300999f0
-constant20 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7f9c30123200
-constant19 = None  # device(type='cpu') torch.float32 (2, 128, 32) (4096, 32, 1) 7f9c2555f020
-constant18 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f9c2553a940
-constant17 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f9c30121450
-constant16 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f9c255b1e00
-_frozen_param53 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7f9c30758500
-_frozen_param54 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c30759d60
-_frozen_param55 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7f9c308c9bd0
-_frozen_param56 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c30759db0
-_frozen_param57 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7f9c30759d10
-_frozen_param58 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c30759c70
-_frozen_param59 = None  # device(type='cpu') torch.float32 (64, 128) (128, 1) 7f9c30759cc0
-_frozen_param60 = None  # device(type='cpu') torch.float32 (1982689, 1) (1, 0) 7f9c30759c20
-constant23 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7f9c255afb60
-constant22_0 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7f9c255f5f90
-constant21_0 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7f9c255afbb0
-constant20_0 = None  # device(type='cpu') torch.float32 (2, 128, 32) (4096, 32, 1) 7f9c2560b340
+_frozen_param0 = None  # device(type='cpu') torch.float32 (64,) (1,) 7fa9139e2e90
+_frozen_param5 = None  # device(type='cpu') torch.float32 (64,) (1,) 7fa9135eb0c0
+_frozen_param9 = None  # device(type='cpu') torch.float32 (64,) (1,) 7fa91341bc00
+_frozen_param14 = None  # device(type='cpu') torch.float32 (64,) (1,) 7fa91341bd90
+_frozen_param18 = None  # device(type='cpu') torch.float32 (64,) (1,) 7fa9137e4230
+_frozen_param33 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fa91051f7f0
+_frozen_param34 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90bd71ef0
+_frozen_param35 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fa91051e8f0
+_frozen_param36 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90bd71a90
+_frozen_param37 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fa90bd70a00
+_frozen_param38 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90bd70c30
+constant11 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fa906787e80
+constant10 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fa9067ccd70
+constant9 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fa9067d8280
+_frozen_param39 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fa90bd73340
+_frozen_param40 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90bd71860
+_frozen_param41 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7fa90bc33750
+_frozen_param42 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90bd70dc0
+_frozen_param43 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7fa90bd706e0
+_frozen_param44 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90bd70320
+_frozen_param45 = None  # device(type='cpu') torch.float32 (64, 128) (128, 1) 7fa90bd70550
+_frozen_param46 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90bd71130
+_frozen_param47 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fa90bd70230
+_frozen_param48 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90bd70fa0
+_frozen_param49 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fa90bd70e10
+_frozen_param50 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90bd700a0
+_frozen_param51 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fa90bd72030
+_frozen_param52 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa9103b9bd0
+constant22 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fa9067cc460
+constant21 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7fa9067a5900
+constant20 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7fa9067a7e30
+constant19 = None  # device(type='cpu') torch.float32 (2, 128, 32) (4096, 32, 1) 7fa906666350
+constant18 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fa906677e30
+constant17 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fa906692350
+constant16 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fa906622210
+_frozen_param53 = None  # device(type='cpu') torch.float32 (64, 64) (64, 1) 7fa9103bb4d0
+_frozen_param54 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa9103b9950
+_frozen_param55 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7fa9103baf80
+_frozen_param56 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90be50320
+_frozen_param57 = None  # device(type='cpu') torch.float32 (128, 64) (64, 1) 7fa90be50910
+_frozen_param58 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90be51400
+_frozen_param59 = None  # device(type='cpu') torch.float32 (64, 128) (128, 1) 7fa90be13d40
+_frozen_param60 = None  # device(type='cpu') torch.float32 (1459233, 1) (1, 0) 7fa90be132f0
+constant23 = None  # device(type='cpu') torch.float32 (2, 64, 32) (2048, 32, 1) 7fa9066a8910
+constant22_0 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7fa9066ab070
+constant21_0 = None  # device(type='cpu') torch.float32 (4, 64, 32) (2048, 32, 1) 7fa9066796d0
+constant20_0 = None  # device(type='cpu') torch.float32 (2, 128, 32) (4096, 32, 1) 7fa90662f8e0
 
 
 cpp_fused_add_mean_mul_pow_rsqrt_0 = async_compile.cpp_pybinding(['const float*', 'const float*', 'float*', 'float*'], r'''
@@ -1987,15 +1987,20 @@ class Runner:
         assert_size_stride(arg19_1, (2, 16, 64), (1024, 64, 1), 'input')
         buf0 = empty_strided_cpu((2, 16, 1), (16, 1, 32), torch.float32)
         buf1 = empty_strided_cpu((2, 16, 64), (1024, 64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mul_pow_rsqrt_0:1
         cpp_fused_add_mean_mul_pow_rsqrt_0(arg19_1, _frozen_param0, buf0, buf1)
         buf2 = empty_strided_cpu((32, 64), (64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:2
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf1, constant11, buf2)
         buf3 = empty_strided_cpu((32, 64), (64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:3
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf1, constant10, buf3)
         buf4 = empty_strided_cpu((32, 64), (64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:4
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf1, constant9, buf4)
         del buf1
         # Topologically Sorted Source Nodes: [linear, view, q, linear_1, view_1, k, linear_2, view_2, v, att], Original ATen: [aten._unsafe_view, aten.view, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
+        # [Provenance debug handles] torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default:5
         buf5 = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(reinterpret_tensor(buf2, (2, 4, 16, 16), (1024, 16, 64, 1), 0), reinterpret_tensor(buf3, (2, 4, 16, 16), (1024, 16, 64, 1), 0), reinterpret_tensor(buf4, (2, 4, 16, 16), (1024, 16, 64, 1), 0), 0.0, True)
         del buf2
         buf6 = buf5[0]
@@ -2003,30 +2008,40 @@ class Runner:
         assert_alignment(buf6, 16, 'torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default')
         del buf5
         buf8 = buf4; del buf4  # reuse
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:6
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf6, constant22, buf8)
         buf9 = buf0; del buf0  # reuse
         buf10 = reinterpret_tensor(buf6, (2, 16, 64), (1024, 64, 1), 0); del buf6  # reuse
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_2:7
         cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_2(arg19_1, buf8, _frozen_param5, buf9, buf10)
         buf11 = empty_strided_cpu((32, 128), (128, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_view_3:8
         cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_view_3(buf10, constant21, buf11)
         buf12 = empty_strided_cpu((32, 128), (128, 1), torch.float32)
         buf13 = empty_strided_cpu((2, 16, 128), (2048, 128, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_silu_view_4:9
         cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_silu_view_4(buf10, constant20, buf11, buf13)
         del buf11
         del buf12
         buf14 = reinterpret_tensor(buf10, (32, 64), (64, 1), 0); del buf10  # reuse
+        # [Provenance debug handles] cpp_fused__unsafe_view_mm_mul_silu_view_5:10
         cpp_fused__unsafe_view_mm_mul_silu_view_5(buf13, constant19, buf14)
         buf15 = buf9; del buf9  # reuse
         buf16 = reinterpret_tensor(buf3, (2, 16, 64), (1024, 64, 1), 0); del buf3  # reuse
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_6:11
         cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_6(arg19_1, buf8, buf14, _frozen_param9, buf15, buf16)
         buf17 = empty_strided_cpu((32, 64), (64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:12
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf16, constant18, buf17)
         buf18 = empty_strided_cpu((32, 64), (64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:13
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf16, constant17, buf18)
         buf19 = empty_strided_cpu((32, 64), (64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:14
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf16, constant16, buf19)
         del buf16
         # Topologically Sorted Source Nodes: [linear_7, view_3, q_1, linear_8, view_4, k_1, linear_9, view_5, v_1, att_1], Original ATen: [aten._unsafe_view, aten.view, aten.transpose, aten._scaled_dot_product_flash_attention_for_cpu]
+        # [Provenance debug handles] torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default:15
         buf20 = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(reinterpret_tensor(buf17, (2, 4, 16, 16), (1024, 16, 64, 1), 0), reinterpret_tensor(buf18, (2, 4, 16, 16), (1024, 16, 64, 1), 0), reinterpret_tensor(buf19, (2, 4, 16, 16), (1024, 16, 64, 1), 0), 0.0, True)
         del buf17
         del buf18
@@ -2035,20 +2050,25 @@ class Runner:
         assert_alignment(buf21, 16, 'torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default')
         del buf20
         buf23 = buf19; del buf19  # reuse
+        # [Provenance debug handles] cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1:16
         cpp_fused_add_mean_mm_mul_pow_rsqrt_view_1(buf21, constant23, buf23)
         buf24 = buf15; del buf15  # reuse
         buf25 = reinterpret_tensor(buf21, (2, 16, 64), (1024, 64, 1), 0); del buf21  # reuse
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_7:17
         cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_7(arg19_1, buf8, buf14, buf23, _frozen_param14, buf24, buf25)
         del buf24
         buf26 = reinterpret_tensor(buf13, (32, 128), (128, 1), 0); del buf13  # reuse
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_view_3:18
         cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_view_3(buf25, constant22_0, buf26)
         buf27 = empty_strided_cpu((32, 128), (128, 1), torch.float32)
         buf28 = empty_strided_cpu((2, 16, 128), (2048, 128, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_silu_view_4:19
         cpp_fused__unsafe_view_add_mean_mm_mul_pow_rsqrt_silu_view_4(buf25, constant21_0, buf26, buf28)
         del buf26
         del buf27
         buf29 = reinterpret_tensor(buf25, (32, 64), (64, 1), 0); del buf25  # reuse
         buf30 = empty_strided_cpu((2, 16, 64), (1024, 64, 1), torch.float32)
+        # [Provenance debug handles] cpp_fused__unsafe_view_add_mm_mul_silu_view_8:20
         cpp_fused__unsafe_view_add_mm_mul_silu_view_8(buf28, constant20_0, arg19_1, buf8, buf14, buf23, buf30)
         del arg19_1
         del buf14
@@ -2058,6 +2078,7 @@ class Runner:
         del buf8
         buf31 = empty_strided_cpu((2, 16, 1), (16, 1, 32), torch.float32)
         buf32 = buf30; del buf30  # reuse
+        # [Provenance debug handles] cpp_fused_add_mean_mul_pow_rsqrt_9:21
         cpp_fused_add_mean_mul_pow_rsqrt_9(buf32, _frozen_param18, buf31)
         return (buf32, )
 
