@@ -16,7 +16,8 @@ record() {  # record MODEL MODES
     rm -rf "${HERE:?}/$m"
     mkdir -p "$HERE/$m"
     cp "$RAW/$m/result.json" "$HERE/$m/"
-    (cd "$RAW/$m" && find modes -name capture.json -o -path '*/code/*.py' -o -name log.txt | grep -v /warm/) |
+    # process-N/ (timing-only processes of --processes) and warm/ are not read by the analysis
+    (cd "$RAW/$m" && find modes -name capture.json -o -path '*/code/*.py' -o -name log.txt | grep -v -e /warm/ -e /process-) |
         while read -r f; do
             mkdir -p "$HERE/$m/$(dirname "$f")"
             cp "$RAW/$m/$f" "$HERE/$m/$f"
@@ -25,8 +26,8 @@ record() {  # record MODEL MODES
         mkdir -p "$HERE/$m/$(dirname "$f")"
         cp "$RAW/$m/$f" "$HERE/$m/$f"
     done
-    # Logs over 200 kB are stored gzipped (log.txt.gz).
-    find "$HERE/$m" -name log.txt -size +200k -exec gzip -9 -f {} \;
+    # Logs over 64 kB are stored gzipped (log.txt.gz).
+    find "$HERE/$m" -name log.txt -size +64k -exec gzip -9 -f {} \;
 }
 
 # max-autotune:CPP pins the C++ GEMM template (with ATEN in the list MKL and the template can trade places from
@@ -35,8 +36,9 @@ declare -A MODES=(
     [llama_block]=eager,default,max-autotune,max-autotune:CPP
     [bert_layer]=eager,default,max-autotune
     [conv_bn_relu]=eager,default,max-autotune
+    [pool_attention]=eager,default,max-autotune,max-autotune:CPP
 )
-for m in "${@:-llama_block bert_layer conv_bn_relu}"; do
+for m in "${@:-llama_block bert_layer conv_bn_relu pool_attention}"; do
     for one in $m; do record "$one" "${MODES[$one]}"; done
 done
 du -ah "$HERE" | sort -h | tail -20
