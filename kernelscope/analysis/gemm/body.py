@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # ------------------------------------------------------------------------------------------------------------
 # Model
@@ -544,11 +544,19 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
         us = users.get(name, [])
         if name in stored or not us:
             continue
-        if all((body.value(u) is not None and body.value(u).reduces) or u in windows or u in only_reduction
-               for u in us):
+        # (a ReLU before a max-pool window is the conv's epilogue op, as it is in eager: not the window's)
+        if all((body.value(u) is not None and body.value(u).reduces) or u in only_reduction for u in us):
             only_reduction.add(name)
     kept = [d for d in derived if d not in start and d not in only_reduction]
     ops = label(body, kept, start, broadcast or {})
+    if windows:
+        # every element of a pooling window gets the same epilogue (a ReLU on each of 4 neighbours): one op
+        merged: dict[tuple[str, tuple[str, ...]], Op] = {}
+        for o in ops:
+            key = (o.label, o.operands)
+            prev = merged.get(key)
+            merged[key] = o if prev is None else replace(prev, values=prev.values + o.values)
+        ops = list(merged.values())
     pooled = tuple(w for w in (v.name for v in body.values) if w in windows and set(body.value(w).inputs) &
                    (dset | windows))
     return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived), pooled)
