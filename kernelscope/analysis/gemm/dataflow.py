@@ -141,7 +141,7 @@ def gemm_op_of_launch(code: OutputCode, launch: Launch) -> tuple[str, FxNode | N
         kd = code.kernel(launch.name)
         return gemm_of_kernel(kd) if kd is not None else None
     op = launch.op or ""
-    if op == "_convolution_pointwise" or vocab.is_gemm(op):
+    if op in ("_convolution_pointwise", "_convolution_pointwise_") or vocab.is_gemm(op):
         return op, None
     return None
 
@@ -181,6 +181,17 @@ def _conv_mnk(x: Sequence[object] | None, w: Sequence[object] | None, out: Seque
     return m, n, k
 
 
+def _onednn_args(launch: Launch) -> tuple[int, int, int]:
+    """(input, weight, bias) argument positions of an extern GEMM-class call: oneDNN's binary forms put the binary
+    post-op's other operand beside the input (``_convolution_pointwise.binary(X, other, W, B, ...)``; in place,
+    ``_convolution_pointwise_.binary(other, X, W, B, ...)``); the rest are (X, W, B, ...)."""
+    if launch.name.endswith("_.binary"):
+        return 1, 2, 3
+    if launch.name.endswith(".binary"):
+        return 0, 2, 3
+    return 0, 1, 2
+
+
 def _extern_shapes(code: OutputCode, launch: Launch, op: str):
     """(m, n, k, dtype, batch, c_shape) of an extern GEMM/conv call, from the call site's arguments."""
     shapes = [_shape_of_arg(code, a) for a in launch.args]
@@ -198,8 +209,10 @@ def _extern_shapes(code: OutputCode, launch: Launch, op: str):
         root = code.buffer(code.storage(out_name))
         dtype = root.dtype if root else None
     c_shape = None
-    if op in vocab.CONV_OPS or op == "_convolution_pointwise":
-        m, n, k = _conv_mnk(shapes[0] if shapes else None, shapes[1] if len(shapes) > 1 else None, out_shape)
+    xi, wi, _bi = _onednn_args(launch)
+    if op in vocab.CONV_OPS or op.startswith("_convolution_pointwise"):
+        m, n, k = _conv_mnk(shapes[xi] if len(shapes) > xi else None, shapes[wi] if len(shapes) > wi else None,
+                            out_shape)
         return m, n, k, dtype, None, None
     if op in vocab.BIAS_OPS and len(shapes) >= 3:
         c_shape, mats = shapes[0], shapes[1:3]
@@ -217,9 +230,11 @@ def _extern_shapes(code: OutputCode, launch: Launch, op: str):
         w = _shape_of_arg(code, launch.args[2])
         if w and len(w) == 2:
             n = _int(w[0])
-    if op == "_linear_pointwise" and len(shapes) >= 2 and shapes[1] and len(shapes[1]) == 2:
-        n = _int(shapes[1][0])
-        k = _int(shapes[1][1]) if k is None else k
+    if op.startswith("_linear_pointwise") and len(shapes) > wi and shapes[wi] and len(shapes[wi]) == 2:
+        a = shapes[xi]
+        m = _int(a[-2]) if a and len(a) >= 2 else m
+        n = _int(shapes[wi][0])
+        k = _int(shapes[wi][1])
         if a and len(a) > 2:
             m = _numel(a[:-1])
     batch = _int(a[0]) if a and len(a) == 3 and op in vocab.BATCHED_OPS else None
@@ -297,7 +312,7 @@ class Graph:
         site = self.sites[g]
         L = site.launch
         op, node = site.gemm  # type: ignore[misc]
-        kind = "conv" if (op in vocab.CONV_OPS or op == "_convolution_pointwise") else "gemm"
+        kind = "conv" if (op in vocab.CONV_OPS or op.startswith("_convolution_pointwise")) else "gemm"
         evidence: list[str] = []
         chain: list[ChainOp] = []
         prologue: list[str] = []
@@ -539,8 +554,8 @@ class Graph:
             if len(L.args) > 3 and L.args[3].strip() != "None":
                 out.append(ChainOp("bias", g, L.name, True, f"[bias-in-call] {L.name} ({where}) takes the bias "
                                    f"{L.args[3]}", (), L.line))
-        elif op in ("_linear_pointwise", "_convolution_pointwise") or op in vocab.CONV_OPS:
-            bias_pos = 2
+        elif op.startswith(("_linear_pointwise", "_convolution_pointwise")) or op in vocab.CONV_OPS:
+            bias_pos = _onednn_args(L)[2]  # the binary forms: (X, other, W, B, ...); not the weight
             if len(L.args) > bias_pos and L.args[bias_pos].strip() not in ("None", ""):
                 out.append(ChainOp("bias", g, L.name, True, f"[bias-in-call] {L.name} ({where}) takes the bias "
                                    f"{L.args[bias_pos]}", (), L.line))
@@ -579,7 +594,8 @@ def _int_str(v: str | None) -> int | None:
 
 
 def _norm_op(op: str) -> str:
-    return {"bias_addmm": "addmm", "_convolution_pointwise": "convolution"}.get(op, op)
+    return {"bias_addmm": "addmm", "_convolution_pointwise": "convolution",
+            "_convolution_pointwise_": "convolution"}.get(op, op)
 
 
 def _eager_label(name: str) -> str:
