@@ -17,7 +17,7 @@ record() {  # record MODEL MODES
     mkdir -p "$HERE/$m"
     cp "$RAW/$m/result.json" "$HERE/$m/"
     # process-N/ (timing-only processes of --processes) and warm/ are not read by the analysis
-    (cd "$RAW/$m" && find modes -name capture.json -o -path '*/code/*.py' -o -name log.txt | grep -v -e /warm/ -e /process-) |
+    (cd "$RAW/$m" && find modes -name capture.json -o -path '*/code/*.py' -o -path '*/code/*.provenance.json' -o -name log.txt | grep -v -e /warm/ -e /process-) |
         while read -r f; do
             mkdir -p "$HERE/$m/$(dirname "$f")"
             cp "$RAW/$m/$f" "$HERE/$m/$f"
