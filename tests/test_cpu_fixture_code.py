@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 CPU = Path(__file__).resolve().parent / "data" / "cpu-torch2.14.1"
-_CALL = re.compile(r"^\s+(?:buf\d+ = )?(cpp_fused_\w+|torch\.ops\.\w+\.\w+\.\w+)\(", re.M)
+_CALL = re.compile(r"^\s+(?:buf\d+ = )?(cpp_fused_\w+|torch\.ops\.\w+\.\w+\.\w+|extern_kernels\.\w+)\(", re.M)
 _SHORT = {"torch.ops.mkl._mkl_linear.default": "mkl", "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu"
           ".default": "sdpa", "torch.ops.mkldnn._convolution_pointwise.default": "conv",
-          "torch.ops.mkldnn._convolution_pointwise.binary": "conv.binary"}
+          "torch.ops.mkldnn._convolution_pointwise.binary": "conv.binary", "extern_kernels.bmm": "bmm"}
 
 
 def _calls(model: str, mode: str) -> list[str]:
@@ -34,6 +34,14 @@ def _calls(model: str, mode: str) -> list[str]:
     ("bert_layer", "max-autotune", ["k0", "k0", "k0", "sdpa", "k1", "k2", "mkl", "k3", "mkl", "k2"]),
     ("conv_bn_relu", "default", ["k0", "conv", "conv.binary", "k1"]),
     ("conv_bn_relu", "max-autotune", ["k0", "conv", "conv.binary", "k1"]),
+    # k1 max_pool2d, k2 avg_pool2d (the pools after conv1, conv2); k4: one bias-add definition for q, k and v
+    ("pool_attention", "default", ["k0", "conv", "k1", "conv", "k2", "mkl", "k3", "mkl", "k4", "mkl", "k4", "mkl",
+                                   "k4", "sdpa", "k5", "bmm", "k6", "bmm", "k7"]),
+    ("pool_attention", "max-autotune", ["k0", "conv", "k1", "conv", "k2", "k3", "k4", "k4", "k4", "sdpa", "k5",
+                                        "bmm", "k6", "bmm", "k7"]),
+    # k6 and k8 are the C++ bmm templates
+    ("pool_attention", "max-autotune_CPP", ["k0", "conv", "k1", "conv", "k2", "k3", "k4", "k4", "k4", "sdpa", "k5",
+                                            "k6", "k7", "k8", "k9"]),
 ])
 def test_call_sites_are_those_the_readme_describes(model, mode, calls):
     assert _calls(model, mode) == calls

@@ -14,6 +14,10 @@ shows) and tests/data/h200-torch2.11-real-models (one H200, torch 2.11.0+cu130, 
 * bert_layer: addmm's bias is in the GEMM call (cuBLASLt's bias epilogue on the H200; on the CPU a copy of the
   bias that the GEMM accumulates onto: one reading in every path). With freezing on the CPU, _mkl_linear takes
   no bias: the bias adds run in separate kernels (one kernel adds q/k/v's three biases in place).
+* pool_attention: where the epilogue ends (class 4): the conv outputs' pooling kernels read a window of several
+  elements (max of 4 neighbours, sum of 4 then / 4): pooling is no epilogue op, so conv1 keeps bias + relu and
+  conv2 the bias in every mode, eager included; the softmax after bmm(q, k^T) ends that chain after the scale mul,
+  SDPA and the bmm end q/k/v's. The compiled bmm carry no module path (graph_code names no parameter for them).
 * conv_bn_relu: convolutions are GEMM-class ops with implicit-GEMM M/N/K (M = 8*56*56 = 25088, N = 64,
   K = 64*3*3 = 576 on the H200): eval BatchNorm + ReLU run after cuDNN's conv in a Triton kernel; on the CPU
   freezing folds BN into the conv and oneDNN applies ReLU (and the residual add) as post-ops (class 6).
@@ -26,8 +30,12 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.analysis.gemm.body import parse_cpp, parse_triton, walk
+from kernelscope import vocab
+from kernelscope.analysis.gemm import analyze_gemms
+from kernelscope.analysis.gemm.body import parse_cpp, parse_triton, pool_windows, walk
+from kernelscope.analysis.kernels import analyze_kernels
 from kernelscope.analysis.mode import build_mode_result
+from kernelscope.inductor_code import load_output_code
 
 ROOT = Path(__file__).parent.parent
 
@@ -43,6 +51,69 @@ EXPECTED = [
     ('tests/data/cpu-torch2.14.1/conv_bn_relu', 'max-autotune', 'GEMMs 2: fused 2', [
         ('conv1', 'convolution', 'MKL/oneDNN', 'fused', ('bias', 'relu'), ()),
         ('conv2', 'convolution', 'MKL/oneDNN', 'fused', ('bias', 'add', 'relu'), ()),
+    ]),
+    # pool_attention, read from modes/<mode>/code/graph_0.py (tests/data/cpu-torch2.14.1/README.md has the table)
+    ('tests/data/cpu-torch2.14.1/pool_attention', 'default', 'GEMMs 8: fused 2, unfused 6', [
+        # _convolution_pointwise(buf1, W, buf0, ..., 'relu') (594): bias operand + relu post-op; the max of 4 loads
+        # in cpp_fused_max_pool2d_with_indices_1 (603, body 167-169) is the pool, no epilogue op
+        ('conv1', 'convolution', 'MKL/oneDNN', 'fused', ('bias', 'relu'), ()),
+        # _convolution_pointwise(buf4, W, b, ..., 'none') (607); cpp_fused_avg_pool2d_2 (615) sums 4 loads, / 4
+        ('conv2', 'convolution', 'MKL/oneDNN', 'fused', ('bias',), ()),
+        # _mkl_linear(..., None, 32) (619); cpp_fused__unsafe_view_add_gelu_3(buf9, b) (624): tmp2 = tmp0 + tmp1
+        # (251), erf (258)
+        ('proj', '_mkl_linear', 'MKL/oneDNN', 'unfused', (), ('bias', 'gelu')),
+        # _mkl_linear (627, 634, 641); one cpp_fused__unsafe_view_add_addmm_gelu_view_4 definition adds each bias
+        # in place at its own call site (631, 638, 645; 299); then SDPA (648) and the bmm copies
+        ('attn.q', '_mkl_linear', 'MKL/oneDNN', 'unfused', (), ('bias',)),
+        ('attn.k', '_mkl_linear', 'MKL/oneDNN', 'unfused', (), ('bias',)),
+        ('attn.v', '_mkl_linear', 'MKL/oneDNN', 'unfused', (), ('bias',)),
+        # extern_kernels.bmm (661); the softmax kernel _6 (670) computes tmp12 = tmp2 * tmp10 (x * 0.25, 469),
+        # then its max/sum reductions end the chain
+        ('', 'bmm', 'ATen CPU', 'unfused', (), ('mul',)),
+        # extern_kernels.bmm (679); cpp_fused_add_transpose_view_7(buf30, buf29) (684): SDPA out + bmm out (555)
+        ('', 'bmm', 'ATen CPU', 'unfused', (), ('add',)),
+    ]),
+    ('tests/data/cpu-torch2.14.1/pool_attention', 'eager', 'GEMMs 8: fused 4, partial 1, unfused 3', [
+        # aten::mkldnn_convolution with the bias operand ([8], [16]): in the conv call; aten::relu separate;
+        # aten::max_pool2d / aten::avg_pool2d end the chains
+        ('conv1', 'convolution', 'MKL/oneDNN', 'partial', ('bias',), ('relu',)),
+        ('conv2', 'convolution', 'MKL/oneDNN', 'fused', ('bias',), ()),
+        # the tokens are a transposed view: aten::linear runs aten::mm, then its own aten::add_ for the bias
+        ('proj', 'mm', 'ATen CPU', 'unfused', (), ('bias', 'gelu')),
+        # aten::linear > aten::addmm (bias copied into the output, beta=1)
+        ('attn.q', 'addmm', 'ATen CPU', 'fused', ('bias',), ()),
+        ('attn.k', 'addmm', 'ATen CPU', 'fused', ('bias',), ()),
+        ('attn.v', 'addmm', 'ATen CPU', 'fused', ('bias',), ()),
+        # aten::bmm, aten::mul (the scale), aten::softmax ends it; aten::bmm, aten::add (+ SDPA's), graph output
+        ('attn', 'bmm', 'ATen CPU', 'unfused', (), ('mul',)),
+        ('attn', 'bmm', 'ATen CPU', 'unfused', (), ('add',)),
+    ]),
+    ('tests/data/cpu-torch2.14.1/pool_attention', 'max-autotune', 'GEMMs 8: fused 6, unfused 2', [
+        # convs and bmm as in default (1347, 1360; bmm 1402, 1420; softmax _6 1411, add _7 1425)
+        ('conv1', 'convolution', 'MKL/oneDNN', 'fused', ('bias', 'relu'), ()),
+        ('conv2', 'convolution', 'MKL/oneDNN', 'fused', ('bias',), ()),
+        # template cpp_fused__unsafe_view_add_avg_pool2d_gelu_mm_transpose_view_3 (1372): epilogue bias (613) and
+        # erf (620) stored to Y; its avg_pool2d is its input's
+        ('proj', 'mm', 'Inductor C++ template', 'fused', ('bias', 'gelu'), ()),
+        # template cpp_fused__unsafe_view_add_addmm_gelu_view_4, 3 call sites (1377, 1381, 1385): bias (1041)
+        ('attn.q', 'addmm', 'Inductor C++ template', 'fused', ('bias',), ()),
+        ('attn.k', 'addmm', 'Inductor C++ template', 'fused', ('bias',), ()),
+        ('attn.v', 'addmm', 'Inductor C++ template', 'fused', ('bias',), ()),
+        ('', 'bmm', 'ATen CPU', 'unfused', (), ('mul',)),
+        ('', 'bmm', 'ATen CPU', 'unfused', (), ('add',)),
+    ]),
+    ('tests/data/cpu-torch2.14.1/pool_attention', 'max-autotune:CPP', 'GEMMs 8: fused 6, unfused 2', [
+        ('conv1', 'convolution', 'MKL/oneDNN', 'fused', ('bias', 'relu'), ()),
+        ('conv2', 'convolution', 'MKL/oneDNN', 'fused', ('bias',), ()),
+        ('proj', 'mm', 'Inductor C++ template', 'fused', ('bias', 'gelu'), ()),
+        ('attn.q', 'addmm', 'Inductor C++ template', 'fused', ('bias',), ()),
+        # k's copies in _5 (2421), one a transpose_mxn through a local tile, compute nothing
+        ('attn.k', 'addmm', 'Inductor C++ template', 'fused', ('bias',), ()),
+        ('attn.v', 'addmm', 'Inductor C++ template', 'fused', ('bias',), ()),
+        # C++ bmm templates (const int64_t B = 4; no epilogue code): _6 (2426) then the softmax _7 (2435,
+        # tmp12 = tmp2 * tmp10 at 1746); _8 (2443) then cpp_fused_add_transpose_view_9 (2448)
+        ('', 'bmm', 'Inductor C++ template', 'unfused', (), ('mul',)),
+        ('', 'bmm', 'Inductor C++ template', 'unfused', (), ('add',)),
     ]),
     ('tests/data/cpu-torch2.14.1/bert_layer', 'default', 'GEMMs 6: unfused 6', [
         ('attention.self.query', '_mkl_linear', 'MKL/oneDNN', 'unfused', (), ('bias',)),
@@ -521,3 +592,213 @@ def test_backend_labels_come_from_the_launch_not_from_substrings():
     assert patterns.classify("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3") == \
         ("attention", "cuDNN")
     assert patterns.classify("sm80_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc") == ("gemm", "cuDNN")
+
+
+# --- where the epilogue ends (issue 12, point 4) -------------------------------------------------------------
+
+POOL = "tests/data/cpu-torch2.14.1/pool_attention"
+POOL_MODES = ("eager", "default", "max-autotune", "max-autotune:CPP")
+POOL_COMPILED = POOL_MODES[1:]
+
+
+def _texts(g) -> list[str]:
+    return [e.text for e in g.evidence]
+
+
+def _kernel_body(mode_dir: str, name: str):
+    code = load_output_code(ROOT / POOL / "modes" / mode_dir / "code" / "graph_0.py")[0]
+    kd = code.kernel(name)
+    assert kd is not None, name
+    return parse_cpp(kd.source, kd.params)
+
+
+# A Triton max_pool2d(2) after conv + ReLU (Inductor's form: the ReLU on each of the 4 neighbours, then max).
+TRITON_RELU_MAXPOOL = """
+def k(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:]
+    xmask = xindex < xnumel
+    x0 = xindex % 8
+    x1 = xindex // 8
+    tmp0 = tl.load(in_ptr0 + (2*x0 + 32*x1), xmask).to(tl.float32)
+    tmp1 = tl.full([1], 0, tl.int32)
+    tmp2 = triton_helpers.maximum(tmp1, tmp0)
+    tmp3 = tl.load(in_ptr0 + (1 + 2*x0 + 32*x1), xmask).to(tl.float32)
+    tmp4 = triton_helpers.maximum(tmp1, tmp3)
+    tmp5 = triton_helpers.maximum(tmp4, tmp2)
+    tmp6 = tl.load(in_ptr0 + (16 + 2*x0 + 32*x1), xmask).to(tl.float32)
+    tmp7 = triton_helpers.maximum(tmp1, tmp6)
+    tmp8 = triton_helpers.maximum(tmp7, tmp5)
+    tmp9 = tl.load(in_ptr0 + (17 + 2*x0 + 32*x1), xmask).to(tl.float32)
+    tmp10 = triton_helpers.maximum(tmp1, tmp9)
+    tmp11 = triton_helpers.maximum(tmp10, tmp8)
+    tl.store(out_ptr0 + (xindex), tmp11, xmask)
+"""
+
+# A chunked SwiGLU after one GEMM of width 256: gate and up are the two halves of one buffer (offsets 0 and 128).
+CPP_CHUNKED_SWIGLU = """
+extern "C"  void  kernel(const float* in_ptr0, float* out_ptr0)
+{
+    auto tmp0 = at::vec::Vectorized<float>::loadu(in_ptr0 + static_cast<int64_t>(x1 + 256L*x0), static_cast<int64_t>(16));
+    auto tmp6 = at::vec::Vectorized<float>::loadu(in_ptr0 + static_cast<int64_t>(128L + x1 + 256L*x0), static_cast<int64_t>(16));
+    auto tmp1 = tmp0.neg();
+    auto tmp2 = tmp1.exp();
+    auto tmp3 = static_cast<float>(1.0);
+    auto tmp4 = at::vec::Vectorized<float>(tmp3);
+    auto tmp5 = tmp2 + tmp4;
+    auto tmp7 = tmp0 / tmp5;
+    auto tmp8 = tmp7 * tmp6;
+    tmp8.store(out_ptr0 + static_cast<int64_t>(x1 + 128L*x0));
+}
+"""
+
+TRITON_CHUNKED_SWIGLU = """
+def k(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:]
+    x0 = xindex % 128
+    x1 = xindex // 128
+    tmp0 = tl.load(in_ptr0 + (x0 + 256*x1), None).to(tl.float32)
+    tmp3 = tl.load(in_ptr0 + (128 + x0 + 256*x1), None).to(tl.float32)
+    tmp1 = tl.sigmoid(tmp0)
+    tmp2 = tmp0 * tmp1
+    tmp4 = tmp2 * tmp3
+    tl.store(out_ptr0 + (xindex), tmp4, None)
+"""
+
+
+class TestEpilogueBoundary:
+    """One rule in every path: the epilogue is the pointwise ops on the GEMM output up to the first op that is not
+    pointwise (pooling, softmax, norms, SDPA), another GEMM or the graph output; view ops are followed, not listed."""
+
+    def test_eager_and_compiled_agree_on_every_gemm(self):
+        # the same ops on each GEMM's output in all four modes (where they ran differs: that is the verdict)
+        epilogues = {mode: [g.epilogue for g in mode_result(POOL, mode).gemms] for mode in POOL_MODES}
+        assert all(e == epilogues["eager"] for e in epilogues.values())
+        assert epilogues["eager"] == [("bias", "relu"), ("bias",), ("bias", "gelu"), ("bias",), ("bias",),
+                                      ("bias",), ("mul",), ("add",)]
+
+    def test_pooling_ends_the_chain_in_eager(self):
+        conv1, conv2 = mode_result(POOL, "eager").gemms[:2]
+        assert "[eager-sequence] chain stops at aten::max_pool2d: not pointwise (the epilogue ends at a reduction, " \
+               "norm, pooling or attention)" in _texts(conv1)
+        assert any(t.startswith("[eager-sequence] chain stops at aten::avg_pool2d") for t in _texts(conv2))
+
+    @pytest.mark.parametrize("mode", POOL_COMPILED)
+    def test_pooling_ends_the_chain_in_compiled_code(self, mode):
+        # before: the max of 4 neighbours read as an unfused relu, avg_pool's sum and divide as add, div
+        conv1, conv2 = mode_result(POOL, mode).gemms[:2]
+        assert (conv1.unfused, conv2.unfused) == ((), ())
+        stop = [t for t in _texts(conv1)
+                if t.startswith("[dataflow] chain stops in cpp_fused_max_pool2d_with_indices_1")]
+        assert len(stop) == 1 and "pools a window of the GEMM's output" in stop[0]
+        assert "`tmp2 = at::vec::maximum(tmp0, tmp1);`" in stop[0]
+        assert any(t.startswith("[dataflow] chain stops in cpp_fused_avg_pool2d_2") and "`tmp2 = tmp0 + tmp1;`" in t
+                   for t in _texts(conv2))
+
+    def test_pooling_kernel_bodies_are_windows(self):
+        # the recorded C++ kernels: max / sum of in_ptr0 at 4 offsets (0, 8, 128, 136 and 0, 16, 128, 144)
+        for name in ("cpp_fused_max_pool2d_with_indices_1", "cpp_fused_avg_pool2d_2"):
+            b = _kernel_body("default", name)
+            f = walk(b, b.loads_of(["in_ptr0"]))
+            assert (f.ops, f.outputs, f.reduced) == ((), (), True) and f.pooled, name
+        # Triton: the ReLU on each neighbour is the conv's epilogue (one op); the max of the four is the pool
+        b = parse_triton(TRITON_RELU_MAXPOOL, "k", ["in_ptr0", "out_ptr0", "xnumel", "XBLOCK"])
+        f = walk(b, b.loads_of(["in_ptr0"]))
+        assert [o.label for o in f.ops] == ["relu"] and f.pooled == ("tmp5", "tmp8", "tmp11") and f.outputs == ()
+
+    def test_trace_only_pooling_kernel_ends_the_chain(self):
+        from tests.test_gemm_verdicts import ATEN_TRITON, sequence_trace
+
+        trace = sequence_trace([
+            ("triton_tem_fused_convolution_0", "triton_tem_fused_convolution_0"),
+            ("triton_poi_fused_convolution_max_pool2d_with_indices_relu_1",
+             "triton_poi_fused_convolution_max_pool2d_with_indices_relu_1"),
+            ("triton_poi_fused_add_2", "triton_poi_fused_add_2"),
+        ])
+        (g,), _ = analyze_gemms(analyze_kernels(trace), trace, (), mode="max-autotune", mode_config=ATEN_TRITON)
+        assert g.unfused == ("relu",)  # not max/pool2d/with/indices, and the add after the pool is not its own
+        assert "[trace-only] chain stops at triton_poi_fused_convolution_max_pool2d_with_indices_relu_1: its name " \
+               "lists max_pool2d_with_indices (pooling ends the epilogue)" in _texts(g)
+
+    def test_softmax_ends_the_chain(self):
+        for mode in POOL_MODES:
+            scores = mode_result(POOL, mode).gemms[6]
+            assert (scores.op, scores.batch, scores.unfused) == ("bmm", 4, ("mul",)), mode
+        assert any(t.startswith("[eager-sequence] chain stops at aten::softmax")
+                   for t in _texts(mode_result(POOL, "eager").gemms[6]))
+        for mode in POOL_COMPILED:
+            t = _texts(mode_result(POOL, mode).gemms[6])
+            assert any(x.startswith("[dataflow] chain stops in cpp_fused__softmax_")
+                       and x.endswith("a reduction reads it") for x in t)
+            # the scale x * 0.25 before the max is subtracted, not Inductor's x * 1.0 (which computes nothing)
+            mul = [x for x in t if x.startswith("[dataflow] mul runs in cpp_fused__softmax_")]
+            assert len(mul) == 1 and "`tmp12 = tmp2 * tmp10;`" in mul[0], mode
+
+    def test_sdpa_and_the_next_gemm_end_q_k_v(self):
+        for mode in POOL_COMPILED:
+            for g in mode_result(POOL, mode).gemms[3:6]:
+                assert g.epilogue == ("bias",)
+                assert any(t.startswith("[dataflow] chain stops at torch.ops.aten._scaled_dot_product_flash_attention"
+                                        "_for_cpu.default") for t in _texts(g))
+        v = mode_result(POOL, "eager").gemms[5]
+        assert any(t.startswith("[eager-sequence] chain stops at aten::scaled_dot_product_attention")
+                   for t in _texts(v))
+
+    def test_view_ops_are_not_epilogue_ops(self):
+        assert {vocab.op_class(op) for op in ("split", "split_with_sizes", "chunk", "unbind", "cat", "stack",
+                                              "_unsafe_view", "aten::transpose", "aten::clone")} == {"view"}
+        # eager: a split and a cat of the GEMM output are followed through to the relu
+        from tests.test_gemm_verdicts import EAGER, eager_trace
+
+        trace = eager_trace([
+            ("aten::mm", [[64, 256], [256, 512]], "sm90_xmma_gemm_f16f16_f16f32_f32_tn_n"),
+            ("aten::split", [[64, 512], [], []], None),
+            ("aten::cat", [[64, 256], [64, 256]], "void at::native::CatArrayBatchedCopy<float, unsigned int, 2>"),
+            ("aten::relu", [[64, 512]], "void at::native::vectorized_elementwise_kernel<4, ClampMinFunctor<float>>"),
+        ])
+        (g,), _ = analyze_gemms(analyze_kernels(trace), trace, (), mode="eager", mode_config=EAGER)
+        assert (g.epilogue, g.verdict) == (("relu",), "unfused")
+        # compiled: the copies for the bmm (a clone, a transpose_mxn through a local tile) are no op: k's chain
+        # runs through them to the bmm template, without the "add" the tile's address once read as
+        k = mode_result(POOL, "max-autotune:CPP").gemms[4]
+        assert (k.module, k.fused, k.unfused) == ("attn.k", ("bias",), ())
+        assert any(t.startswith("[dataflow] chain stops at cpp_fused__unsafe_view_add_addmm_bmm_clone_gelu_transpose_"
+                                "view_6") for t in _texts(k))
+        for mode in POOL_MODES:
+            assert not {op for g in mode_result(POOL, mode).gemms for op in g.epilogue} & vocab.VIEW_OPS
+
+    def test_chunked_swiglu_is_not_a_pooling_window(self):
+        # two halves of one buffer combined by silu(gate) * up: both ops are credited, nothing is pooled
+        b = parse_cpp(CPP_CHUNKED_SWIGLU, ["in_ptr0", "out_ptr0"])
+        starts = b.loads_of(["in_ptr0"])
+        assert len(starts) == 2 and pool_windows(b, starts) == set()
+        f = walk(b, starts)
+        assert [o.label for o in f.ops] == ["silu", "mul"] and f.outputs == ("out_ptr0",) and not f.reduced
+        b = parse_triton(TRITON_CHUNKED_SWIGLU, "k", ["in_ptr0", "out_ptr0", "xnumel", "XBLOCK"])
+        f = walk(b, b.loads_of(["in_ptr0"]))
+        assert [o.label for o in f.ops] == ["silu", "mul"] and f.pooled == () and f.outputs == ("out_ptr0",)
+        # the real two-GEMM SwiGLU (llama_block) keeps silu and mul on gate_proj, mul on up_proj
+        gates = [g for g in mode_result("tests/data/cpu-torch2.14.1/llama_block", "default").gemms
+                 if g.module.endswith(("gate_proj", "up_proj"))]
+        assert [g.unfused for g in gates] == [("silu", "mul"), ("mul",)] * 2
+
+    def test_conv_bias_is_in_the_call_and_the_evidence_says_so(self):
+        eager = mode_result(POOL, "eager").gemms[0]
+        assert "[bias-in-call] aten::mkldnn_convolution takes the bias [8] as an operand: the convolution call adds " \
+               "it" in _texts(eager)
+        for folder, mode in ((POOL, "default"), (POOL, "max-autotune:CPP"),
+                             ("tests/data/cpu-torch2.14.1/conv_bn_relu", "default")):
+            for g in mode_result(folder, mode).gemms:
+                if g.kind != "conv":
+                    continue
+                t = _texts(g)
+                # a convolution takes its bias as an operand of its own: no addmm C operand, no beta
+                assert not any(x.startswith("[beta-accumulate]") for x in t), (folder, mode, g.module)
+                assert any(x.startswith("[bias-in-call] torch.ops.mkldnn._convolution_pointwise") for x in t)
+        conv1 = mode_result(POOL, "default").gemms[0]
+        assert (conv1.m, conv1.n, conv1.k) == (512, 8, 27)  # 2 x 16 x 16 pixels, 8 channels, 3 x 3 x 3
+        # _convolution_pointwise.binary(buf2, buf3, W, B, ...) (conv_bn_relu graph_0.py:158): the residual is
+        # second, the weight _frozen_param33 third and the folded bias _frozen_param31 fourth
+        conv2 = mode_result("tests/data/cpu-torch2.14.1/conv_bn_relu", "default").gemms[1]
+        assert (conv2.m, conv2.n, conv2.k) == (512, 16, 144)
+        assert "[bias-in-call] torch.ops.mkldnn._convolution_pointwise.binary (graph_0.py:158) takes the bias " \
+               "_frozen_param31" in _texts(conv2)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # ------------------------------------------------------------------------------------------------------------
 # Model
@@ -83,6 +83,7 @@ class Flow:
     reduced: bool  # a reduction consumed a derived value: the chain ends in this kernel
     reduced_outputs: tuple[str, ...] = ()  # parameters stored from reduced values
     derived: tuple[str, ...] = ()  # every derived value (for tests and evidence)
+    pooled: tuple[str, ...] = ()  # values that pool a window of the start values (the chain ends there)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -288,6 +289,10 @@ _CPP_METHOD = re.compile(r"\.(\w+)\(\)")
 _CPP_FUNC = re.compile(r"(?:std::|at::vec::|c10::|::)?\b([a-z_][\w]*)\s*\(")
 _CPP_NUM = re.compile(r"static_cast<\w+>\(\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*\)|^\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*$")
 _CPP_CAST_FUNCS = frozenset({"static_cast", "convert", "cvt", "c10_convert"})
+# A local tile (``alignas(...) float tmp1[16*16];``) that a transpose fills and vector loads read back: it holds
+# data, not a value of its own.
+_CPP_LOCAL_ARRAY = re.compile(r"\b[\w:]+\s+(tmp\w*)\s*\[[^\]]*\]\s*;")
+_CPP_TRANSPOSE = re.compile(r"^\s*(?:at::vec::)?transpose_mxn<.*?>\(\s*(\w+)(?:\s*\+[^,]*)?,[^,]*,\s*(\w+)")
 _CPP_NOT_OPS = frozenset({"static_cast", "int64_t", "decltype", "loadu", "load", "Vectorized", "vec", "c10",
                           "at", "std", "float", "double", "set", "arange", "VectorizedN", "VecMask", "from",
                           "to", "if", "for", "return", "sizeof"})
@@ -338,18 +343,60 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
     gemm_values: list[str] = []
     texts: dict[str, str] = {}
     version: dict[str, int] = {}
+    tiles: set[str] = set()  # local arrays (tiles) in scope
+    stored: dict[str, str] = {}  # parameter -> the last value this kernel stored into it
 
     def latest(x: str) -> str:
         return f"{x}#{version[x]}" if version.get(x) else x
 
+    def fill(tile: str, value: str | None, ln: int) -> None:
+        """A tile's value: what was stored or transposed into it (one value per tile, data in = data out)."""
+        cur = latest(tile)
+        old = values.get(cur)
+        ins = tuple(dict.fromkeys((old.inputs if old else ()) + ((value,) if value else ())))
+        values[cur] = Value(cur, ("copy",), ins, None, "", None, old.line if old else ln)
+
     for i in range(start, len(lines)):
         text = lines[i]
         ln = i + 1
+        m = _CPP_LOCAL_ARRAY.search(text)
+        if m and "=" not in text:
+            name = m.group(1)
+            version[name] = version.get(name, 0) + (1 if name in texts or latest(name) in values else 0)
+            texts[name] = f"tile {ln}"
+            tiles.add(name)
+            order.append(latest(name))
+            fill(name, None, ln)
+            continue
+        m = _CPP_TRANSPOSE.match(text)
+        if m:
+            src, dst = m.group(1), m.group(2)
+            if src in tiles:
+                val: str | None = latest(src)
+            elif src in ps:
+                val = f"__transpose{ln}"
+                # reading back what this kernel stored (a copy then its transpose) is that stored value
+                prior = stored.get(src)
+                values[val] = Value(val, ("copy",) if prior else ("load",), (prior,) if prior else (),
+                                    None if prior else src, "", None, ln)
+                order.append(val)
+            else:
+                val = None
+            if dst in tiles:
+                fill(dst, val, ln)
+            elif dst in ps and val is not None:
+                stores.append(Store(dst, val, ln))
+                stored[dst] = val
+            continue
         m = _CPP_STORE_METHOD.match(text)
+        if m and m.group(2) in tiles and latest(m.group(1)) in values:
+            fill(m.group(2), latest(m.group(1)), ln)
+            continue
         if m and m.group(2) in ps:
             v = latest(m.group(1))
             if v in values:
                 stores.append(Store(m.group(2), v, ln))
+                stored[m.group(2)] = v
             continue
         m = _CPP_STORE_INDEX.match(text)
         if m and m.group(1) in ps:
@@ -363,7 +410,10 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
         name, expr = m.group(1), m.group(2)
         param, index = None, ""
         lm = _CPP_LOAD.search(expr)
-        if lm and lm.group(1) in ps:
+        if lm and lm.group(1) in tiles:
+            # a vector load from a tile: the tile's data, not an add of the address
+            expr = latest(lm.group(1))
+        elif lm and lm.group(1) in ps:
             param, index = lm.group(1), lm.group(2).strip()
         else:
             im = _CPP_INDEX_LOAD.match(expr)
@@ -378,6 +428,7 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
             version[name] = version.get(name, 0) + 1
         cur = latest(name)
         texts[name] = canon
+        tiles.discard(name)
         resolved = latest
         reduces = name.startswith("tmp_acc") or "welford" in expr or "reduce" in expr
         if param is not None:
@@ -432,6 +483,7 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
     start = set(starts)
     _order = {v.name: i for i, v in enumerate(body.values)}
     blocked_values = set(body.loads_of(blocked)) - start
+    windows = pool_windows(body, start)
     # parameters a reduced value was stored into, and where: reading one back later is past the reduction
     reloaded: dict[str, int] = {}
 
@@ -460,8 +512,8 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
                     continue
                 if not ins & (dset | tainted):
                     continue
-                if ins & tainted or v.reduces:
-                    reduced = reduced or (v.reduces and bool(ins & dset))
+                if ins & tainted or v.reduces or v.name in windows:
+                    reduced = reduced or ((v.reduces or v.name in windows) and bool(ins & dset))
                     tainted.add(v.name)
                     changed = True
                     continue
@@ -492,11 +544,64 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
         us = users.get(name, [])
         if name in stored or not us:
             continue
+        # (a ReLU before a max-pool window is the conv's epilogue op, as it is in eager: not the window's)
         if all((body.value(u) is not None and body.value(u).reduces) or u in only_reduction for u in us):
             only_reduction.add(name)
     kept = [d for d in derived if d not in start and d not in only_reduction]
     ops = label(body, kept, start, broadcast or {})
-    return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived))
+    if windows:
+        # every element of a pooling window gets the same epilogue (a ReLU on each of 4 neighbours): one op
+        merged: dict[tuple[str, tuple[str, ...]], Op] = {}
+        for o in ops:
+            key = (o.label, o.operands)
+            prev = merged.get(key)
+            merged[key] = o if prev is None else replace(prev, values=prev.values + o.values)
+        ops = list(merged.values())
+    pooled = tuple(w for w in (v.name for v in body.values) if w in windows and set(body.value(w).inputs) &
+                   (dset | windows))
+    return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived), pooled)
+
+
+# Ops that combine the elements of a pooling window: max_pool's max, avg_pool's sum (divided afterwards).
+_WINDOW_OPS = frozenset({"maximum", "minimum", "add"})
+_PASS = frozenset({"cast", "view", "copy"})
+
+
+def pool_windows(body: Body, starts: Iterable[str]) -> set[str]:
+    """Values that combine several elements of one start buffer with max/min/add: a pooling window
+    (max_pool2d's max of 4 neighbours of a conv output, avg_pool2d's sum before its divide). Pooling is not an
+    epilogue op: it mixes elements, so the chain ends there, as at a reduction. The window's elements are loads
+    of one parameter at different offsets; two loads combined any other way (a chunked SwiGLU's
+    ``silu(gate) * up``, reading two halves of one buffer) are no window."""
+    start = set(starts)
+
+    def leaves(name: str, op: str, depth: int = 0) -> set[str]:
+        v = body.value(name)
+        if v is None or depth > 32:
+            return set()
+        if name in start:
+            return {name}
+        p = _primary(v)
+        if p == op or (p in _PASS and len(v.inputs) == 1):
+            out: set[str] = set()
+            for i in v.inputs:
+                out |= leaves(i, op, depth + 1)
+            return out
+        return set()
+
+    found: set[str] = set()
+    for v in body.values:
+        p = _primary(v)
+        if p not in _WINDOW_OPS or v.name in start or not set(v.inputs) - {v.name}:
+            continue
+        offsets: dict[str, set[str]] = {}
+        for leaf in leaves(v.name, p):
+            lv = body.value(leaf)
+            if lv is not None and lv.param is not None:
+                offsets.setdefault(lv.param, set()).add(lv.index)
+        if any(len(ix) >= 2 for ix in offsets.values()):
+            found.add(v.name)
+    return found
 
 
 _NOISE = frozenset({"cast", "view", "copy", "load", "const", "index"})
@@ -709,6 +814,8 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
         p = prim(d)
         if p in _NOISE or p in ("gt", "ge", "lt", "le", "eq", "ne", "not", "and", "or"):
             continue
+        if p in ("mul", "div") and any(_const_of(body, i) == 1.0 for i in body.value(d).inputs):
+            continue  # x * 1.0 (Inductor's softmax writes one before its max): computes nothing
         lab = p
         if p == "add":
             v = body.value(d)

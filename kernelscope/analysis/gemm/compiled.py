@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.align import _Group, _match_regions, _RegionMatch, _TraceIndex
 from kernelscope.analysis.gemm.dataflow import CodeGemm
@@ -97,7 +98,9 @@ def _found_from_code(
         )
         order = float(cg.launch.index)
     ops: list[EpilogueOp] = []
-    if cg.bias == "extern" and group is not None:
+    if cg.bias == "extern" and group is not None and cg.launch.op in vocab.BIAS_OPS:
+        # addmm's C operand: how the library applied it (a convolution or oneDNN linear takes its bias as an
+        # operand of its own, which the [bias-in-call] evidence already names)
         how = _library_bias(group, tx, cg.launch.name)
         evidence.append(how.evidence)
     if cg.launch.op == "_addmm_activation":

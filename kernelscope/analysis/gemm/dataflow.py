@@ -109,6 +109,10 @@ def _is_gemm_node(n: FxNode) -> bool:
     return not n.is_placeholder and vocab.is_gemm(n.aten_op)
 
 
+# Inductor's C++ bmm template loops over the batch it declares (``const int64_t B = static_cast<int64_t>(4L);``).
+_CPP_BATCH = re.compile(r"\bconst int64_t B = static_cast<int64_t>\((\d+)L?\);")
+
+
 def gemm_of_kernel(kd: KernelDef) -> tuple[str, FxNode | None] | None:
     """(op, FX node) when this kernel definition runs a GEMM (a template), else None."""
     if KernelKind(kd.kind) not in TEMPLATE_KINDS:
@@ -116,6 +120,9 @@ def gemm_of_kernel(kd: KernelDef) -> tuple[str, FxNode | None] | None:
     nodes = [n for n in kd.computed_here if _is_gemm_node(n)]
     if nodes:
         return nodes[0].aten_op, nodes[0]
+    if kd.kind == KernelKind.CPP_GEMM_TEMPLATE.value and _CPP_BATCH.search(kd.source):
+        # its name lists the ops of its inputs too (addmm, from the q/k bias adds before a bmm): the body says bmm
+        return "bmm", None
     if kd.fragment and not nodes:
         # a Triton template with a fragment that computes no GEMM: flex attention and the like
         if kd.kind == KernelKind.TRITON_TEMPLATE.value:
@@ -134,7 +141,7 @@ def gemm_op_of_launch(code: OutputCode, launch: Launch) -> tuple[str, FxNode | N
         kd = code.kernel(launch.name)
         return gemm_of_kernel(kd) if kd is not None else None
     op = launch.op or ""
-    if op == "_convolution_pointwise" or vocab.is_gemm(op):
+    if op in ("_convolution_pointwise", "_convolution_pointwise_") or vocab.is_gemm(op):
         return op, None
     return None
 
@@ -174,19 +181,38 @@ def _conv_mnk(x: Sequence[object] | None, w: Sequence[object] | None, out: Seque
     return m, n, k
 
 
+def _onednn_args(launch: Launch) -> tuple[int, int, int]:
+    """(input, weight, bias) argument positions of an extern GEMM-class call: oneDNN's binary forms put the binary
+    post-op's other operand beside the input (``_convolution_pointwise.binary(X, other, W, B, ...)``; in place,
+    ``_convolution_pointwise_.binary(other, X, W, B, ...)``); the rest are (X, W, B, ...)."""
+    if launch.name.endswith("_.binary"):
+        return 1, 2, 3
+    if launch.name.endswith(".binary"):
+        return 0, 2, 3
+    return 0, 1, 2
+
+
 def _extern_shapes(code: OutputCode, launch: Launch, op: str):
     """(m, n, k, dtype, batch, c_shape) of an extern GEMM/conv call, from the call site's arguments."""
     shapes = [_shape_of_arg(code, a) for a in launch.args]
     out_name = launch.writes[0] if launch.writes else None
     out_buf = code.buffer(out_name) if out_name else None
     out_shape = out_buf.shape if out_buf else None
+    if out_shape is None and out_name:
+        # ``buf2 = torch.ops.mkldnn._convolution_pointwise(...)`` declares no shape; the alias after it does
+        # (``buf3 = buf2`` with its assert_tensor_metadata)
+        after = sorted((b for b in code.buffers if b.shape is not None and b.line > launch.line
+                        and code.storage(b.name) == code.storage(out_name)), key=lambda b: b.line)
+        out_shape = after[0].shape if after else None
     dtype = out_buf.dtype if out_buf else None
     if dtype is None and out_name:
         root = code.buffer(code.storage(out_name))
         dtype = root.dtype if root else None
     c_shape = None
-    if op in vocab.CONV_OPS or op == "_convolution_pointwise":
-        m, n, k = _conv_mnk(shapes[0] if shapes else None, shapes[1] if len(shapes) > 1 else None, out_shape)
+    xi, wi, _bi = _onednn_args(launch)
+    if op in vocab.CONV_OPS or op.startswith("_convolution_pointwise"):
+        m, n, k = _conv_mnk(shapes[xi] if len(shapes) > xi else None, shapes[wi] if len(shapes) > wi else None,
+                            out_shape)
         return m, n, k, dtype, None, None
     if op in vocab.BIAS_OPS and len(shapes) >= 3:
         c_shape, mats = shapes[0], shapes[1:3]
@@ -196,14 +222,19 @@ def _extern_shapes(code: OutputCode, launch: Launch, op: str):
     b = mats[1] if len(mats) > 1 else None
     m = _int(a[-2]) if a and len(a) >= 2 else None
     k = _int(a[-1]) if a else None
-    n = _int(out_shape[-1]) if out_shape else (_int(b[-1]) if b and len(b) >= 2 else None)
+    # B [.., K, N] says N; the out= buffer can be a reused allocation of another shape (bmm's ``out=buf29`` where
+    # ``buf29 = buf21`` took over a (32, 32) buffer)
+    n = (_int(b[-1]) if b and len(b) >= 2 and _int(b[-2]) == k and k is not None else None) or \
+        (_int(out_shape[-1]) if out_shape else (_int(b[-1]) if b and len(b) >= 2 else None))
     if op == "_mkl_linear" and len(launch.args) >= 3:
         w = _shape_of_arg(code, launch.args[2])
         if w and len(w) == 2:
             n = _int(w[0])
-    if op == "_linear_pointwise" and len(shapes) >= 2 and shapes[1] and len(shapes[1]) == 2:
-        n = _int(shapes[1][0])
-        k = _int(shapes[1][1]) if k is None else k
+    if op.startswith("_linear_pointwise") and len(shapes) > wi and shapes[wi] and len(shapes[wi]) == 2:
+        a = shapes[xi]
+        m = _int(a[-2]) if a and len(a) >= 2 else m
+        n = _int(shapes[wi][0])
+        k = _int(shapes[wi][1])
         if a and len(a) > 2:
             m = _numel(a[:-1])
     batch = _int(a[0]) if a and len(a) == 3 and op in vocab.BATCHED_OPS else None
@@ -281,7 +312,7 @@ class Graph:
         site = self.sites[g]
         L = site.launch
         op, node = site.gemm  # type: ignore[misc]
-        kind = "conv" if (op in vocab.CONV_OPS or op == "_convolution_pointwise") else "gemm"
+        kind = "conv" if (op in vocab.CONV_OPS or op.startswith("_convolution_pointwise")) else "gemm"
         evidence: list[str] = []
         chain: list[ChainOp] = []
         prologue: list[str] = []
@@ -298,6 +329,8 @@ class Graph:
             else:
                 m, n, k = (_int_str(kd.get("m")), _int_str(kd.get("n")), _int_str(kd.get("k")))
                 dtype = kd.get("dtype")
+                bm = _CPP_BATCH.search(kd.source) if op == "bmm" else None
+                batch = int(bm.group(1)) if bm else None
             if kind == "conv" and None in (m, n, k):
                 m, n, k = self._conv_site_mnk(site)
             elif kd.kind in (KernelKind.NV_UNIVERSAL_GEMM.value, KernelKind.CUTLASS_CPP.value,
@@ -335,7 +368,7 @@ class Graph:
             evidence.append(f"[extern-gemm] {L.name} ({where(L.line)}) calls a library "
                             f"{'convolution' if kind == 'conv' else 'GEMM'}: it takes no Inductor epilogue")
             chain += self._extern_fused(site, op, m, n, c_shape, g)
-            if chain:
+            if any(c.label == "bias" for c in chain):
                 bias = "extern"
         # What later call sites do with its output.
         out_numel = m * n * (batch or 1) if m is not None and n is not None else None
@@ -422,7 +455,13 @@ class Graph:
                     if flow.ops or flow.outputs:
                         chain_launches.add(j)
                     new_live |= {self.code.storage(s.params[p]) for p in flow.outputs if p in s.params}
-                    if flow.reduced:
+                    if flow.pooled:
+                        pv = s.body.value(flow.pooled[0])
+                        pl = pv.line if pv is not None else 0
+                        stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}): it pools a "
+                                     "window of the GEMM's output (pooling is no epilogue op): "
+                                     f"{_src(s.kd, pl)} ({where(s.kd.line + max(pl, 1) - 1)})")
+                    elif flow.reduced:
                         stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}): a reduction "
                                      "reads it")
                     if blocked and not flow.outputs and not flow.reduced and not flow.ops:
@@ -515,8 +554,8 @@ class Graph:
             if len(L.args) > 3 and L.args[3].strip() != "None":
                 out.append(ChainOp("bias", g, L.name, True, f"[bias-in-call] {L.name} ({where}) takes the bias "
                                    f"{L.args[3]}", (), L.line))
-        elif op in ("_linear_pointwise", "_convolution_pointwise") or op in vocab.CONV_OPS:
-            bias_pos = 2
+        elif op.startswith(("_linear_pointwise", "_convolution_pointwise")) or op in vocab.CONV_OPS:
+            bias_pos = _onednn_args(L)[2]  # the binary forms: (X, other, W, B, ...); not the weight
             if len(L.args) > bias_pos and L.args[bias_pos].strip() not in ("None", ""):
                 out.append(ChainOp("bias", g, L.name, True, f"[bias-in-call] {L.name} ({where}) takes the bias "
                                    f"{L.args[bias_pos]}", (), L.line))
@@ -555,7 +594,8 @@ def _int_str(v: str | None) -> int | None:
 
 
 def _norm_op(op: str) -> str:
-    return {"bias_addmm": "addmm", "_convolution_pointwise": "convolution"}.get(op, op)
+    return {"bias_addmm": "addmm", "_convolution_pointwise": "convolution",
+            "_convolution_pointwise_": "convolution"}.get(op, op)
 
 
 def _eager_label(name: str) -> str:

@@ -247,6 +247,12 @@ def _eager_ops(
         group = _Group(e, tuple(ks))
         if base in BIAS_OPS:
             ops.append(_library_bias(group, tx, e.name))
+        elif vocab.op_class(base) == "conv" and _conv_bias(e):
+            # oneDNN (mkldnn_convolution) adds the bias in the convolution call: in the GEMM call, as addmm's
+            # (vocab.FACTS["bias-in-call"]); cuDNN's path adds it with a separate add_ (read below)
+            ops.append(EpilogueOp("bias", True, gk[0].name if gk else e.name,
+                                  f"[bias-in-call] {e.name} takes the bias {_conv_bias(e)} as an operand: the "
+                                  "convolution call adds it"))
         inner_after: list[int] = []
         if base == "_addmm_activation":
             act = None
@@ -272,8 +278,8 @@ def _eager_ops(
             oj = tree.ops[j]
             kj = [kk for kk in kernels_of(tree.subtree(j)) if not kk.is_memop]
             label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
-            if anchor_name == "aten::linear" and label == "add":
-                label = "bias"
+            if label == "add" and (anchor_name == "aten::linear" or vocab.op_class(anchor_name) == "conv"):
+                label = "bias"  # linear's add_ after matmul, ATen's _convolution adding the bias after cuDNN
             ops.append(_separate(label, kj, oj.name, f"[eager-op] {oj.name} inside {anchor_name} after {e.name}"))
         # Following top-level calls on the same thread that are elementwise on the GEMM's output shape.
         out_shape = _out_shape(tree.ops[anchor]) or _out_shape(e)
@@ -329,6 +335,7 @@ def _eager_ops(
                 module=tx.module_of(e),
                 source=short_source(where) if where else "",
                 kind="conv" if vocab.op_class(base) == "conv" else "gemm",
+                batch=_batch(e) if base in vocab.BATCHED_OPS else None,
                 op="convolution" if vocab.op_class(base) == "conv" else base,
                 kernels=tuple(kk.name for kk in gk) or (e.name,),
                 backend=backend,
@@ -345,6 +352,30 @@ def _eager_ops(
             )
         )
     return found, covered
+
+
+# Where a convolution op takes its bias (Input Dims position); cudnn_convolution takes none (ATen adds it after).
+_CONV_BIAS_ARG = {"convolution": 2, "_convolution": 2, "conv1d": 2, "conv2d": 2, "conv3d": 2, "mkldnn_convolution": 2,
+                  "_nnpack_spatial_convolution": 2, "miopen_convolution": 2, "conv_transpose1d": 2,
+                  "conv_transpose2d": 2, "conv_transpose3d": 2, "cudnn_convolution_relu": 2,
+                  "cudnn_convolution_add_relu": 4, "slow_conv2d_forward": 3, "_slow_conv2d_forward": 3,
+                  "thnn_conv2d": 3}
+
+
+def _conv_bias(e: CpuEvent) -> list[int] | None:
+    """The bias shape a convolution op was called with (``[8]``), or None when it took none."""
+    pos = _CONV_BIAS_ARG.get(e.name.split("::")[-1])
+    dims = list(e.input_dims or ())
+    if pos is None or pos >= len(dims):
+        return None
+    d = dims[pos]
+    return list(d) if isinstance(d, list) and d else None
+
+
+def _batch(e: CpuEvent) -> int | None:
+    """A bmm-class op's batch count: the first dimension of its 3-D operand (as the compiled path reads it)."""
+    dims = [d for d in (e.input_dims or ()) if isinstance(d, list) and len(d) == 3]
+    return dims[0][0] if dims and isinstance(dims[0][0], int) else None
 
 
 def _out_shape(e: CpuEvent) -> list[int] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kernelscope import vocab
 from kernelscope.analysis.gemm.model import BIAS_OPS, CAST_OPS, GEMM_OPS, VIEW_OPS
 from kernelscope.inductor_code import (
     name_tokens,
@@ -43,10 +44,24 @@ _ATEN_KERNEL_LABELS = (
 )
 
 
+def pooling_in_name(name: str) -> str | None:
+    """The pooling op an Inductor kernel's name lists (``max_pool2d_with_indices``,
+    ``_low_memory_max_pool_with_offsets``, ``avg_pool2d``), for the trace-only path that has nothing but names:
+    a pooling kernel is pointwise by its launch, yet pooling ends the epilogue (vocab.POOL_OPS)."""
+    tail = name.split("fused_", 1)[1] if "fused_" in name else ""
+    hits = [op for op in vocab.POOL_OPS if re.search(rf"(?:^|_){re.escape(op.lstrip('_'))}(?:_|$)", tail)]
+    return max(hits, key=len) if hits else None
+
+
 def _kernel_name_labels(name: str, *, in_gemm: bool) -> list[str]:
     """Op labels from a kernel's name alone (trace-only): Inductor names list origins; ATen names the functor.
-    """
+    A pooling op in the name is no label (it ends the chain: pooling_in_name)."""
+    pool = pooling_in_name(name)
+    if pool:
+        name = re.sub(rf"(?<=_){re.escape(pool.lstrip('_'))}(?=_|$)", "", name, count=1)
     tokens = name_tokens(name)
+    if pool and not tokens:
+        return []
     if tokens:
         out = []
         for t in tokens:

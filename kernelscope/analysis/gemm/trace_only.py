@@ -8,7 +8,7 @@ from typing import Any
 
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.align import _groups, _TraceIndex
-from kernelscope.analysis.gemm.labels import _kernel_name_labels
+from kernelscope.analysis.gemm.labels import _kernel_name_labels, pooling_in_name
 from kernelscope.analysis.gemm.library import _dtype_from_types, _library_bias, _mnk_from_dims
 from kernelscope.analysis.gemm.model import (
     _CPP_GEMM_NAME,
@@ -114,6 +114,12 @@ def _trace_only(
                             kk.dur,
                         )
                     )
+            pool = next((p for p in (pooling_in_name(kk.name) for kk in comp) if p), None)
+            if pool:
+                evidence.append(f"[trace-only] chain stops at {comp[0].name}: its name lists {pool} (pooling ends "
+                                "the epilogue)")
+                j += 1
+                break
             j += 1
         backend = first.backend
         why, more = _why_from_trace(backend, ops, cfg, op=base, m=m, n=n, k=k)

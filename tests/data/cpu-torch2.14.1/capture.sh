@@ -38,8 +38,9 @@ declare -A MODES=(
     [llama_block]=eager,default,max-autotune,max-autotune:CPP
     [bert_layer]=eager,default,max-autotune
     [conv_bn_relu]=eager,default,max-autotune
+    [pool_attention]=eager,default,max-autotune,max-autotune:CPP
 )
-for m in "${@:-llama_block bert_layer conv_bn_relu}"; do
+for m in "${@:-llama_block bert_layer conv_bn_relu pool_attention}"; do
     for one in $m; do record "$one" "${MODES[$one]}"; done
 done
 du -ah "$HERE" | sort -h | tail -20
