@@ -796,9 +796,9 @@ class TestEpilogueBoundary:
                 assert any(x.startswith("[bias-in-call] torch.ops.mkldnn._convolution_pointwise") for x in t)
         conv1 = mode_result(POOL, "default").gemms[0]
         assert (conv1.m, conv1.n, conv1.k) == (512, 8, 27)  # 2 x 16 x 16 pixels, 8 channels, 3 x 3 x 3
-        # _convolution_pointwise.binary(buf2, buf3, W, B, ...) (conv_bn_relu graph_0.py:158): the residual is
+        # _convolution_pointwise.binary(buf2, buf3, W, B, ...) (conv_bn_relu graph_0.py:161): the residual is
         # second, the weight _frozen_param33 third and the folded bias _frozen_param31 fourth
         conv2 = mode_result("tests/data/cpu-torch2.14.1/conv_bn_relu", "default").gemms[1]
         assert (conv2.m, conv2.n, conv2.k) == (512, 16, 144)
-        assert "[bias-in-call] torch.ops.mkldnn._convolution_pointwise.binary (graph_0.py:158) takes the bias " \
+        assert "[bias-in-call] torch.ops.mkldnn._convolution_pointwise.binary (graph_0.py:161) takes the bias " \
                "_frozen_param31" in _texts(conv2)
