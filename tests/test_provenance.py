@@ -288,3 +288,118 @@ def test_module_index_is_fast_on_large_traces():
 def test_provenance_imports_no_torch():
     code = "import sys, kernelscope.provenance; assert 'torch' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ------------------------------------------------------------------------------------- Inductor's provenance
+# Fixtures recorded with provenance on (kernelscope's compiled workers set trace.provenance_tracking_level = 1):
+# code/graph_0.py carries "# [Provenance debug handles] <kernel>:<n>" above each call site and
+# code/graph_0.provenance.json maps each handle to the FX nodes it computes and their stack traces.
+H200P = DATA / "h200-torch2.11-provenance"
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def _mode(folder: Path, mode: str):
+    from kernelscope.analysis.mode import build_mode_result
+
+    cap = next(json.loads(p.read_text()) for p in folder.glob("modes/*/capture.json")
+               if json.loads(p.read_text()).get("mode") == mode)
+    return build_mode_result(folder, cap), cap
+
+
+def _line(source: str) -> str:
+    """The sample's line a GEMM's source names ("llama_block.py:40")."""
+    name, _, line = source.rpartition(":")
+    return (SAMPLES / name).read_text().splitlines()[int(line) - 1]
+
+
+@pytest.mark.parametrize(("folder", "mode"), [
+    (CPU / "llama_block", "default"), (CPU / "llama_block", "max-autotune:CPP"), (CPU / "llama_block", "max-autotune"),
+    (H200P / "llama_block", "default"), (H200P / "llama_block", "max-autotune"),
+])
+def test_every_compiled_gemm_names_its_module_and_line_from_inductor_provenance(folder, mode):
+    # Each GEMM's call site handle -> the GEMM node it computes (_mkl_linear_13, mm_3: a C++ template that fused
+    # the RMSNorm before it computes the norm's nodes too) -> the traced node (linear_3) -> its module; the line is
+    # the user's call of that module (samples/llama_block.py), which names the module's attribute.
+    m, _ = _mode(folder, mode)
+    assert len(m.gemms) == 14
+    for g in m.gemms:
+        prov = [e.text for e in g.evidence if e.text.startswith("[provenance] call site")]
+        assert prov and prov[0].endswith("(Inductor provenance)"), (g.id, [e.text for e in g.evidence])
+        attr = g.module.rsplit(".", 1)[-1]
+        assert f"self.{attr}(" in _line(g.source), (g.module, g.source)
+    assert [g.module for g in m.gemms[:7]] == [f"layers.0.{p}" for p in (
+        "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj",
+        "mlp.up_proj", "mlp.down_proj")]
+
+
+def test_provenance_and_the_graph_code_comments_agree_where_both_exist():
+    # default mode's extern calls carry both a "Topologically Sorted Source Nodes" comment and a handle: the two
+    # ways to the module must give the same answer, GEMM by GEMM
+    from kernelscope.analysis.gemm.modules import ModuleIndex
+    from kernelscope.analysis.mode import load_codes, read_log
+
+    for folder in (CPU / "llama_block", H200P / "llama_block"):
+        _, cap = _mode(folder, "default")
+        codes = load_codes([folder / p for p in cap["inductor_code"]])
+        assert codes[0].provenance is not None
+        log = read_log(folder / "modes" / "default" / "log.txt")
+        idx = ModuleIndex.build(log, codes, cap.get("param_names"))
+        sites = [L for L in codes[0].launches if L.debug_handle and codes[0].provenance.site(L.debug_handle)
+                 and codes[0].provenance.site(L.debug_handle).gemm_nodes()]
+        assert len(sites) == 14
+        for L in sites:
+            by_prov = idx._by_provenance(0, L.debug_handle)
+            by_comment = idx._by_comment(0, L.source_nodes)
+            assert by_prov is not None and by_prov[:2] == by_comment[:2], (L.debug_handle, by_prov, by_comment)
+
+
+def test_each_call_site_has_its_own_handle_also_for_a_reused_kernel():
+    from kernelscope.analysis.mode import load_codes
+
+    for folder, mode in ((CPU / "llama_block", "default"), (H200P / "llama_block", "max-autotune")):
+        _, cap = _mode(folder, mode)
+        (code,) = load_codes([folder / p for p in cap["inductor_code"]])
+        text = (folder / cap["inductor_code"][0]).read_text()
+        handles = [L.debug_handle for L in code.launches if L.debug_handle]
+        assert len(handles) == text.count("# [Provenance debug handles]")
+        assert len(set(handles)) == len(handles)
+        for L in code.launches:
+            if L.debug_handle:
+                assert L.debug_handle.rpartition(":")[0] == L.name
+        reused = [n for n in {L.name for L in code.launches} if sum(L.name == n for L in code.launches) > 1]
+        assert reused  # one kernel definition, several call sites, one handle each
+        assert all(code.provenance.site(L.debug_handle) is not None for L in code.launches if L.debug_handle)
+
+
+def test_fused_template_provenance_picks_the_gemm_node_not_the_norm():
+    from kernelscope.provenance import parse_inductor_provenance
+
+    data = json.loads((CPU / "llama_block/modes/max-autotune_CPP/code/graph_0.provenance.json").read_text())
+    prov = parse_inductor_provenance(data)
+    fused = [s for s in prov.sites.values() if "mean" in s.post_nodes and s.gemm_nodes()]
+    assert fused  # RMSNorm computed inside the GEMM template's call (a prologue)
+    for s in fused:
+        post, pre = s.gemm_nodes()
+        assert post.startswith("_mkl_linear") and all(p.startswith("linear") for p in pre)
+    assert parse_inductor_provenance({"mapping": {}}) is None and parse_inductor_provenance([1]) is None
+
+
+def test_a_freezing_pattern_replacement_loses_provenance_and_the_order_fallback_names_the_convs():
+    # conv_bn_relu with freezing: oneDNN's fused conv replaces the nodes (post-grad 'fn_1' <- pre-grad 'out'), so
+    # the handle names no GEMM node; the module comes from the graph's GEMM nodes in order, as without provenance
+    m, _ = _mode(CPU / "conv_bn_relu", "default")
+    assert [g.module for g in m.gemms] == ["conv1", "conv2"]
+    assert all(any("matched by order" in e.text for e in g.evidence) for g in m.gemms)
+
+
+@pytest.mark.parametrize("folder", [CPU / "llama_block", H200P / "llama_block", CPU / "conv_bn_relu"])
+def test_eager_gemms_carry_the_users_source_line(folder):
+    # the eager worker's "kernelscope.source: <file>:<line>" range around each GEMM-class call (F.linear,
+    # F.conv2d, @): the first frame outside torch, i.e. the model's line that called the module
+    m, _ = _mode(folder, "eager")
+    assert m.gemms
+    for g in m.gemms:
+        assert g.source, g.id
+        attr = g.module.rsplit(".", 1)[-1]
+        assert f"self.{attr}(" in _line(g.source), (g.module, g.source)
+        assert any(e.text.startswith("[source] ") for e in g.evidence)
