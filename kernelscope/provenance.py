@@ -31,6 +31,10 @@ from kernelscope import vocab
 MODULE_RANGE_PREFIX = "kernelscope.module: "  # the worker's eager profiler ranges (capture/worker.py)
 # eager GEMM-class calls: "kernelscope.source: /path/model.py:52" (capture/worker.py _SourceRanges)
 SOURCE_RANGE_PREFIX = "kernelscope.source: "
+# eager dataflow: every torch function that reads a tensor a GEMM-class call made (or is one) runs inside
+# "kernelscope.flow: #12 in=3,5": the call's serial and the serials of the calls that made its tensor inputs
+# (capture/worker.py _EagerRanges); the eager path follows a GEMM's output through them
+FLOW_RANGE_PREFIX = "kernelscope.flow: "
 # Inductor's provenance of one graph, beside its output code: code/graph_0.py -> code/graph_0.provenance.json
 PROVENANCE_SUFFIX = ".provenance.json"
 
@@ -417,6 +421,17 @@ def _segments(ranges: list[tuple[float, float, str]]) -> tuple[tuple[float, ...]
         emit(pos, top_end, top)
         pos = max(pos, top_end)
     return tuple(starts), tuple(ends), tuple(paths)
+
+
+def parse_flow(label: str) -> tuple[int, frozenset[int]] | None:
+    """"#12 in=3,5" (a ``kernelscope.flow:`` range's label) -> (12, {3, 5}); None when malformed."""
+    head, _, ins = label.partition(" in=")
+    if not head.startswith("#") or not head[1:].isdigit():
+        return None
+    try:
+        return int(head[1:]), frozenset(int(x) for x in ins.split(",") if x)
+    except ValueError:
+        return None
 
 
 def short_source(where: str) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 from kernelscope.capture.modes import ModeDef
 from kernelscope.errors import KernelscopeError, ModelFileError, UsageError
 from kernelscope.provenance import (  # no torch import: the ranges' names, read back there
+    FLOW_RANGE_PREFIX,
     MODULE_RANGE_PREFIX,
     PROVENANCE_SUFFIX,
     SOURCE_RANGE_PREFIX,
@@ -906,12 +907,24 @@ def _record_provenance(torch: Any, codes: list[str], out: dict[str, dict[str, An
     return restore
 
 
-class _SourceRanges:
-    """Eager mode's source lines: while the profiler runs, every GEMM-class torch function (``F.linear``,
-    ``torch.matmul``, ``@``, ``F.conv2d``, ...) runs inside a profiler range ``kernelscope.source: <file>:<line>``
-    naming the first frame outside torch and kernelscope (the user's line that called it: ``self.gate_proj(x)``
-    or ``q @ k.transpose(-2, -1)``). A TorchFunctionMode, so no model code changes; other functions pass
-    through untouched. Profiling only: timing ran before, without it."""
+class _EagerRanges:
+    """Eager mode's source lines and dataflow, while the profiler runs (a TorchFunctionMode: no model code
+    changes; profiling only, timing ran before without it):
+
+    * every GEMM-class torch function (``F.linear``, ``torch.matmul``, ``@``, ``F.conv2d``, ...) runs inside a
+      range ``kernelscope.source: <file>:<line>`` naming the first frame outside torch and kernelscope (the
+      user's line that called it: ``self.gate_proj(x)`` or ``q @ k.transpose(-2, -1)``);
+    * every torch function that is GEMM-class or reads a tensor such a call made, directly or through later
+      calls, runs inside ``kernelscope.flow: #<serial> in=<serials>``: its own serial and those of the calls that
+      made its tensor inputs. Its outputs carry the serial (an attribute on the tensor, gone with it: no
+      address or id() that a later tensor could reuse), so the eager path follows a GEMM's output to the ops
+      that read it (``silu(gate(x)) * up(x)``: the mul reads both GEMMs' chains) instead of guessing from call
+      order. Tensor metadata calls (``size``, ``dim``, ...) run no kernel and get no range."""
+
+    ATTR = "_kernelscope_flow"
+    _META = frozenset({"size", "dim", "stride", "numel", "__get__", "__len__", "is_contiguous", "element_size",
+                       "data_ptr", "storage_offset", "__format__", "__repr__", "__bool__", "is_floating_point",
+                       "__hash__", "__eq__"})
 
     @staticmethod
     def make(torch: Any) -> Any:
@@ -927,6 +940,9 @@ class _SourceRanges:
                  (F, "conv_transpose2d"), (F, "conv_transpose3d")}
         funcs = {getattr(owner, n) for owner, n in names if hasattr(owner, n)}
         skip = tuple(str(Path(m.__file__).resolve().parent) for m in (torch, sys.modules["kernelscope"]))
+        Tensor = torch.Tensor
+        attr = _EagerRanges.ATTR
+        meta = _EagerRanges._META
 
         theirs: dict[str, bool] = {}  # file -> inside torch or kernelscope (realpath once per file)
 
@@ -942,16 +958,54 @@ class _SourceRanges:
                 f = f.f_back
             return None
 
+        def serials(obj: Any, out: set[int], depth: int = 0) -> None:
+            if isinstance(obj, Tensor):
+                s = getattr(obj, attr, None)
+                if s is not None:
+                    out.add(s)
+            elif depth < 2 and isinstance(obj, (list, tuple)):
+                for o in obj:
+                    serials(o, out, depth + 1)
+            elif depth < 2 and isinstance(obj, dict):
+                for o in obj.values():
+                    serials(o, out, depth + 1)
+
+        def tag(obj: Any, serial: int, depth: int = 0) -> None:
+            if isinstance(obj, Tensor):
+                try:
+                    setattr(obj, attr, serial)
+                except (AttributeError, RuntimeError, TypeError):  # a tensor subclass that takes no attributes
+                    pass
+            elif depth < 2 and isinstance(obj, (list, tuple)):
+                for o in obj:
+                    tag(o, serial, depth + 1)
+
+        counter = [0]
+
         class Mode(TorchFunctionMode):
             def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
                 kwargs = kwargs or {}
-                if func not in funcs:
+                gemm = func in funcs
+                if not gemm and getattr(func, "__name__", "") in meta:
                     return func(*args, **kwargs)
-                where = caller()
-                if where is None:
+                ins: set[int] = set()
+                serials(args, ins)
+                if kwargs:
+                    serials(kwargs, ins)
+                if not gemm and not ins:
                     return func(*args, **kwargs)
-                with record_function(SOURCE_RANGE_PREFIX + where):
-                    return func(*args, **kwargs)
+                counter[0] += 1
+                serial = counter[0]
+                flow = f"{FLOW_RANGE_PREFIX}#{serial} in={','.join(map(str, sorted(ins)))}"
+                where = caller() if gemm else None
+                with record_function(flow):
+                    if where is None:
+                        out = func(*args, **kwargs)
+                    else:
+                        with record_function(SOURCE_RANGE_PREFIX + where):
+                            out = func(*args, **kwargs)
+                tag(out, serial)
+                return out
 
         return Mode()
 
@@ -993,7 +1047,7 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     # repeat=1: with the default repeat=0 the schedule starts a new cycle and the last, partial one is what
     # gets written.
     hooks = _module_ranges(torch, modules) if modules is not None else []
-    sources = _SourceRanges.make(torch) if modules is not None else None
+    sources = _EagerRanges.make(torch) if modules is not None else None
     try:
         with (sources if sources is not None else contextlib.nullcontext()), profile(activities=activities, record_shapes=True,
                      schedule=schedule(wait=1, warmup=1, active=steps, repeat=1), on_trace_ready=handler) as prof:

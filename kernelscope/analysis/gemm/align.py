@@ -19,7 +19,7 @@ from kernelscope.inductor_code import (
     OutputCode,
 )
 from kernelscope.provenance import ModuleIndex as TraceModules
-from kernelscope.provenance import SOURCE_RANGE_PREFIX, module_index, short_source
+from kernelscope.provenance import FLOW_RANGE_PREFIX, SOURCE_RANGE_PREFIX, module_index, parse_flow, short_source
 from kernelscope.trace import CpuEvent, Trace
 
 _GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")
@@ -69,6 +69,8 @@ class _TraceIndex:
     regions: tuple[CpuEvent, ...] = ()
     modules: TraceModules | None = None
     sources: TraceModules | None = None  # eager GEMM-class calls' source lines (kernelscope.source: ranges)
+    flows: TraceModules | None = None  # eager dataflow (kernelscope.flow: ranges)
+    _flow_labels: dict[str, tuple[int, frozenset[int]] | None] = field(default_factory=dict)
     _copies: dict[object, tuple[list[float], list[CpuEvent]]] | None = None
 
     @staticmethod
@@ -76,6 +78,7 @@ class _TraceIndex:
         idx = _TraceIndex(trace, ka)
         idx.modules = module_index(trace.cpu)
         idx.sources = module_index(trace.cpu, SOURCE_RANGE_PREFIX)
+        idx.flows = module_index(trace.cpu, FLOW_RANGE_PREFIX)
         for e in trace.cpu:
             if e.external_id is not None and e.cat == "cpu_op":
                 # External ids are unique per op; keep the first (outermost) if a tool wrote duplicates.
@@ -121,6 +124,22 @@ class _TraceIndex:
         """The user's line that called the GEMM-class op (``/path/model.py:52``), from the eager worker's
         ``kernelscope.source:`` range around it; '' when the trace has none."""
         return (self.sources.of(e) or "") if self.sources is not None and self.sources.ranges else ""
+
+    @property
+    def has_flow(self) -> bool:
+        return self.flows is not None and self.flows.ranges > 0
+
+    def flow_of(self, e: CpuEvent) -> tuple[int, frozenset[int]] | None:
+        """The eager torch call an ATen op ran in: (its serial, the serials of the calls whose tensors it
+        read); None outside any (the op reads no tensor a GEMM-class call made, or the trace has no flow)."""
+        if not self.has_flow:
+            return None
+        label = self.flows.of(e)  # type: ignore[union-attr]
+        if label is None:
+            return None
+        if label not in self._flow_labels:
+            self._flow_labels[label] = parse_flow(label)
+        return self._flow_labels[label]
 
     def op_of(self, k: KernelInstance) -> CpuEvent | None:
         if self.ka.device == "cpu":

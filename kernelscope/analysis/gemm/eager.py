@@ -165,6 +165,11 @@ def _is_aten_level(name: str) -> bool:
     return "::" in name and not name.startswith("## ")
 
 
+# With eager dataflow, a chain is followed past calls that do not read it; this many in a row end the walk (a
+# consumer further away is not an epilogue any compiler fuses, and it bounds the walk on large traces).
+_FLOW_QUIET = 64
+
+
 def _eager(tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent] = ()) -> list[_Found]:
     found, covered = _eager_ops(tx, cfg, it, exclude)
     if exclude:
@@ -288,13 +293,27 @@ def _eager_ops(
         seq = calls.get(e.tid, [])
         pos = seq.index(anchor) if anchor in seq else -1
         numel = _numel(out_shape) if out_shape else None
+        # Eager dataflow (the worker's kernelscope.flow ranges): follow the calls that read the GEMM's result
+        # (or an op of its chain), skip the others; without it, the call order decides.
+        flow0 = tx.flow_of(tree.ops[anchor])
+        live: set[int] | None = {flow0[0]} if flow0 is not None else None
+        quiet = 0
         for j in seq[pos + 1 :] if pos >= 0 else []:
             oj = tree.ops[j]
             if excluded(oj):
                 break
+            fl = tx.flow_of(oj) if live is not None else None
+            if live is not None:
+                if fl is None or not (fl[1] & live):
+                    quiet += 1
+                    if quiet > _FLOW_QUIET:
+                        break
+                    continue  # another call's data (the other GEMM of a SwiGLU, the next layer's input)
+                quiet = 0
             subj = tree.subtree(j)
             if any(tree.ops[x].name in _EAGER_GEMMS for x in subj):
-                evidence.append(f"[eager-sequence] chain stops at {oj.name}: the next GEMM")
+                evidence.append(f"[eager-dataflow] chain stops at {oj.name}: the next GEMM reads it"
+                                if live is not None else f"[eager-sequence] chain stops at {oj.name}: the next GEMM")
                 break
             kj = [kk for kk in kernels_of(subj) if not kk.is_memop]
             cls = vocab.op_class(oj.name)
@@ -312,6 +331,8 @@ def _eager_ops(
                                 "a reduction, norm, pooling or attention)")
                 break
             if cls == "view" or oj.name in _EAGER_VIEWS or (not kj and cls != "pointwise"):
+                if live is not None and fl is not None:
+                    live.add(fl[0])  # a view of the chain's data: who reads the view reads the chain
                 continue
             is_elem = cls == "pointwise" or (cls == "unknown" and kj and
                                              all(kk.category == "pointwise" for kk in kj))
@@ -322,7 +343,15 @@ def _eager_ops(
                 evidence.append(f"[eager-sequence] chain stops at {oj.name}: {why}")
                 break
             label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
-            ops.append(_separate(label, kj, oj.name, f"[eager-sequence] {oj.name} on {dims[0]} after {anchor_name}"))
+            if live is not None and fl is not None:
+                other = bool(fl[1] - live)
+                live.add(fl[0])
+                how = (f"[eager-dataflow] {oj.name} on {dims[0]} reads the result of {anchor_name}"
+                       + (" and other data (another GEMM's chain, or a tensor made before)" if other else "")
+                       + " (kernelscope.flow ranges)")
+            else:
+                how = f"[eager-sequence] {oj.name} on {dims[0]} after {anchor_name}"
+            ops.append(_separate(label, kj, oj.name, how))
         why, more = _why_from_trace(backend, ops, cfg, op=base, m=m, n=n, k=k)
         evidence += more
         where = tx.source_of(e)
