@@ -32,8 +32,8 @@ import gzip
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from kernelscope.errors import CodeFileError
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kernelscope.analysis.autotune import autotune_for_gemm
 from kernelscope.analysis.numerics import (  # noqa: F401 - re-exported: the report's tolerance table
     DEFAULT_TOLERANCE_DTYPE,
     TOLERANCES,
@@ -20,7 +21,6 @@ from kernelscope.analysis.numerics import (  # noqa: F401 - re-exported: the rep
     numerics_verdict,
     tolerance_for,
 )
-from kernelscope.analysis.autotune import autotune_for_gemm
 from kernelscope.analysis.stats import Ratio, latency_ratio
 from kernelscope.analysis.sweep import numeric_axis
 from kernelscope.report import charts, fmt

@@ -18,8 +18,13 @@ from kernelscope.inductor_code import (
     Launch,
     OutputCode,
 )
+from kernelscope.provenance import (
+    FLOW_RANGE_PREFIX,
+    SOURCE_RANGE_PREFIX,
+    module_index,
+    parse_flow,
+)
 from kernelscope.provenance import ModuleIndex as TraceModules
-from kernelscope.provenance import FLOW_RANGE_PREFIX, SOURCE_RANGE_PREFIX, module_index, parse_flow, short_source
 from kernelscope.trace import CpuEvent, Trace
 
 _GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")
