@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from kernelscope.analysis.gemm import _ANSI, _LOG_PREFIX, AutotuneTable, parse_log, table_matches
+from kernelscope.analysis.gemm import AutotuneTable, log_line, parse_log, table_matches
 from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
 
 _ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b\s*(.*)$")
@@ -63,7 +63,7 @@ def _details(lines: list[str], table: AutotuneTable) -> tuple[dict[str, str], st
     dtypes = ""
     n_choices = None
     for raw in lines[table.line: table.line + len(table.choices) + 8]:
-        line = _LOG_PREFIX.sub("", _ANSI.sub("", raw)).rstrip()
+        line = log_line(raw)
         if line.startswith("dtypes:"):
             dtypes = line.split(":", 1)[1].strip()
             continue

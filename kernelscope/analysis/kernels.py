@@ -18,7 +18,7 @@ from kernelscope import vocab as _vocab
 from kernelscope.analysis import patterns
 from kernelscope.errors import UsageError
 from kernelscope.result import Iterations, KernelStat
-from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, _draft, _gc_paused
+from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, draft_class, gc_paused
 
 _STEP = re.compile(r"^ProfilerStep#\d+$")
 _GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")
@@ -304,12 +304,12 @@ def work_desc_excluding(events: list[CpuEvent], parent: list[int], child: int, p
 
 def analyze_kernels(trace: Trace, iterations: int | None = None) -> KernelAnalysis:
     # One KernelInstance per launch: on large traces the cyclic GC would otherwise rescan the trace's records.
-    with _gc_paused():
+    with gc_paused():
         return _analyze_kernels(trace, iterations)
 
 
-# Built as drafts and turned into KernelInstance (see trace._draft: same objects, a quarter of the cost).
-_InstanceDraft = _draft(KernelInstance)
+# Built as drafts and turned into KernelInstance (see trace.draft_class: same objects, a quarter of the cost).
+_InstanceDraft = draft_class(KernelInstance)
 
 
 def _instance(name: str, category: str, backend: str, ts: float, dur: float, iteration: int,

@@ -22,6 +22,7 @@ from typing import Any
 
 from kernelscope.capture.modes import ModeDef
 from kernelscope.errors import KernelscopeError, ModelFileError, UsageError
+from kernelscope.files import atomic_write_bytes, atomic_write_json
 from kernelscope.provenance import (  # no torch import: the ranges' names, read back there
     MODULE_RANGE_PREFIX,
     PROVENANCE_SUFFIX,
@@ -38,24 +39,6 @@ class Unavailable(Exception):
 
 def progress(text: str) -> None:
     print(f"@@progress {text}", flush=True)
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    from kernelscope.report.io import atomic_write_text
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(_finite(data), indent=1, allow_nan=False, default=str))
-
-
-def _finite(x: Any) -> Any:
-    # NaN/Inf (a model with NaN outputs) are not JSON: write them as null.
-    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
-        return None
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_finite(v) for v in x]
-    return x
 
 
 # --------------------------------------------------------------------------------------------------- environment
@@ -252,12 +235,7 @@ def _reference_output(torch: Any, model: Any, inputs: list[Any], device: str,
 def _numerics(torch: Any, got: list[Any], eager: list[Any], reference: list[Any] | None, how: dict[str, Any],
               dtype: str) -> dict[str, Any]:
     """The mode's numerics record: vs eager, vs the high-precision reference, the tolerance and rules used."""
-    from kernelscope.analysis.numerics import (
-        REFERENCE_MULTIPLIER,
-        reference_bound,
-        reference_pass,
-        tolerance_for,
-    )
+    from kernelscope.tolerance import REFERENCE_MULTIPLIER, reference_bound, reference_pass, tolerance_for
 
     tol = tolerance_for(dtype)
     vs_eager = _compare(torch, got, eager, tol)
@@ -528,7 +506,7 @@ def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec
         entries = _input_sweep(module, spec_m)
         entry = entries[point["input_index"]]
         inputs = [entry] if isinstance(entry, torch.Tensor) else list(entry)
-        modelfile._check_arity(model, inputs)
+        modelfile.check_arity(model, inputs)
     model, inputs = modelfile.prepare(model, inputs, dtype=setup.dtype, device=setup.device)
     rec["dtype"] = setup.config["dtype"] = modelfile.floating_dtype(inputs)
     rec["inputs"] = _describe_inputs(torch, inputs)
@@ -541,7 +519,7 @@ def _input_sweep(module: Any, spec_m: Any) -> list[Any]:
     try:
         entries = module.get_input_sweep()
     except Exception as exc:
-        raise modelfile._fail_in_user_code("get_input_sweep()", spec_m.path, exc) from exc
+        raise modelfile.fail_in_user_code("get_input_sweep()", spec_m.path, exc) from exc
     if not isinstance(entries, (list, tuple)) or not entries:
         raise ModelFileError(f"get_input_sweep() returned {type(entries).__name__ if entries is not None else 'None'}",
                              "return a non-empty list: dicts of constants ({'batch_size': 16}) or input lists")
@@ -608,7 +586,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         except Exception as exc:
             if mode.compiled:
                 raise
-            raise modelfile._fail_in_user_code("the model's forward (eager)", spec["model"], exc) from exc
+            raise modelfile.fail_in_user_code("the model's forward (eager)", spec["model"], exc) from exc
         timer.sync()
         reference, how = (None, {"skipped": "--no-reference"})
         if spec.get("reference", True) and not spec.get("compile_only") and not spec.get("timing_only"):
@@ -1026,8 +1004,6 @@ def _scrub_host_name(path: Path) -> None:
     clean = _HOST_NAME.sub(lambda m: b'"host_name"' + m.group(2) + b":" + m.group(3) + b'"' + WORKER_NAME.encode()
                            + b'"', raw)
     if clean != raw:
-        from kernelscope.report.io import atomic_write_bytes
-
         atomic_write_bytes(path, gzip.compress(clean))
 
 

@@ -18,9 +18,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kernelscope import fmt
 from kernelscope.analysis.stats import latency_ratio
 from kernelscope.errors import UsageError
-from kernelscope.report import fmt
 from kernelscope.report.context import EAGER
 from kernelscope.result import GemmEpilogue, ModeResult, RunResult, Status, Verdict
 
