@@ -146,10 +146,6 @@ class Trace:
     total_events: int = 0
 
     @property
-    def has_gpu(self) -> bool:
-        return bool(self.gpu)
-
-    @property
     def gpu_name(self) -> str | None:
         return self.device_properties[0].get("name") if self.device_properties else None
 

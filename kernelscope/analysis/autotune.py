@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from kernelscope.analysis.gemm import AutotuneTable, log_line, parse_log, table_matches
 from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
@@ -145,10 +144,6 @@ def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
     return tuple(out)
 
 
-def autotune_for_gemm(results: Sequence[AutotuneResult], gemm_id: str) -> AutotuneResult | None:
-    return next((r for r in results if r.gemm == gemm_id), None)
-
-
 def summary(r: AutotuneResult) -> str:
     """"C++ 16.2 ms won over ATen 30.2 ms (2 choices)": one line for the terminal and Markdown."""
     others = [f"{b} {t:.4g} ms" for b, t in r.best_by_backend.items() if b != r.winner_backend and t is not None]
@@ -162,9 +157,3 @@ def summary(r: AutotuneResult) -> str:
     if r.missing_backends:
         text += f"; no {', '.join(r.missing_backends)} choice"
     return text
-
-
-def to_rows(results: Sequence[AutotuneResult]) -> list[dict[str, Any]]:
-    """Flat rows (for tests and scripts): gemm, choice, backend, ms, winner."""
-    return [{"gemm": r.gemm, "choice": c.name, "backend": c.backend, "time_ms": c.time_ms, "winner": c.name == r.winner}
-            for r in results for c in r.choices]

@@ -516,13 +516,6 @@ def roofline_line(g: GemmEpilogue) -> str:
     return f"{f}, {b}{bound}"
 
 
-def verdict_counts(gemms: Iterable[GemmEpilogue]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for g in gemms:
-        out[g.verdict] = out.get(g.verdict, 0) + 1
-    return out
-
-
 def gemm_line(g: GemmEpilogue, name_limit: int = 60) -> str:
     """One-line verdict for the terminal: "addmm 16×4096×4096 cuBLASLt: partial (...)", kernel names shortened
     to ``name_limit`` characters."""
