@@ -405,7 +405,8 @@ def test_new_analysis_and_command_modules_do_not_import_torch():
 
     code = ("import sys; import kernelscope.analysis.recommend, kernelscope.analysis.autotune, "
             "kernelscope.analysis.roofline, kernelscope.analysis.dynamic, kernelscope.analysis.sweep, "
-            "kernelscope.analysis.numerics, kernelscope.commands.calibrate, kernelscope.commands.profile, "
+            "kernelscope.analysis.numerics, kernelscope.analysis.speedup, kernelscope.analysis.failures, "
+            "kernelscope.capture.sweep, kernelscope.commands.calibrate, kernelscope.commands.profile, "
             "kernelscope.capture.runner; print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
