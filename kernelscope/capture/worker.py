@@ -501,14 +501,14 @@ class _Setup:
         self.fn: Any = None
         self.model: Any = None
         self.signature: tuple | None = None
-
-    def close(self) -> None:
-        """Take the mode's configuration off (Inductor's config, the environment): the process is as it was."""
-        self.patches.close()
         self.codes_seen: list[str] = []
         # output code -> its Inductor provenance (kernel <-> FX nodes <-> stack traces), from the compile
         self.provenance: dict[str, dict[str, Any]] = {}
         self.last_code_paths: list[str] = []
+
+    def close(self) -> None:
+        """Take the mode's configuration off (Inductor's config, the environment): the process is as it was."""
+        self.patches.close()
 
 
 def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: dict[str, Any]) -> tuple[Any, list[Any]]:
