@@ -56,11 +56,9 @@ def nbytes(x: float | None) -> str:
 
 
 def ratio(x: float | None) -> str:
+    """A plain factor, for limits >= 1 only: a ratio below 1 shown to a reader goes through ``speedup`` or
+    ``change`` (issue 15: "1.12× slower", never "0.891×")."""
     return DASH if x is None else f"{_sig(x)}×"
-
-
-def interval(low: float | None, high: float | None) -> str:
-    return "" if low is None or high is None else f"{_sig(low)}–{_sig(high)}×"
 
 
 def sci(x: float | None) -> str:
@@ -209,13 +207,49 @@ def speedup(value: float | None) -> str:
     return f"{_sig(1 / value)}× slower" if _sig(1 / value) != "1.00" else "1.00×"
 
 
-def speedup_interval(low: float | None, high: float | None, value: float | None) -> str:
-    """The interval of a speedup in the direction ``speedup(value)`` reads: "1.08–1.18× slower"."""
-    if low is None or high is None or value is None or low <= 0 or high <= 0:
+def _factor(x: float) -> tuple[str, str]:
+    """A speedup as (factor >= 1, direction): 1.12 -> ("1.12", "faster"), 0.891 -> ("1.12", "slower"); a factor
+    that prints as 1.00 has no direction ("1.00", "")."""
+    f, word = (x, "faster") if x >= 1 else (1 / x, "slower")
+    text = _sig(f)
+    return (text, "") if text == "1.00" else (text, word)
+
+
+def speedup_interval(low: float | None, high: float | None, value: float | None = None) -> str:
+    """The 95% interval of a speedup, read one way like ``speedup``: "2.49–2.54× slower", "1.10–1.20× faster",
+    and across 1 "1.20× slower to 1.10× faster" (the slow end first). ``value`` is unused (kept for callers)."""
+    if low is None or high is None or low <= 0 or high <= 0:
         return ""
-    if value >= 1 or low < 1 < high:
-        return f"{_sig(low)}–{_sig(high)}×"  # an interval across 1 reads as the plain ratio eager / mode
-    return f"{_sig(1 / high)}–{_sig(1 / low)}× slower"
+    low, high = min(low, high), max(low, high)
+    (lo_f, lo_w), (hi_f, hi_w) = _factor(low), _factor(high)
+    if lo_w == "slower" and hi_w == "faster":
+        return f"{lo_f}× slower to {hi_f}× faster"
+    if "slower" in (lo_w, hi_w):  # both ends at or below 1: the smaller slowdown (the high end) first
+        return f"{hi_f}–{lo_f}× slower"
+    if "faster" in (lo_w, hi_w):
+        return f"{lo_f}–{hi_f}× faster"
+    return "1.00×"
+
+
+def change(r: float | None) -> str:
+    """A latency ratio new / old (head / base, after / before, mode / eager) read one way: 1.12 -> "1.12× slower",
+    0.891 -> "1.12× faster" (never "0.891×")."""
+    return DASH if r is None or r <= 0 else speedup(1 / r)
+
+
+def change_interval(low: float | None, high: float | None) -> str:
+    """The interval of a latency ratio new / old read one way: (0.393, 0.402) -> "2.49–2.54× faster"."""
+    if low is None or high is None or low <= 0 or high <= 0:
+        return ""
+    return speedup_interval(1 / high, 1 / low)
+
+
+def factor_tick(t: float) -> str:
+    """A tick of a speedup axis, mirrored around 1×: 2 -> "2× faster", 0.5 -> "2× slower", 1 -> "1×"."""
+    if abs(t - 1) < 1e-9:
+        return "1×"
+    f = t if t > 1 else 1 / t
+    return f"{round(f, 6):g}× {'faster' if t > 1 else 'slower'}"
 
 
 def first_call(x: float | None) -> str:

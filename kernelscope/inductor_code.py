@@ -33,6 +33,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kernelscope.errors import CodeFileError
 
@@ -221,6 +222,10 @@ class Launch:
     # the tensor name each positional argument refers to (buf0 for reinterpret_tensor(buf0, ...)), None for
     # scalars: the call site's buffers, which differ at each call site of one kernel definition
     arg_names: tuple[str | None, ...] = ()
+    # Inductor's provenance handle of this call site ("extern_kernels.addmm:3", from the
+    # "# [Provenance debug handles]" comment above it; torch with trace.provenance_tracking_level on):
+    # the key of the graph's provenance JSON (kernelscope.provenance.parse_inductor_provenance)
+    debug_handle: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +256,9 @@ class OutputCode:
     outputs: tuple[str, ...]
     device: str | None
     notes: tuple[str, ...] = ()
+    # Inductor's provenance of this graph (the worker's graph_N.provenance.json beside the code), when recorded:
+    # kernelscope.provenance.GraphProvenance; None otherwise (the comments and graph_code are the fallback)
+    provenance: Any = None
 
     def kernel(self, name: str) -> KernelDef | None:
         return next((k for k in self.kernels if k.name == name), None)
@@ -426,6 +434,9 @@ _TOPO = re.compile(
     r"^#\s*Topologically Sorted Source Nodes:\s*\[(?P<src>[^\]]*)\](?:,\s*Original "
     r"ATen:\s*\[(?P<orig>[^\]]*)\])?"
 )
+# "# [Provenance debug handles] triton_poi_fused_gelu_1:2" (torch >= 2.9 with provenance tracking; seen on torch
+# 2.11 and 2.14.1 output code): one handle per call site, a reused kernel definition gets one at each
+_HANDLES = re.compile(r"^#\s*\[Provenance debug handles\]\s*(?P<handles>.+?)\s*$")
 _MAPPING_HEAD = re.compile(r"^#\s*Source node to ATen node mapping:\s*$")
 _MAPPING = re.compile(r"^#\s+(?P<src>[\w.]+)\s*=>\s*(?P<nodes>.*)$")
 _FRAGMENT_HEAD = re.compile(r"^#\s*Graph fragment:\s*$")
@@ -836,6 +847,7 @@ class _WrapperState:
     graph_inputs: list[str]
     outputs: list[str]
     device: str | None = None
+    handle: str | None = None  # a "[Provenance debug handles]" comment waiting for its launch
 
 
 def _shape_literal(node: ast.AST | None) -> tuple[int | str, ...] | None:
@@ -906,6 +918,9 @@ def _walk_function(
             m = _TOPO.match(c)
             if m:
                 src_nodes, origins = _split_list(m.group("src")), _split_list(m.group("orig"))
+            h = _HANDLES.match(c)
+            if h:
+                st.handle = _split_list(h.group("handles"))[0] if _split_list(h.group("handles")) else None
         before = len(st.launches)
         index = _partition_index(stmt)
         if index is not None and index in partitions:
@@ -919,6 +934,7 @@ def _walk_function(
         _wrapper_statement(stmt, st, src_nodes, origins)
         if len(st.launches) > before:
             src_nodes, origins = (), ()
+            st.handle = None
 
 
 def _record_launch(
@@ -983,8 +999,19 @@ def _record_launch(
             args=tuple(ast.unparse(a) for a in call.args),
             kwargs=tuple((k.arg or "**", ast.unparse(k.value)) for k in call.keywords),
             arg_names=tuple(n if n is not None and n in st.tensors else None for n in arg_names),
+            debug_handle=_handle_for(st.handle, name),
         )
     )
+    st.handle = None
+
+
+def _handle_for(handle: str | None, name: str) -> str | None:
+    """The pending provenance handle, when it names this launch ("extern_kernels.addmm:3" above
+    ``extern_kernels.addmm(...)``; a kernel's handle names its definition)."""
+    if not handle:
+        return None
+    head = handle.rpartition(":")[0]
+    return handle if head and (head == name or name.endswith("." + head) or head.endswith("." + name)) else None
 
 
 def _flat_literals(node: ast.AST):

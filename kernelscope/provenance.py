@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from kernelscope import vocab
+
 MODULE_RANGE_PREFIX = "kernelscope.module: "  # the worker's eager profiler ranges (capture/worker.py)
 # eager GEMM-class calls: "kernelscope.source: /path/model.py:52" (capture/worker.py _SourceRanges)
 SOURCE_RANGE_PREFIX = "kernelscope.source: "
@@ -445,6 +447,19 @@ class CallSiteProvenance:
     file: str | None  # the user frame that made it (the last frame of its first stack trace)
     line: int | None
     code: str | None
+    # each post-grad node -> the pre-grad nodes it came from
+    post_to_pre: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def gemm_nodes(self) -> tuple[str, tuple[str, ...]] | None:
+        """The call's GEMM-class post-grad node (``_mkl_linear_12``, ``addmm_1``, ``convolution``: FX names
+        nodes after their target) and the pre-grad nodes it came from; None when it computes none (a pointwise
+        kernel). A template with a fused epilogue or prologue computes several nodes: the GEMM is the one that
+        decides the module, not the norm fused before it."""
+        for post, pre in self.post_to_pre or tuple((n, ()) for n in self.post_nodes):
+            base = re.sub(r"_\d+$", "", post)
+            if vocab.is_gemm(base) or vocab.is_gemm(base.lstrip("_")):
+                return post, pre
+        return None
 
     @property
     def source(self) -> str:
@@ -478,9 +493,12 @@ def parse_inductor_provenance(data: Any) -> GraphProvenance | None:
     for handle, post in to_post.items():
         post_t = tuple(str(n) for n in post or ())
         pre: list[str] = []
+        per: list[tuple[str, tuple[str, ...]]] = []
         for n in post_t:
-            for p in post_to_pre.get(n) or ():
-                if isinstance(p, str) and p not in pre:
+            mine = tuple(p for p in post_to_pre.get(n) or () if isinstance(p, str))
+            per.append((n, mine))
+            for p in mine:
+                if p not in pre:
                     pre.append(p)
         file = line = code = None
         st = stacks.get(handle) if isinstance(stacks, dict) else None
@@ -489,5 +507,5 @@ def parse_inductor_provenance(data: Any) -> GraphProvenance | None:
         if frames:  # the innermost frame (the stack is printed outermost first)
             f = frames[-1]
             file, line, code = f.group("file"), int(f.group("line")), f.group("code").strip()
-        sites[str(handle)] = CallSiteProvenance(str(handle), post_t, tuple(pre), file, line, code)
+        sites[str(handle)] = CallSiteProvenance(str(handle), post_t, tuple(pre), file, line, code, tuple(per))
     return GraphProvenance(MappingProxyType(sites))

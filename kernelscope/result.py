@@ -149,6 +149,13 @@ class AutotuneResult:
     runner_up: str = ""
     runner_up_backend: str = ""
     marginal: bool = False
+    # Every GEMM the table decided, ``gemm`` first: Inductor benchmarks one selection key once per compile, so
+    # identical layers (32 x up_proj of one shape) share a table. Empty in result.json files from before.
+    gemms: tuple[str, ...] = ()
+
+    def serves(self, gemm_id: str) -> bool:
+        """Whether this table decided GEMM ``gemm_id`` (its own or a later identical one)."""
+        return gemm_id == self.gemm or gemm_id in self.gemms
 
 
 @dataclass(frozen=True, slots=True)

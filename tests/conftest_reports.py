@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
+from pathlib import Path
 
 from kernelscope.result import (
     SCHEMA,
@@ -26,6 +28,10 @@ from kernelscope.result import (
     RunResult,
     TimelineEntry,
 )
+
+DATA = Path(__file__).resolve().parent / "data"  # the committed runs (result.json per run directory)
+# A ratio below 1 printed as a factor ("0.398×", "0.5×", "0.907x"): issue 15 reads every ratio one way instead.
+ZERO_X = re.compile(r"(?<![\w.])0\.\d+ ?[×x](?!\w)")
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"
 HOSTILE_NAMES = (

@@ -15,7 +15,7 @@ from kernelscope.errors import UsageError
 from kernelscope.report.check import Rules, check_result
 from kernelscope.report.io import load_result
 from kernelscope.result import RunResult, to_json
-from tests.conftest_reports import big_h200_211, seed_h200_211, seed_h200_2141, timings
+from tests.conftest_reports import ZERO_X, big_h200_211, seed_h200_211, seed_h200_2141, timings
 
 
 def write(result: RunResult, folder: Path) -> Path:
@@ -89,6 +89,22 @@ def test_latency_rules_on_the_seed_run():
     without_eager = dataclasses.replace(r, modes=r.modes[1:])
     (v,) = check_result(without_eager, Rules(min_speedup=1.0, modes=("default",))).violations
     assert v.message == "no eager latency to compare with (run eager too)"
+
+
+def test_latency_rule_messages_read_one_way():
+    # GIVEN limits on both sides of 1 (a limit below 1 asks for a speedup, one below 1 allows a slowdown)
+    r = seed_h200_211()  # default 2.52x eager's latency, max-autotune 1.25x
+    lines = [v.line() for v in check_result(r, Rules(max_slowdown=2.0)).violations]
+    assert lines == ["default: 2.52× slower than eager (156 µs vs 61.9 µs, 95% CI 2.49–2.54× slower), allowed at "
+                     "most 2.00× slower (--max-slowdown)"]
+    (v,) = check_result(r, Rules(max_slowdown=0.9, modes=("max-autotune",))).violations
+    assert v.message.endswith("required at least 1.11× faster")
+    (v,) = check_result(r, Rules(min_speedup=0.5)).violations
+    assert v.message.endswith("may be at most 2.00× slower")
+    # THEN no message shows a ratio below 1 as a factor ("0.398×", "0.900×")
+    for rules in (Rules(max_slowdown=0.9), Rules(min_speedup=0.5), Rules(min_speedup=1.5)):
+        for v in check_result(r, rules).violations:
+            assert not ZERO_X.search(v.line()), v.line()
 
 
 def test_latency_rules_do_not_flap_on_noise():

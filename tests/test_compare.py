@@ -9,12 +9,19 @@ from pathlib import Path
 import pytest
 
 from kernelscope.cli import main
-from kernelscope.report.compare import compare_results, render_compare_html, render_compare_markdown
+from kernelscope.report.compare import (
+    compare_results,
+    ratio_chart,
+    render_compare_html,
+    render_compare_markdown,
+)
 from kernelscope.report.io import load_result
 from kernelscope.report.markdown import MAX_CHARS
 from kernelscope.result import RunResult, to_json
 from tests.conftest_reports import (
+    DATA,
     HOSTILE,
+    ZERO_X,
     big_h200_211,
     huge_result,
     seed_h200_211,
@@ -126,6 +133,40 @@ def test_compare_command_writes_html_and_md(tmp_path, capsys):
     modes = {m["mode"]: m for m in data["modes"]}
     assert modes["max-autotune"]["gemms"][0]["base"] == "partial" and modes["max-autotune"]["gemms"][0]["head"] == "fused"
     assert {m["change"] for m in data["modes"]} <= {"none", "faster", "slower"}
+
+
+def test_a_real_compare_reads_one_way(tmp_path, capsys):
+    # GIVEN two committed H200 runs of one transformer block, batch 32 (base) and batch 4 (head): eager, max-autotune
+    # and ATEN+TRITON+NVGEMM faster beyond noise (head / base 0.438, 0.799, 0.386), default within noise (1.06,
+    # its interval across 1)
+    runs = DATA / "h200-torch2.14.1-kernelscope-run"
+    base, head = runs / "tb-bf16-b32", runs / "tb-bf16-b4"
+    out = tmp_path / "cmp"
+    assert run_cli("compare", str(base), str(head), "--out", str(out)) == 0
+    printed = capsys.readouterr().out
+    html, md = (out / "compare.html").read_text(), (out / "compare.md").read_text()
+    # THEN every text reads one way: no "0.438×", no "0.5×" tick
+    for text in (html, md, printed):
+        assert not ZERO_X.findall(text)
+    assert "eager: 2.28× faster (-56.2%)" in printed
+    assert "default: 1.06× slower (+5.8%), within noise" in printed
+    assert "| **2.28× faster** (-56.2%; 95% CI 2.09–2.54× faster) |" in md
+    assert "| 1.06× slower, **within noise** (+5.8%; 95% CI 1.37× slower to 1.13× faster) |" in md
+    assert "95% CI 2.09–2.54× faster" in html
+    # and the chart's ticks come in mirrored pairs, at mirrored distances from 1×; each row's label is its interval
+    chart = ratio_chart(compare_results(load_result(base), load_result(head)))
+    ticks = {lb.text: lb.x for lb in chart.labels if lb.cls == "tick"}
+    assert list(ticks) == ["3× slower", "2× slower", "1×", "2× faster", "3× faster"]
+    for k in ("2", "3"):
+        assert ticks[f"{k}× faster"] - ticks["1×"] == pytest.approx(ticks["1×"] - ticks[f"{k}× slower"])
+    assert [lb.text for lb in chart.labels if lb.cls == "value"] == [
+        "2.09–2.54× faster", "1.37× slower to 1.13× faster", "1.13–1.31× faster", "2.43–2.82× faster"]
+    dots = {r.title.split(":")[0]: r.x + r.w / 2 for r in chart.rects}  # faster to the right of 1×
+    assert dots["eager"] > ticks["2× faster"] and ticks["2× slower"] < dots["default"] < ticks["1×"]
+    # while compare.json keeps the ratios as numbers (head / base)
+    data = {m["mode"]: m for m in json.loads((out / "compare.json").read_text())["modes"]}
+    assert 0.43 < data["eager"]["ratio"] < 0.44 and 1.05 < data["default"]["ratio"] < 1.06
+    assert data["eager"]["low"] < data["eager"]["ratio"] < data["eager"]["high"] < 1
 
 
 def test_compare_command_usage_errors(tmp_path, capsys):

@@ -444,6 +444,55 @@ def test_autotune_tables_match_by_the_exact_selection_key():
     assert table_matches("convolution", "8x64x56x56, 64x64x3x3", "convolution", 25088, 64, 576)
 
 
+def test_identical_layers_share_the_autotune_table_that_ran():
+    # llama on the H200, max-autotune: 14 GEMMs, 6 AUTOTUNE tables, two per selection key (Inductor benchmarked
+    # each key again). Read from the output code: q_proj of layer 0 runs triton_tem_fused_add_mean_mm_..._1 with
+    # BLOCK_N=32, num_stages=5 (the first 1024x1024 table's winner); k/v/o of layer 0 and q/k/v/o of layer 1 run
+    # triton_tem_fused_mm_t_view_2 with BLOCK_N=128, num_stages=4 (the second table's winner); layer 1's
+    # down_proj runs cuBLASLt's nvjet kernel: the second 2816x1024 table, whose winner is ATen's mm.
+    from kernelscope.analysis.autotune import autotune_for_gemm, kernel_config, row_config
+
+    m = mode_result("tests/data/h200-torch2.11-real-models/llama_block", "max-autotune")
+    tables = [(a.sizes, a.winner_backend, a.gemms) for a in m.autotune]
+    assert tables == [
+        ("512x1024, 1024x1024", "Triton", ("gemm0",)),
+        ("512x1024, 1024x1024", "Triton", ("gemm1", "gemm2", "gemm3", "gemm7", "gemm8", "gemm9", "gemm10")),
+        ("512x1024, 1024x2816", "Triton", ("gemm4",)),
+        ("512x1024, 1024x2816", "Triton", ("gemm5", "gemm11", "gemm12")),
+        ("512x2816, 2816x1024", "Triton", ("gemm6",)),
+        ("512x2816, 2816x1024", "ATen", ("gemm13",)),
+    ]
+    served = [gid for a in m.autotune for gid in a.gemms]
+    assert sorted(served) == sorted(g.id for g in m.gemms)  # every GEMM has exactly one table
+    codes = {k.name: k.source for c in _codes("tests/data/h200-torch2.11-real-models/llama_block", "max-autotune")
+             for k in c.kernels}
+    for g in m.gemms:
+        a = autotune_for_gemm(m.autotune, g.id)
+        assert a is not None and a.serves(g.id)
+        win = next(c for c in a.choices if c.name == a.winner)
+        if g.backend == "Triton template":  # the table's winner is the config that ran
+            assert dict(row_config(win.detail)) == dict(kernel_config(codes[g.kernels[0]])), g.id
+        else:
+            assert a.winner_backend == "ATen", g.id
+    assert dict(row_config("ACC_TYPE='tl.float32', ALLOW_TF32=False, BLOCK_K=128, BLOCK_M=64, BLOCK_N=32, "
+                           "EVEN_K=True, GROUP_M=8, USE_FAST_ACCUM=False, num_stages=5, num_warps=4")) == {
+        "BLOCK_M": 64, "BLOCK_N": 32, "BLOCK_K": 128, "GROUP_M": 8, "num_stages": 5, "num_warps": 4}
+    assert row_config("mm 0.0101 ms 100.0%") == ()
+    # BERT: q's table went to the Triton template that ran; k, v and o ran cuBLASLt: the ATen-won table
+    m = mode_result("tests/data/h200-torch2.11-real-models/bert_layer", "max-autotune")
+    assert [(a.winner_backend, a.gemms) for a in m.autotune][:2] == [
+        ("Triton", ("gemm0",)), ("ATen", ("gemm1", "gemm2", "gemm3"))]
+
+
+def _codes(folder: str, mode: str):
+    from kernelscope.analysis.mode import load_codes
+
+    d = ROOT / folder
+    cap = next(json.loads(p.read_text()) for p in d.glob("modes/*/capture.json")
+               if json.loads(p.read_text()).get("mode") == mode)
+    return load_codes([d / p for p in cap.get("inductor_code") or ()])
+
+
 def test_cpu_eager_counts_the_ops_that_do_work_once():
     # conv_bn_relu eager on the CPU: 2 convs, 2 batch norms, the residual add and 2 ReLUs; the resize_ and
     # as_strided_ nested in mkldnn_convolution are not kernels.

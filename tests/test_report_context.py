@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import subprocess
 import sys
 
@@ -15,7 +16,7 @@ from kernelscope.report import charts
 from kernelscope.report.context import KV, build_context, flatten, kernel_table
 from kernelscope.result import LatencyStats, ModeResult
 from kernelscope.tolerance import TOLERANCES, tolerance_for
-from tests.conftest_reports import big_h200_211, seed_h200_211, seed_h200_2141, timings
+from tests.conftest_reports import DATA, ZERO_X, big_h200_211, seed_h200_211, seed_h200_2141, timings
 
 
 def test_speedup_calls_on_the_h200_seed_run():
@@ -182,3 +183,45 @@ def test_report_layer_does_not_import_torch():
         "assert 'torch' not in sys.modules, 'torch imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+
+@pytest.mark.parametrize("low, high, text", [
+    (1 / 2.54, 1 / 2.49, "2.49–2.54× slower"),  # both ends slower: the smaller slowdown first
+    (1.10, 1.20, "1.10–1.20× faster"),
+    (1 / 1.20, 1.10, "1.20× slower to 1.10× faster"),  # straddles 1: the slow end first
+    (1.10, 1 / 1.20, "1.20× slower to 1.10× faster"),  # ends in either order
+    (0.9995, 1.10, "1.00–1.10× faster"),  # an end that prints as 1.00 has no direction
+    (1.0, 1.0, "1.00×"),
+    (None, 1.1, ""), (0.0, 1.1, ""),
+])
+def test_speedup_interval_reads_one_way(low, high, text):
+    assert fmt.speedup_interval(low, high) == text
+    assert not ZERO_X.search(text)
+
+
+@pytest.mark.parametrize("r, text", [(0.907, "1.10× faster"), (1.12, "1.12× slower"), (1 / 2.52, "2.52× faster"),
+                                     (1.0, "1.00×"), (None, fmt.DASH)])
+def test_change_reads_a_latency_ratio_one_way(r, text):
+    # new / old (head / base, after / before): "0.907× after/before" is "1.10× faster"
+    assert fmt.change(r) == text
+
+
+def test_change_interval_and_mirrored_ticks():
+    assert fmt.change_interval(0.393, 0.402) == "2.49–2.54× faster"
+    assert fmt.change_interval(1.0, 1.02) == "1.00–1.02× slower"
+    assert fmt.change_interval(0.9, 1.2) == "1.20× slower to 1.11× faster"
+    assert [fmt.factor_tick(t) for t in (0.5, 0.8, 1.0, 1.25, 2.0)] == [
+        "2× slower", "1.25× slower", "1×", "1.25× faster", "2× faster"]
+    # the tick picker offers factors in mirrored pairs: 2 and 0.5, never 0.67 or 0.8 alone
+    ticks = charts._log_ticks(math.log(1 / 6), math.log(6), 600, min_gap=20)
+    assert ticks == sorted(1 / t for t in ticks)
+    assert all(not ZERO_X.search(fmt.factor_tick(t)) for t in ticks)
+
+
+def test_sweep_chart_ticks_are_mirrored_on_a_real_sweep():
+    from kernelscope.report.io import load_result
+
+    chart = build_context(load_result(DATA / "h200-torch2.11-kernelscope-run" / "linear_gelu-sweep")).sweep.chart
+    ticks = [lb.text for lb in chart.labels if lb.cls == "tick" and lb.anchor == "end"]
+    assert ticks == ["5× slower", "3× slower", "2× slower", "1.5× slower", "1.25× slower", "1×", "1.25× faster"]

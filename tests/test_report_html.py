@@ -15,7 +15,9 @@ import pytest
 from kernelscope.report.html import environment, relative_href, render_html
 from kernelscope.result import SCHEMA, ModeResult, RunResult, run_from_json, to_json
 from tests.conftest_reports import (
+    DATA,
     HOSTILE_NAMES,
+    ZERO_X,
     big_h200_211,
     huge_result,
     seed_h200_211,
@@ -228,3 +230,18 @@ def test_engine_fields_render_where_present_and_hide_when_empty():
     assert "- `layers.0-31.mlp.up_proj ×32: bias fused, gelu unfused`" in md
     plain = render_html(seed_h200_211())
     assert "<th>Module</th>" not in plain and "unfused epilogues:" not in plain
+
+
+def test_speedup_badge_hover_reads_one_way_on_a_real_run():
+    # GIVEN the committed H200 runs: linear_gelu (torch 2.11, every compiled mode slower than eager) and its sweep
+    from kernelscope.report.io import load_result
+    from kernelscope.report.markdown import render_markdown
+
+    result = load_result(DATA / "h200-torch2.11-kernelscope-run" / "linear_gelu")
+    html = render_html(result)
+    # THEN the badge's hover says it one way, never "eager median / mode median = 0.449×"
+    assert 'title="median 120 µs vs eager\'s 53.8 µs: 2.23× slower than eager"' in html
+    # and no page shows a ratio below 1 as a factor (sweep chart ticks, dynamic-vs-static hover included)
+    sweep = load_result(DATA / "h200-torch2.11-kernelscope-run" / "linear_gelu-sweep")
+    for text in (html, render_markdown(result), render_html(sweep), render_markdown(sweep)):
+        assert not ZERO_X.findall(text)

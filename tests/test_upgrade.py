@@ -21,7 +21,7 @@ from kernelscope.report.upgrade import (
     upgrade_data,
 )
 from kernelscope.result import GemmEpilogue, ModeResult, RunResult, to_json
-from tests.conftest_reports import HOSTILE, seed_h200_211, seed_h200_2141, timings
+from tests.conftest_reports import DATA, HOSTILE, ZERO_X, seed_h200_211, seed_h200_2141, timings
 
 
 def gemm(op: str = "addmm", m: int = 16, n: int = 4096, k: int = 4096, *, module: str = "", backend: str = "cuBLASLt",
@@ -69,7 +69,7 @@ def test_h200_seed_upgrade_answers_in_the_first_lines():
     assert data["summary"][1].endswith("better: max-autotune")
     assert data["summary"][3] == (
         "max-autotune: GEMM `addmm 16 × 4096 × 4096` now fused bias+gelu in a Triton template "
-        "(was: Triton template + separate gelu); same speed within noise (1.01× after/before, 95% CI 1.000–1.02×); "
+        "(was: Triton template + separate gelu); same speed within noise (1.01× slower after the upgrade, 95% CI 1.00–1.02× slower); "
         "kernels/iter 2 → 1; numerics not measured")
     auto = next(m for m in data["modes"] if m["name"] == "max-autotune")
     assert auto["change"] == "none"
@@ -87,13 +87,41 @@ def test_h200_seed_upgrade_answers_in_the_first_lines():
     assert "max-autotune-nvgemm: only after (failed)" in data["summary"]
 
 
+def test_the_committed_upgrade_reads_one_way():
+    # GIVEN the committed H200 upgrade-check of the seed model, torch 2.11 -> 2.14.1: after / before 0.907 (eager,
+    # within noise), 0.640 (default) and 0.914 (max-autotune)
+    from kernelscope.report.io import load_result
+
+    run = DATA / "h200-torch2.14.1-kernelscope-run" / "up-seed"
+    cmp = compare_upgrade(load_result(run / "before"), load_result(run / "after"))
+    data = upgrade_data(cmp)
+    # THEN the sentences and the table say "1.10× faster after the upgrade", never "0.907× after/before"
+    eager = next(line for line in data["summary"] if line.startswith("eager:"))
+    assert "same speed within noise (1.10× faster after the upgrade, 95% CI 1.01× slower to 1.17× faster)" in eager
+    md = render_upgrade_markdown(data)
+    assert "| **1.56× faster** (95% CI 1.42–1.66× faster) |" in md
+    assert "| 1.10× faster, **within noise** (95% CI 1.01× slower to 1.17× faster) |" in md
+    html = render_upgrade_html(data, "test")
+    assert "Change after the upgrade" in html and "1.42–1.66× faster" in html
+    for text in (md, html, json.dumps(data["summary"], ensure_ascii=False)):
+        assert not ZERO_X.findall(text)
+    # and a --max-regression below 1 (asking for a speedup) says so one way
+    (v, *_) = check_upgrade(cmp, 0.5).violations
+    assert v.line() == ("eager: 1.10× faster after the upgrade, 95% CI 1.01× slower to 1.17× faster, required at "
+                        "least 2.00× faster (--max-regression)")
+    # while compare.json keeps the numbers: the ratio after / before and the speedup
+    modes = {m["name"]: m for m in data["modes"]}
+    assert modes["eager"]["latency"]["ratio"] == pytest.approx(0.907, abs=1e-3)
+    assert modes["default"]["latency"]["speedup"] == pytest.approx(1 / modes["default"]["latency"]["ratio"])
+
+
 def test_the_issue_sentence_cublaslt_to_a_fused_triton_template_faster():
     # GIVEN default-like cuBLASLt + separate GELU before, and a Triton template fusing both after, 1.4x faster
     before = mode("max-autotune", 0.14, (gemm(module="linear"),), numerics=PASS)
     after = mode("max-autotune", 0.10, (gemm(module="linear", **FUSED_TEMPLATE),), numerics=PASS, kernels=1.0)
     data = upgrade_data(compare_upgrade(*pair((before,), (after,))))
     assert data["summary"][2] == ("max-autotune: GEMM `linear` now fused bias+gelu in a Triton template (was: "
-                                  "cuBLASLt + separate gelu); 1.40x faster (140 µs → 100 µs); kernels/iter 2 → 1; "
+                                  "cuBLASLt + separate gelu); 1.40× faster (140 µs → 100 µs); kernels/iter 2 → 1; "
                                   "numerics within tolerance")
     assert data["modes"][0]["change"] == "faster"
     assert data["modes"][0]["latency"]["speedup"] == pytest.approx(1.4)
@@ -103,7 +131,7 @@ def test_the_issue_sentence_cublaslt_to_a_fused_triton_template_faster():
 @pytest.mark.parametrize(
     ("case", "before", "after", "regressions", "phrase"),
     [
-        ("slower", mode("m", 0.10, (gemm(),)), mode("m", 0.13, (gemm(),)), ("slower",), "1.30x slower"),
+        ("slower", mode("m", 0.10, (gemm(),)), mode("m", 0.13, (gemm(),)), ("slower",), "1.30× slower"),
         ("new failure", mode("m", 0.10, (gemm(),)), mode("m", 0, (), status="failed", error="InductorError: boom"),
          ("new failure",), "now FAILED (InductorError: boom); was ok"),
         ("numerics", mode("m", 0.10, (gemm(),), numerics=PASS), mode("m", 0.10, (gemm(),), numerics=FAIL),
@@ -223,7 +251,8 @@ def test_check_command_on_an_upgrade_dir(tmp_path: Path, capsys):
                                                                         latency_ms=timings(0.3, seed=9)))
     assert run_cli("check", str(bad), "--max-regression", "1.5", "--mode", "default") == 1
     line = capsys.readouterr().out.strip()
-    assert line == "default: after/before latency 1.93×, 95% CI 1.91–1.94× > 1.50× (--max-regression)"
+    assert line == ("default: 1.93× slower after the upgrade, 95% CI 1.91–1.94× slower, allowed at most 1.50× slower "
+                    "(--max-regression)")
     # usage errors: no rule; --max-regression on a plain result directory
     assert run_cli("check", str(good)) == 2
     assert run_cli("check", str(good / "after"), "--max-regression", "1.1") == 2

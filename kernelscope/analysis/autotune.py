@@ -8,8 +8,9 @@ the short answer to "why was NVGEMM not used".
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from kernelscope.analysis.gemm import AutotuneTable, log_line, parse_log, table_matches
 from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
@@ -83,15 +84,61 @@ def _matches(table: AutotuneTable, g: GemmEpilogue) -> bool:
     return table_matches(table.op, table.sizes, g.op, g.m, g.n, g.k, g.batch)
 
 
+# A Triton template's launch config, as a table row prints it ("BLOCK_K=128, BLOCK_M=64, BLOCK_N=32, ...
+# num_stages=5, num_warps=4") and as the kernel's definition states it (inductor_meta's 'config_args' and the
+# decorator's num_stages=/num_warps=): what ties a table to the kernel that ran when several tables have one key.
+_CONFIG_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_stages", "num_warps")
+_ROW_CFG = re.compile(r"\b(BLOCK_M|BLOCK_N|BLOCK_K|GROUP_M|num_stages|num_warps)=(\d+)")
+_SRC_CFG = re.compile(r"(?:'(BLOCK_M|BLOCK_N|BLOCK_K|GROUP_M)': (\d+))|(?:\b(num_stages|num_warps)=(\d+))")
+
+
+def row_config(detail: str) -> tuple[tuple[str, int], ...]:
+    """A Triton choice's tile config from its printed detail; () for choices that print none."""
+    got = dict((k, int(v)) for k, v in _ROW_CFG.findall(detail))
+    return tuple((k, got[k]) for k in _CONFIG_KEYS if k in got) if "BLOCK_M" in got else ()
+
+
+def kernel_config(source: str) -> tuple[tuple[str, int], ...]:
+    """A Triton template kernel's tile config from its definition; () when it states none."""
+    got: dict[str, int] = {}
+    for a, b, c, d in _SRC_CFG.findall(source[:20000]):
+        key, val = (a, b) if a else (c, d)
+        got.setdefault(key, int(val))
+    return tuple((k, got[k]) for k in _CONFIG_KEYS if k in got) if "BLOCK_M" in got else ()
+
+
+_LIBRARY = ("cuBLAS", "cuBLASLt", "ATen CPU", "MKL/oneDNN", "cuDNN", "ATen")
+
+
+def _fits(winner: AutotuneChoice, g: GemmEpilogue, configs: Mapping[str, tuple[tuple[str, int], ...]]) -> bool | None:
+    """Whether the kernel GEMM ``g`` ran is this table's winner: True / False when the code says, None when
+    it cannot (no code, or a winner that prints no config)."""
+    ran = configs.get(g.kernels[0]) if g.kernels else None
+    if winner.backend == "Triton":
+        want = row_config(winner.detail)
+        if ran and want:
+            return dict(ran) == dict(want) or all(dict(ran).get(k) == v for k, v in want)
+        return False if g.backend in _LIBRARY else None
+    if winner.backend == "ATen":
+        return g.backend in _LIBRARY if g.backend else None
+    return None
+
+
 def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
-                     requested_backends: Sequence[str] | None = None) -> tuple[AutotuneResult, ...]:
-    """Every AUTOTUNE table of a compile log, tied to the mode's GEMMs (first unclaimed GEMM with those sizes)."""
+                     requested_backends: Sequence[str] | None = None,
+                     kernel_sources: Mapping[str, str] | None = None) -> tuple[AutotuneResult, ...]:
+    """Every AUTOTUNE table of a compile log, tied to the mode's GEMMs by the exact selection key. Several
+    tables can print one key (Inductor benchmarked it again); ``kernel_sources`` (kernel name -> its definition,
+    from the output code) lets a table go to the GEMMs that ran its winner (same Triton tile config, or a
+    library kernel for an ATen winner); otherwise the first unclaimed GEMM of that key takes it."""
     facts = parse_log(log_text)
     if not facts.autotune:
         return ()
+    configs = {name: cfg for name, src in (kernel_sources or {}).items() if (cfg := kernel_config(src))}
     lines = (log_text or "").splitlines()
     claimed: set[str] = set()
     out: list[AutotuneResult] = []
+    winners: list[AutotuneChoice] = []
     for t in facts.autotune:
         details, dtypes, n_choices = _details(lines, t)
         choices = tuple(AutotuneChoice(name, None if ms == float("inf") else ms, choice_backend(name),
@@ -109,9 +156,15 @@ def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
         truncated = n_choices is not None and n_choices > len(choices)
         # Only a complete table shows that a backend offered nothing; a truncated one just did not print it.
         missing = () if truncated else absent
-        gemm = next((g.id for g in gemms if g.id not in claimed and _matches(t, g)), None)
+        winners.append(winner)
+        keyed = [g for g in gemms if _matches(t, g)]
+        gemm = next((g.id for g in keyed if g.id not in claimed and _fits(winner, g, configs) is True), None)
         if gemm is None:
-            gemm = next((g.id for g in gemms if _matches(t, g)), None)
+            gemm = next((g.id for g in keyed if g.id not in claimed and _fits(winner, g, configs) is not False), None)
+        if gemm is None:
+            gemm = next((g.id for g in keyed if g.id not in claimed), None)
+        if gemm is None:
+            gemm = next((g.id for g in keyed), None)
         if gemm is not None:
             claimed.add(gemm)
         notes = []
@@ -136,12 +189,41 @@ def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
             notes.append(f"marginal: {winner.backend} won by {margin:.1%} over {runner.backend} {runner.name}, inside "
                          f"autotune's ~{MARGINAL:.0%} timing noise: another run may pick {runner.backend}")
         out.append(AutotuneResult(
-            gemm=gemm, op=t.op, sizes=t.sizes, choices=choices, winner=winner.name, winner_backend=winner.backend,
+            gemm=gemm, gemms=(gemm,) if gemm else (), op=t.op, sizes=t.sizes, choices=choices, winner=winner.name,
+            winner_backend=winner.backend,
             dtypes=dtypes, n_choices=n_choices, best_by_backend=best, missing_backends=missing, log_line=t.line,
             note="; ".join(notes), margin=margin, runner_up=runner.name if runner else "",
             runner_up_backend=runner.backend if runner else "", marginal=marginal,
         ))
+    return _share_tables(out, facts.autotune, winners, gemms, claimed, configs)
+
+
+def _share_tables(out: list[AutotuneResult], tables: Sequence[AutotuneTable], winners: Sequence[AutotuneChoice],
+                  gemms: Sequence[GemmEpilogue], claimed: set[str],
+                  configs: Mapping[str, tuple[tuple[str, int], ...]]) -> tuple[AutotuneResult, ...]:
+    """GEMMs no table claimed but whose exact selection key a table has: Inductor's autotune cache served them
+    from that table (identical layers), so they join its ``gemms``: the table whose winner they ran, else the
+    last table of that key."""
+    extra: dict[int, list[str]] = {}
+    for g in gemms:
+        if g.id in claimed:
+            continue
+        keyed = [i for i in range(len(tables)) if _matches(tables[i], g)]
+        fit = [i for i in keyed if _fits(winners[i], g, configs) is True]
+        pick = fit[-1] if fit else next((i for i in reversed(keyed) if _fits(winners[i], g, configs) is not False),
+                                        keyed[-1] if keyed else None)
+        if pick is not None:
+            extra.setdefault(pick, []).append(g.id)
+    for i, ids in extra.items():
+        r = out[i]
+        out[i] = dataclasses.replace(r, gemms=r.gemms + tuple(ids))
     return tuple(out)
+
+
+def autotune_for_gemm(results: Sequence[AutotuneResult], gemm_id: str) -> AutotuneResult | None:
+    """The table that decided a GEMM: its own, or the one an identical earlier GEMM's selection key made."""
+    return next((r for r in results if r.gemm == gemm_id), None) or next(
+        (r for r in results if r.serves(gemm_id)), None)
 
 
 def summary(r: AutotuneResult) -> str:
@@ -156,4 +238,6 @@ def summary(r: AutotuneResult) -> str:
         text += f"; margin {r.margin:.1%} over {r.runner_up_backend}" + (" (marginal)" if r.marginal else "")
     if r.missing_backends:
         text += f"; no {', '.join(r.missing_backends)} choice"
+    if len(r.gemms) > 1:
+        text += f"; one table for {len(r.gemms)} GEMMs of this selection key ({', '.join(r.gemms)})"
     return text

@@ -6,6 +6,7 @@ profile`` right after capture and ``kernelscope analyze`` on a machine without a
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import re
 import statistics
@@ -24,6 +25,7 @@ from kernelscope.analysis.roofline import peaks_for, with_roofline
 from kernelscope.analysis.stats import combine_processes
 from kernelscope.errors import CodeFileError, KernelscopeError
 from kernelscope.inductor_code import OutputCode, parse_output_code
+from kernelscope.provenance import PROVENANCE_SUFFIX, parse_inductor_provenance
 from kernelscope.result import SCHEMA, LatencyStats, ModeResult, RunResult, Status, SweepPoint
 from kernelscope.trace import Trace, load_trace
 
@@ -37,8 +39,25 @@ def load_codes(paths: Sequence[Path]) -> list[OutputCode]:
             raise CodeFileError(f"Inductor code file {p} does not exist", "pass the output code files the run saved")
         except OSError as exc:
             raise CodeFileError(f"Inductor code file {p} cannot be read ({exc.strerror})", "check the path")
-        codes.extend(parse_output_code(text, str(p)))
+        parsed = parse_output_code(text, str(p))
+        prov = _provenance_beside(Path(p))
+        if prov is not None and len(parsed) == 1:  # the worker writes one graph per file, its provenance beside
+            parsed = [dataclasses.replace(parsed[0], provenance=prov)]
+        codes.extend(parsed)
     return codes
+
+
+def _provenance_beside(path: Path) -> Any:
+    """Inductor's provenance the worker saved beside a graph's code (graph_0.py -> graph_0.provenance.json),
+    parsed; None when there is none or it cannot be read (provenance is evidence: the code still analyses)."""
+    import json
+
+    side = path.with_name(path.stem + PROVENANCE_SUFFIX)
+    try:
+        data = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return parse_inductor_provenance(data)
 
 
 def read_log(path: Path) -> str | None:
@@ -123,7 +142,9 @@ def analyze_mode_trace(
     gemms, summary = report.gemms, report.summary
     gemms = with_roofline(gemms, peaks)
     backends = config.get("gemm_backends")
-    autotune = autotune_results(log_text, gemms, backends if isinstance(backends, (list, tuple)) else None)
+    sources = {k.name: k.source for c in codes for k in c.kernels if k.source}
+    autotune = autotune_results(log_text, gemms, backends if isinstance(backends, (list, tuple)) else None,
+                                kernel_sources=sources)
     gemms = _mark_marginal(gemms, autotune)
     finite = [e - s for s, e in ka.windows if e != float("inf")]
     return {
@@ -158,7 +179,7 @@ def _mark_marginal(gemms: Sequence[Any], autotune: Sequence[Any]) -> tuple[Any, 
 
     from kernelscope.result import Evidence
 
-    marg = {a.gemm: a for a in autotune if a.marginal and a.gemm}
+    marg = {gid: a for a in autotune if a.marginal for gid in (a.gemms or ((a.gemm,) if a.gemm else ()))}
     out = []
     for g in gemms:
         a = marg.get(g.id)

@@ -62,9 +62,10 @@ def _tied(a: ModeResult, b: ModeResult) -> bool:
     return bool(latency_ratio(a.latency_ms, b.latency_ms).within_noise)
 
 
-def _speed(c: Candidate) -> str:
-    ci = f", 95% CI {fmt.interval(c.low, c.high)}" if c.low is not None else ""
-    return f"{fmt.ratio(c.speedup)} vs eager{ci}"
+def _speed(c: Candidate, than: str = " than eager") -> str:
+    # Read one way (issue 15): "1.43× faster than eager, 95% CI 1.39–1.47× faster", never "0.98× vs eager".
+    ci = f", 95% CI {fmt.speedup_interval(c.low, c.high)}" if c.low is not None else ""
+    return f"{fmt.speedup(c.speedup)}{than}{ci}"
 
 
 def launch_note(m: ModeResult) -> str:
@@ -127,7 +128,7 @@ def recommend(modes: Sequence[ModeResult], params: dict | None = None, label: st
         best = min(faster, key=lambda m: m.latency_ms.median)  # type: ignore[union-attr]
         tied = [m for m in faster if m is best or _tied(m, best)]
         pick = min(tied, key=lambda m: (m.first_call_s if m.first_call_s is not None else float("inf"), m.name))
-        reason = f"{pick.name} is faster than eager beyond noise ({_speed(cand[pick.name])})"
+        reason = f"{pick.name} is faster than eager beyond noise ({_speed(cand[pick.name], than='')})"
         if len(tied) > 1:
             rest = ", ".join(m.name for m in tied if m is not pick)
             reason += f"; within noise of {rest}, and its first call (compile) is the shortest"

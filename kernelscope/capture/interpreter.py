@@ -45,6 +45,7 @@ WORKER_FILES = (
     "kernelscope/modelfile.py",
     "kernelscope/provenance.py",
     "kernelscope/tolerance.py",
+    "kernelscope/vocab.py",  # provenance.py reads its op classes
     "kernelscope/capture/__init__.py",
     "kernelscope/capture/modes.py",
     "kernelscope/capture/worker.py",

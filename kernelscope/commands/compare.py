@@ -24,10 +24,10 @@ def command(base_dir: Path, head_dir: Path, out: Path, force: bool, debug: bool)
     compare.html, compare.md and compare.json to --out."""
     import json
 
-    from kernelscope import fmt
     from kernelscope.errors import OutputDirError, UsageError
     from kernelscope.files import atomic_write_text
     from kernelscope.report.compare import (
+        change_text,
         compare_data,
         compare_results,
         render_compare_html,
@@ -53,10 +53,7 @@ def command(base_dir: Path, head_dir: Path, out: Path, force: bool, debug: bool)
         raise OutputDirError(f"cannot write to {out}: {exc.strerror or exc}", "pass a writable --out DIR") from exc
     mark = " [not comparable]" if not cmp.comparable.ok else ""
     for m in cmp.modes:
-        if m.latency.value is not None:
-            change = f"{m.change} ({fmt.percent_change(m.latency.value)}, {m.call})"
-        else:
-            change = "no latency to compare"
+        change = change_text(m) or "no latency to compare"
         status = f" [{m.status_change}]" if m.status_change else ""
         gemms = "".join(f"; {g.key}: {g.kind}" for g in m.changed_gemms)
         click.echo(f"{m.name}{mark}: {change}{status}{gemms}")

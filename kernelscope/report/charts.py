@@ -227,17 +227,22 @@ def timeline_chart(modes: Sequence[ModeResult]) -> Chart:
 
 
 def ratio_chart(title: str, rows: Sequence[tuple[str, float | None, float | None, float | None, bool | None]]) -> Chart:
-    """Forest plot of ratios (name, value, low, high, within_noise) around 1.0, on a log scale."""
+    """Forest plot of latency ratios head / base (name, value, low, high, within_noise), read one way.
+
+    x is the speedup base / head on a log scale symmetric around 1×, faster to the right; ticks come in mirrored
+    pairs ("2× slower", "1×", "2× faster"), never "0.5×"; each row's label is its interval ("2.49–2.54× slower",
+    "1.20× slower to 1.10× faster"), or its point change without one."""
     vals = [v for _, value, low, high, _ in rows for v in (value, low, high) if v]
     if not vals:
         return Chart(title, WIDTH, 0)
-    # Log scale, symmetric around 1.0, so 0.5x and 2x sit at the same distance from "no change".
+    # Symmetric around 1.0, so 2x slower and 2x faster sit at the same distance from "no change".
     extent = max(abs(math.log(v)) for v in vals)
-    extent = max(extent * 1.15, math.log(1.1))
-    plot_w = WIDTH - LABEL_W - RIGHT_PAD
+    extent = max(extent * 1.15, math.log(1.1) * 1.15)
+    right_pad = RIGHT_PAD + 50  # "1.20× slower to 1.10× faster" after the plot
+    plot_w = WIDTH - LABEL_W - right_pad
 
-    def x_of(v: float) -> float:
-        return LABEL_W + (math.log(v) + extent) / (2 * extent) * plot_w
+    def x_of(r: float) -> float:  # r: head / base; its speedup base / head grows to the right
+        return LABEL_W + (extent - math.log(r)) / (2 * extent) * plot_w
 
     rects, lines, labels = [], [], []
     for i, (name, value, low, high, noise) in enumerate(rows):
@@ -248,41 +253,45 @@ def ratio_chart(title: str, rows: Sequence[tuple[str, float | None, float | None
             labels.append(Label(LABEL_W + 4, mid + 4, "no latency to compare", "start", "muted"))
             continue
         cls = "noise" if noise else ("better" if value < 1 else "worse")
-        if low and high:
-            lines.append(Line(x_of(low), mid, x_of(high), mid, f"ci {cls}"))
+        interval = fmt.change_interval(low, high) if low and high else ""
+        if interval:
+            lines.append(Line(x_of(high), mid, x_of(low), mid, f"ci {cls}"))
+        ci = f", 95% CI {interval}" if interval else ""
         rects.append(Rect(x_of(value) - 4, mid - 4, 8, 8, f"dot {cls}",
-                          f"{name}: {fmt.ratio(value)} ({fmt.interval(low, high)})"))
-        labels.append(Label(WIDTH - RIGHT_PAD + 8, mid + 4, f"{fmt.ratio(value)} {fmt.percent_change(value)}",
-                            "start", "value"))
+                          f"{name}: {fmt.change(value)} ({fmt.percent_change(value)}){ci}"))
+        labels.append(Label(WIDTH - right_pad + 8, mid + 4, interval or fmt.change(value), "start", "value"))
     axis_y = TOP + len(rows) * ROW_H + 4
     lines.append(Line(LABEL_W, axis_y, LABEL_W + plot_w, axis_y, "axis"))
-    for t in (0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0):
-        if abs(math.log(t)) <= extent:
-            x = x_of(t)
-            lines.append(Line(x, TOP, x, axis_y, "unity" if t == 1.0 else "grid"))
-            labels.append(Label(x, axis_y + 16, f"{t:g}×", "middle", "tick"))
+    for t in _log_ticks(-extent, extent, plot_w, min_gap=90.0):
+        x = x_of(1 / t)
+        lines.append(Line(x, TOP, x, axis_y, "unity" if t == 1.0 else "grid"))
+        labels.append(Label(x, axis_y + 16, fmt.factor_tick(t), "middle", "tick"))
     return Chart(title, WIDTH, axis_y + AXIS_H, tuple(rects), tuple(lines), tuple(labels),
                  (("dot better", "faster"), ("dot worse", "slower"), ("dot noise", "within noise")),
-                 "Head latency / base latency (log scale); lines: 95% bootstrap interval of the ratio of medians.")
+                 "Head vs base: base latency / head latency on a log scale, faster to the right; lines: 95% "
+                 "bootstrap interval of the ratio of medians.")
 
 
 SERIES = 6  # series colours in report.css (.s0 ... .s5); more modes reuse them in order
 
 
-def _log_ticks(lo: float, hi: float, height: float, min_gap: float = 18.0) -> list[float]:
-    """Ratio ticks for a log axis from exp(lo) to exp(hi): 1x first, then powers of ten, then 2x/5x and finer
-    steps, each kept only when at least ``min_gap`` pixels from every tick kept before it."""
-    per_px = (hi - lo) / height
-    e_lo, e_hi = math.floor(lo / math.log(10)) - 1, math.ceil(hi / math.log(10)) + 1
-    tiers = [[1.0], [10.0 ** e for e in range(e_lo, e_hi + 1)],
-             [k * 10.0 ** e for e in range(e_lo, e_hi + 1) for k in (2, 5)],
-             [0.5, 0.67, 0.8, 1.25, 1.5, 3.0]]
+def _log_ticks(lo: float, hi: float, length: float, min_gap: float = 18.0) -> list[float]:
+    """Speedup ticks for a log axis from exp(lo) to exp(hi), in mirrored pairs (2× faster and 2× slower, i.e. 2
+    and 0.5) so every tick reads as a whole factor one way: 1× first, then powers of ten, then 2× / 5× and finer
+    factors, each kept only when at least ``min_gap`` pixels (of ``length`` for the whole axis) from every tick
+    kept before it."""
+    per_px = (hi - lo) / length
+    e_hi = max(math.ceil(max(abs(lo), abs(hi)) / math.log(10)) + 1, 1)
+    factors = [[10.0 ** e for e in range(1, e_hi + 1)],
+               [k * 10.0 ** e for e in range(0, e_hi + 1) for k in (2, 5)],
+               [1.25, 1.5, 3.0], [1.1]]
+    tiers = [[1.0]] + [[v for f in tier for v in (f, 1 / f)] for tier in factors]
     kept: list[float] = []
     for tier in tiers:
         for t in tier:
             lt = math.log(t)
-            if lo <= lt <= hi and all(abs(lt - math.log(k)) / per_px >= min_gap for k in kept):
-                kept.append(round(t, 12))
+            if lo - 1e-9 <= lt <= hi + 1e-9 and all(abs(lt - math.log(k)) / per_px >= min_gap for k in kept):
+                kept.append(t)
     return sorted(kept)
 
 
@@ -307,7 +316,7 @@ def speedup_vs_shape_chart(rows, modes: Sequence[str], axis: str | None) -> Char
     lo_y, hi_y = min(0.0, *logs), max(0.0, *logs)
     pad = max((hi_y - lo_y) * 0.08, math.log(1.25))
     lo_y, hi_y = lo_y - pad, hi_y + pad
-    left, right, top, plot_h = 70.0, 40.0, TOP + 6, 240.0
+    left, right, top, plot_h = 100.0, 40.0, TOP + 6, 240.0
     plot_w = WIDTH - left - right
     if axis is not None:
         xs = [math.log(float(row.params[axis])) for row in rows]
@@ -330,7 +339,7 @@ def speedup_vs_shape_chart(rows, modes: Sequence[str], axis: str | None) -> Char
     for t in _log_ticks(lo_y, hi_y, plot_h):
         y = y_of(t)
         lines.append(Line(left, y, left + plot_w, y, "unity" if t == 1.0 else "grid"))
-        labels.append(Label(left - 8, y + 4, f"{t:g}×", "end", "tick"))
+        labels.append(Label(left - 8, y + 4, fmt.factor_tick(t), "end", "tick"))
     lines.append(Line(left, bottom, left + plot_w, bottom, "axis"))
     for i, row in enumerate(rows):
         x = x_of(i)
@@ -358,5 +367,5 @@ def speedup_vs_shape_chart(rows, modes: Sequence[str], axis: str | None) -> Char
     legend = tuple((f"s{si % SERIES}", series[si]) for si in sorted(by_series))
     return Chart(title, WIDTH, bottom + (44 if axis is not None else 28), tuple(rects), tuple(lines),
                  tuple(labels), legend,
-                 "Eager median / mode median at each shape (log scale; above 1× is faster than eager); vertical "
-                 "bars: 95% bootstrap interval; a bar crossing 1× is within noise.")
+                 "Speedup vs eager (eager median / mode median) at each shape, log scale: above 1× is faster than "
+                 "eager, below it slower; vertical bars: 95% bootstrap interval; a bar crossing 1× is within noise.")

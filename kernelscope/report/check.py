@@ -210,9 +210,10 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
         worst_case_good = slowdown.low if slowdown.method in _INTERVAL else slowdown.value
         assert worst_case_good is not None
         if worst_case_good > limit:
-            return Violation(opt, mode.name, f"{fmt.ratio(slowdown.value)} eager's latency "
+            ci = fmt.change_interval(slowdown.low, slowdown.high) if slowdown.method in _INTERVAL else ""
+            return Violation(opt, mode.name, f"{fmt.change(slowdown.value)} than eager "
                              f"({fmt.ms(mode.latency_ms.median)} vs {fmt.ms(eager.latency_ms.median)}"
-                             f"{_ci(slowdown.low, slowdown.high, slowdown.method)}) > {fmt.ratio(limit)}")
+                             + (f", 95% CI {ci}" if ci else "") + f"), {slowdown_limit(limit)}")
         return None
     speedup = slowdown.inverted()
     best_case = speedup.high if speedup.method in _INTERVAL else speedup.value
@@ -222,12 +223,19 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
         ci = fmt.speedup_interval(speedup.low, speedup.high, speedup.value) if speedup.method in _INTERVAL else ""
         return Violation(opt, mode.name, f"{fmt.speedup(speedup.value)} than eager "
                          f"({fmt.ms(mode.latency_ms.median)} vs {fmt.ms(eager.latency_ms.median)}"
-                         + (f", 95% CI {ci}" if ci else "") + f"), needs a speedup of at least {fmt.ratio(limit)}")
+                         + (f", 95% CI {ci}" if ci else "") + f"), {_speedup_limit(limit)}")
     return None
 
 
-def _ci(low: float | None, high: float | None, method: str) -> str:
-    return f", 95% CI {fmt.interval(low, high)}" if method in _INTERVAL else ""
+def slowdown_limit(limit: float) -> str:
+    """A limit on a latency ratio new / old, read one way: 1.5 -> "allowed at most 1.50× slower", 0.9 -> "required
+    at least 1.11× faster" (a limit below 1 asks for a speedup)."""
+    return f"allowed at most {fmt.change(limit)}" if limit >= 1 else f"required at least {fmt.change(limit)}"
+
+
+def _speedup_limit(limit: float) -> str:
+    # --min-speedup 0.8 allows a slowdown: "may be at most 1.25× slower", never "a speedup of at least 0.800×".
+    return f"needs a speedup of at least {fmt.ratio(limit)}" if limit >= 1 else f"may be at most {fmt.speedup(limit)}"
 
 
 def format_outcome(outcome: CheckOutcome) -> Sequence[str]:

@@ -214,7 +214,7 @@ def comparable_runs(base: RunResult, head: RunResult, *, force: bool = False) ->
 
 
 def _marginal(m: ModeResult | None) -> set[str]:
-    return {a.gemm for a in (m.autotune if m else ()) if a.marginal and a.gemm}
+    return {gid for a in (m.autotune if m else ()) if a.marginal for gid in (a.gemms or ((a.gemm,) if a.gemm else ()))}
 
 
 def _pad_note(mb: ModeResult | None, mh: ModeResult | None) -> str:
@@ -359,12 +359,26 @@ def render_compare_html(cmp: Comparison) -> str:
     return template.render(cmp=cmp, chart=ratio_chart(cmp), tool_version=cmp.head.tool_version, **page_assets())
 
 
+def change_text(m: ModeDelta) -> str:
+    """The latency change head vs base read one way, with the call: "2.51× faster (-60.2%)",
+    "1.01× slower (+1.0%), within noise"; "" without a latency on both sides."""
+    r = m.latency
+    if r.value is None:
+        return ""
+    noise = ", within noise" if m.call == "within noise" else ""
+    return f"{fmt.change(r.value)} ({fmt.percent_change(r.value)}){noise}"
+
+
 def _latency_cell(m: ModeDelta) -> str:
     r = m.latency
     if r.value is None:
         return fmt.DASH
-    ci = f" (95% CI {fmt.percent_change(r.low)} to {fmt.percent_change(r.high)})" if r.method == "bootstrap" else ""
-    return f"{fmt.percent_change(r.value)} **{m.call}**{ci}"
+    ci = (f"; 95% CI {fmt.change_interval(r.low, r.high)}"
+          if r.method in ("bootstrap", "processes") and r.low and r.high else "")
+    detail = f"({fmt.percent_change(r.value)}{ci})"
+    if m.call == "within noise":
+        return f"{fmt.change(r.value)}, **within noise** {detail}"
+    return f"**{fmt.change(r.value)}** {detail}"
 
 
 def _gemm_change_text(g: GemmChange, in_table: bool = False) -> str:
@@ -391,7 +405,7 @@ def _render_md(cmp: Comparison, max_gemms: int, max_env: int, err_chars: int) ->
         out.append("Environment changes: " + "; ".join(
             f"{md_text(k, 60)} {md_text(b, 60)} → {md_text(h, 60)}" for k, b, h in cmp.environment[:max_env]))
         out.append("")
-    out.append("| Mode | Status | Latency base → head | Change (head / base) | Kernels/iter | First call |")
+    out.append("| Mode | Status | Latency base → head | Change (head vs base) | Kernels/iter | First call |")
     out.append("| --- | --- | --- | --- | --- | --- |")
     for m in cmp.modes:
         status = m.status_change or (m.head.status if m.head else fmt.DASH)
@@ -405,7 +419,8 @@ def _render_md(cmp: Comparison, max_gemms: int, max_env: int, err_chars: int) ->
         out.append(f"| {md_text(m.name, 40)}{mark} | {md_text(status)} | {lat_b} → {lat_h} | {_latency_cell(m)} "
                    f"| {kernels} | {fc_b} → {fc_h} |")
     out.append("")
-    out.append("A change is beyond noise (\"faster\"/\"slower\") only when the two runs' 95% intervals of the "
+    out.append("Change: head vs base, read one way (\"1.10× slower\": head takes 1.10× base's time). "
+               "A change is beyond noise (\"faster\"/\"slower\") only when the two runs' 95% intervals of the "
                "median (across processes) do not overlap; otherwise \"within noise\".")
     pads = [f"- **{md_text(m.name, 40)}**: {md_text(m.pad_note, 300)}" for m in cmp.modes if m.pad_note]
     if pads:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope import fmt
+from kernelscope.analysis.autotune import autotune_for_gemm
 from kernelscope.analysis.failures import FailureGroup, failure_groups, fallback_recommendation
 from kernelscope.analysis.numerics import NumericsCheck, NumericsVerdict, numerics_check, numerics_verdict
 from kernelscope.analysis.speedup import EAGER, Speedup, speedup_vs
@@ -211,7 +212,7 @@ class ModeSection:
 
     def autotune(self, gemm_id: str) -> AutotuneResult | None:
         """The max-autotune table of one GEMM (shown next to its verdict)."""
-        return next((a for a in self.row.mode.autotune if a.gemm == gemm_id), None)
+        return autotune_for_gemm(self.row.mode.autotune, gemm_id)
 
     @property
     def unmatched_autotune(self) -> tuple[AutotuneResult, ...]:

@@ -100,10 +100,10 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters.update(
-        ms=fmt.ms, seconds=fmt.seconds, us=fmt.us, count=fmt.count, nbytes=fmt.nbytes, ratio=fmt.ratio,
-        interval=fmt.interval, sci=fmt.sci, short=fmt.short, pct=fmt.percent_change, badge=badge, category_class=charts.category_class,
+        ms=fmt.ms, seconds=fmt.seconds, us=fmt.us, count=fmt.count, nbytes=fmt.nbytes,
+        sci=fmt.sci, short=fmt.short, pct=fmt.percent_change, badge=badge, category_class=charts.category_class,
         pct1=fmt.fraction, flops=fmt.flops_rate, bandwidth=fmt.bandwidth, first_call=fmt.first_call,
-        kname=fmt.kernel_name, speedup=fmt.speedup,
+        kname=fmt.kernel_name, speedup=fmt.speedup, change=fmt.change, change_interval=fmt.change_interval,
     )
     env.globals.update(link=link, share=share, shape=fmt.shape, kref=kernel_ref, speedup_interval=fmt.speedup_interval)
     return env

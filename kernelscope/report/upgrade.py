@@ -261,12 +261,11 @@ def _speed_phrase(m: UpgradeMode) -> str:
     r = m.latency
     if r.value is None or r.value <= 0:
         return "no latency to compare"
-    ci = f", 95% CI {fmt.interval(r.low, r.high)}" if r.method == "bootstrap" else ""
-    if m.change == "faster":
-        return f"{1 / r.value:.2f}x faster ({fmt.ms(m.before.latency_ms.median)} → {fmt.ms(m.after.latency_ms.median)})"  # type: ignore[union-attr]
-    if m.change == "slower":
-        return f"{r.value:.2f}x slower ({fmt.ms(m.before.latency_ms.median)} → {fmt.ms(m.after.latency_ms.median)})"  # type: ignore[union-attr]
-    return f"same speed within noise ({fmt.ratio(r.value)} after/before{ci})"
+    # Read one way (issue 15): "1.10× faster after the upgrade", never "0.907× after/before".
+    ci = f", 95% CI {fmt.change_interval(r.low, r.high)}" if r.method == "bootstrap" else ""
+    if m.change in ("faster", "slower"):
+        return f"{fmt.change(r.value)} ({fmt.ms(m.before.latency_ms.median)} → {fmt.ms(m.after.latency_ms.median)})"  # type: ignore[union-attr]
+    return f"same speed within noise ({fmt.change(r.value)} after the upgrade{ci})"
 
 
 def _numerics_phrase(m: UpgradeMode) -> str:
@@ -484,9 +483,10 @@ def _change_cell(m: dict[str, Any]) -> str:
     lat = m["latency"]
     if lat["ratio"] is None:
         return fmt.DASH
-    ci = f" (95% CI {fmt.interval(lat['low'], lat['high'])})" if lat["method"] == "bootstrap" else ""
-    word = {"none": "within noise"}.get(m["change"], m["change"])
-    return f"{fmt.ratio(lat['ratio'])} **{word}**{ci}"
+    ci = f" (95% CI {fmt.change_interval(lat['low'], lat['high'])})" if lat["method"] == "bootstrap" else ""
+    if m["change"] == "none":
+        return f"{fmt.change(lat['ratio'])}, **within noise**{ci}"
+    return f"**{fmt.change(lat['ratio'])}**{ci}"
 
 
 def _num_cell(n: dict[str, Any] | None) -> str:
@@ -507,7 +507,7 @@ def render_upgrade_markdown(data: dict[str, Any], max_gemms: int = 20) -> str:
     segs = data["summary_segments"]
     out = [f"## {_md_line(segs[0])}", "", f"**{_md_line(segs[1])}**", ""]
     out += [f"- {_md_line(line)}" for line in segs[2:]]
-    out += ["", "| Mode | Status before → after | Latency before | Latency after | After / before | Compile "
+    out += ["", "| Mode | Status before → after | Latency before | Latency after | Change after the upgrade | Compile "
                 "| Kernels/iter | Peak memory | Numerics |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for m in data["modes"]:
@@ -519,7 +519,8 @@ def render_upgrade_markdown(data: dict[str, Any], max_gemms: int = 20) -> str:
             f"| {fmt.count(m['kernels_per_iter']['before'])} → {fmt.count(m['kernels_per_iter']['after'])} "
             f"| {fmt.nbytes(m['peak_memory_bytes']['before'])} → {fmt.nbytes(m['peak_memory_bytes']['after'])} "
             f"| {_num_cell(m['numerics']['before'])} → {_num_cell(m['numerics']['after'])} |")
-    out += ["", "\"within noise\": the 95% bootstrap interval of after/before (ratio of medians) contains 1."]
+    out += ["", "Change: after vs before, read one way (\"1.10× slower\": after takes 1.10× before's time); "
+                "\"within noise\": the 95% bootstrap interval of the ratio of medians contains 1."]
     rows = [(m["name"], g) for m in data["modes"] for g in m["gemms"]]
     if rows:
         out += ["", "### GEMMs (matched by module path and shape, else op and shape)", "",
@@ -574,7 +575,7 @@ UPGRADE_TEMPLATE = r"""{% extends "_layout.html.j2" %}
   <div class="scroll">
   <table>
     <thead><tr><th>Mode</th><th>Status</th><th class="num">Latency before</th><th class="num">Latency after</th>
-      <th>After / before</th><th class="num">Compile</th><th class="num">Kernels / iter</th><th class="num">Peak memory</th><th>Numerics</th></tr></thead>
+      <th>Change after the upgrade</th><th class="num">Compile</th><th class="num">Kernels / iter</th><th class="num">Peak memory</th><th>Numerics</th></tr></thead>
     <tbody>
     {% for m in d.modes %}
     <tr{% if m.regressions %} class="failed"{% endif %}>
@@ -583,9 +584,9 @@ UPGRADE_TEMPLATE = r"""{% extends "_layout.html.j2" %}
         {% if m.status_change %}<br><span class="small">{{ m.status_change }}</span>{% endif %}</td>
       <td class="num">{{ lat(m.latency.before) }}</td>
       <td class="num">{{ lat(m.latency.after) }}</td>
-      <td>{% if m.latency.ratio is not none %}{{ m.latency.ratio|ratio }}
+      <td>{% if m.latency.ratio is not none %}{{ m.latency.ratio|change }}
         <span class="badge b-{{ {"none": "within noise"}.get(m.change, m.change)|badge }}">{{ {"none": "within noise"}.get(m.change, m.change) }}</span>
-        {% if m.latency.method == "bootstrap" %}<br><span class="muted small">95% CI {{ m.latency.low|interval(m.latency.high) }}</span>{% endif %}
+        {% if m.latency.method == "bootstrap" %}<br><span class="muted small">95% CI {{ m.latency.low|change_interval(m.latency.high) }}</span>{% endif %}
         {% else %}—{% endif %}</td>
       <td class="num">{{ m.compile_s.before|seconds }} → {{ m.compile_s.after|seconds }}</td>
       <td class="num">{{ m.kernels_per_iter.before|count }} → {{ m.kernels_per_iter.after|count }}</td>
@@ -596,7 +597,8 @@ UPGRADE_TEMPLATE = r"""{% extends "_layout.html.j2" %}
     </tbody>
   </table>
   </div>
-  <p class="caption">After / before = ratio of the latency medians; "within noise" when its 95% bootstrap interval
+  <p class="caption">Change = after vs before, read one way from the ratio of the latency medians ("1.10× slower":
+    after takes 1.10× before's time); "within noise" when its 95% bootstrap interval
     (both sides' recorded timings resampled, seeded) contains 1.0. Compile = the first call's cold compile.</p>
 </section>
 
@@ -673,7 +675,7 @@ def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence
     violates it on a new failure, numerics that fail after but not before, an epilogue op no longer fused, or a
     latency after/before whose whole 95% interval lies above X (the point ratio without samples)."""
     from kernelscope.errors import UsageError
-    from kernelscope.report.check import CheckOutcome, Violation
+    from kernelscope.report.check import CheckOutcome, Violation, slowdown_limit
 
     rule = "--max-regression"
     if not max_regression > 0:
@@ -703,9 +705,9 @@ def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence
         if r.value is not None:
             best = r.low if r.method == "bootstrap" else r.value
             if best is not None and best > max_regression:
-                ci = f", 95% CI {fmt.interval(r.low, r.high)}" if r.method == "bootstrap" else ""
-                violations.append(Violation(rule, m.name, f"after/before latency {fmt.ratio(r.value)}{ci} > "
-                                                          f"{fmt.ratio(max_regression)}"))
+                ci = f", 95% CI {fmt.change_interval(r.low, r.high)}" if r.method == "bootstrap" else ""
+                violations.append(Violation(rule, m.name, f"{fmt.change(r.value)} after the upgrade{ci}, "
+                                                          f"{slowdown_limit(max_regression)}"))
     return CheckOutcome(tuple(checked), (rule,), tuple(violations))
 
 

@@ -18,8 +18,8 @@ from kernelscope.inductor_code import (
     Launch,
     OutputCode,
 )
+from kernelscope.provenance import SOURCE_RANGE_PREFIX, module_index
 from kernelscope.provenance import ModuleIndex as TraceModules
-from kernelscope.provenance import module_index
 from kernelscope.trace import CpuEvent, Trace
 
 _GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")
@@ -68,12 +68,14 @@ class _TraceIndex:
     cpu_by_key: dict[tuple[str, float], CpuEvent] = field(default_factory=dict)
     regions: tuple[CpuEvent, ...] = ()
     modules: TraceModules | None = None
+    sources: TraceModules | None = None  # eager GEMM-class calls' source lines (kernelscope.source: ranges)
     _copies: dict[object, tuple[list[float], list[CpuEvent]]] | None = None
 
     @staticmethod
     def build(trace: Trace, ka: KernelAnalysis) -> _TraceIndex:
         idx = _TraceIndex(trace, ka)
         idx.modules = module_index(trace.cpu)
+        idx.sources = module_index(trace.cpu, SOURCE_RANGE_PREFIX)
         for e in trace.cpu:
             if e.external_id is not None and e.cat == "cpu_op":
                 # External ids are unique per op; keep the first (outermost) if a tool wrote duplicates.
@@ -114,6 +116,11 @@ class _TraceIndex:
 
     def module_of(self, e: CpuEvent) -> str:
         return (self.modules.of(e) or "") if self.modules is not None and self.modules.ranges else ""
+
+    def source_of(self, e: CpuEvent) -> str:
+        """The user's line that called the GEMM-class op (``/path/model.py:52``), from the eager worker's
+        ``kernelscope.source:`` range around it; '' when the trace has none."""
+        return (self.sources.of(e) or "") if self.sources is not None and self.sources.ranges else ""
 
     def op_of(self, k: KernelInstance) -> CpuEvent | None:
         if self.ka.device == "cpu":

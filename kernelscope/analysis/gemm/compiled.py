@@ -146,6 +146,7 @@ def _found_from_code(
         kind=cg.kind,
         batch=cg.batch,
         source_nodes=cg.source_nodes,
+        debug_handle=cg.launch.debug_handle,
         graph=rm.code_index,
         op=cg.op,
         kernels=kernels,

@@ -93,7 +93,7 @@ def gemm_report(
     else:
         per_iter = [_eager(tx, cfg, it) for it in its]
     params = mode_config.get("param_names")
-    modules = ModuleIndex.from_log(log_text, codes, params if isinstance(params, (list, tuple)) else None) \
+    modules = ModuleIndex.build(log_text, codes, params if isinstance(params, (list, tuple)) else None) \
         if codes else None
     gemms = _combine(per_iter, its, count, modules=modules)
     gemms, groups = group_gemms(gemms)
@@ -157,8 +157,8 @@ def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, cou
                 else f"[iterations] differs from iteration 0 ({scope}): {'; '.join(differs)[:2000]}"
             )
         module, source = f.module, f.source
-        if modules is not None and not module and f.source_nodes:
-            module, source, ev = modules.lookup(f.graph, f.source_nodes)
+        if modules is not None and not module and (f.source_nodes or f.debug_handle):
+            module, source, ev = modules.lookup(f.graph, f.source_nodes, f.debug_handle)
             if ev:
                 evidence.append(ev)
         elif module:

@@ -24,6 +24,7 @@ from kernelscope.analysis.gemm.model import BIAS_OPS, VIEW_OPS, EpilogueOp, _Con
 from kernelscope.analysis.gemm.trace_only import _trace_only
 from kernelscope.analysis.gemm.whynot import _why_from_trace
 from kernelscope.analysis.kernels import KernelInstance
+from kernelscope.provenance import short_source
 from kernelscope.trace import CpuEvent
 
 _EAGER_GEMMS = frozenset(
@@ -318,10 +319,15 @@ def _eager_ops(
             ops.append(_separate(label, kj, oj.name, f"[eager-sequence] {oj.name} on {dims[0]} after {anchor_name}"))
         why, more = _why_from_trace(backend, ops, cfg, op=base, m=m, n=n, k=k)
         evidence += more
+        where = tx.source_of(e)
+        if where:
+            evidence.append(f"[source] {e.name} was called at {where} (the profiler range "
+                            f"'kernelscope.source: ...' the eager worker opens around GEMM-class calls)")
         found.append(
             _Found(
                 key=("eager", e.tid, len(found)),
                 module=tx.module_of(e),
+                source=short_source(where) if where else "",
                 kind="conv" if vocab.op_class(base) == "conv" else "gemm",
                 op="convolution" if vocab.op_class(base) == "conv" else base,
                 kernels=tuple(kk.name for kk in gk) or (e.name,),

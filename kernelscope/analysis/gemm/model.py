@@ -119,6 +119,7 @@ class _Found:
     module: str = ""  # module path (eager: the enclosing kernelscope.module range)
     source: str = ""
     graph: int = 0  # index of the compiled graph (output-code module) it belongs to
+    debug_handle: str | None = None  # Inductor's provenance handle of its call site ("extern_kernels.addmm:3")
     op_kernels: tuple[tuple[str, tuple[str, ...]], ...] = ()  # unfused op -> kernels it ran in
 
 

@@ -1,13 +1,19 @@
 """Where each GEMM came from: its nn.Module path and source line.
 
-* Compiled modes: the wrapper comment above a call site names its Dynamo source nodes ("Topologically Sorted
-  Source Nodes: [linear_1, x, layer_norm_1, linear_2]"); the compile log's ``graph_code`` artifact (kernelscope's
-  workers run with TORCH_LOGS=graph_code) prints each Dynamo graph with the parameters every node reads
-  (``l_self_modules_layers_modules_0_modules_mlp_modules_gate_proj_parameters_weight_``) and the source line
-  above it. The GEMM's node is the last GEMM-class node among the call site's source nodes (its inputs come
-  first in topological order).
-* Eager: the capture worker wraps each module's forward in a profiler range ``kernelscope.module: <path>``;
-  the innermost range around the GEMM's CPU op is its module (``kernelscope.provenance.module_index``).
+* Compiled modes, first choice: Inductor's provenance (torch with ``trace.provenance_tracking_level``; kernelscope's
+  compiled workers turn it on and save ``graph_N.provenance.json`` beside each graph's code). Each call site
+  carries a handle (``# [Provenance debug handles] extern_kernels.addmm:3``); the provenance maps the handle to the
+  post-grad nodes it computes, those to the pre-grad (Dynamo) nodes they came from, and gives the user stack of
+  the call (``model.py:24  g = s.b(h)``). The pre-grad node is a ``graph_code`` node, which spells the module.
+* Compiled modes, fallback (older torch, provenance off): the wrapper comment above a call site names its Dynamo
+  source nodes ("Topologically Sorted Source Nodes: [linear_1, x, layer_norm_1, linear_2]"); the compile log's
+  ``graph_code`` artifact (kernelscope's workers run with TORCH_LOGS=graph_code) prints each Dynamo graph with the
+  parameters every node reads (``l_self_modules_layers_modules_0_modules_mlp_modules_gate_proj_parameters_weight_``)
+  and the source line above it. The GEMM's node is the last GEMM-class node among the call site's source nodes
+  (its inputs come first in topological order).
+* Eager: the capture worker wraps each module's forward in a profiler range ``kernelscope.module: <path>`` and each
+  GEMM-class call in ``kernelscope.source: <file>:<line>``; the innermost range around the GEMM's CPU op gives both
+  (``kernelscope.provenance.module_index``; analysis/gemm/align.py).
 
 No torch import.
 """
@@ -15,7 +21,7 @@ No torch import.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope import vocab
@@ -24,28 +30,73 @@ from kernelscope.provenance import parse_graph_code
 
 @dataclass(slots=True)
 class ModuleIndex:
-    """Compiled graphs' node provenance, one entry per output-code module (graph) in order."""
+    """Compiled graphs' node provenance, one entry per output-code module (graph) in order: the ``graph_code``
+    nodes (may be empty) and Inductor's provenance of the graph (may be None)."""
 
     graphs: list[dict[str, Any]]
+    provenance: list[Any] = field(default_factory=list)
 
     @staticmethod
-    def from_log(log_text: str | None, codes: Sequence[Any], params: Sequence[str] | None = None
-                 ) -> ModuleIndex | None:
+    def build(log_text: str | None, codes: Sequence[Any], params: Sequence[str] | None = None
+              ) -> ModuleIndex | None:
         """``params``: the model's parameter names (capture.json "param_names"): with freezing, Dynamo flattens
-        them into attribute names that only the real names can split back into a path."""
-        if not log_text or "__graph_code" not in log_text and "TRACED GRAPH" not in log_text:
+        them into attribute names that only the real names can split back into a path. None when neither the
+        log's graph_code nor any graph's provenance is there."""
+        graphs: list[dict[str, Any]] = []
+        if log_text and ("__graph_code" in log_text or "TRACED GRAPH" in log_text):
+            for gs in parse_graph_code(log_text, params):
+                nodes = getattr(gs, "nodes", gs)
+                graphs.append(dict(nodes))
+        prov = [getattr(c, "provenance", None) for c in codes]
+        if not graphs and not any(p is not None for p in prov):
             return None
-        graphs = []
-        for gs in parse_graph_code(log_text, params):
-            nodes = getattr(gs, "nodes", gs)
-            graphs.append(dict(nodes))
-        return ModuleIndex(_align_graphs(graphs, codes)) if graphs else None
+        aligned = _align_graphs(graphs, codes) if graphs else [{} for _ in codes]
+        return ModuleIndex(aligned, prov)
 
-    def lookup(self, graph: int, source_nodes: Sequence[str]) -> tuple[str, str, str]:
-        """(module, source, evidence) of the GEMM among a call site's source nodes; '' when unknown."""
-        if graph >= len(self.graphs) or not self.graphs[graph]:
+    def lookup(self, graph: int, source_nodes: Sequence[str], handle: str | None = None) -> tuple[str, str, str]:
+        """(module, source, evidence) of the GEMM at a call site; '' when unknown. Inductor's provenance of the
+        call site's handle first, the call site's source-node comment second."""
+        found = self._by_provenance(graph, handle)
+        if found is not None:
+            return found
+        return self._by_comment(graph, source_nodes)
+
+    def _nodes(self, graph: int) -> dict[str, Any]:
+        return self.graphs[graph] if graph < len(self.graphs) else {}
+
+    def _by_provenance(self, graph: int, handle: str | None) -> tuple[str, str, str] | None:
+        prov = self.provenance[graph] if graph < len(self.provenance) else None
+        site = prov.site(handle) if prov is not None else None
+        if site is None:
+            return None
+        gemm = site.gemm_nodes()
+        if gemm is None:
+            return None
+        post, pre = gemm
+        nodes = self._nodes(graph)
+        cands = [nodes[n] for n in pre if n in nodes]
+        gemms = [c for c in cands if vocab.is_gemm(str(getattr(c, "op", "")))]
+        pick = gemms[0] if len(gemms) == 1 else None
+        module = (getattr(pick, "module", None) or "") if pick is not None else ""
+        # the traced node's own line is the GEMM's; the call's first stack may be an op fused before it
+        source = ((getattr(pick, "source", None) or "") if pick is not None else "") or site.source
+        if not module and not source:
+            return None
+        ev = (f"[provenance] call site {site.handle} computes the GEMM node {post} from the traced node "
+              f"{', '.join(pre) or '?'}")
+        if pick is not None:
+            ev += f" ({getattr(pick, 'op', '?')}), which is {module or 'an unnamed module'}"
+        if source:
+            ev += f"; called at {source}"
+            if not (pick is not None and getattr(pick, "source", None)) and site.code:
+                ev += f" `{site.code}`"
+        ev += " (Inductor provenance)"
+        return module, source, ev
+
+    def _by_comment(self, graph: int, source_nodes: Sequence[str]) -> tuple[str, str, str]:
+        nodes = self._nodes(graph)
+        if not nodes:
             return "", "", ""
-        nodes = self.graphs[graph]
         cands = [nodes[n] for n in source_nodes if n in nodes]
         gemms = [c for c in cands if vocab.is_gemm(str(getattr(c, "op", "")))]
         pick = gemms[-1] if gemms else None

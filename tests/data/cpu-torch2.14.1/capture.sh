@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Re-record the CPU fixtures in this folder with kernelscope itself (see README.md). Run from anywhere; takes
 # about 5 minutes on a 2-core VM. `capture.sh llama_block` re-records one model. RAW (default /tmp/fx) keeps the full runs; only what the analysis needs is
-# copied here.
+# copied here. Compiled modes keep Inductor's provenance beside their code (code/graph_N.provenance.json).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../../.." && pwd)"
@@ -16,7 +16,7 @@ record() {  # record MODEL MODES
     rm -rf "${HERE:?}/$m"
     mkdir -p "$HERE/$m"
     cp "$RAW/$m/result.json" "$HERE/$m/"
-    (cd "$RAW/$m" && find modes -name capture.json -o -path '*/code/*.py' -o -name log.txt | grep -v /warm/) |
+    (cd "$RAW/$m" && find modes -name capture.json -o -path '*/code/*.py' -o -path '*/code/*.provenance.json' -o -name log.txt | grep -v /warm/) |
         while read -r f; do
             mkdir -p "$HERE/$m/$(dirname "$f")"
             cp "$RAW/$m/$f" "$HERE/$m/$f"
