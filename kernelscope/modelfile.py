@@ -130,7 +130,7 @@ class ModelCodeError(ModelFileError):
         self.stage = stage
 
 
-def _fail_in_user_code(stage: str, path: str, exc: BaseException) -> ModelCodeError:
+def fail_in_user_code(stage: str, path: str, exc: BaseException) -> ModelCodeError:
     tb = traceback.extract_tb(exc.__traceback__)
     line = next((f.lineno for f in reversed(tb) if f.filename == path), None)
     where = f" (line {line})" if line else ""
@@ -156,7 +156,7 @@ def load_module(spec: ModelSpec, sets: dict[str, Any]) -> types.ModuleType:
     try:
         mod_spec.loader.exec_module(module)
     except Exception as exc:  # the user's import-time code
-        raise _fail_in_user_code("importing the model file", path, exc) from exc
+        raise fail_in_user_code("importing the model file", path, exc) from exc
     for name, value in sets.items():
         setattr(module, name, value)
     return module
@@ -179,7 +179,7 @@ def build(module: types.ModuleType, spec: ModelSpec) -> tuple[Any, list[Any]]:
     except ModelFileError:
         raise
     except Exception as exc:
-        raise _fail_in_user_code("building the model", spec.path, exc) from exc
+        raise fail_in_user_code("building the model", spec.path, exc) from exc
     if not (isinstance(model, torch.nn.Module) or callable(model)):
         raise ModelFileError(
             f"get_model() returned {type(model).__name__}, which is not an nn.Module or callable",
@@ -188,7 +188,7 @@ def build(module: types.ModuleType, spec: ModelSpec) -> tuple[Any, list[Any]]:
     try:
         inputs = module.get_inputs()
     except Exception as exc:
-        raise _fail_in_user_code("get_inputs()", spec.path, exc) from exc
+        raise fail_in_user_code("get_inputs()", spec.path, exc) from exc
     args, kwargs = split_inputs(inputs)
     if kwargs:
         _check_kwargs(model, args, kwargs)
@@ -203,7 +203,7 @@ def build(module: types.ModuleType, spec: ModelSpec) -> tuple[Any, list[Any]]:
                 f"get_inputs() input {i} is empty (shape {tuple(x.shape)}): kernels and timings would measure nothing",
                 "return inputs with at least one element (check the sizes, e.g. batch_size)",
             )
-    _check_arity(model, inputs)
+    check_arity(model, inputs)
     return model, list(inputs)
 
 
@@ -326,7 +326,7 @@ def output_tensors(out: Any) -> list[Any]:
     return found
 
 
-def _check_arity(model: Any, inputs: list[Any]) -> None:
+def check_arity(model: Any, inputs: list[Any]) -> None:
     """A wrong number of inputs is a model-file mistake: say so before the model runs, not as a TypeError."""
     import inspect
 

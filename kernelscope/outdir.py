@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kernelscope import __version__
 from kernelscope.errors import OutputDirError
-from kernelscope.report.io import atomic_write_text
+from kernelscope.files import atomic_write_text
 
 MARKER = ".kernelscope"
 # Everything a run writes at the top of its directory; a new run removes these first, and nothing else.

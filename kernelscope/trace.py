@@ -146,10 +146,6 @@ class Trace:
     total_events: int = 0
 
     @property
-    def has_gpu(self) -> bool:
-        return bool(self.gpu)
-
-    @property
     def gpu_name(self) -> str | None:
         return self.device_properties[0].get("name") if self.device_properties else None
 
@@ -222,7 +218,7 @@ def _text(v: Any) -> str:
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic GC while building many small acyclic objects (records, analysis instances).
 
     Otherwise each allocation burst triggers collections that walk every record already built: on a 1M-event
@@ -263,7 +259,7 @@ def _skip_exit_collection(records: int) -> None:
 def load_trace(path: str | os.PathLike[str]) -> Trace:
     """Parse a chrome trace; raise TraceError with a fix when it is not one."""
     p = Path(path)
-    with _gc_paused():
+    with gc_paused():
         trace = _stream_trace(p)
         if trace is None:  # not a shape the streaming reader takes as it is: the general reader decides
             data = _parse(_read_bytes(p), p)
@@ -287,7 +283,7 @@ def trace_from_dict(data: Any, path: str = "<memory>") -> Trace:
     return b.finish(top, path)
 
 
-def _draft(cls: type) -> type:
+def draft_class(cls: type) -> type:
     """A plain class with the record class's slots, for building records fast (see _Builder.add_structs).
 
     The frozen __init__ sets each field through object.__setattr__ (~1.7 µs a record); a draft takes plain
@@ -297,7 +293,8 @@ def _draft(cls: type) -> type:
     return type(f"_{cls.__name__}Draft", (), {"__slots__": cls.__slots__})
 
 
-_GpuDraft, _RuntimeDraft, _CpuDraft = _draft(GpuEvent), _draft(RuntimeEvent), _draft(CpuEvent)
+_GpuDraft, _RuntimeDraft, _CpuDraft = (draft_class(GpuEvent), draft_class(RuntimeEvent),
+                                       draft_class(CpuEvent))
 
 
 class _Builder:

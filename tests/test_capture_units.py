@@ -117,3 +117,43 @@ def test_windows_stop_when_the_next_one_would_overrun_the_budget():
     call = _Sleeper(lambda n: 0.001 * (1 + n))
     _, windows, drift = _steady_samples(_cpu_timer(), call, 1, 8, budget_s=0.05)  # the first window takes ~36 ms
     assert windows == 1 and drift > 0.10
+
+
+def test_the_compile_hooks_come_off():
+    # GIVEN torch's autotune entry point and its provenance dump WHEN the worker hooks them and restores THEN
+    # torch's own are back (the worker calls these in the finally around the first call)
+    torch = pytest.importorskip("torch")
+    import torch._inductor.debug as dbg
+    from torch._inductor.select_algorithm import AlgorithmSelectorCache
+
+    from kernelscope.capture.worker import _announce_autotune, _record_provenance
+
+    before = (AlgorithmSelectorCache.__call__, getattr(dbg, "dump_inductor_provenance_info", None))
+    restore_autotune, restore_provenance = _announce_autotune(), _record_provenance(torch, [], {})
+    assert AlgorithmSelectorCache.__call__ is not before[0]
+    assert _announce_autotune()() is None  # already hooked: the inner call leaves the hook to the outer one
+    assert AlgorithmSelectorCache.__call__ is not before[0]
+    restore_provenance()
+    restore_autotune()
+    assert (AlgorithmSelectorCache.__call__, getattr(dbg, "dump_inductor_provenance_info", None)) == before
+
+
+def test_a_workers_inductor_configuration_comes_off_when_it_closes():
+    # GIVEN a max-autotune worker's setup on this CPU (freezing, C++ kernel profiling, the usable GEMM backends)
+    pytest.importorskip("torch")
+    import dataclasses
+
+    import torch._inductor.config as ic
+
+    from kernelscope.capture.worker import _Setup
+
+    def config():
+        return ic.freezing, ic.max_autotune_gemm_backends, ic.cpp.enable_kernel_profile
+
+    before = config()
+    setup = _Setup({"mode": dataclasses.asdict(parse_modes("max-autotune")[0]), "device": "cpu"}, {})
+    on = config()
+    assert on[0] is True and on[2] is True and on != before
+    # WHEN it closes THEN Inductor's configuration is what it was
+    setup.close()
+    assert config() == before

@@ -32,7 +32,7 @@ from .test_faults import assert_one_line_error
 # What the worker's side may import besides the standard library and itself.
 WORKER_THIRD_PARTY = {"torch", "triton", "cutlass"}
 # kernelscope imports in shipped files that the worker never executes: (file, enclosing function).
-PARENT_ONLY_CALLS = {("kernelscope/report/__init__.py", "write_reports")}
+PARENT_ONLY_CALLS: set[tuple[str, str]] = set()
 
 
 def _imports(rel: str) -> list[tuple[str, str | None]]:

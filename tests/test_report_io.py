@@ -8,7 +8,8 @@ import os
 import pytest
 
 from kernelscope.errors import ResultError
-from kernelscope.report.io import atomic_write_bytes, atomic_write_text, load_result
+from kernelscope.files import atomic_write_bytes, atomic_write_text
+from kernelscope.report.io import load_result
 from kernelscope.result import to_json
 from tests.conftest_reports import seed_h200_211
 

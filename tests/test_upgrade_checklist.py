@@ -12,7 +12,7 @@ import pytest
 from kernelscope.analysis.autotune import autotune_results, choice_backend, summary
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.mode import build_mode_result, build_run_result
-from kernelscope.analysis.numerics import numerics_verdict, reference_pass, tolerance_for
+from kernelscope.analysis.numerics import numerics_verdict
 from kernelscope.analysis.recommend import recommend
 from kernelscope.analysis.roofline import (
     calibrated_peaks,
@@ -25,12 +25,14 @@ from kernelscope.analysis.roofline import (
     read_calibration,
     roofline,
 )
-from kernelscope.analysis.sweep import numeric_axis, parse_sweeps, parse_values, plan_points
+from kernelscope.analysis.sweep import numeric_axis
+from kernelscope.capture.sweep import parse_sweeps, parse_values, plan_points
 from kernelscope.errors import UsageError
 from kernelscope.report.context import build_context
 from kernelscope.report.html import render_html
 from kernelscope.report.markdown import render_markdown
 from kernelscope.result import LatencyStats, ModeResult, RunResult, SweepPoint, run_from_json, to_json
+from kernelscope.tolerance import reference_pass, tolerance_for
 
 from .conftest import DATA
 
@@ -403,7 +405,8 @@ def test_new_analysis_and_command_modules_do_not_import_torch():
 
     code = ("import sys; import kernelscope.analysis.recommend, kernelscope.analysis.autotune, "
             "kernelscope.analysis.roofline, kernelscope.analysis.dynamic, kernelscope.analysis.sweep, "
-            "kernelscope.analysis.numerics, kernelscope.commands.calibrate, kernelscope.commands.profile, "
+            "kernelscope.analysis.numerics, kernelscope.analysis.speedup, kernelscope.analysis.failures, "
+            "kernelscope.capture.sweep, kernelscope.commands.calibrate, kernelscope.commands.profile, "
             "kernelscope.capture.runner; print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

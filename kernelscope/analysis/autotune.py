@@ -11,9 +11,8 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from kernelscope.analysis.gemm import _ANSI, _LOG_PREFIX, AutotuneTable, parse_log, table_matches
+from kernelscope.analysis.gemm import AutotuneTable, log_line, parse_log, table_matches
 from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
 
 _ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b\s*(.*)$")
@@ -64,7 +63,7 @@ def _details(lines: list[str], table: AutotuneTable) -> tuple[dict[str, str], st
     dtypes = ""
     n_choices = None
     for raw in lines[table.line: table.line + len(table.choices) + 8]:
-        line = _LOG_PREFIX.sub("", _ANSI.sub("", raw)).rstrip()
+        line = log_line(raw)
         if line.startswith("dtypes:"):
             dtypes = line.split(":", 1)[1].strip()
             continue
@@ -242,9 +241,3 @@ def summary(r: AutotuneResult) -> str:
     if len(r.gemms) > 1:
         text += f"; one table for {len(r.gemms)} GEMMs of this selection key ({', '.join(r.gemms)})"
     return text
-
-
-def to_rows(results: Sequence[AutotuneResult]) -> list[dict[str, Any]]:
-    """Flat rows (for tests and scripts): gemm, choice, backend, ms, winner."""
-    return [{"gemm": r.gemm, "choice": c.name, "backend": c.backend, "time_ms": c.time_ms, "winner": c.name == r.winner}
-            for r in results for c in r.choices]

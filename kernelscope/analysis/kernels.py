@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from operator import attrgetter, le
 
@@ -18,7 +18,7 @@ from kernelscope import vocab as _vocab
 from kernelscope.analysis import patterns
 from kernelscope.errors import UsageError
 from kernelscope.result import Iterations, KernelStat
-from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, _draft, _gc_paused
+from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, draft_class, gc_paused
 
 _STEP = re.compile(r"^ProfilerStep#\d+$")
 _GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")
@@ -69,28 +69,24 @@ class KernelAnalysis:
     by_category: dict[str, float]
     by_backend: dict[str, float]
     time_us_per_iter: float
+    # The instances grouped by iteration, filled on the first iteration() call: this analysis's own, so it lives
+    # and dies with it (no module-level cache keyed by id()).
+    _by_iteration: dict[object, tuple[KernelInstance, ...]] = field(
+        default_factory=dict, init=False, compare=False, repr=False)
 
     def iteration(self, i: int) -> tuple[KernelInstance, ...]:
         """The instances of iteration ``i``, in launch order."""
         # Callers ask for every iteration in turn (GEMM verdicts): a scan of all instances per call made that
         # quadratic (minutes on a 1M-event trace), so the instances are grouped once, on the first call.
+        if not self._by_iteration and self.instances:
+            self._by_iteration.update(_group_by_iteration(self.instances))
         try:
-            return _by_iteration(self.instances).get(i, ())
+            return self._by_iteration.get(i, ())
         except TypeError:  # an unhashable i: equal to no iteration, as the scan found
             return tuple(k for k in self.instances if k.iteration == i)
 
 
-# Grouped instances of the last few analyses asked, keyed by their instances tuple (the dataclass is frozen and
-# slotted, so it has no room for a cache of its own). Holding the tuple keeps the id from being reused; a few
-# entries let callers alternate between modes without regrouping.
-_GROUPED: dict[int, tuple[tuple[KernelInstance, ...], dict[object, tuple[KernelInstance, ...]]]] = {}
-_GROUPED_KEEP = 4
-
-
-def _by_iteration(instances: tuple[KernelInstance, ...]) -> dict[object, tuple[KernelInstance, ...]]:
-    hit = _GROUPED.get(id(instances))
-    if hit is not None and hit[0] is instances:
-        return hit[1]
+def _group_by_iteration(instances: tuple[KernelInstance, ...]) -> dict[object, tuple[KernelInstance, ...]]:
     groups: dict[object, list[KernelInstance]] = {}
     for k in instances:
         it = k.iteration
@@ -98,11 +94,7 @@ def _by_iteration(instances: tuple[KernelInstance, ...]) -> dict[object, tuple[K
         if group is None:
             group = groups[it] = []
         group.append(k)
-    grouped = {it: tuple(g) for it, g in groups.items()}
-    while len(_GROUPED) >= _GROUPED_KEEP:
-        del _GROUPED[next(iter(_GROUPED))]
-    _GROUPED[id(instances)] = (instances, grouped)
-    return grouped
+    return {it: tuple(g) for it, g in groups.items()}
 
 
 _tid = attrgetter("tid")
@@ -304,12 +296,12 @@ def work_desc_excluding(events: list[CpuEvent], parent: list[int], child: int, p
 
 def analyze_kernels(trace: Trace, iterations: int | None = None) -> KernelAnalysis:
     # One KernelInstance per launch: on large traces the cyclic GC would otherwise rescan the trace's records.
-    with _gc_paused():
+    with gc_paused():
         return _analyze_kernels(trace, iterations)
 
 
-# Built as drafts and turned into KernelInstance (see trace._draft: same objects, a quarter of the cost).
-_InstanceDraft = _draft(KernelInstance)
+# Built as drafts and turned into KernelInstance (see trace.draft_class: same objects, a quarter of the cost).
+_InstanceDraft = draft_class(KernelInstance)
 
 
 def _instance(name: str, category: str, backend: str, ts: float, dur: float, iteration: int,

@@ -118,7 +118,3 @@ def classify(name: str, *, on_cpu: bool = False, kernel_backend: str | None = No
     if kernel_backend == "triton":
         return (_category_from_verbs(name), TRITON)
     return (_category_from_verbs(name), OTHER)
-
-
-def is_gemm_backend(backend: str) -> bool:
-    return backend in {CUBLAS, CUBLASLT, CUTLASS, NVGEMM, TRITON_TEMPLATE, INDUCTOR_CPP_TEMPLATE, CPU_BLAS}

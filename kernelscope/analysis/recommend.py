@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kernelscope import fmt
 from kernelscope.analysis.numerics import numerics_verdict
+from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
-from kernelscope.report import fmt
 from kernelscope.result import Candidate, ModeResult, Recommendation, Status
-
-EAGER = "eager"
 
 
 def _vs_reference(m: ModeResult) -> str:

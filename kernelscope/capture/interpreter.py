@@ -41,16 +41,14 @@ LAUNCHER = "kernelscope_worker.py"
 WORKER_FILES = (
     "kernelscope/__init__.py",
     "kernelscope/errors.py",
+    "kernelscope/files.py",
     "kernelscope/modelfile.py",
     "kernelscope/provenance.py",
-    "kernelscope/result.py",
+    "kernelscope/tolerance.py",
+    "kernelscope/vocab.py",  # provenance.py reads its op classes
     "kernelscope/capture/__init__.py",
     "kernelscope/capture/modes.py",
     "kernelscope/capture/worker.py",
-    "kernelscope/analysis/__init__.py",
-    "kernelscope/analysis/numerics.py",
-    "kernelscope/report/__init__.py",
-    "kernelscope/report/io.py",
 )
 
 # The launcher mimics `python -m kernelscope.capture.worker`: the working directory on sys.path (right after the

@@ -26,11 +26,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from kernelscope.analysis.sweep import PointPlan
 from kernelscope.capture.interpreter import worker_argv
 from kernelscope.capture.modes import ModeDef
-from kernelscope.capture.worker import CAPTURE_SCHEMA, atomic_write_json
+from kernelscope.capture.sweep import PointPlan
+from kernelscope.capture.worker import CAPTURE_SCHEMA
 from kernelscope.errors import UsageError
+from kernelscope.files import atomic_write_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +52,7 @@ class CaptureOptions:
     python: str | None = None  # another interpreter for the workers (profile --python); None: this one
 
 
-def _read_capture(path: Path) -> dict[str, Any] | None:
+def read_capture(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -273,7 +274,7 @@ def _run_worker(
     recs = []
     for p in points:
         capture_path = Path(p["mode_dir"]) / "capture.json"
-        rec = _read_capture(capture_path)
+        rec = read_capture(capture_path)
         if status_override == "timeout" and (rec is None or rec.get("status") != "ok"):
             rec = {**(rec or {}), "status": "timeout", "error_kind": "timeout",
                    "error": f"mode {mode.name} did not finish within --timeout {opts.timeout_s:g} s"

@@ -17,11 +17,13 @@ import re
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from kernelscope.capture.modes import ModeDef
 from kernelscope.errors import KernelscopeError, ModelFileError, UsageError
+from kernelscope.files import atomic_write_bytes, atomic_write_json
 from kernelscope.provenance import (  # no torch import: the ranges' names, read back there
     FLOW_RANGE_PREFIX,
     MODULE_RANGE_PREFIX,
@@ -39,24 +41,6 @@ class Unavailable(Exception):
 
 def progress(text: str) -> None:
     print(f"@@progress {text}", flush=True)
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    from kernelscope.report.io import atomic_write_text
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(_finite(data), indent=1, allow_nan=False, default=str))
-
-
-def _finite(x: Any) -> Any:
-    # NaN/Inf (a model with NaN outputs) are not JSON: write them as null.
-    if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
-        return None
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_finite(v) for v in x]
-    return x
 
 
 # --------------------------------------------------------------------------------------------------- environment
@@ -253,12 +237,7 @@ def _reference_output(torch: Any, model: Any, inputs: list[Any], device: str,
 def _numerics(torch: Any, got: list[Any], eager: list[Any], reference: list[Any] | None, how: dict[str, Any],
               dtype: str) -> dict[str, Any]:
     """The mode's numerics record: vs eager, vs the high-precision reference, the tolerance and rules used."""
-    from kernelscope.analysis.numerics import (
-        REFERENCE_MULTIPLIER,
-        reference_bound,
-        reference_pass,
-        tolerance_for,
-    )
+    from kernelscope.tolerance import REFERENCE_MULTIPLIER, reference_bound, reference_pass, tolerance_for
 
     tol = tolerance_for(dtype)
     vs_eager = _compare(torch, got, eager, tol)
@@ -432,9 +411,20 @@ def spec_points(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 class _Setup:
-    """What every point of one worker shares: torch, the device, the mode's Inductor configuration."""
+    """What every point of one worker shares: torch, the device, the mode's Inductor configuration.
+
+    The configuration (Inductor's config patch, CUTE_DSL_ARCH) holds for the worker's life and comes off in
+    ``close()``, which main() calls in ``finally``."""
 
     def __init__(self, spec: dict[str, Any], rec: dict[str, Any]):
+        self.patches = contextlib.ExitStack()
+        try:
+            self._configure(spec, rec)
+        except BaseException:
+            self.patches.close()
+            raise
+
+    def _configure(self, spec: dict[str, Any], rec: dict[str, Any]) -> None:
         self.mode = ModeDef(**{**spec["mode"], "gemm_backends": tuple(spec["mode"]["gemm_backends"])
                                if spec["mode"]["gemm_backends"] else None})
         progress("importing torch")
@@ -496,12 +486,13 @@ class _Setup:
                     # torch 2.14.1's autotune workers otherwise compile every NVGEMM choice for sm_100a and all
                     # fail on sm90 ("expects arch to be sm_90a, but got sm_100a"; fixture nvgemm-arch-failure).
                     arch = cute_dsl_arch(*torch.cuda.get_device_capability(0))
+                    self.patches.callback(_restore_env, "CUTE_DSL_ARCH", os.environ.get("CUTE_DSL_ARCH"))
                     os.environ["CUTE_DSL_ARCH"] = arch
                     notes.append(f"set CUTE_DSL_ARCH={arch} from the device's compute capability (unset by the user)")
                     config["cute_dsl_arch"] = arch
             config["inductor_config"] = dict(inductor_patch)
             # Entered for the worker's life: every point (and every recompile) sees the mode's configuration.
-            ic.patch(inductor_patch).__enter__()
+            self.patches.enter_context(ic.patch(inductor_patch))
         else:
             config["gemm_backends"] = None
         rec["config"] = config
@@ -516,6 +507,10 @@ class _Setup:
         self.provenance: dict[str, dict[str, Any]] = {}
         self.last_code_paths: list[str] = []
 
+    def close(self) -> None:
+        """Take the mode's configuration off (Inductor's config, the environment): the process is as it was."""
+        self.patches.close()
+
 
 def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: dict[str, Any]) -> tuple[Any, list[Any]]:
     from kernelscope import modelfile
@@ -529,7 +524,7 @@ def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec
         entries = _input_sweep(module, spec_m)
         entry = entries[point["input_index"]]
         inputs = [entry] if isinstance(entry, torch.Tensor) else list(entry)
-        modelfile._check_arity(model, inputs)
+        modelfile.check_arity(model, inputs)
     model, inputs = modelfile.prepare(model, inputs, dtype=setup.dtype, device=setup.device)
     rec["dtype"] = setup.config["dtype"] = modelfile.floating_dtype(inputs)
     rec["inputs"] = _describe_inputs(torch, inputs)
@@ -542,7 +537,7 @@ def _input_sweep(module: Any, spec_m: Any) -> list[Any]:
     try:
         entries = module.get_input_sweep()
     except Exception as exc:
-        raise modelfile._fail_in_user_code("get_input_sweep()", spec_m.path, exc) from exc
+        raise modelfile.fail_in_user_code("get_input_sweep()", spec_m.path, exc) from exc
     if not isinstance(entries, (list, tuple)) or not entries:
         raise ModelFileError(f"get_input_sweep() returned {type(entries).__name__ if entries is not None else 'None'}",
                              "return a non-empty list: dicts of constants ({'batch_size': 16}) or input lists")
@@ -609,7 +604,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         except Exception as exc:
             if mode.compiled:
                 raise
-            raise modelfile._fail_in_user_code("the model's forward (eager)", spec["model"], exc) from exc
+            raise modelfile.fail_in_user_code("the model's forward (eager)", spec["model"], exc) from exc
         timer.sync()
         reference, how = (None, {"skipped": "--no-reference"})
         if spec.get("reference", True) and not spec.get("compile_only") and not spec.get("timing_only"):
@@ -623,6 +618,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             hwm_ok = _reset_hwm()
 
         codes: list[str] = []
+        hooks = contextlib.ExitStack()
         if mode.compiled:
             from torch._inductor.graph import GraphLowering
 
@@ -642,9 +638,12 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
                 if orig is not None:
                     orig(code)
 
+            # The compile's hooks, each undone by ``hooks`` in the finally around the first call (also when one
+            # of them fails to go on).
+            hooks.callback(setattr, GraphLowering, "save_output_code", orig)
             GraphLowering.save_output_code = save_output_code  # same hook as torch._inductor.utils.run_and_get_code
-            restore_provenance = _record_provenance(torch, codes, setup.provenance)
-            _announce_autotune()
+            hooks.callback(_record_provenance(torch, codes, setup.provenance))
+            hooks.callback(_announce_autotune())
         else:
             fn = model
 
@@ -660,9 +659,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             out = call()
             timer.sync()
         finally:  # the compile's hooks come off whether or not it compiled
-            if mode.compiled:
-                GraphLowering.save_output_code = orig
-                restore_provenance()
+            hooks.close()
         rec["first_call_s"] = time.perf_counter() - t0
         if device == "cuda":
             memory["first_call_peak_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
@@ -1010,16 +1007,17 @@ class _EagerRanges:
         return Mode()
 
 
-def _announce_autotune() -> None:
+def _announce_autotune() -> Callable[[], None]:
     """Report each max-autotune benchmark as a progress stage ("autotuning mm (24 choices)"): it can be most
-    of a compile's minutes. Patched once per process; a torch without the hook just shows "compile"."""
+    of a compile's minutes. Returns the function that restores torch's own (call it in ``finally``); a torch
+    without the hook gets a no-op and just shows "compile"."""
     try:
         from torch._inductor.select_algorithm import AlgorithmSelectorCache
     except ImportError:
-        return
+        return lambda: None
     call = AlgorithmSelectorCache.__call__
     if getattr(call, "_kernelscope", False):
-        return
+        return lambda: None  # already announcing (an enclosing compile put it on and takes it off)
 
     def announced(self: Any, name: Any, choices: Any, *args: Any, **kwargs: Any) -> Any:
         n = len(choices) if hasattr(choices, "__len__") else "?"
@@ -1031,6 +1029,18 @@ def _announce_autotune() -> None:
 
     announced._kernelscope = True  # type: ignore[attr-defined]
     AlgorithmSelectorCache.__call__ = announced  # type: ignore[method-assign]
+
+    def restore() -> None:
+        AlgorithmSelectorCache.__call__ = call  # type: ignore[method-assign]
+
+    return restore
+
+
+def _restore_env(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, Any], *,
@@ -1080,8 +1090,6 @@ def _scrub_host_name(path: Path) -> None:
     clean = _HOST_NAME.sub(lambda m: b'"host_name"' + m.group(2) + b":" + m.group(3) + b'"' + WORKER_NAME.encode()
                            + b'"', raw)
     if clean != raw:
-        from kernelscope.report.io import atomic_write_bytes
-
         atomic_write_bytes(path, gzip.compress(clean))
 
 
@@ -1168,6 +1176,28 @@ def _die_with_parent() -> None:
         pass
 
 
+def _run_points(setup: _Setup, spec: dict[str, Any], points: list[dict[str, Any]],
+                recs: list[dict[str, Any]]) -> None:
+    stop = None
+    for point, rec in zip(points, recs):
+        if stop is not None:
+            rec.update(stop)
+            continue
+        p0 = time.perf_counter()
+        try:
+            run_point(setup, spec, point, rec)
+        except BaseException as exc:  # noqa: BLE001 - one point's failure (an OOM at the largest shape)
+            _classify(exc, rec)
+            if isinstance(exc, KeyboardInterrupt):
+                stop = {"status": "interrupted", "error": "interrupted before this point ran",
+                        "error_kind": "interrupted"}
+            elif rec.get("error_kind") in ("model", "usage"):
+                stop = {"status": "failed", "error": f"not run: {rec['error']}", "error_kind": "skipped"}
+        rec["wall_s"] = time.perf_counter() - p0
+        # Written as each point finishes: a timeout later on keeps the points already measured.
+        atomic_write_json(Path(point["mode_dir"]) / "capture.json", rec)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     _die_with_parent()
@@ -1194,24 +1224,10 @@ def main(argv: list[str] | None = None) -> int:
         for rec in recs[1:]:
             rec.update({k: recs[0][k] for k in ("device", "environment", "config") if k in recs[0]})
             rec["notes"] = list(recs[0]["notes"])
-        stop = None
-        for point, rec in zip(points, recs):
-            if stop is not None:
-                rec.update(stop)
-                continue
-            p0 = time.perf_counter()
-            try:
-                run_point(setup, spec, point, rec)
-            except BaseException as exc:  # noqa: BLE001 - one point's failure (an OOM at the largest shape)
-                _classify(exc, rec)
-                if isinstance(exc, KeyboardInterrupt):
-                    stop = {"status": "interrupted", "error": "interrupted before this point ran",
-                            "error_kind": "interrupted"}
-                elif rec.get("error_kind") in ("model", "usage"):
-                    stop = {"status": "failed", "error": f"not run: {rec['error']}", "error_kind": "skipped"}
-            rec["wall_s"] = time.perf_counter() - p0
-            # Written as each point finishes: a timeout later on keeps the points already measured.
-            atomic_write_json(Path(point["mode_dir"]) / "capture.json", rec)
+        try:
+            _run_points(setup, spec, points, recs)
+        finally:
+            setup.close()
     for point, rec in zip(points, recs):
         rec.setdefault("wall_s", time.perf_counter() - t0)
         atomic_write_json(Path(point["mode_dir"]) / "capture.json", rec)

@@ -39,7 +39,7 @@ def command(device: str, out: Path | None, size: int | None, dtypes: str | None,
         merge_calibration,
         read_calibration,
     )
-    from kernelscope.report.io import atomic_write_text
+    from kernelscope.files import atomic_write_text
 
     names = [d.strip() for d in dtypes.split(",") if d.strip()] if dtypes else None
     allowed = ("float64", "float32", "float16", "bfloat16")

@@ -88,7 +88,6 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         read_calibration,
         with_roofline,
     )
-    from kernelscope.analysis.sweep import defines_input_sweep, describe_hook_entry, parse_sweeps, plan_points
     from kernelscope.capture.modes import parse_backends, parse_modes
     from kernelscope.capture.runner import (
         CaptureOptions,
@@ -99,6 +98,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         run_mode_at,
         run_mode_points,
     )
+    from kernelscope.capture.sweep import defines_input_sweep, describe_hook_entry, parse_sweeps, plan_points
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report import write_reports
     from kernelscope.report.progress import Progress
@@ -163,7 +163,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             results[pi][mi] = mr
             label = job_label(j)
             line = label if len(pis) == 1 else f"{label.split(' @ ')[0]} @ {points[pi].label}"
-            _print_mode_line(err, line, mr)
+            print_mode_line(err, line, mr)
 
     job_recs: dict[int, list[dict]] = {}  # job -> one capture record per point (the first process's)
     later: dict[int, list[list[dict]]] = {j: [] for j in range(len(jobs))}  # job -> per later process
@@ -209,17 +209,17 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             if warm_compile and mode.compiled and any(r.get("status") == "ok" for r in recs):
                 warm_recs = capture(j, True)
                 recs = [merge_warm(c, w) for c, w in zip(recs, warm_recs)]
-                from kernelscope.capture.worker import atomic_write_json
+                from kernelscope.files import atomic_write_json
 
                 for pi, rec in zip(pis, recs):
                     atomic_write_json(record_dir(mi, pi) / "capture.json", rec)
         except KeyboardInterrupt:
             interrupted = True
-            from kernelscope.capture.runner import _read_capture
+            from kernelscope.capture.runner import read_capture
 
             recs = []
             for pi in pis:
-                recs.append(_read_capture(record_dir(mi, pi) / "capture.json") or {
+                recs.append(read_capture(record_dir(mi, pi) / "capture.json") or {
                     "mode": mode.name, "status": "interrupted", "error": "interrupted (Ctrl-C)"})
         job_recs[j] = recs
         for rec in recs:
@@ -251,7 +251,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             break
     if processes > 1:
         from kernelscope.capture.runner import merge_processes
-        from kernelscope.capture.worker import atomic_write_json
+        from kernelscope.files import atomic_write_json
 
         for j, recs in job_recs.items():
             mi, pis = jobs[j]
@@ -292,7 +292,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         # The model never ran in any mode: no report to read, just the one error below.
         kind, message = fatal
         if kind == "forward":
-            raise click.exceptions.Exit(_fail(err, message))
+            raise click.exceptions.Exit(fail(err, message))
         raise (ModelFileError(message) if kind == "model" else UsageError(message))
     paths = write_reports(result, out_dir, tensorboard=not no_tensorboard)
     from kernelscope.report.github import publish_profile
@@ -308,17 +308,18 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     if fatal:
         kind, message = fatal
         if kind == "forward":
-            raise click.exceptions.Exit(_fail(err, message))
+            raise click.exceptions.Exit(fail(err, message))
         raise (ModelFileError(message) if kind == "model" else UsageError(message))
     failed = [(m, row_label) for row, row_label in zip(grid, [p.label for p in points] or [""])
               for m in row if m.status in ("failed", "timeout")]
     if failed:
         names = ", ".join(f"{m.name}{' @ ' + lbl if lbl else ''} ({m.status})" for m, lbl in failed)
-        raise click.exceptions.Exit(_fail(err, f"{len(failed)} mode(s) did not finish: {names}; the other modes' "
+        raise click.exceptions.Exit(fail(err, f"{len(failed)} mode(s) did not finish: {names}; the other modes' "
                                                f"results are in {paths['html']}"))
 
 
-def _fail(console: Any, message: str) -> int:
+def fail(console: Any, message: str) -> int:
+    """Print a run's failure as one ``kernelscope: error:`` line; the exit code to leave with."""
     click.echo(f"kernelscope: error: {' '.join(message.split())}", err=True)
     return 1
 
@@ -339,7 +340,8 @@ def _print_first_process_line(console: Any, label: str, rec: dict) -> None:
     console.print(f"{label}: " + " · ".join(p if p.startswith("[") else escape(p) for p in parts))
 
 
-def _print_mode_line(console: Any, label: str, m: Any) -> None:
+def print_mode_line(console: Any, label: str, m: Any) -> None:
+    """One line per finished mode (status, first call, median, kernels, GEMMs); errors wait for the summary."""
     style = STATUS_STYLE.get(m.status, "white")
     parts = [f"[{style}]{m.status}[/]"]
     if (m.compile or {}).get("reused"):

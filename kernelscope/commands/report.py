@@ -16,8 +16,9 @@ def command(result_dir: Path, quiet: bool, debug: bool) -> None:
     kernelscope) and print the terminal summary. result.json itself is not changed; a result.json of a schema
     this kernelscope does not know is refused."""
     from kernelscope.errors import ResultError
+    from kernelscope.files import atomic_write_text
     from kernelscope.report.html import render_html
-    from kernelscope.report.io import atomic_write_text, load_result, result_path
+    from kernelscope.report.io import load_result, result_path
     from kernelscope.report.markdown import render_markdown
     from kernelscope.report.terminal import console_for, render_terminal
 

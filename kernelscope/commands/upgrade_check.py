@@ -87,11 +87,10 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         merge_warm,
         run_mode,
     )
-    from kernelscope.capture.worker import atomic_write_json
-    from kernelscope.commands.profile import _fail, _print_mode_line
+    from kernelscope.commands.profile import fail, print_mode_line
+    from kernelscope.files import atomic_write_json, atomic_write_text
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report import write_reports
-    from kernelscope.report.io import atomic_write_text
     from kernelscope.report.upgrade import (
         compare_upgrade,
         render_upgrade_html,
@@ -156,7 +155,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         if processes == 1:
             mr = build_mode_result(dirs[side], rec)
             results[side][mi] = mr
-            _print_mode_line(err, label, mr)
+            print_mode_line(err, label, mr)
         if rec.get("error_kind") in ("model", "usage", "forward") and not fatal:
             fatal = (rec["error_kind"], rec.get("error", ""))
     # Later processes: timing only, on each side's own Inductor cache, in the same interleaved order.
@@ -182,7 +181,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
                 atomic_write_json(dirs[side] / "modes" / mode_defs[mi].dirname / "capture.json", rec)
             mr = build_mode_result(dirs[side], rec)
             results[side][mi] = mr
-            _print_mode_line(err, f"{mode_defs[mi].name} ({side}, torch {interp[side].torch})", mr)
+            print_mode_line(err, f"{mode_defs[mi].name} ({side}, torch {interp[side].torch})", mr)
     run: dict[str, Any] = {}
     for side in SIDES:
         env = {**environment[side], "interpreter": interp[side].as_dict()}
@@ -216,12 +215,12 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     if fatal:
         kind, message = fatal
         if kind == "forward":
-            raise click.exceptions.Exit(_fail(err, message))
+            raise click.exceptions.Exit(fail(err, message))
         raise (ModelFileError(message) if kind == "model" else UsageError(message))
     failed = [f"{m.name} ({side}: {m.status})" for side in SIDES for m in run[side].modes
               if m.status in ("failed", "timeout")]
     if failed:
-        raise click.exceptions.Exit(_fail(err, f"{len(failed)} mode run(s) did not finish: {', '.join(failed)}; "
+        raise click.exceptions.Exit(fail(err, f"{len(failed)} mode run(s) did not finish: {', '.join(failed)}; "
                                                f"everything else is in {paths['html']}"))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kernelscope.report.io import atomic_write_text
+from kernelscope.files import atomic_write_text
 from kernelscope.result import RunResult, to_json
 
 

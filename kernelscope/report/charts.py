@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kernelscope.report import fmt
+from kernelscope import fmt
 from kernelscope.result import Category, ModeResult
 
 # Category order in stacks and legends: the compute categories first, memops last (they are counted apart).

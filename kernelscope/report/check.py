@@ -18,10 +18,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kernelscope import fmt
+from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
 from kernelscope.errors import UsageError
-from kernelscope.report import fmt
-from kernelscope.report.context import EAGER
 from kernelscope.result import GemmEpilogue, ModeResult, RunResult, Status, Verdict
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from kernelscope import fmt
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
-from kernelscope.report import charts, fmt
+from kernelscope.report import charts
 from kernelscope.report.context import flatten
 from kernelscope.report.html import environment, page_assets
 from kernelscope.report.markdown import MAX_CHARS, md_code, md_text

@@ -1,8 +1,8 @@
 """What a report shows, computed once from a RunResult: the one place html, Markdown and the terminal read.
 
-Everything here is a read of the result plus presentation: the speedup vs eager (with its bootstrap interval),
-the numerics pass/fail against ``TOLERANCES``, the top kernels, the fallback advice for failed modes. No facts
-about kernels or GEMMs are re-derived; tests assert on these objects rather than on HTML.
+Everything here is a read of the result plus presentation: the speedup vs eager (analysis/speedup.py), the numerics
+pass/fail against ``TOLERANCES`` (analysis/numerics.py), the top kernels, the fallback advice for failed modes
+(analysis/failures.py). No facts are derived here; tests assert on these objects rather than on HTML.
 """
 
 from __future__ import annotations
@@ -12,18 +12,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kernelscope import fmt
 from kernelscope.analysis.autotune import autotune_for_gemm
-from kernelscope.analysis.numerics import (  # noqa: F401 - re-exported: the report's tolerance table
-    DEFAULT_TOLERANCE_DTYPE,
-    TOLERANCES,
-    NumericsVerdict,
-    Tolerance,
-    numerics_verdict,
-    tolerance_for,
-)
-from kernelscope.analysis.stats import Ratio, latency_ratio
+from kernelscope.analysis.failures import FailureGroup, failure_groups, fallback_recommendation
+from kernelscope.analysis.numerics import NumericsCheck, NumericsVerdict, numerics_check, numerics_verdict
+from kernelscope.analysis.speedup import EAGER, Speedup, speedup_vs
 from kernelscope.analysis.sweep import numeric_axis
-from kernelscope.report import charts, fmt
+from kernelscope.report import charts
 from kernelscope.result import (
     AutotuneResult,
     DynamicSummary,
@@ -37,176 +32,10 @@ from kernelscope.result import (
     Status,
     SweepPoint,
 )
+from kernelscope.tolerance import TOLERANCES, Tolerance, tolerance_for
 
-EAGER = "eager"
 TOP_KERNELS = 40  # rows per mode in the HTML kernel table; the rest are summed in one line
 GEMM_ROWS = 100  # GEMMs per mode in the HTML table (a 32-layer model has 224; groups summarise them)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Numerics tolerance: the one table lives in analysis/numerics.py (the worker counts mismatches with it too).
-@dataclass(frozen=True, slots=True)
-class NumericsCheck:
-    """status: "reference" (eager itself), "pass", "fail", or "n/a" (not measured)."""
-
-    status: str
-    max_abs: float | None
-    max_rel: float | None
-    tolerance: Tolerance
-    how: str = ""
-
-
-def numerics_check(mode: ModeResult, dtype: str | None) -> NumericsCheck:
-    """Pass when the largest errors are within the dtype's tolerance.
-
-    If the capture recorded an elementwise ``numerics["allclose"]`` (bool, computed with ``tolerance_for``), it
-    decides. Otherwise only the two maxima are known, and "max abs <= atol or max rel <= rtol" is a sufficient
-    condition for allclose (every element then meets |a-b| <= atol + rtol*|b|): a pass is certain, a fail means
-    "not shown within tolerance".
-    """
-    tol = tolerance_for(dtype)
-    if mode.name == EAGER and mode.status != Status.OK.value:
-        return NumericsCheck("n/a", None, None, tol, "eager did not run")
-    if mode.name == EAGER:
-        return NumericsCheck("reference", mode.max_abs_error, mode.max_rel_error, tol, "eager is the reference")
-    allclose = mode.numerics.get("allclose") if isinstance(mode.numerics, dict) else None
-    vs_eager = mode.numerics.get("vs_eager") if isinstance(mode.numerics, dict) else None
-    if isinstance(vs_eager, dict) and isinstance(vs_eager.get("pass"), bool):
-        allclose = vs_eager["pass"]  # element-wise, counted by the worker with tolerance_for(dtype)
-    if isinstance(allclose, bool):
-        return NumericsCheck("pass" if allclose else "fail", mode.max_abs_error, mode.max_rel_error, tol,
-                             "elementwise allclose recorded by the run")
-    if mode.max_abs_error is None and mode.max_rel_error is None:
-        return NumericsCheck("n/a", None, None, tol, "not measured")
-    ok = (mode.max_abs_error is not None and mode.max_abs_error <= tol.atol) or (
-        mode.max_rel_error is not None and mode.max_rel_error <= tol.rtol
-    )
-    how = f"max abs <= {fmt.sci(tol.atol)} or max rel <= {fmt.sci(tol.rtol)} ({tol.dtype})"
-    return NumericsCheck("pass" if ok else "fail", mode.max_abs_error, mode.max_rel_error, tol, how)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Speedup vs eager.
-@dataclass(frozen=True, slots=True)
-class Speedup:
-    """eager median / mode median, its interval, and the call: faster / slower / within noise / baseline / n/a."""
-
-    value: float | None
-    low: float | None
-    high: float | None
-    method: str
-    call: str
-
-    @property
-    def noisy(self) -> bool:
-        return self.call == "within noise"
-
-    @property
-    def text(self) -> str:
-        """Read one way: "1.12× faster" / "1.12× slower" (never "0.891× slower"); "baseline" for eager."""
-        return "baseline" if self.call == "baseline" else fmt.speedup(self.value)
-
-    @property
-    def interval_text(self) -> str:
-        return fmt.speedup_interval(self.low, self.high, self.value)
-
-
-def speedup_vs(mode: ModeResult, eager: ModeResult | None) -> Speedup:
-    if mode.name == EAGER:
-        if mode.status != Status.OK.value:
-            return Speedup(None, None, None, "none", "n/a")
-        return Speedup(1.0 if mode.latency_ms else None, None, None, "none", "baseline")
-    if eager is None or eager.latency_ms is None or mode.latency_ms is None:
-        return Speedup(None, None, None, "none", "n/a")
-    r: Ratio = latency_ratio(mode.latency_ms, eager.latency_ms).inverted()
-    if r.value is None:
-        return Speedup(None, None, None, r.method, "n/a")
-    if r.within_noise:
-        call = "within noise"
-    else:
-        call = "faster" if r.value > 1 else "slower"
-    return Speedup(r.value, r.low, r.high, r.method, call)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Failed modes: what to do instead.
-# (pattern on the error text, advice). First match wins; each row comes from a failure seen on real machines.
-ERROR_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"expects arch to be sm_\w+, but got sm_\w+|CUTE_DSL_ARCH"),
-     "set CUTE_DSL_ARCH to the GPU's architecture (sm_90a on H100/H200) so NVGEMM compiles for it"),
-    (re.compile(r"NoValidChoicesError"),
-     "no GEMM choice of the requested backends compiled: add ATEN to --gemm-backends so autotuning keeps a fallback"),
-    (re.compile(r"illegal memory access", re.IGNORECASE),
-     "a kernel corrupted the CUDA context: drop that backend from --gemm-backends for this model"),
-    (re.compile(r"out of memory|OutOfMemoryError", re.IGNORECASE),
-     "lower the batch size (--set batch_size=...) or use a smaller --dtype"),
-)
-
-
-def fallback_recommendation(result: RunResult, failed: ModeResult) -> str:
-    """Which mode to use instead of a failed one, plus a specific hint when the error is a known one."""
-    ok_compiled = [m for m in result.modes if m.status == Status.OK.value and m.name != EAGER and m.latency_ms]
-    eager = result.mode(EAGER)
-    parts: list[str] = []
-    if failed.status == Status.TIMEOUT.value:
-        parts.append("raise --timeout if compile + autotune needs longer")
-    for pattern, hint in ERROR_HINTS:
-        if pattern.search(failed.error or ""):
-            parts.append(hint)
-            break
-    if failed.error_kind == "skipped":
-        parts.append("it did not run because an earlier mode found the model broken: fix that first")
-    elif failed.name == EAGER:
-        parts.append("eager itself failed: fix the model or its inputs first; compiled modes have no reference")
-    elif ok_compiled:
-        best = min(ok_compiled, key=lambda m: m.latency_ms.median if m.latency_ms else float("inf"))
-        sp = speedup_vs(best, eager)
-        vs = f", {sp.text} than eager" if sp.value is not None else ""
-        parts.append(f"use mode {best.name} instead (it works here: {fmt.ms(best.latency_ms.median)}{vs})")
-    elif eager is not None and eager.status == Status.OK.value:
-        parts.append("keep eager for this model: no compiled mode worked")
-    elif not parts:
-        # No mode worked: the errors themselves say why (listed once each); nothing here blames the machine.
-        parts.append("no mode worked: fix the error above and run again")
-    return "; ".join(parts)
-
-
-@dataclass(frozen=True, slots=True)
-class FailureGroup:
-    """Modes that failed the same way, reported once: "default, max-autotune failed: <error>"."""
-
-    modes: tuple[str, ...]
-    status: str
-    error_kind: str
-    error: str  # the first mode's full error text
-    line: str  # the line of it that says what went wrong
-    recommendation: str
-    log: str | None = None
-
-
-def failure_groups(result: RunResult, failed: Iterable[ModeResult]) -> tuple[FailureGroup, ...]:
-    """One group per distinct (status, error line); modes skipped after a fatal error form one group."""
-    groups: dict[tuple[str, str], list[ModeResult]] = {}
-    for m in failed:
-        key = ("skipped", "") if m.error_kind == "skipped" else (m.status, first_error_line(m, 400))
-        groups.setdefault(key, []).append(m)
-    out = []
-    for (status, line), ms in groups.items():
-        first = ms[0]
-        if status == "skipped":
-            out.append(FailureGroup(tuple(m.name for m in ms), "not run", "skipped", "", "stopped after the model "
-                                    "failed in an earlier mode", fallback_recommendation(result, first)))
-        else:
-            out.append(FailureGroup(tuple(m.name for m in ms), status, first.error_kind, first.error, line,
-                                    fallback_recommendation(result, first), first.log))
-    return tuple(out)
-
-
-def first_error_line(m: ModeResult, limit: int = 200) -> str:
-    """The line of a mode's error that says what went wrong (the last non-empty one: Python puts the exception
-    there), cut to ``limit``."""
-    lines = [ln.strip() for ln in (m.error or "").strip().splitlines() if ln.strip()]
-    return fmt.short(lines[-1], limit) if lines else "no error text"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -686,13 +515,6 @@ def roofline_line(g: GemmEpilogue) -> str:
     b = fmt.bandwidth(r.gbps) + (f" ({r.pct_peak_bw:.1f}%)" if r.pct_peak_bw is not None else "")
     bound = f", {r.bound}-bound" if r.bound else ""
     return f"{f}, {b}{bound}"
-
-
-def verdict_counts(gemms: Iterable[GemmEpilogue]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for g in gemms:
-        out[g.verdict] = out.get(g.verdict, 0) + 1
-    return out
 
 
 def gemm_line(g: GemmEpilogue, name_limit: int = 60) -> str:

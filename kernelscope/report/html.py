@@ -17,7 +17,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from kernelscope.report import charts, fmt
+from kernelscope import fmt
+from kernelscope.report import charts
 from kernelscope.report.context import build_context, kernel_ref
 from kernelscope.result import RunResult, to_json
 

@@ -1,48 +1,15 @@
-"""File I/O shared by the reporters and commands: atomic writes, and reading a result directory back."""
+"""Reading a result directory back (result.json -> RunResult); the atomic writers are in kernelscope/files.py."""
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from kernelscope.errors import ResultError
 from kernelscope.result import SCHEMA, RunResult, run_from_json
 
 RESULT_FILE = "result.json"
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half of one.
-
-    The temporary file lives in the same folder, so ``os.replace`` is a rename on one filesystem (atomic on
-    POSIX and Windows). A failed write leaves no temporary file behind.
-    """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        # mkstemp creates 0600; a report is meant to be read by others like any file the user writes.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Atomic UTF-8 text write (see ``atomic_write_bytes``); newlines are written as given."""
-    return atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def result_path(path: str | os.PathLike[str]) -> Path:

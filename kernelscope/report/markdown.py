@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kernelscope.report import fmt
+from kernelscope import fmt
 from kernelscope.report.context import ReportContext, build_context
 from kernelscope.result import GemmEpilogue, RunResult
 

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from kernelscope.report import fmt
+from kernelscope import fmt
 from kernelscope.report.context import build_context, gemm_line
 from kernelscope.result import RunResult
 

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kernelscope import fmt
 from kernelscope.analysis.numerics import NumericsVerdict, numerics_verdict
 from kernelscope.analysis.stats import Ratio, latency_ratio
-from kernelscope.report import fmt
 from kernelscope.report.context import flatten
 from kernelscope.result import GemmEpilogue, LatencyStats, ModeResult, RunResult, Status
 

@@ -18,9 +18,9 @@ The op vocabulary (op classes, backend facts) is ``kernelscope/vocab.py``.
 """
 
 from kernelscope.analysis.gemm.core import GemmReport, analyze_gemms, gemm_report, sample_iterations
-from kernelscope.analysis.gemm.log import _ANSI, _LOG_PREFIX, AutotuneTable, parse_log, table_matches
+from kernelscope.analysis.gemm.log import AutotuneTable, log_line, parse_log, table_matches
 from kernelscope.analysis.gemm.model import GEMM_OPS, short_kernel_name
 from kernelscope.analysis.gemm.summary import summarize
 
-__all__ = ["GEMM_OPS", "_ANSI", "_LOG_PREFIX", "AutotuneTable", "GemmReport", "analyze_gemms", "gemm_report",
-           "parse_log", "sample_iterations", "short_kernel_name", "summarize", "table_matches"]
+__all__ = ["GEMM_OPS", "AutotuneTable", "GemmReport", "analyze_gemms", "gemm_report", "log_line", "parse_log",
+           "sample_iterations", "short_kernel_name", "summarize", "table_matches"]

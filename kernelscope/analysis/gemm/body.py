@@ -288,14 +288,10 @@ _CPP_TMP = re.compile(r"\b(tmp\w*|local_acc\w*)\b")
 _CPP_METHOD = re.compile(r"\.(\w+)\(\)")
 _CPP_FUNC = re.compile(r"(?:std::|at::vec::|c10::|::)?\b([a-z_][\w]*)\s*\(")
 _CPP_NUM = re.compile(r"static_cast<\w+>\(\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*\)|^\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*$")
-_CPP_CAST_FUNCS = frozenset({"static_cast", "convert", "cvt", "c10_convert"})
 # A local tile (``alignas(...) float tmp1[16*16];``) that a transpose fills and vector loads read back: it holds
 # data, not a value of its own.
 _CPP_LOCAL_ARRAY = re.compile(r"\b[\w:]+\s+(tmp\w*)\s*\[[^\]]*\]\s*;")
 _CPP_TRANSPOSE = re.compile(r"^\s*(?:at::vec::)?transpose_mxn<.*?>\(\s*(\w+)(?:\s*\+[^,]*)?,[^,]*,\s*(\w+)")
-_CPP_NOT_OPS = frozenset({"static_cast", "int64_t", "decltype", "loadu", "load", "Vectorized", "vec", "c10",
-                          "at", "std", "float", "double", "set", "arange", "VectorizedN", "VecMask", "from",
-                          "to", "if", "for", "return", "sizeof"})
 _CPP_OP_NAMES = {"max_propagate_nan": "maximum", "clamp_min": "maximum", "max": "maximum", "maximum": "maximum",
                  "min_propagate_nan": "minimum", "clamp_max": "minimum", "min": "minimum", "minimum": "minimum",
                  "blendv": "where", "exp_u20": "exp", "sigmoid": "sigmoid", "erf": "erf", "exp": "exp",

@@ -42,6 +42,12 @@ _FRAME = re.compile(r"^[VIWEDC]\d{4} [\d:.]+ +\d+ \S+:\d+\] \[(\d+/\d+)\]")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
+def log_line(raw: str) -> str:
+    """A compile-log line as Inductor wrote it: without the glog prefix ("I0101 12:00:00.1 123 file.py:9] [0/0] ")
+    and the ANSI colours, trailing space stripped."""
+    return _LOG_PREFIX.sub("", _ANSI.sub("", raw)).rstrip()
+
+
 _AUTOTUNE_HEAD = re.compile(r"^AUTOTUNE (\w+)\((.*)\)\s*$")
 
 
@@ -81,7 +87,7 @@ def parse_log(text: str | None) -> LogFacts:
         fm = _FRAME.match(raw)
         if fm:
             frames.add(fm.group(1))
-        line = _LOG_PREFIX.sub("", _ANSI.sub("", raw)).rstrip()
+        line = log_line(raw)
         head = _AUTOTUNE_HEAD.match(line)
         if head:
             if current is not None and rows:

@@ -136,12 +136,3 @@ def epilogue_cost(instances: dict[tuple[str, float], float], *, total_time_us: f
     return EpilogueCost(time_us_per_iter=round(t, 3), pct_time=round(pct, 1) if pct is not None else None,
                         kernels=len(instances), of_kernels=int(kernels_per_iter) if kernels_per_iter else None,
                         bytes_per_iter=bytes_per_iter)
-
-
-def cost_line(cost: EpilogueCost | None) -> str:
-    """'unfused epilogues: 18 % of GPU time, 9 of 24 kernels'."""
-    if cost is None:
-        return ""
-    pct = f"{cost.pct_time:.0f} % of kernel time" if cost.pct_time is not None else f"{cost.time_us_per_iter:.1f} µs"
-    of = f" of {cost.of_kernels}" if cost.of_kernels else ""
-    return f"unfused epilogues: {pct}, {cost.kernels}{of} kernels per iteration"

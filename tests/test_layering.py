@@ -1,0 +1,194 @@
+"""The layers of STYLE.md point only down, and private names stay inside their package.
+
+Read from the source with ``ast`` (nothing is imported), so an import inside a function or under TYPE_CHECKING
+counts the same as one at the top of a module.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "kernelscope"
+
+# Lowest first. A module may import its own layer and the ones below it, never one above.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base", ("kernelscope", "kernelscope.files", "kernelscope.fmt", "kernelscope.errors", "kernelscope.vocab",
+              "kernelscope.provenance", "kernelscope.tolerance", "kernelscope.result", "kernelscope.outdir")),
+    ("modelfile", ("kernelscope.modelfile",)),
+    ("capture", ("kernelscope.capture",)),
+    ("trace model", ("kernelscope.trace", "kernelscope.inductor_code")),
+    ("analysis", ("kernelscope.analysis",)),
+    ("report", ("kernelscope.report",)),
+    ("cli", ("kernelscope.commands", "kernelscope.cli", "kernelscope.__main__")),
+)
+
+
+def layer_of(module: str) -> int | None:
+    """The index in LAYERS of a module: the longest prefix that names it (``kernelscope`` alone is the package)."""
+    best: tuple[int, int] | None = None  # (prefix length, layer)
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            matches = module == p if p == "kernelscope" else module == p or module.startswith(p + ".")
+            if matches and (best is None or len(p) > best[0]):
+                best = (len(p), i)
+    return None if best is None else best[1]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def package_of(path: Path) -> str:
+    """The package a file's own private names belong to: its folder (a package's __init__ is the package)."""
+    return ".".join(path.relative_to(PACKAGE.parent).parts[:-1])
+
+
+def is_module(name: str) -> bool:
+    rel = Path(*name.split("."))
+    return (PACKAGE.parent / rel).with_suffix(".py").is_file() or (PACKAGE.parent / rel / "__init__.py").is_file()
+
+
+def parent_package(module: str) -> str:
+    """The package whose private names a module holds: itself when it is a package, else its folder."""
+    rel = Path(*module.split("."))
+    return module if (PACKAGE.parent / rel / "__init__.py").is_file() else module.rpartition(".")[0]
+
+
+def private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+def imports(source: str, package: str) -> Iterator[tuple[int, str, str | None]]:
+    """(line, imported module, imported name or None) for every kernelscope import in a file, at any depth.
+
+    ``from kernelscope import fmt`` yields the module ``kernelscope.fmt``; ``from kernelscope.trace import Trace``
+    yields ``kernelscope.trace`` with the name ``Trace``. Relative imports resolve against ``package``."""
+    here = package.split(".")
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "kernelscope":
+                    yield node.lineno, a.name, None
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here[: len(here) - (node.level - 1)]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "kernelscope":
+                continue
+            for a in node.names:
+                if is_module(f"{target}.{a.name}"):
+                    yield node.lineno, f"{target}.{a.name}", None
+                else:
+                    yield node.lineno, target, a.name
+
+
+def module_attributes(source: str) -> Iterator[tuple[int, str, str]]:
+    """(line, module, attribute) for ``alias.attr`` where ``alias`` names a kernelscope module imported here."""
+    tree = ast.parse(source)
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "kernelscope":
+                    aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else "kernelscope"
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "kernelscope":
+            for a in node.names:
+                if is_module(f"{node.module}.{a.name}"):
+                    aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        # kernelscope.trace._x: walk the dotted chain down to the name it starts from
+        chain, value = [], node.value
+        while isinstance(value, ast.Attribute):
+            chain.append(value.attr)
+            value = value.value
+        if isinstance(value, ast.Name) and value.id in aliases:
+            module = ".".join([aliases[value.id], *reversed(chain)])
+            if is_module(module):
+                yield node.lineno, module, node.attr
+
+
+def upward_imports(source: str, module: str, package: str) -> list[str]:
+    mine = layer_of(module)
+    assert mine is not None, f"{module} has no layer"
+    out = []
+    for line, target, _ in imports(source, package):
+        theirs = layer_of(target)
+        if theirs is None:
+            out.append(f"{module}:{line} imports {target}, which has no layer")
+        elif theirs > mine:
+            out.append(f"{module}:{line} ({LAYERS[mine][0]}) imports {target} ({LAYERS[theirs][0]})")
+    return out
+
+
+def private_leaks(source: str, module: str, package: str) -> list[str]:
+    out = []
+    for line, target, name in imports(source, package):
+        if name is not None and private(name) and parent_package(target) != package:
+            out.append(f"{module}:{line} imports {name} from {target}")
+        elif name is None and private(target.rpartition(".")[2]) and target.rpartition(".")[0] != package:
+            out.append(f"{module}:{line} imports the private module {target}")
+    for line, target, attr in module_attributes(source):
+        if private(attr) and parent_package(target) != package:
+            out.append(f"{module}:{line} reads {target}.{attr}")
+    return out
+
+
+def _id(path: Path) -> str:
+    return str(path.relative_to(PACKAGE.parent))
+
+
+def test_every_module_has_a_layer():
+    # GIVEN every module of the package THEN each has a layer: a new module is placed when it is added
+    assert [module_name(p) for p in SOURCES if layer_of(module_name(p)) is None] == []
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_id)
+def test_imports_point_down(path: Path):
+    # capture -> files -> trace/code model -> analysis -> report -> cli: nothing imports a layer above its own
+    assert upward_imports(path.read_text(encoding="utf-8"), module_name(path), package_of(path)) == []
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_id)
+def test_private_names_stay_in_their_package(path: Path):
+    # A leading underscore means "this package's own": modules of one folder may share it; nothing outside the
+    # folder imports it or reaches it through the module.
+    assert private_leaks(path.read_text(encoding="utf-8"), module_name(path), package_of(path)) == []
+
+
+@pytest.mark.parametrize(("source", "module", "package", "upward", "leaks"), [
+    ("from kernelscope.report import fmt\n", "kernelscope.analysis.recommend", "kernelscope.analysis", 1, 0),
+    ("from kernelscope.report.io import load_result\n", "kernelscope.capture.worker", "kernelscope.capture", 1, 0),
+    ("def f():\n    from kernelscope.analysis import numerics\n", "kernelscope.capture.worker",
+     "kernelscope.capture", 1, 0),
+    ("from ..report import context\n", "kernelscope.analysis.mode", "kernelscope.analysis", 1, 0),
+    ("from kernelscope.trace import Trace, _gc\n", "kernelscope.analysis.kernels", "kernelscope.analysis", 0, 1),
+    ("from kernelscope import modelfile\nmodelfile._check(1)\n", "kernelscope.capture.worker",
+     "kernelscope.capture", 0, 1),
+    ("import kernelscope.trace\nkernelscope.trace._x\n", "kernelscope.analysis.kernels", "kernelscope.analysis",
+     0, 1),
+    ("import kernelscope.trace as tr\ntr._x\n", "kernelscope.analysis.kernels", "kernelscope.analysis", 0, 1),
+    ("from kernelscope.analysis.gemm import _x\n", "kernelscope.analysis.autotune", "kernelscope.analysis", 0, 1),
+    # allowed: siblings share a package's private names; a report reads analysis; the package's __version__
+    ("from kernelscope.analysis.gemm.align import _x\n", "kernelscope.analysis.gemm.core",
+     "kernelscope.analysis.gemm", 0, 0),
+    ("from kernelscope.analysis.gemm.log import _x\n", "kernelscope.analysis.gemm", "kernelscope.analysis.gemm", 0, 0),
+    ("from kernelscope.analysis.speedup import speedup_vs\n", "kernelscope.report.context", "kernelscope.report", 0,
+     0),
+    ("from kernelscope import __version__, fmt\n", "kernelscope.outdir", "kernelscope", 0, 0),
+])
+def test_the_checks_see_what_they_look_for(source: str, module: str, package: str, upward: int, leaks: int):
+    # GIVEN a line that breaks (or keeps) a rule THEN the check counts it, so an empty list above is not blindness
+    assert len(upward_imports(source, module, package)) == upward
+    assert len(private_leaks(source, module, package)) == leaks
