@@ -403,3 +403,27 @@ def test_eager_gemms_carry_the_users_source_line(folder):
         attr = g.module.rsplit(".", 1)[-1]
         assert f"self.{attr}(" in _line(g.source), (g.module, g.source)
         assert any(e.text.startswith("[source] ") for e in g.evidence)
+
+
+@pytest.mark.parametrize(("folder", "compiled"), [
+    (CPU / "llama_block", "default"), (CPU / "llama_block", "max-autotune"), (H200P / "llama_block", "default"),
+    (H200P / "llama_block", "max-autotune"), (CPU / "pool_attention", "default"), (CPU / "bert_layer", "default"),
+])
+def test_eager_dataflow_finds_the_same_epilogue_as_the_compiled_code(folder, compiled):
+    # The eager worker's kernelscope.flow ranges tie each torch call to the calls whose tensors it read, so the
+    # eager path follows a GEMM's result as the compiled path follows buffers: SwiGLU's mul reads gate_proj's
+    # silu and up_proj's result and is in both GEMMs' epilogues (it was gate_proj: silu only, by call order,
+    # because up_proj's GEMM runs between the silu and the mul). Where each op ran differs by mode, the ops
+    # on each GEMM's output do not.
+    eager, _ = _mode(folder, "eager")
+    comp, _ = _mode(folder, compiled)
+    assert [g.epilogue for g in eager.gemms] == [g.epilogue for g in comp.gemms]
+    # modules agree wherever the compiled graph names one (a bmm of two activations reads no parameter, so
+    # graph_code names no module for it; the eager range does)
+    assert all(c.module in ("", e.module) for e, c in zip(eager.gemms, comp.gemms))
+    flows = [e.text for g in eager.gemms for e in g.evidence if e.text.startswith("[eager-dataflow]")]
+    assert flows  # the walk used the flow ranges, not the call order
+    if folder.name == "llama_block":
+        gate = next(g for g in eager.gemms if g.module == "layers.0.mlp.gate_proj")
+        assert gate.epilogue == ("silu", "mul")
+        assert any("reads the result of aten::linear and other data" in e.text for e in gate.evidence)
