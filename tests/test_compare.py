@@ -199,3 +199,19 @@ def test_real_cpu_run_against_itself(cpu_run, tmp_path):
             assert m.call == "within noise"
     assert run_cli("compare", str(cpu_run), str(cpu_run), "--out", str(tmp_path / "cmp")) == 0
     assert (tmp_path / "cmp" / "compare.html").stat().st_size > 0
+
+
+def test_gemms_pair_by_module_when_a_shape_parameter_changed():
+    # batch 32 vs batch 4 of the same transformer block: every GEMM changes shape (M 8192 -> 1024) and keeps its
+    # module (qkv, proj, fc1, fc2, from the traced graph): they pair by module at the new shape, not as four GEMMs
+    # gone and four new. max-autotune's fc2 fused bias + add at batch 32 (Triton template, in base) and runs
+    # cuBLAS at batch 4: fusion lost.
+    runs = DATA / "h200-torch2.14.1-kernelscope-run"
+    cmp = compare_results(load_result(runs / "tb-bf16-b32"), load_result(runs / "tb-bf16-b4"))
+    ma = next(m for m in cmp.modes if m.name == "max-autotune")
+    assert [c.key for c in ma.gemms] == [
+        "qkv: 8192 × 1536 × 512 → 1024 × 1536 × 512", "proj: 8192 × 512 × 512 → 1024 × 512 × 512",
+        "fc1: 8192 × 2048 × 512 → 1024 × 2048 × 512", "fc2: 8192 × 512 × 2048 → 1024 × 512 × 2048"]
+    assert not any(c.kind in ("new GEMM", "GEMM gone") for m in cmp.modes for c in m.gemms)
+    fc2 = ma.gemms[3]
+    assert fc2.kind == "fusion lost" and fc2.lost

@@ -240,29 +240,27 @@ def _counts(base: dict[str, float], head: dict[str, float]) -> tuple[CountDelta,
     return tuple(CountDelta(k, base.get(k, 0.0), head.get(k, 0.0)) for k in keys)
 
 
-def _gemm_key(g: GemmEpilogue) -> str:
-    return f"{g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k, g.batch)}"
-
-
-def _keyed(gemms: tuple[GemmEpilogue, ...]) -> dict[str, GemmEpilogue]:
-    # The nth GEMM of a given op and shape in one run matches the nth in the other: ids are per-run names.
-    seen: dict[str, int] = defaultdict(int)
-    out: dict[str, GemmEpilogue] = {}
-    for g in gemms:
-        k = _gemm_key(g)
-        seen[k] += 1
-        out[k if seen[k] == 1 else f"{k} #{seen[k]}"] = g
-    return out
-
-
 def compare_gemms(base: tuple[GemmEpilogue, ...], head: tuple[GemmEpilogue, ...],
                   marginal: set[str] | None = None) -> tuple[GemmChange, ...]:
-    """``marginal``: GEMM ids (of either run) whose autotune winner was marginal."""
-    b, h = _keyed(base), _keyed(head)
+    """The two runs' GEMMs paired as ``upgrade.match_gemms`` pairs them (module and shape, op and shape, shape,
+    then, when a shape parameter changed, the module or the nth GEMM of an op both runs launch equally often).
+    ``marginal``: GEMM ids (of either run) whose autotune winner was marginal."""
+    from kernelscope.report.upgrade import match_gemms
+
     marginal = marginal or set()
     out = []
-    for key in dict.fromkeys([*b, *h]):
-        gb, gh = b.get(key), h.get(key)
+    seen: dict[str, int] = defaultdict(int)
+    for row in match_gemms(base, head):
+        gb, gh = row.before, row.after
+        one = gb or gh
+        assert one is not None
+        shape = fmt.shape(one.m, one.n, one.k, one.batch)
+        key = row.label if one.module else f"{one.op or 'gemm'} {shape}"
+        if gb is not None and gh is not None and row.matched_by.endswith("new shape"):
+            key = f"{key}: {fmt.shape(gb.m, gb.n, gb.k, gb.batch)} → {fmt.shape(gh.m, gh.n, gh.k, gh.batch)}"
+        seen[key] += 1
+        if seen[key] > 1:
+            key = f"{key} #{seen[key]}"
         if gb is None or gh is None:
             out.append(GemmChange(key, gb, gh, (), (), False))
             continue
