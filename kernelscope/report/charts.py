@@ -239,18 +239,20 @@ def ratio_chart(title: str, rows: Sequence[tuple[str, float | None, float | None
     extent = max(abs(math.log(v)) for v in vals)
     extent = max(extent * 1.15, math.log(1.1) * 1.15)
     right_pad = RIGHT_PAD + 50  # "1.20× slower to 1.10× faster" after the plot
-    plot_w = WIDTH - LABEL_W - right_pad
+    # room for the longest mode name ("max-autotune:ATEN+TRITON+NVGEMM": ~8.5 px a character at the label size)
+    label_w = min(max(LABEL_W, 8.5 * max(len(name) for name, *_ in rows) + 16), 320.0)
+    plot_w = WIDTH - label_w - right_pad
 
     def x_of(r: float) -> float:  # r: head / base; its speedup base / head grows to the right
-        return LABEL_W + (extent - math.log(r)) / (2 * extent) * plot_w
+        return label_w + (extent - math.log(r)) / (2 * extent) * plot_w
 
     rects, lines, labels = [], [], []
     for i, (name, value, low, high, noise) in enumerate(rows):
         y = TOP + i * ROW_H
         mid = y + ROW_H / 2
-        labels.append(Label(LABEL_W - 8, mid + 4, name, "end", "row-label"))
+        labels.append(Label(label_w - 8, mid + 4, name, "end", "row-label"))
         if not value:
-            labels.append(Label(LABEL_W + 4, mid + 4, "no latency to compare", "start", "muted"))
+            labels.append(Label(label_w + 4, mid + 4, "no latency to compare", "start", "muted"))
             continue
         cls = "noise" if noise else ("better" if value < 1 else "worse")
         interval = fmt.change_interval(low, high) if low and high else ""
@@ -261,7 +263,7 @@ def ratio_chart(title: str, rows: Sequence[tuple[str, float | None, float | None
                           f"{name}: {fmt.change(value)} ({fmt.percent_change(value)}){ci}"))
         labels.append(Label(WIDTH - right_pad + 8, mid + 4, interval or fmt.change(value), "start", "value"))
     axis_y = TOP + len(rows) * ROW_H + 4
-    lines.append(Line(LABEL_W, axis_y, LABEL_W + plot_w, axis_y, "axis"))
+    lines.append(Line(label_w, axis_y, label_w + plot_w, axis_y, "axis"))
     for t in _log_ticks(-extent, extent, plot_w, min_gap=90.0):
         x = x_of(1 / t)
         lines.append(Line(x, TOP, x, axis_y, "unity" if t == 1.0 else "grid"))
@@ -269,7 +271,7 @@ def ratio_chart(title: str, rows: Sequence[tuple[str, float | None, float | None
     return Chart(title, WIDTH, axis_y + AXIS_H, tuple(rects), tuple(lines), tuple(labels),
                  (("dot better", "faster"), ("dot worse", "slower"), ("dot noise", "within noise")),
                  "Head vs base: base latency / head latency on a log scale, faster to the right; lines: 95% "
-                 "bootstrap interval of the ratio of medians.")
+                 "interval of the ratio (across processes; inside one process for single-process runs).")
 
 
 SERIES = 6  # series colours in report.css (.s0 ... .s5); more modes reuse them in order

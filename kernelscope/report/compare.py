@@ -42,6 +42,8 @@ class GemmChange:
     # Either run's autotune for this GEMM was marginal (winner within noise of another kind): a change is then
     # a coin that landed the other way, not a regression.
     marginal_autotune: bool = False
+    label: str = ""  # how the report names it: the module path, else "op M × N × K"
+    shapes: str = ""  # its shape, or "8192 × 512 × 512 → 1024 × 512 × 512" when a shape parameter changed
 
     @property
     def kind(self) -> str:
@@ -255,19 +257,21 @@ def compare_gemms(base: tuple[GemmEpilogue, ...], head: tuple[GemmEpilogue, ...]
         one = gb or gh
         assert one is not None
         shape = fmt.shape(one.m, one.n, one.k, one.batch)
-        key = row.label if one.module else f"{one.op or 'gemm'} {shape}"
+        label = row.label if one.module else f"{one.op or 'gemm'} {shape}"
+        shapes = shape
         if gb is not None and gh is not None and row.matched_by.endswith("new shape"):
-            key = f"{key}: {fmt.shape(gb.m, gb.n, gb.k, gb.batch)} → {fmt.shape(gh.m, gh.n, gh.k, gh.batch)}"
+            shapes = f"{fmt.shape(gb.m, gb.n, gb.k, gb.batch)} → {fmt.shape(gh.m, gh.n, gh.k, gh.batch)}"
+        key = f"{label}: {shapes}" if one.module or shapes != shape else label
         seen[key] += 1
         if seen[key] > 1:
             key = f"{key} #{seen[key]}"
         if gb is None or gh is None:
-            out.append(GemmChange(key, gb, gh, (), (), False))
+            out.append(GemmChange(key, gb, gh, (), (), False, label=label, shapes=shapes))
             continue
         gained = tuple(op for op in gh.fused if op not in gb.fused)
         lost = tuple(op for op in gb.fused if op not in gh.fused)
         out.append(GemmChange(key, gb, gh, gained, lost, gb.backend != gh.backend,
-                              gb.id in marginal or gh.id in marginal))
+                              gb.id in marginal or gh.id in marginal, label=label, shapes=shapes))
     return tuple(out)
 
 
