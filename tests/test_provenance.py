@@ -427,3 +427,16 @@ def test_eager_dataflow_finds_the_same_epilogue_as_the_compiled_code(folder, com
         gate = next(g for g in eager.gemms if g.module == "layers.0.mlp.gate_proj")
         assert gate.epilogue == ("silu", "mul")
         assert any("reads the result of aten::linear and other data" in e.text for e in gate.evidence)
+
+
+def test_torch_2141_gpu_output_code_carries_a_handle_at_every_call_site():
+    # torch 2.14.1 on the H200 (NVGEMM and Triton templates, tests/data/h200-torch2.14.1-nvgemm): the same
+    # "[Provenance debug handles]" comments as 2.11 and the CPU; the NVGEMM wrapper's handle names its definition
+    from kernelscope.analysis.mode import load_codes
+
+    for name in ("mmrelu-nvgemm.code.py", "seed-aten-triton.code.py"):
+        (code,) = load_codes([DATA / "h200-torch2.14.1-nvgemm" / name])
+        assert code.launches and all(L.debug_handle and L.debug_handle.rpartition(":")[0] == L.name
+                                     for L in code.launches), [(L.name, L.debug_handle) for L in code.launches]
+    (code,) = load_codes([DATA / "h200-torch2.14.1-nvgemm" / "mmrelu-nvgemm.code.py"])
+    assert code.launches[0].debug_handle.startswith("nv_universal_gemm_fused_mm_t_")
