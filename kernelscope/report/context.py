@@ -208,7 +208,7 @@ class ModeSection:
 
     @property
     def show_module(self) -> bool:
-        return any(g.module for g in self.gemms)
+        return any(g.module or g.source for g in self.gemms)
 
     def autotune(self, gemm_id: str) -> AutotuneResult | None:
         """The max-autotune table of one GEMM (shown next to its verdict)."""
