@@ -294,6 +294,7 @@ class RankResult:
     status: str
     error: str = ""
     latency_ms: float | None = None  # this rank's steady median
+    profiled_iteration_ms: float | None = None  # median profiled iteration (profiler on): what comm time is part of
     kernels_per_iter: float | None = None
     gemm_summary: str = ""
     verdicts: tuple[str, ...] = ()  # "<GEMM label>: <verdict>" in the rank's GEMM order

@@ -276,3 +276,14 @@ def test_rank_dir_refusals(tmp_path: Path):
                                                  "traceEvents": []}))
     with pytest.raises(UsageError, match="several traces of rank 0"):
         rank_trace_files(tmp_path)
+
+
+@pytest.mark.chromium
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs /usr/bin/chromium")
+def test_tp_report_fits_1280(tp_run: Path, tmp_path: Path):
+    from tests import browser
+
+    html = (tp_run / "report.html").read_text(encoding="utf-8")
+    for open_details in (False, True):
+        m = browser.measure(html, tmp_path, 1280, open_details=open_details)
+        assert m["scroll"] <= 1280 and not m["wide"], (open_details, m)

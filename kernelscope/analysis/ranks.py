@@ -102,6 +102,7 @@ def combine_ranks(per_rank: Sequence[ModeResult], *, captures: Sequence[str | No
             differ.append(r)
         ranks.append(RankResult(
             rank=r, status=m.status, error=m.error if m.status != Status.OK.value else "", latency_ms=lat[r],
+            profiled_iteration_ms=m.profiled_iteration_ms,
             kernels_per_iter=m.kernels_per_iter, gemm_summary=m.gemm_summary, verdicts=_verdicts(m),
             peak_memory_bytes=m.peak_memory_bytes, communication=m.communication, trace=m.trace,
             capture=captures[r] if r < len(captures) else None, differs=tuple(d), slowest=r == slowest and bool(timed)))

@@ -35,11 +35,17 @@ class RanksView:
     differ: str  # "ranks 1, 3 differ from rank 0" or ""
 
 
+def _share(us: float, iteration_ms: float | None) -> str:
+    if not iteration_ms:
+        return ""
+    return f" ({100 * us / (iteration_ms * 1000):.0f}% of the profiled iteration)"
+
+
 def rank_row(r: RankResult) -> RankRow:
     c = r.communication
     return RankRow(
         rank=r.rank, status=r.status, latency=fmt.ms(r.latency_ms), kernels=fmt.count(r.kernels_per_iter),
-        comm=fmt.us(c.time_us_per_iter) if c else fmt.DASH,
+        comm=(fmt.us(c.time_us_per_iter) + _share(c.time_us_per_iter, r.profiled_iteration_ms)) if c else fmt.DASH,
         overlap=(f"{100 * c.overlap_fraction:.0f}%" if c and c.overlap_fraction is not None else fmt.DASH),
         memory=fmt.nbytes(r.peak_memory_bytes), gemms=r.gemm_summary or fmt.DASH, differs=", ".join(r.differs),
         slowest=r.slowest, error=r.error)
