@@ -287,3 +287,16 @@ def test_tp_report_fits_1280(tp_run: Path, tmp_path: Path):
     for open_details in (False, True):
         m = browser.measure(html, tmp_path, 1280, open_details=open_details)
         assert m["scroll"] <= 1280 and not m["wide"], (open_details, m)
+
+
+def test_a_failing_rank_fails_the_mode_with_its_own_error(tmp_path: Path):
+    out = tmp_path / "run"
+    proc = run_cli("profile", "tests/models/rank_fails.py", "--nproc", "2", "--modes", "eager", *FAST,
+                   "--out", str(out))
+    assert proc.returncode == 1
+    # rank 0 failed too (its peer closed the connection), later: the error named is rank 1's
+    assert "kernelscope: error: rank 1: the model's forward (eager)" in proc.stderr
+    assert "rank one refuses" in proc.stderr
+    recs = [json.loads((out / "modes" / "eager" / f"rank-{r}" / "capture.json").read_text()) for r in (0, 1)]
+    assert [r["status"] for r in recs] == ["failed", "failed"]
+    assert recs[1]["failed_at"] <= recs[0]["failed_at"]

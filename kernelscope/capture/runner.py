@@ -346,7 +346,8 @@ def _group_record(mode_dir: Path, out_dir: Path, mode: str, *, started_at: float
     recs = []
     for r, path in enumerate(paths):
         rec = read_capture(path) or {"schema": CAPTURE_SCHEMA, "status": "failed", "error_kind": "crash",
-                                     "error": f"rank {r} wrote no capture record", "notes": []}
+                                     "error": f"rank {r} wrote no capture record (torchrun stops every rank when "
+                                              "one fails)", "notes": []}
         rec["mode"] = mode
         rec["started_at"] = started_at
         if wall is not None:
@@ -356,7 +357,12 @@ def _group_record(mode_dir: Path, out_dir: Path, mode: str, *, started_at: float
     if not recs:
         return None
     group = {**recs[0], "rank_records": [str(p.relative_to(out_dir)) for p in paths], "world_size": len(recs)}
-    bad = next(((r, rec) for r, rec in enumerate(recs) if rec.get("status") != "ok"), None)
+    # The rank that failed first-hand, before ranks that torchrun stopped because of it (they wrote no record).
+    failed = [(r, rec) for r, rec in enumerate(recs) if rec.get("status") != "ok"]
+    # A rank whose peer died fails too (gloo: "Connection closed by peer"): the earliest failure is the cause.
+    first_hand = [(r, rec) for r, rec in failed if rec.get("error_kind") != "crash"]
+    bad = min(first_hand, key=lambda x: x[1].get("failed_at") or float("inf")) if first_hand else (
+        failed[0] if failed else None)
     if bad is not None:
         r, rec = bad
         group.update(status=rec.get("status", "failed"), error_kind=rec.get("error_kind", ""),

@@ -1221,6 +1221,7 @@ def _run_points(setup: _Setup, spec: dict[str, Any], points: list[dict[str, Any]
             run_point(setup, spec, point, rec)
         except BaseException as exc:  # noqa: BLE001 - one point's failure (an OOM at the largest shape)
             _classify(exc, rec)
+            rec["failed_at"] = time.time()  # torchrun ranks: the first to fail is the cause, the others followed
             if isinstance(exc, KeyboardInterrupt):
                 stop = {"status": "interrupted", "error": "interrupted before this point ran",
                         "error_kind": "interrupted"}
