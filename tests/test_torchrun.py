@@ -45,6 +45,7 @@ def _profile(tmp_path_factory: pytest.TempPathFactory, model: str, nproc: int, m
     proc = run_cli("profile", model, "--nproc", str(nproc), "--modes", modes, *FAST, "--out", str(out))
     if out.is_dir():
         (out / "cli-stderr.txt").write_text(proc.stderr)
+        (out / "cli-stdout.txt").write_text(proc.stdout)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
 
@@ -125,6 +126,8 @@ def test_tp_result_loads_typed_and_reports_show_ranks(tp_run: Path):
     assert "### Ranks: eager (2 ranks)" in md and "| 0 | ok |" in md.replace(" (slowest)", "")
     html = (tp_run / "report.html").read_text()
     assert 'id="ranks"' in html and "Communication / iter" in html
+    out = (tp_run / "cli-stdout.txt").read_text()
+    assert "eager ranks" in out and "rank 0" in out and "of the profiled iteration" in out
 
 
 def test_tp_analyze_dir_reproduces_ranks(tp_run: Path, tmp_path: Path):
@@ -300,3 +303,12 @@ def test_a_failing_rank_fails_the_mode_with_its_own_error(tmp_path: Path):
     recs = [json.loads((out / "modes" / "eager" / f"rank-{r}" / "capture.json").read_text()) for r in (0, 1)]
     assert [r["status"] for r in recs] == ["failed", "failed"]
     assert recs[1]["failed_at"] <= recs[0]["failed_at"]
+
+
+def test_only_rank_0_reports_progress(monkeypatch, capsys):
+    from kernelscope.capture import worker
+
+    worker.progress("rank 0 speaks")
+    monkeypatch.setattr(worker, "_QUIET", True)  # what main() sets on a rank other than 0
+    worker.progress("rank 1 is silent")
+    assert capsys.readouterr().out == "@@progress rank 0 speaks\n"
