@@ -444,6 +444,9 @@ class _Setup:
             device = want
         self.device = device
         rec["device"] = device
+        if spec.get("distributed") and device == "cuda":
+            # A torchrun rank's GPU, before anything touches CUDA (else every rank opens a context on GPU 0).
+            torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % max(1, torch.cuda.device_count()))
         rec["environment"] = environment(torch, device)
         mode = self.mode
         if mode.needs_cuda and device != "cuda":
