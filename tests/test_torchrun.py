@@ -40,9 +40,10 @@ def _invoke(args: list[str]):
 FAST = ("--device", "cpu", "--processes", "1", "--repeats", "5", "--warmup", "3", "--steps", "2")
 
 
-def _profile(tmp_path_factory: pytest.TempPathFactory, model: str, nproc: int, modes: str = "eager") -> Path:
+def _profile(tmp_path_factory: pytest.TempPathFactory, model: str, nproc: int, modes: str = "eager",
+             *extra: str) -> Path:
     out = tmp_path_factory.mktemp(f"torchrun-{Path(model).stem}-{nproc}") / "run"
-    proc = run_cli("profile", model, "--nproc", str(nproc), "--modes", modes, *FAST, "--out", str(out))
+    proc = run_cli("profile", model, "--nproc", str(nproc), "--modes", modes, *FAST, *extra, "--out", str(out))
     if out.is_dir():
         (out / "cli-stderr.txt").write_text(proc.stderr)
         (out / "cli-stdout.txt").write_text(proc.stdout)
@@ -177,8 +178,16 @@ def test_ddp_two_ranks(ddp_run: Path):
 
 
 # ------------------------------------------------------------------------------------------------ one rank
-def test_nproc_1(tmp_path_factory: pytest.TempPathFactory):
-    run = _profile(tmp_path_factory, "tests/models/tp_mlp.py", 1)
+def test_nproc_1_with_rendezvous_options(tmp_path_factory: pytest.TempPathFactory):
+    """One rank, through the multi-host options (a c10d rendezvous on this host) instead of --standalone."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    rdzv = ("--nnodes", "1", "--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}", "--rdzv-id", "ks")
+    run = _profile(tmp_path_factory, "tests/models/tp_mlp.py", 1, "eager", *rdzv)
+    assert json.loads((run / "result.json").read_text())["settings"]["torchrun_args"] == list(rdzv)
     m = _mode(run)
     assert m["status"] == "ok" and m["world_size"] == 1 and [r["rank"] for r in m["ranks"]] == [0]
     (trace,) = (run / "tb" / "eager").glob("kernelscope_rank_0.*.pt.trace.json.gz")
