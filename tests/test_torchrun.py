@@ -321,3 +321,10 @@ def test_only_rank_0_reports_progress(monkeypatch, capsys):
     monkeypatch.setattr(worker, "_QUIET", True)  # what main() sets on a rank other than 0
     worker.progress("rank 1 is silent")
     assert capsys.readouterr().out == "@@progress rank 0 speaks\n"
+
+
+def test_combine_ranks_of_one_host_of_two():
+    """The second host of two (4 ranks each) holds ranks 4..7: they keep their numbers."""
+    m = combine_ranks([_mode_result(1.0), _mode_result(2.0, verdict="fused")], rank_ids=[4, 5], world_size=8)
+    assert [r.rank for r in m.ranks] == [4, 5] and m.slowest_rank == 5 and m.world_size == 8
+    assert m.ranks_differ == (5,) and "differ from rank 4" in m.notes[-1]

@@ -54,13 +54,16 @@ def build_ranked_mode_result(out_dir: Path, capture: dict[str, Any], *, iteratio
 
     mode = capture.get("mode", "?")
     paths = list(capture["rank_records"])
-    per_rank = []
+    per_rank, ids = [], []
+    world: int | None = None
     for r, rel in enumerate(paths):
         rec = read_rank_capture(out_dir, rel, r, mode)
+        ids.append(rec["rank"] if isinstance(rec.get("rank"), int) else r)  # global rank (several hosts)
+        world = (rec.get("distributed") or {}).get("world_size") or world
         if capture.get("status") in ("timeout", "interrupted") and rec.get("status") != Status.OK.value:
             rec = {**rec, "status": capture["status"], "error": capture.get("error", rec.get("error", ""))}
         per_rank.append(build_mode_result(out_dir, {**rec, "mode": mode}, iterations=iterations, peaks=peaks))
-    return combine_ranks(per_rank, captures=paths)
+    return combine_ranks(per_rank, captures=paths, rank_ids=ids, world_size=world)
 
 
 def rank_latency(m: ModeResult) -> float | None:
@@ -80,8 +83,12 @@ def _verdicts(m: ModeResult) -> tuple[str, ...]:
     return tuple(f"{g.module or g.id}: {g.verdict}" for g in m.gemms)
 
 
-def combine_ranks(per_rank: Sequence[ModeResult], *, captures: Sequence[str | None] = ()) -> ModeResult:
-    """One ModeResult per rank (index = rank) -> the mode's: the slowest rank's fields, with ``ranks``."""
+def combine_ranks(per_rank: Sequence[ModeResult], *, captures: Sequence[str | None] = (),
+                  rank_ids: Sequence[int] = (), world_size: int | None = None) -> ModeResult:
+    """One ModeResult per rank, in rank order -> the mode's: the slowest rank's fields, with ``ranks``.
+    ``rank_ids``: the ranks' numbers (default 0..N-1; one host of several holds only its own ranks); the first
+    one is what the others are compared with."""
+    ids = list(rank_ids) or list(range(len(per_rank)))
     if not per_rank:
         raise ValueError("combine_ranks needs at least one rank")
     lat = [rank_latency(m) if m.status == Status.OK.value else None for m in per_rank]
@@ -99,9 +106,9 @@ def combine_ranks(per_rank: Sequence[ModeResult], *, captures: Sequence[str | No
             if _verdicts(m) != base_verdicts:
                 d.append("GEMM verdicts")
         if d:
-            differ.append(r)
+            differ.append(ids[r])
         ranks.append(RankResult(
-            rank=r, status=m.status, error=m.error if m.status != Status.OK.value else "", latency_ms=lat[r],
+            rank=ids[r], status=m.status, error=m.error if m.status != Status.OK.value else "", latency_ms=lat[r],
             profiled_iteration_ms=m.profiled_iteration_ms,
             kernels_per_iter=m.kernels_per_iter, gemm_summary=m.gemm_summary, verdicts=_verdicts(m),
             peak_memory_bytes=m.peak_memory_bytes, communication=m.communication, trace=m.trace,
@@ -112,15 +119,16 @@ def combine_ranks(per_rank: Sequence[ModeResult], *, captures: Sequence[str | No
     notes = list(head.notes)
     if failed and head.status == Status.OK.value:
         # One rank that failed fails the mode: the others' measurements stand in ``ranks``.
-        r = per_rank.index(failed[0])
+        r = ids[per_rank.index(failed[0])]
         fields.update(status=failed[0].status, error=f"rank {r}: {failed[0].error}", error_kind=failed[0].error_kind)
     if len(per_rank) > 1 and skew is not None:
-        notes.append(f"{len(per_rank)} ranks: headline figures are rank {slowest}'s (the slowest); "
-                     f"skew slowest/fastest {skew:.2f}x (rank {slowest} vs rank {fastest})")
+        notes.append(f"{len(per_rank)} ranks: headline figures are rank {ids[slowest]}'s (the slowest); "
+                     f"skew slowest/fastest {skew:.2f}x (rank {ids[slowest]} vs rank {ids[fastest]})")
     if differ:
-        notes.append("ranks whose kernels or GEMM verdicts differ from rank 0: "
-                     + ", ".join(f"{r} ({' and '.join(ranks[r].differs)})" for r in differ))
-    return dataclasses.replace(head, world_size=len(per_rank), ranks=tuple(ranks), slowest_rank=slowest,
+        by_id = {x.rank: x for x in ranks}
+        notes.append(f"ranks whose kernels or GEMM verdicts differ from rank {ids[0]}: "
+                     + ", ".join(f"{r} ({' and '.join(by_id[r].differs)})" for r in differ))
+    return dataclasses.replace(head, world_size=world_size or len(per_rank), ranks=tuple(ranks), slowest_rank=ids[slowest],
                                rank_skew=skew, ranks_differ=tuple(differ), notes=tuple(notes), **fields)
 
 
