@@ -273,6 +273,40 @@ class LaunchProfile:
 
 
 @dataclass(frozen=True, slots=True)
+class Communication:
+    """Collectives of one rank per profiled iteration (issue 17; analysis/comm.py). ``time_us_per_iter`` is the
+    union of the collectives' intervals; ``overlap_us_per_iter`` the part of it during which a compute kernel of
+    the same rank (same device) ran too."""
+
+    kernels_per_iter: float
+    time_us_per_iter: float
+    overlap_us_per_iter: float
+    overlap_fraction: float | None  # overlap / time; None without communication time
+    source: str = ""  # "gpu kernels" (NCCL) | "gloo ranges" (the collective on gloo's thread) | "cpu ops"
+    names: tuple[str, ...] = ()  # distinct collective names, e.g. ncclDevKernel_AllReduce_Sum_f32_RING_LL
+
+
+@dataclass(frozen=True, slots=True)
+class RankResult:
+    """One rank of a mode run under torchrun (``profile --nproc``, or ``analyze DIR`` of rank traces)."""
+
+    rank: int
+    status: str
+    error: str = ""
+    latency_ms: float | None = None  # this rank's steady median
+    profiled_iteration_ms: float | None = None  # median profiled iteration (profiler on): what comm time is part of
+    kernels_per_iter: float | None = None
+    gemm_summary: str = ""
+    verdicts: tuple[str, ...] = ()  # "<GEMM label>: <verdict>" in the rank's GEMM order
+    peak_memory_bytes: int | None = None
+    communication: Communication | None = None
+    trace: str | None = None
+    capture: str | None = None  # the rank's capture.json, relative to the result directory
+    differs: tuple[str, ...] = ()  # from rank 0: "kernel sequence", "GEMM verdicts"
+    slowest: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ModeResult:
     name: str
     status: str
@@ -314,6 +348,16 @@ class ModeResult:
     launch: LaunchProfile | None = None
     profiled_iteration_ms: float | None = None
     contradiction: str = ""
+    # Issue 17: a mode run under torchrun. The mode's own fields are the slowest rank's (``slowest_rank``);
+    # ``rank_skew`` = slowest / fastest rank's median; ``ranks_differ``: ranks whose kernel sequence or GEMM
+    # verdicts differ from rank 0's. ``communication``: this (the headline) rank's collectives. Old results have
+    # none of these and still load.
+    communication: Communication | None = None
+    world_size: int | None = None
+    ranks: tuple[RankResult, ...] = ()
+    slowest_rank: int | None = None
+    rank_skew: float | None = None
+    ranks_differ: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

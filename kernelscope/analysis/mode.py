@@ -16,6 +16,7 @@ from typing import Any
 
 from kernelscope import __version__
 from kernelscope.analysis.autotune import autotune_results
+from kernelscope.analysis.comm import communication
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.gemm import gemm_report
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels
@@ -164,6 +165,7 @@ def analyze_mode_trace(
         "iterations": ka.iterations,
         "timeline": timeline(ka),
         "autotune": autotune,
+        "communication": communication(ka, trace),
     }
 
 

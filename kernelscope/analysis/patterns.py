@@ -20,6 +20,7 @@ ATEN = "ATen native"
 FLASH = "flash attention"
 CUDNN = "cuDNN"
 NCCL = "NCCL"
+C10D = "c10d collectives"
 INDUCTOR_CPP = "Inductor C++"
 INDUCTOR_CPP_TEMPLATE = "Inductor C++ template"
 CPU_BLAS = "MKL/oneDNN"
@@ -67,6 +68,9 @@ GPU_RULES: tuple[Rule, ...] = (
 
 # CPU "kernels": leaf CPU ops and Inductor C++ kernels (with cpp.enable_kernel_profile).
 CPU_RULES: tuple[Rule, ...] = (
+    _r(r"^(c10d::|c10d_functional::|_c10d_functional::|record_param_comms$|gloo:|nccl:)", C10D, "communication",
+       "torch.distributed collectives on the CPU: c10d::allreduce_ (gloo, torch 2.14.1); the collective itself runs "
+       "as a gloo:all_reduce range on gloo's thread"),
     _r(r"cpp_CppMicroGemm|cpp_fused_.*_template|cpp_template|^(graph_\d+_)?gemm_m\d+n\d+k\d+|_gemm_kernel$",
        INDUCTOR_CPP_TEMPLATE, "gemm",
        "Inductor's CPU GEMM template (max-autotune with CPP): graph_0_gemm_m32n256k256_kernel, torch 2.14.1"),

@@ -47,6 +47,7 @@ WORKER_FILES = (
     "kernelscope/tolerance.py",
     "kernelscope/vocab.py",  # provenance.py reads its op classes
     "kernelscope/capture/__init__.py",
+    "kernelscope/capture/dist.py",
     "kernelscope/capture/modes.py",
     "kernelscope/capture/worker.py",
 )

@@ -50,6 +50,10 @@ class CaptureOptions:
     seed: int = 0
     reference: bool = True  # numerics against a float64 (CPU) / float32 (CUDA) copy of the model
     python: str | None = None  # another interpreter for the workers (profile --python); None: this one
+    # profile --nproc N (issue 17): each worker is a torchrun group of N ranks on this host; torchrun_args are
+    # the rendezvous options passed through (--nnodes, --node-rank, --rdzv-*); none: --standalone.
+    nproc: int | None = None
+    torchrun_args: tuple[str, ...] = ()
 
 
 def read_capture(path: Path) -> dict[str, Any] | None:
@@ -212,7 +216,10 @@ def _run_worker(
         "timing_only": timing_only,
         "process": process,
         "user_cache_dir": bool(opts.cache_dir),
+        "timeout_s": opts.timeout_s,
     }
+    if opts.nproc:
+        spec["distributed"] = {"nproc_per_node": opts.nproc, "torchrun_args": list(opts.torchrun_args)}
     if multi:
         spec["points"] = points
     suffix = "-warm" if warm and not timing_only else ""
@@ -237,8 +244,11 @@ def _run_worker(
     status_override = None
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         # No shell; a new session so a timeout can kill the worker and every process it started.
+        argv = worker_argv(opts.python, out_dir)
+        if opts.nproc:
+            argv = torchrun_argv(argv, opts.nproc, opts.torchrun_args)
         proc = subprocess.Popen(
-            [*worker_argv(opts.python, out_dir), str(spec_path)],
+            [*argv, str(spec_path)],
             stdout=subprocess.PIPE,
             stderr=log,
             stdin=subprocess.DEVNULL,
@@ -250,6 +260,7 @@ def _run_worker(
         def pump() -> None:
             assert proc.stdout is not None
             for line in proc.stdout:
+                line = _RANK_PREFIX.sub("", line, count=1)  # torchrun's "[rank0]:" when it tags the lines
                 if line.startswith("@@progress "):
                     if on_progress:
                         on_progress(mode.name, line[len("@@progress "):].strip())
@@ -274,7 +285,8 @@ def _run_worker(
     recs = []
     for p in points:
         capture_path = Path(p["mode_dir"]) / "capture.json"
-        rec = read_capture(capture_path)
+        rec = read_capture(capture_path) if not opts.nproc else _group_record(
+            Path(p["mode_dir"]), out_dir, mode.name, started_at=started_at, wall=wall if len(points) == 1 else None)
         if status_override == "timeout" and (rec is None or rec.get("status") != "ok"):
             rec = {**(rec or {}), "status": "timeout", "error_kind": "timeout",
                    "error": f"mode {mode.name} did not finish within --timeout {opts.timeout_s:g} s"
@@ -303,6 +315,77 @@ def _run_worker(
     if status_override == "interrupted":
         raise KeyboardInterrupt
     return recs
+
+
+_RANK_PREFIX = re.compile(r"^\[(?:rank|default)\d+\]:")
+
+
+def torchrun_argv(worker: list[str], nproc: int, rendezvous: Sequence[str] = ()) -> list[str]:
+    """The worker's command line under torchrun: ``python -m torch.distributed.run --nproc-per-node N
+    [--standalone | rendezvous options] (-m kernelscope.capture.worker | launcher.py)``."""
+    python, rest = worker[0], worker[1:]
+    return [python, "-m", "torch.distributed.run", "--nproc-per-node", str(nproc),
+            *(list(rendezvous) or ["--standalone"]), *rest]
+
+
+def rank_record_paths(mode_dir: Path) -> list[Path]:
+    """The rank records a torchrun group wrote under ``mode_dir`` (``rank-<r>/capture.json``), in rank order."""
+    found = []
+    for d in mode_dir.glob("rank-*"):
+        m = re.fullmatch(r"rank-(\d+)", d.name)
+        if m and d.is_dir():
+            found.append((int(m.group(1)), d / "capture.json"))
+    return [p for _, p in sorted(found)]
+
+
+def _group_record(mode_dir: Path, out_dir: Path, mode: str, *, started_at: float, wall: float | None,
+                  ) -> dict[str, Any] | None:
+    """A torchrun group's record for the mode's folder: rank 0's record (the analysis reads every rank's through
+    ``rank_records``), status ok only when every rank's is. Each rank's record gets the runner's fields too."""
+    paths = rank_record_paths(mode_dir)
+    recs = []
+    for r, path in enumerate(paths):
+        rec = read_capture(path) or {"schema": CAPTURE_SCHEMA, "status": "failed", "error_kind": "crash",
+                                     "error": f"rank {r} wrote no capture record (torchrun stops every rank when "
+                                              "one fails)", "notes": []}
+        rec["mode"] = mode
+        rec["started_at"] = started_at
+        if wall is not None:
+            rec.setdefault("wall_s", wall)
+        atomic_write_json(path, rec)
+        recs.append(rec)
+    if not recs:
+        return None
+    group = {**recs[0], "rank_records": [str(p.relative_to(out_dir)) for p in paths], "world_size": len(recs)}
+    # The rank that failed first-hand, before ranks that torchrun stopped because of it (they wrote no record).
+    failed = [(r, rec) for r, rec in enumerate(recs) if rec.get("status") != "ok"]
+    # A rank whose peer died fails too (gloo: "Connection closed by peer"): the earliest failure is the cause.
+    first_hand = [(r, rec) for r, rec in failed if rec.get("error_kind") != "crash"]
+    bad = min(first_hand, key=lambda x: x[1].get("failed_at") or float("inf")) if first_hand else (
+        failed[0] if failed else None)
+    if bad is not None:
+        r, rec = bad
+        group.update(status=rec.get("status", "failed"), error_kind=rec.get("error_kind", ""),
+                     error=f"rank {r}: {rec.get('error', '')}")
+    return group
+
+
+def merge_ranks(out_dir: Path, first: dict[str, Any], others: Sequence[dict[str, Any]],
+                merge: Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]) -> dict[str, Any]:
+    """Apply ``merge`` (of the first record and the others: the warm process, the later processes) to a torchrun
+    group rank by rank, writing each rank's merged record back; the group's record is merged too."""
+    firsts = first.get("rank_records") or []
+    for r, rel in enumerate(firsts):
+        base = read_capture(out_dir / rel)
+        if base is None:
+            continue
+        mates = []
+        for o in others:
+            paths = o.get("rank_records") or []
+            got = read_capture(out_dir / paths[r]) if r < len(paths) else None
+            mates.append(got or {"status": "failed", "error": f"rank {r} wrote no record in this process"})
+        atomic_write_json(out_dir / rel, merge(base, mates))
+    return merge(first, list(others))
 
 
 def merge_warm(cold: dict[str, Any], warm: dict[str, Any]) -> dict[str, Any]:

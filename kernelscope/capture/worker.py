@@ -39,8 +39,12 @@ class Unavailable(Exception):
     """This mode cannot run on this machine (not a failure of the model)."""
 
 
+_QUIET = False  # a torchrun rank other than 0: only rank 0 reports progress
+
+
 def progress(text: str) -> None:
-    print(f"@@progress {text}", flush=True)
+    if not _QUIET:
+        print(f"@@progress {text}", flush=True)
 
 
 # --------------------------------------------------------------------------------------------------- environment
@@ -440,10 +444,22 @@ class _Setup:
             device = want
         self.device = device
         rec["device"] = device
+        if spec.get("distributed") and device == "cuda":
+            # A torchrun rank's GPU, before anything touches CUDA (else every rank opens a context on GPU 0).
+            torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % max(1, torch.cuda.device_count()))
         rec["environment"] = environment(torch, device)
         mode = self.mode
         if mode.needs_cuda and device != "cuda":
             raise Unavailable(f"{mode.name} uses CUDA graphs, which need a GPU (this run is on the CPU)")
+        self.group: Any = None
+        if spec.get("distributed"):
+            # Before the model is built: the model file may shard itself with torch.distributed (issue 17).
+            from kernelscope.capture.dist import Group
+
+            progress("initialising the process group")
+            self.group = Group(torch, device, float(spec.get("timeout_s") or 900.0))
+            self.patches.callback(self.group.close)
+            rec["distributed"] = self.group.describe()
         dtype = spec.get("dtype")  # None: the model file's own dtypes
         if device == "cuda" and dtype == "bfloat16" and not torch.cuda.is_bf16_supported():
             raise UsageError(f"bfloat16 is not supported on {torch.cuda.get_device_name(0)}",
@@ -707,7 +723,8 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             rec["compile_workers_stopped"] = True
         progress("warming up")
         warmup_seconds = spec.get("warmup_seconds", 10)
-        per_call = _warm_up(timer, call, min_calls=spec.get("warmup", 10), max_seconds=warmup_seconds)
+        per_call = _warm_up(timer, call, min_calls=spec.get("warmup", 10), max_seconds=warmup_seconds,
+                            agree=setup.group)
         rec["warmup_calls"] = per_call["calls"]
         if device == "cuda":
             torch.cuda.reset_peak_memory_stats()
@@ -715,10 +732,12 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             warmup_peak = _rss_hwm() if hwm_ok else None
             hwm_ok = _reset_hwm()
         # Several calls per sample so one sample lasts >= ~1 ms: shorter ones time the timer, not the model.
-        inner = max(1, min(1000, int(1e-3 / max(per_call["estimate_s"], 1e-7))))
+        estimate = per_call["estimate_s"] if setup.group is None else setup.group.agree_max(per_call["estimate_s"])
+        inner = max(1, min(1000, int(1e-3 / max(estimate, 1e-7))))
         repeats = spec.get("repeats", 30)
         progress(f"timing {repeats} samples x {inner} calls")
-        samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=warmup_seconds)
+        samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=warmup_seconds,
+                                                  agree=setup.group)
         rec["warmup_calls"] += (windows - 1) * repeats * inner  # the drifting windows were warm-up after all
         rec["latency_ms"] = {**_quantiles(samples), "samples": samples, "timer": "cuda_events" if device == "cuda"
                              else "perf_counter", "calls_per_sample": inner, "windows": windows,
@@ -768,7 +787,8 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
 
         progress("profiling")
         rec["trace"] = _profile(torch, call, timer, device, {**spec, "tb_dir": point["tb_dir"]},
-                                modules=None if mode.compiled else model)
+                                modules=None if mode.compiled else model,
+                                worker_name=_trace_name(setup.group))
         if mode.compiled:
             # Recompiles after the first call (a guard that fails on the second call) count at this point too.
             rec["dynamo"] = _counter_delta(before, _counters(torch))["dynamo"]  # type: ignore[arg-type]
@@ -795,7 +815,7 @@ def _drift(samples: list[float]) -> float:
 
 
 def _steady_samples(timer: _Timer, call: Any, inner: int, repeats: int, *,
-                    budget_s: float) -> tuple[list[float], int, float]:
+                    budget_s: float, agree: Any = None) -> tuple[list[float], int, float]:
     """Timed samples (ms per call) from a window whose halves agree: a window that still drifts (medians of its
     halves more than DRIFT_LIMIT apart, e.g. a per-call time still falling after the warm-up's single-call check
     passed) counts as warm-up and is timed again, up to MAX_WINDOWS windows while the windows fit in budget_s.
@@ -807,7 +827,10 @@ def _steady_samples(timer: _Timer, call: Any, inner: int, repeats: int, *,
         samples = [timer.time(call, inner) * 1000.0 for _ in range(repeats)]
         drift = _drift(samples)
         spent = time.perf_counter() - t0
-        if drift <= DRIFT_LIMIT or windows >= MAX_WINDOWS or spent * (windows + 1) / windows > budget_s:
+        done = drift <= DRIFT_LIMIT or windows >= MAX_WINDOWS or spent * (windows + 1) / windows > budget_s
+        if agree is not None:  # torchrun ranks time the same windows (their collectives pair up)
+            done = agree.agree_all(done)
+        if done:
             return samples, windows, drift
 
 
@@ -826,18 +849,23 @@ def _shutdown_compile_workers(torch: Any) -> bool:
         return False
 
 
-def _warm_up(timer: _Timer, call: Any, *, min_calls: int, max_seconds: float) -> dict[str, Any]:
-    """Run until per-call time is stable (last 5 within 10% of their median) or the time budget is spent."""
+def _warm_up(timer: _Timer, call: Any, *, min_calls: int, max_seconds: float, agree: Any = None) -> dict[str, Any]:
+    """Run until per-call time is stable (last 5 within 10% of their median) or the time budget is spent.
+    ``agree``: a torchrun group, whose ranks stop together (every rank stable, or one out of time)."""
     times: list[float] = []
     t_start = time.perf_counter()
     while True:
         times.append(timer.time(call, 1))
+        stable = False
         if len(times) >= max(min_calls, 5):
             last = sorted(times[-5:])
             med = last[2]
-            if med > 0 and (last[-1] - last[0]) / med < 0.10:
+            stable = med > 0 and (last[-1] - last[0]) / med < 0.10
+        over = time.perf_counter() - t_start > max_seconds and len(times) >= 3
+        if agree is not None:
+            if agree.agree_stop(stable, over):
                 break
-        if time.perf_counter() - t_start > max_seconds and len(times) >= 3:
+        elif stable or over:
             break
     return {"calls": len(times), "estimate_s": sorted(times[-5:])[len(times[-5:]) // 2]}
 
@@ -1043,8 +1071,16 @@ def _restore_env(name: str, value: str | None) -> None:
         os.environ[name] = value
 
 
+def _trace_name(group: Any) -> str:
+    if group is None:
+        return WORKER_NAME
+    from kernelscope.capture.dist import trace_worker_name
+
+    return trace_worker_name(group.rank)
+
+
 def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, Any], *,
-             modules: Any = None) -> str:
+             modules: Any = None, worker_name: str = WORKER_NAME) -> str:
     """Profile ``steps`` iterations into a TensorBoard trace; ``modules``: the eager model, whose submodules get
     ``kernelscope.module:`` ranges while the profiler runs (timing ran before, without them)."""
     from torch.profiler import ProfilerActivity, profile, schedule, tensorboard_trace_handler
@@ -1053,7 +1089,7 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     tb_dir.mkdir(parents=True, exist_ok=True)
     steps = spec.get("profile_steps", 3)
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
-    handler = tensorboard_trace_handler(str(tb_dir), worker_name=WORKER_NAME, use_gzip=True)
+    handler = tensorboard_trace_handler(str(tb_dir), worker_name=worker_name, use_gzip=True)
     # repeat=1: with the default repeat=0 the schedule starts a new cycle and the last, partial one is what
     # gets written.
     hooks = _module_ranges(torch, modules) if modules is not None else []
@@ -1071,7 +1107,7 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     finally:
         for h in hooks:
             h.remove()
-    files = sorted(tb_dir.glob(f"{WORKER_NAME}.*.pt.trace.json.gz"))
+    files = sorted(tb_dir.glob(f"{worker_name}.*.pt.trace.json.gz"))
     if not files:
         raise RuntimeError("torch.profiler wrote no trace file")
     _scrub_host_name(files[-1])
@@ -1188,6 +1224,7 @@ def _run_points(setup: _Setup, spec: dict[str, Any], points: list[dict[str, Any]
             run_point(setup, spec, point, rec)
         except BaseException as exc:  # noqa: BLE001 - one point's failure (an OOM at the largest shape)
             _classify(exc, rec)
+            rec["failed_at"] = time.time()  # torchrun ranks: the first to fail is the cause, the others followed
             if isinstance(exc, KeyboardInterrupt):
                 stop = {"status": "interrupted", "error": "interrupted before this point ran",
                         "error_kind": "interrupted"}
@@ -1211,7 +1248,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     spec = json.loads(Path(argv[0]).read_text())
     points = spec_points(spec)
+    rank = None
+    if spec.get("distributed"):
+        # A torchrun rank: its own folders and log, before torch is imported (issue 17).
+        global _QUIET
+        from kernelscope.capture.dist import prepare_rank
+
+        rank = prepare_rank(spec, points)
+        _QUIET = rank != 0
     recs = [_new_record(spec, p) for p in points]
+    if rank is not None:
+        for rec in recs:
+            rec.update(rank=rank, log=spec["rank_log"])
     t0 = time.perf_counter()
     setup: _Setup | None = None
     try:
@@ -1222,7 +1270,7 @@ def main(argv: list[str] | None = None) -> int:
             rec.update({k: recs[0][k] for k in ("status", "error", "error_kind") if k in recs[0]})
     if setup is not None:
         for rec in recs[1:]:
-            rec.update({k: recs[0][k] for k in ("device", "environment", "config") if k in recs[0]})
+            rec.update({k: recs[0][k] for k in ("device", "environment", "config", "distributed") if k in recs[0]})
             rec["notes"] = list(recs[0]["notes"])
         try:
             _run_points(setup, spec, points, recs)
@@ -1231,6 +1279,8 @@ def main(argv: list[str] | None = None) -> int:
     for point, rec in zip(points, recs):
         rec.setdefault("wall_s", time.perf_counter() - t0)
         atomic_write_json(Path(point["mode_dir"]) / "capture.json", rec)
+    if rank is not None and any(r.get("status") != "ok" for r in recs):
+        return 1  # torchrun stops the other ranks, which would wait in a collective for this one
     return 0
 
 

@@ -25,7 +25,8 @@ import click
 def command(trace: Path, codes: tuple[Path, ...], log: Path | None, iterations: int | None, mode: str, out: Path,
             force: bool, debug: bool) -> None:
     """Analyse TRACE (a torch.profiler chrome trace, .json or .json.gz) and write result.json, report.html and
-    summary.md with one mode."""
+    summary.md with one mode. TRACE may be a directory of rank traces (one *.pt.trace.json(.gz) per rank, each
+    with distributedInfo.rank, as a torchrun run writes them): the mode then has one result per rank."""
     from kernelscope.analysis.mode import analyze_trace_file
     from kernelscope.errors import UsageError
     from kernelscope.outdir import prepare_out_dir
@@ -35,8 +36,16 @@ def command(trace: Path, codes: tuple[Path, ...], log: Path | None, iterations: 
     if log is not None and not log.is_file():
         raise UsageError(f"log file {log} does not exist", "pass the stderr log of the run, or leave out --log")
     command_line = "kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    result = analyze_trace_file(trace, list(codes), mode=mode, iterations=iterations, log_path=log,
-                                command=command_line)
+    if trace.is_dir():
+        from kernelscope.analysis.ranks import analyze_rank_dir
+
+        if codes or log is not None:
+            raise UsageError("--code and --log apply to one trace, and TRACE is a directory of rank traces",
+                             "leave them out, or analyse one rank's trace file with them")
+        result = analyze_rank_dir(trace, mode=mode, iterations=iterations, command=command_line)
+    else:
+        result = analyze_trace_file(trace, list(codes), mode=mode, iterations=iterations, log_path=log,
+                                    command=command_line)
     # A trace alone has no latency to compare: nothing to recommend (not "no working mode").
     result = dataclasses.replace(result, recommendation=())
     out_dir = prepare_out_dir(out, force=force)

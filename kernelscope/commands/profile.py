@@ -70,18 +70,29 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
 @click.option("--python", "python", metavar="PATH", default=None,
               help="Run the mode workers under this interpreter (e.g. the pre-upgrade venv's bin/python, or an "
                    "executable wrapper script): it needs torch, not kernelscope. Analysis and reports run here.")
+@click.option("--nproc", type=click.IntRange(min=1, max=1024), default=None, metavar="N",
+              help="Run each mode's worker under torchrun with N ranks on this host (NCCL on CUDA, gloo on the "
+                   "CPU); the process group is up before the model is built, so the model file can shard itself. "
+                   "Every rank is profiled; the mode's figures are the slowest rank's.")
+@click.option("--nnodes", default=None, metavar="N|MIN:MAX", help="torchrun --nnodes (multi-host, with --rdzv-*).")
+@click.option("--node-rank", type=int, default=None, help="torchrun --node-rank (static rendezvous).")
+@click.option("--rdzv-backend", default=None, help="torchrun --rdzv-backend (e.g. c10d).")
+@click.option("--rdzv-endpoint", default=None, metavar="HOST:PORT", help="torchrun --rdzv-endpoint.")
+@click.option("--rdzv-id", default=None, help="torchrun --rdzv-id (the same on every host).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, modes: str, gemm_backends: str | None, device: str, dtype: str | None, sets: tuple[str, ...],
             sweeps: tuple[str, ...], out: Path | None, force: bool, timeout: float, warmup: int, repeats: int,
             processes: int, steps: int, freezing: bool | None, cache_dir: Path | None, warm_compile: bool,
             reference: bool, calibration: Path | None, no_tensorboard: bool, python: str | None,
-            debug: bool) -> None:
+            nproc: int | None, nnodes: str | None, node_rank: int | None, rdzv_backend: str | None,
+            rdzv_endpoint: str | None, rdzv_id: str | None, debug: bool) -> None:
     """Profile MODEL (a .py file defining get_model()/get_inputs(), or KernelBench's Model/get_init_inputs()/
     get_inputs()) in each mode, each in its own process, and write report.html, summary.md, result.json and
     TensorBoard traces into --out."""
 
     from kernelscope import modelfile
-    from kernelscope.analysis.mode import build_mode_result, build_run_result
+    from kernelscope.analysis.mode import build_run_result
+    from kernelscope.analysis.ranks import build_any_mode_result
     from kernelscope.analysis.roofline import (
         default_calibration_path,
         peaks_for,
@@ -93,6 +104,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         CaptureOptions,
         check_torch_logs,
         list_input_points,
+        merge_ranks,
         merge_warm,
         run_mode,
         run_mode_at,
@@ -120,6 +132,10 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     if both:
         raise UsageError(f"{both[0]} is given to both --set and --sweep", "keep it in --sweep only")
     mode_defs = parse_modes(modes, parse_backends(gemm_backends))
+    from kernelscope.capture.torchrun import rendezvous_args
+
+    torchrun_args = rendezvous_args(nproc, nnodes=nnodes, node_rank=node_rank, rdzv_backend=rdzv_backend,
+                                    rdzv_endpoint=rdzv_endpoint, rdzv_id=rdzv_id)
     from kernelscope.capture.interpreter import probe
 
     interp = probe(python) if python else None  # one subprocess: a bad path or a missing/old torch fails here
@@ -130,7 +146,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     opts = CaptureOptions(model=spec.path, sets=parsed_sets, dtype=dtype, device=device,
                           warmup=warmup, repeats=repeats, profile_steps=steps, timeout_s=timeout, freezing=freezing,
                           cache_dir=str(cache_dir.resolve()) if cache_dir else None, reference=reference,
-                          python=interp.path if interp else None)
+                          python=interp.path if interp else None, nproc=nproc, torchrun_args=torchrun_args)
     hook_points = None
     if defines_input_sweep(spec.path):
         err.print("reading get_input_sweep() from the model file")
@@ -159,7 +175,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         mi, pis = jobs[j]
         for pi, rec in zip(pis, recs):
             run_dtype = run_dtype or rec.get("dtype")
-            mr = build_mode_result(out_dir, rec)
+            mr = build_any_mode_result(out_dir, rec)
             results[pi][mi] = mr
             label = job_label(j)
             line = label if len(pis) == 1 else f"{label.split(' @ ')[0]} @ {points[pi].label}"
@@ -208,7 +224,8 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             recs = capture(j, False)
             if warm_compile and mode.compiled and any(r.get("status") == "ok" for r in recs):
                 warm_recs = capture(j, True)
-                recs = [merge_warm(c, w) for c, w in zip(recs, warm_recs)]
+                recs = [merge_ranks(out_dir, c, [w], lambda a, o: merge_warm(a, o[0]))
+                        for c, w in zip(recs, warm_recs)]
                 from kernelscope.files import atomic_write_json
 
                 for pi, rec in zip(pis, recs):
@@ -256,7 +273,8 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         for j, recs in job_recs.items():
             mi, pis = jobs[j]
             if later[j]:
-                recs = [merge_processes(rec, [rnd[q] for rnd in later[j]]) for q, rec in enumerate(recs)]
+                recs = [merge_ranks(out_dir, rec, [rnd[q] for rnd in later[j]], merge_processes)
+                        for q, rec in enumerate(recs)]
                 for pi, rec in zip(pis, recs):
                     atomic_write_json(record_dir(mi, pi) / "capture.json", rec)
             finish(j, recs)
@@ -273,6 +291,9 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                                 "profile_steps": steps,
                                 "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
                                 "reference": reference, "python": interp.path if interp else None}
+    if nproc:
+        settings["nproc"] = nproc
+        settings["torchrun_args"] = list(torchrun_args)
     # What `compare` needs to say whether two runs are comparable: the model file's content and the inputs'
     # shapes as the workers built them.
     import hashlib

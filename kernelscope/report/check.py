@@ -168,6 +168,14 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
             violation = _latency_rule(opt, limit, mode, eager)
             if violation:
                 violations.append(violation)
+        if mode.ranks:  # torchrun (issue 17): every rank, and the latency rules on the slowest one
+            from kernelscope.report.ranks import check_ranks
+
+            violations += [Violation(v.rule, v.mode, v.message) for v in check_ranks(
+                mode, max_kernels_per_iter=rules.max_kernels_per_iter, expect_fused=rules.expect_fused)]
+            if len(mode.ranks) > 1 and (rules.max_slowdown is not None or rules.min_speedup is not None):
+                notes.append(f"{mode.name}: {len(mode.ranks)} ranks; the latency rules use the slowest rank's "
+                             f"figures (rank {mode.slowest_rank})")
     return CheckOutcome(tuple(checked), tuple(active), tuple(violations), tuple(notes))
 
 

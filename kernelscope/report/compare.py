@@ -15,6 +15,8 @@ from kernelscope.report import charts
 from kernelscope.report.context import flatten
 from kernelscope.report.html import environment, page_assets
 from kernelscope.report.markdown import MAX_CHARS, md_code, md_text
+from kernelscope.report.ranks import compare_markdown as rank_compare_markdown
+from kernelscope.report.ranks import compare_ranks, rank_delta_json
 from kernelscope.result import GemmEpilogue, ModeResult, RunResult, Status
 
 
@@ -81,6 +83,7 @@ class ModeDelta:
     gemms: tuple[GemmChange, ...]
     change: str = "none"  # "none" | "faster" | "slower": both runs' intervals separate (issue 13)
     pad_note: str = ""  # kernels that differ are pad kernels: Inductor's pad_mm decision, benchmarked at compile
+    ranks: tuple = ()  # report/ranks.py RankDelta per rank, matched by index (torchrun runs, issue 17)
 
     @property
     def status_change(self) -> str:
@@ -297,7 +300,7 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             backends=_counts(mb.kernels_by_backend if mb else {}, mh.kernels_by_backend if mh else {}),
             # GEMMs of a mode that ran in one run only are not "gained" or "lost": the mode itself is.
             gemms=compare_gemms(mb.gemms, mh.gemms, _marginal(mb) | _marginal(mh)) if mb and mh else (),
-            change=change, pad_note=_pad_note(mb, mh),
+            change=change, pad_note=_pad_note(mb, mh), ranks=compare_ranks(mb, mh),
         ))
     env_b = {kv.key: kv.value for kv in flatten(base.environment)}
     env_h = {kv.key: kv.value for kv in flatten(head.environment)}
@@ -345,6 +348,7 @@ def compare_data(cmp: Comparison) -> dict:
                        "marginal_autotune": g.marginal_autotune} for g in m.gemms],
             "pad_note": m.pad_note,
             "not_comparable": marked,
+            **({"ranks": [rank_delta_json(d) for d in m.ranks]} if m.ranks else {}),
         } for m in cmp.modes],
     }
 
@@ -444,6 +448,8 @@ def _render_md(cmp: Comparison, max_gemms: int, max_env: int, err_chars: int) ->
                               "see compare.html._")
     if gemm_lines:
         out += ["", "### GEMM verdicts and backends", "", *gemm_lines]
+    for m in cmp.modes:
+        out += rank_compare_markdown(m.name, m.ranks)
     if cmp.new_failures:
         out += ["", "### New failures", ""]
         for m in cmp.new_failures:

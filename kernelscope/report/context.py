@@ -276,6 +276,7 @@ class ReportContext:
     notes: tuple[KV, ...] = ()  # what each mode's worker noted (key: "mode" or "mode @ shapes")
     failure_groups: tuple[FailureGroup, ...] = ()  # the failures once each: identical errors and skips folded
     headline: tuple[KV, ...] = ()  # device, GPU, torch, ... for the header line of every report
+    ranks: tuple[Any, ...] = ()  # report/ranks.py RanksView per mode run under torchrun (issue 17)
 
     @property
     def eager(self) -> ModeResult | None:
@@ -315,7 +316,14 @@ def build_context(result: RunResult) -> ReportContext:
         peaks=tuple(flatten({k: v for k, v in (result.peaks or {}).items() if v})),
         notes=mode_notes(result),
         headline=headline(result),
+        ranks=_ranks_views(result),
     )
+
+
+def _ranks_views(result: RunResult) -> tuple[Any, ...]:
+    from kernelscope.report.ranks import ranks_views
+
+    return ranks_views(result)
 
 
 # (environment key, label): the facts a reader needs to place a run, in this order.

@@ -312,6 +312,9 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
                 out.append(md_block(grp.error, lim.error_chars))
         if len(ctx.failure_groups) > len(shown):
             out.append(f"\n_{len(ctx.failure_groups) - len(shown)} more failures not shown; see report.html._")
+    from kernelscope.report.ranks import markdown_tables
+
+    out.extend(markdown_tables(ctx.result))  # torchrun runs: one table per mode (issue 17)
     out.append("")
     out.append("_Full report: report.html (kernels, charts, evidence); traces: `tensorboard --logdir tb` or Perfetto._")
     return "\n".join(out) + "\n"

@@ -109,6 +109,14 @@ def render_terminal(result: RunResult, console: Console) -> None:
                                             gemm_line(g, names)))
                 if g.why_not:
                     console.print(Text(f"    why not: {g.why_not}", style="dim"))
+    for v in ctx.ranks:  # torchrun runs (issue 17): one line per rank, from report/ranks.py's view
+        console.print(Text.assemble((f"{v.mode} ranks", "bold"), f"  {v.headline}"
+                                    + (f"; {v.differ}" if v.differ else "")))
+        for r in v.rows:
+            mark = " (slowest)" if r.slowest else ""
+            console.print(Text(f"  rank {r.rank}{mark}: {r.status} · {r.latency} · {r.kernels} kernels/iter · "
+                               f"communication {r.comm}, overlap {r.overlap}"
+                               + (f" · differs: {r.differs}" if r.differs else "")))
     if ctx.sweep is not None:
         sw = ctx.sweep
         st = Table(title=Text(f"shape sweep: {len(sw.rows)} points (median; speedup vs eager)"), title_justify="left")
