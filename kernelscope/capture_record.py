@@ -117,60 +117,60 @@ class ProcessTiming(_Record):
 class Comparison(_Record):
     """Errors of one set of outputs against another (worker.py ``_compare``; vs the reference also eager's)."""
 
-    max_abs: float | None = UNSET
-    max_rel: float | None = UNSET
-    rmse: float | None = UNSET
-    mismatch_fraction: float | None = UNSET
-    differ_fraction: float | None = UNSET
-    nonfinite: int | None = UNSET
-    new_nonfinite: int | None = UNSET
-    elements: int | None = UNSET
-    allclose: bool | None = UNSET
-    passed: bool | None = field(default=UNSET, metadata=_wire("pass"))
-    note: str = UNSET  # the outputs differ in structure (count or shape)
-    reason: str = UNSET  # why it failed, as the report says it
-    eager_rmse: float | None = UNSET
-    eager_max_abs: float | None = UNSET
-    eager_nonfinite: int | None = UNSET
-    bound_rmse: float | None = UNSET
+    max_abs: float | None | Unset = UNSET
+    max_rel: float | None | Unset = UNSET
+    rmse: float | None | Unset = UNSET
+    mismatch_fraction: float | None | Unset = UNSET
+    differ_fraction: float | None | Unset = UNSET
+    nonfinite: int | None | Unset = UNSET
+    new_nonfinite: int | None | Unset = UNSET
+    elements: int | None | Unset = UNSET
+    allclose: bool | None | Unset = UNSET
+    passed: bool | None | Unset = field(default=UNSET, metadata=_wire("pass"))
+    note: str | Unset = UNSET  # the outputs differ in structure (count or shape)
+    reason: str | Unset = UNSET  # why it failed, as the report says it
+    eager_rmse: float | None | Unset = UNSET
+    eager_max_abs: float | None | Unset = UNSET
+    eager_nonfinite: int | None | Unset = UNSET
+    bound_rmse: float | None | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
 class NumericsTolerance(_Record):
-    dtype: str = UNSET
-    atol: float = UNSET
-    rtol: float = UNSET
-    vs_eager_rule: str = UNSET
-    vs_reference_rule: str = UNSET
+    dtype: str | Unset = UNSET
+    atol: float | Unset = UNSET
+    rtol: float | Unset = UNSET
+    vs_eager_rule: str | Unset = UNSET
+    vs_reference_rule: str | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
 class ReferenceRun(_Record):
     """How the high-precision reference ran, or why it did not (``skipped``)."""
 
-    dtype: str = UNSET
-    device: str = UNSET
-    skipped: str = UNSET
+    dtype: str | Unset = UNSET
+    device: str | Unset = UNSET
+    skipped: str | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
 class Numerics(_Record):
-    vs_eager: Comparison = UNSET
-    tolerance: NumericsTolerance = UNSET
-    reference: ReferenceRun = UNSET
-    vs_reference: Comparison = UNSET
+    vs_eager: Comparison | Unset = UNSET
+    tolerance: NumericsTolerance | Unset = UNSET
+    reference: ReferenceRun | Unset = UNSET
+    vs_reference: Comparison | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
 class DynamoCounters(_Record):
     """Dynamo's counters over one point (worker.py ``_counter_delta``)."""
 
-    frames_compiled: int = UNSET
-    graphs: int = UNSET
-    recompiles: int = UNSET
-    guard_failures: tuple[str, ...] = UNSET
-    graph_breaks: int = UNSET
-    graph_break_reasons: tuple[str, ...] = UNSET
+    frames_compiled: int | Unset = UNSET
+    graphs: int | Unset = UNSET
+    recompiles: int | Unset = UNSET
+    guard_failures: tuple[str, ...] | Unset = UNSET
+    graph_breaks: int | Unset = UNSET
+    graph_break_reasons: tuple[str, ...] | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,52 +178,52 @@ class CompileRecord(_Record):
     """The first call's compile: cold time and Inductor cache counters; the warm process's (``--warm-compile``,
     merged by capture/runner.py merge_warm) beside them. ``cache``: {"cold": {counter: n}, "warm": {...}}."""
 
-    cold_s: float | None = UNSET  # None: nothing compiled at this point (``reused``)
-    cache: dict[str, dict[str, int]] = UNSET
-    cache_dir_fresh: bool = UNSET
-    reused: bool = UNSET  # a dynamic graph compiled at an earlier shape point covers this one
-    first_call_s: float | None = UNSET  # with ``reused``: the first call, which compiled nothing
-    warm_s: float | None = UNSET  # there once a warm process was merged in (None: it measured nothing)
-    warm_dynamo: DynamoCounters = UNSET
-    warm_error: str = UNSET
-    warm_log: str | None = UNSET
+    cold_s: float | None | Unset = UNSET  # None: nothing compiled at this point (``reused``)
+    cache: dict[str, dict[str, int]] | Unset = UNSET
+    cache_dir_fresh: bool | Unset = UNSET
+    reused: bool | Unset = UNSET  # a dynamic graph compiled at an earlier shape point covers this one
+    first_call_s: float | None | Unset = UNSET  # with ``reused``: the first call, which compiled nothing
+    warm_s: float | None | Unset = UNSET  # there once a warm process was merged in (None: it measured nothing)
+    warm_dynamo: DynamoCounters | Unset = UNSET
+    warm_error: str | Unset = UNSET
+    warm_log: str | None | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
 class MemoryRecord(_Record):
     """Peak memory, in bytes: the CUDA allocator's on a GPU, the process's RSS (and its growth) on the CPU."""
 
-    first_call_peak_allocated_bytes: int | None = UNSET
-    first_call_peak_reserved_bytes: int | None = UNSET
-    peak_allocated_bytes: int | None = UNSET
-    peak_reserved_bytes: int | None = UNSET
-    rss_before_bytes: int | None = UNSET
-    build_peak_rss_bytes: int | None = UNSET
-    first_call_peak_rss_bytes: int | None = UNSET
-    process_peak_rss_bytes: int | None = UNSET
-    peak_rss_bytes: int | None = UNSET
-    rss_after_bytes: int | None = UNSET
-    first_call_rss_growth_bytes: int | None = UNSET
-    peak_rss_growth_bytes: int | None = UNSET
+    first_call_peak_allocated_bytes: int | None | Unset = UNSET
+    first_call_peak_reserved_bytes: int | None | Unset = UNSET
+    peak_allocated_bytes: int | None | Unset = UNSET
+    peak_reserved_bytes: int | None | Unset = UNSET
+    rss_before_bytes: int | None | Unset = UNSET
+    build_peak_rss_bytes: int | None | Unset = UNSET
+    first_call_peak_rss_bytes: int | None | Unset = UNSET
+    process_peak_rss_bytes: int | None | Unset = UNSET
+    peak_rss_bytes: int | None | Unset = UNSET
+    rss_after_bytes: int | None | Unset = UNSET
+    first_call_rss_growth_bytes: int | None | Unset = UNSET
+    peak_rss_growth_bytes: int | None | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
 class CaptureConfig(_Record):
     """How the mode ran: what ``--modes`` asked for and what the worker set (Inductor's config patch)."""
 
-    compiled: bool = UNSET
-    compile_mode: str | None = UNSET
-    max_autotune: bool = UNSET
-    cudagraphs: bool = UNSET
-    dynamic: bool = UNSET
-    device: str = UNSET
-    capability: str | None = UNSET
-    dtype: str | None = UNSET
-    freezing: bool = UNSET
-    gemm_backends: tuple[str, ...] | None = UNSET  # the usable ones, in Inductor's order
-    gemm_backends_requested: tuple[str, ...] = UNSET
-    cute_dsl_arch: str = UNSET
-    inductor_config: dict[str, Any] = UNSET
+    compiled: bool | Unset = UNSET
+    compile_mode: str | None | Unset = UNSET
+    max_autotune: bool | Unset = UNSET
+    cudagraphs: bool | Unset = UNSET
+    dynamic: bool | Unset = UNSET
+    device: str | Unset = UNSET
+    capability: str | None | Unset = UNSET
+    dtype: str | None | Unset = UNSET
+    freezing: bool | Unset = UNSET
+    gemm_backends: tuple[str, ...] | None | Unset = UNSET  # the usable ones, in Inductor's order
+    gemm_backends_requested: tuple[str, ...] | Unset = UNSET
+    cute_dsl_arch: str | Unset = UNSET
+    inductor_config: dict[str, Any] | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,20 +236,20 @@ class BackendAvailability(_Record):
 class Environment(_Record):
     """What a reviewer needs to reproduce (worker.py ``environment``): no hostnames, no environment variables."""
 
-    python: str = UNSET
-    platform: str = UNSET
-    torch: str = UNSET
-    cuda: str | None = UNSET
-    device: str = UNSET
-    triton: str | None = UNSET
-    gpu: str = UNSET
-    capability: str = UNSET
-    gpu_memory_bytes: int = UNSET
-    sm_count: int = UNSET
-    driver: str | None = UNSET
-    cpu: str = UNSET
-    cpu_count: int | None = UNSET
-    gemm_backends: dict[str, BackendAvailability] = UNSET
+    python: str | Unset = UNSET
+    platform: str | Unset = UNSET
+    torch: str | Unset = UNSET
+    cuda: str | None | Unset = UNSET
+    device: str | Unset = UNSET
+    triton: str | None | Unset = UNSET
+    gpu: str | Unset = UNSET
+    capability: str | Unset = UNSET
+    gpu_memory_bytes: int | Unset = UNSET
+    sm_count: int | Unset = UNSET
+    driver: str | None | Unset = UNSET
+    cpu: str | Unset = UNSET
+    cpu_count: int | None | Unset = UNSET
+    gemm_backends: dict[str, BackendAvailability] | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,9 +402,10 @@ def _convert(tp: Any, value: Any, where: str, strict: bool) -> Any:
         return value
     origin = typing.get_origin(tp)
     if origin is typing.Union or isinstance(tp, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        every = [a for a in typing.get_args(tp) if a is not Unset]  # UNSET is never in a file
+        args = [a for a in every if a is not type(None)]
         if value is None:
-            if len(args) == len(typing.get_args(tp)):
+            if len(args) == len(every):
                 raise _FieldError(f"{where} is null")
             return None
         errors = []
