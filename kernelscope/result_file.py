@@ -70,17 +70,18 @@ def result_from_json(data: Any, where: str = RESULT_FILE) -> RunResult:
     if version is None:
         raise ResultError(f"{where} has schema {schema!r}, which no kernelscope writes",
                           "pass the result.json that kernelscope wrote")
-    written_by = f"kernelscope {data['tool_version']}" if isinstance(data.get("tool_version"), str) else "kernelscope"
+    tool = data.get("tool_version")
+    origin = f"kernelscope {tool}" if isinstance(tool, str) else "another kernelscope"
     if version > SCHEMA_VERSION:
-        raise ResultError(f"{where} has schema {schema!r}, written by {written_by}, newer than this kernelscope "
-                          f"{__version__} reads ({SCHEMA!r})",
+        raise ResultError(f"{where} has schema {schema!r}; this kernelscope reads {SCHEMA!r} (written by {origin}, "
+                          f"newer than this kernelscope {__version__})",
                           "upgrade kernelscope (pip install -U kernelscope) to read it")
     data = dict(data)
     while version < SCHEMA_VERSION:
         step = MIGRATIONS.get(version)
         if step is None:
-            raise ResultError(f"{where} has schema {schema!r}, written by {written_by}; this kernelscope "
-                              f"{__version__} reads {SCHEMA!r} and cannot convert it",
+            raise ResultError(f"{where} has schema {schema!r}; this kernelscope reads {SCHEMA!r} and cannot "
+                              f"convert it (written by {origin}, older than this kernelscope {__version__})",
                               "run `kernelscope profile` (or `kernelscope analyze`) again to write it in the "
                               "current schema, or re-render it with the kernelscope version that wrote it")
         data = step(data)

@@ -187,7 +187,8 @@ def test_a_result_from_a_newer_kernelscope_says_to_upgrade(tmp_path: Path):
         load_result(tmp_path)
     msg = info.value.message
     assert "\n" not in msg and info.value.exit_code == 2
-    assert "kernelscope.result/2" in msg and "written by kernelscope 9.9.9" in msg and "newer" in msg
+    assert "has schema 'kernelscope.result/2'; this kernelscope reads 'kernelscope.result/1'" in msg
+    assert "written by kernelscope 9.9.9, newer than this kernelscope" in msg
     assert "upgrade kernelscope" in msg
 
 
@@ -197,7 +198,7 @@ def test_a_result_of_an_older_schema_without_a_migration_says_to_profile_again(t
         load_result(tmp_path)
     msg = info.value.message
     assert "\n" not in msg and info.value.exit_code == 2
-    assert "kernelscope.result/0" in msg and "written by kernelscope 0.0.1" in msg
+    assert "has schema 'kernelscope.result/0'" in msg and "written by kernelscope 0.0.1, older than" in msg
     assert "run `kernelscope profile`" in msg
 
 
