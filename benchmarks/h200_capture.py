@@ -42,9 +42,9 @@ def main() -> None:
         for mode in parse_modes(modes):
             t0 = time.time()
             rec = run_mode(mode, opts, work / name)
-            lat = (rec.get("latency_ms") or {}).get("median")
-            print(f"{name:18s} {mode.name:22s} {rec['status']:11s} {time.time() - t0:6.1f}s first={rec.get('first_call_s')} "
-                  f"median_ms={lat} err={rec.get('max_abs_error')} {rec.get('error', '')[:300]} {rec.get('notes')}",
+            lat = rec.latency_ms.median if rec.latency_ms is not None else None
+            print(f"{name:18s} {mode.name:22s} {rec.status:11s} {time.time() - t0:6.1f}s first={rec.first_call_s} "
+                  f"median_ms={lat} err={rec.max_abs_error} {rec.error[:300]} {list(rec.notes)}",
                   flush=True)
     out.mkdir(parents=True, exist_ok=True)
     with tarfile.open(out / "captures.tar.gz", "w:gz") as tar:

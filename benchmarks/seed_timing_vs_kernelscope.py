@@ -53,25 +53,32 @@ def main() -> None:
                          "--modes", "eager,default", "--out", args.out, "--force"], capture_output=True, text=True)
     if ks.returncode != 0:
         sys.exit(f"kernelscope failed: {ks.stderr[-2000:]}")
-    result = json.loads((Path(args.out) / "result.json").read_text())
-    print(f"model {args.model} on {result['environment'].get('gpu') or result['environment'].get('cpu')} "
-          f"(torch {result['environment']['torch']}); kernelscope wall {time.time() - t0:.0f} s")
+    sys.path.insert(0, str(root))
+    from kernelscope.result_file import load_result
+
+    result = load_result(Path(args.out))
+    env = result.environment
+    print(f"model {args.model} on {env.get('gpu') or env.get('cpu')} (torch {env.get('torch')}); "
+          f"kernelscope wall {time.time() - t0:.0f} s")
     # kernelscope's speedup vs eager with its 95% bootstrap interval (the recommendation's candidates), next to
     # the seed's single ratio of two means: the seed cannot say whether its speedup is beyond noise.
-    cands = {c["mode"]: c for c in (result.get("recommendation") or [{}])[0].get("candidates", [])}
+    rec = result.recommendation[0] if result.recommendation else None
+    cands = {c.mode: c for c in (rec.candidates if rec else ())}
     print(f"{'mode':10s} {'seed ms':>10s} {'ks median ms':>13s} {'ratio ks/seed':>14s} {'ks IQR/median':>14s} "
           f"{'seed speedup':>13s} {'ks speedup (95% CI)':>26s}")
-    for m in result["modes"]:
-        lat = m["latency_ms"]
-        s = seed_ms[m["name"]]
-        c = cands.get(m["name"], {})
-        ks_sp = "baseline" if m["name"] == "eager" else (
-            f"{c['speedup']:.3f} ({c['low']:.3f}-{c['high']:.3f}) {c['call']}" if c.get("low") else "-")
-        print(f"{m['name']:10s} {s:10.4f} {lat['median']:13.4f} {lat['median'] / s:14.3f} "
-              f"{lat['iqr'] / lat['median']:14.3f} {seed_ms['eager'] / s:13.3f} {ks_sp:>26s}")
-    rec = (result.get("recommendation") or [{}])[0]
-    if rec.get("mode"):
-        print(f"kernelscope recommends {rec['mode']}: {rec['reason']}")
+    for m in result.modes:
+        lat = m.latency_ms
+        if lat is None:
+            print(f"{m.name:10s} {m.status}: {m.error[:200]}")
+            continue
+        s = seed_ms[m.name]
+        c = cands.get(m.name)
+        ks_sp = "baseline" if m.name == "eager" else (
+            f"{c.speedup:.3f} ({c.low:.3f}-{c.high:.3f}) {c.call}" if c is not None and c.low else "-")
+        print(f"{m.name:10s} {s:10.4f} {lat.median:13.4f} {lat.median / s:14.3f} "
+              f"{lat.iqr / lat.median:14.3f} {seed_ms['eager'] / s:13.3f} {ks_sp:>26s}")
+    if rec is not None and rec.mode:
+        print(f"kernelscope recommends {rec.mode}: {rec.reason}")
 
 
 if __name__ == "__main__":

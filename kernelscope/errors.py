@@ -46,5 +46,9 @@ class ResultError(UsageError):
     """A result directory or result.json cannot be read."""
 
 
+class CaptureFileError(UsageError):
+    """A capture.json cannot be read: missing, not JSON, another schema, or a field of the wrong type."""
+
+
 class CaptureError(KernelscopeError):
     """Running the model failed in a way that leaves no result at all."""

@@ -10,7 +10,7 @@ import dataclasses
 import datetime as _dt
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from kernelscope.analysis.launch import launch_profile
 from kernelscope.analysis.recommend import recommend
 from kernelscope.analysis.roofline import peaks_for, with_roofline
 from kernelscope.analysis.stats import combine_processes
+from kernelscope.capture_record import CaptureConfig, CaptureRecord, capture_from_json
 from kernelscope.errors import CodeFileError, KernelscopeError
 from kernelscope.inductor_code import OutputCode, parse_output_code
 from kernelscope.provenance import PROVENANCE_SUFFIX, parse_inductor_provenance
@@ -96,20 +97,21 @@ def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
     )
 
 
-def capture_latency(capture: dict[str, Any]) -> tuple[LatencyStats | None, list[str]]:
+def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[str]]:
     """The mode's latency from its capture record: across processes when ``--processes`` gave it several
-    (``capture["processes"]``, written by capture/runner.py merge_processes), and the notes that go with it."""
-    procs = capture.get("processes")
-    if not procs or len(procs) < 2:
-        lat = _latency(capture.get("latency_ms"))
+    (``capture.processes``, written by capture/runner.py merge_processes), and the notes that go with it."""
+    procs = capture.processes
+    if len(procs) < 2:
+        lat = _latency(capture.latency_ms.to_json() if capture.latency_ms is not None else None)
         return lat, [f"latency outliers: {o}" for o in (lat.outliers if lat else ())]
     notes = []
-    combined = combine_processes([p.get("latency_ms") for p in procs])
-    lost = [p for p in procs if p.get("status") != "ok" or not p.get("latency_ms")]
-    for p in lost:
-        notes.append(f"process {p.get('process')} of {len(procs)} measured nothing ({p.get('status')}: "
-                     f"{(p.get('error') or 'no timings')[:200]}); the latency is over the other processes")
-    drifted = [str(p.get("process")) for p in procs if p.get("drifted")]
+    # analysis/stats.py works on latency records in the capture's JSON form (ms, "median", "samples", ...)
+    combined = combine_processes([p.latency_ms.to_json() if p.latency_ms is not None else None for p in procs])
+    for p in procs:
+        if p.status != "ok" or p.latency_ms is None:
+            notes.append(f"process {p.process} of {len(procs)} measured nothing ({p.status}: "
+                         f"{(p.error or 'no timings')[:200]}); the latency is over the other processes")
+    drifted = [str(p.process) for p in procs if p.drifted]
     if drifted:
         notes.append(f"latency still drifted inside process(es) {', '.join(drifted)} after the timed windows")
     lat = _latency(combined) if combined else None
@@ -209,20 +211,19 @@ def timeline(ka: KernelAnalysis, iteration: int = 0) -> tuple[Any, ...]:
 _LOWERING_TARGET = re.compile(r"^\s*target: (aten\.\w+)", re.M)
 
 
-def _failure_explained(capture: dict[str, Any], out_dir: Path) -> tuple[str, ...]:
+def _failure_explained(capture: CaptureRecord, out_dir: Path) -> tuple[str, ...]:
     """What a failed max-autotune mode's raw Inductor error means, from the backend facts (kernelscope/vocab.py):
     NVGEMM alone on an SM90 GPU has no choice for a GEMM with a bias (seen on the H200 with torch 2.14.1)."""
     from kernelscope import vocab
 
-    err = capture.get("error") or ""
-    if capture.get("status") == Status.OK.value or "NoValidChoicesError" not in err:
+    err = capture.error
+    if capture.status == Status.OK.value or "NoValidChoicesError" not in err:
         return ()
-    cfg = capture.get("config") or {}
-    backends = cfg.get("gemm_backends")
-    backends = [b.strip().upper() for b in (backends.split(",") if isinstance(backends, str) else backends or ())]
-    log = read_log(out_dir / capture["log"]) if capture.get("log") else None
+    cfg = capture.config or CaptureConfig()
+    backends = [b.strip().upper() for b in cfg.gemm_backends or ()]
+    log = read_log(out_dir / capture.log) if capture.log else None
     targets = list(dict.fromkeys(_LOWERING_TARGET.findall(log or "") or _LOWERING_TARGET.findall(err)))
-    cap = str(cfg.get("capability") or "")
+    cap = cfg.capability or ""
     major = int(cap.split(".")[0]) if cap.split(".")[0].isdigit() else None
     what = f" for {', '.join(targets)}" if targets else ""
     if backends == ["NVGEMM"] and major is not None and major < 10 and any(
@@ -234,40 +235,45 @@ def _failure_explained(capture: dict[str, Any], out_dir: Path) -> tuple[str, ...
             "to the backends so that at least one choice exists",)
 
 
-def build_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int | None = None,
+def _as_json(part: Any) -> dict[str, Any]:
+    """A record part as result.json keeps it (a dict of what the worker wrote), {} when there is none."""
+    return part.to_json() if part is not None else {}
+
+
+def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any], *, iterations: int | None = None,
                       peaks: dict[str, Any] | None = None) -> ModeResult:
-    """Turn one mode's capture record (+ its trace and code files) into a ModeResult."""
-    status = capture.get("status", Status.FAILED.value)
+    """Turn one mode's capture record (+ its trace and code files) into a ModeResult. ``capture``: the record,
+    or capture.json's object as json.loads gave it (read with kernelscope/capture_record.py)."""
+    if not isinstance(capture, CaptureRecord):
+        capture = capture_from_json(capture, where=str(out_dir))
     latency, latency_notes = capture_latency(capture)
     base: dict[str, Any] = {
-        "name": capture.get("mode", "?"),
-        "status": status,
-        "error": capture.get("error", "") or "",
-        "error_kind": capture.get("error_kind", "") or "",
-        "device": capture.get("device", "") or "",
-        "first_call_s": capture.get("first_call_s"),
+        "name": capture.mode or "?",
+        "status": capture.status,
+        "error": capture.error,
+        "error_kind": capture.error_kind,
+        "device": capture.device,
+        "first_call_s": capture.first_call_s,
         "latency_ms": latency,
-        "peak_memory_bytes": capture.get("peak_memory_bytes"),
-        "memory": capture.get("memory") or {},
-        "max_abs_error": capture.get("max_abs_error"),
-        "max_rel_error": capture.get("max_rel_error"),
-        "numerics": capture.get("numerics") or {},
-        "trace": capture.get("trace"),
-        "inductor_code": tuple(capture.get("inductor_code") or ()),
-        "log": capture.get("log"),
-        "config": capture.get("config") or {},
-        "notes": tuple(capture.get("notes") or ()) + tuple(latency_notes) + _failure_explained(capture, out_dir),
-        "compile": capture.get("compile") or {},
-        "dynamo": capture.get("dynamo") or {},
+        "peak_memory_bytes": capture.peak_memory_bytes,
+        "memory": _as_json(capture.memory),
+        "max_abs_error": capture.max_abs_error,
+        "max_rel_error": capture.max_rel_error,
+        "numerics": _as_json(capture.numerics),
+        "trace": capture.trace,
+        "inductor_code": capture.inductor_code,
+        "log": capture.log,
+        "config": _as_json(capture.config),
+        "notes": capture.notes + tuple(latency_notes) + _failure_explained(capture, out_dir),
+        "compile": _as_json(capture.compile),
+        "dynamo": _as_json(capture.dynamo),
     }
-    if status == Status.OK.value and capture.get("trace"):
-        log_text = None
-        if capture.get("log"):
-            log_text = read_log(out_dir / capture["log"])
+    if capture.status == Status.OK.value and capture.trace:
+        log_text = read_log(out_dir / capture.log) if capture.log else None
         try:
-            trace = load_trace(out_dir / capture["trace"])
-            codes = load_codes([out_dir / p for p in base["inductor_code"]])
-            config = {**base["config"], "param_names": capture.get("param_names") or ()}
+            trace = load_trace(out_dir / capture.trace)
+            codes = load_codes([out_dir / p for p in capture.inductor_code])
+            config = {**base["config"], "param_names": capture.param_names}
             base.update(analyze_mode_trace(trace, codes, mode=base["name"], config=config, log_text=log_text,
                                            iterations=iterations, peaks=peaks))
         except KernelscopeError as exc:

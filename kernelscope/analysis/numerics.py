@@ -74,8 +74,8 @@ class NumericsCheck:
 def numerics_check(mode: ModeResult, dtype: str | None) -> NumericsCheck:
     """Pass when the largest errors are within the dtype's tolerance.
 
-    If the capture recorded an elementwise ``numerics["allclose"]`` (bool, computed with ``tolerance_for``), it
-    decides. Otherwise only the two maxima are known, and "max abs <= atol or max rel <= rtol" is a sufficient
+    If the capture recorded the element-wise check (``numerics["vs_eager"]["pass"]``, computed by the worker with
+    ``tolerance_for``), it decides. Otherwise only the two maxima are known, and "max abs <= atol or max rel <= rtol" is a sufficient
     condition for allclose (every element then meets |a-b| <= atol + rtol*|b|): a pass is certain, a fail means
     "not shown within tolerance".
     """
@@ -84,10 +84,8 @@ def numerics_check(mode: ModeResult, dtype: str | None) -> NumericsCheck:
         return NumericsCheck("n/a", None, None, tol, "eager did not run")
     if mode.name == EAGER:
         return NumericsCheck("reference", mode.max_abs_error, mode.max_rel_error, tol, "eager is the reference")
-    allclose = mode.numerics.get("allclose") if isinstance(mode.numerics, dict) else None
     vs_eager = mode.numerics.get("vs_eager") if isinstance(mode.numerics, dict) else None
-    if isinstance(vs_eager, dict) and isinstance(vs_eager.get("pass"), bool):
-        allclose = vs_eager["pass"]  # element-wise, counted by the worker with tolerance_for(dtype)
+    allclose = vs_eager.get("pass") if isinstance(vs_eager, dict) else None  # element-wise, counted by the worker
     if isinstance(allclose, bool):
         return NumericsCheck("pass" if allclose else "fail", mode.max_abs_error, mode.max_rel_error, tol,
                              "elementwise allclose recorded by the run")

@@ -11,58 +11,64 @@ branch) is where a skew usually comes from.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kernelscope.capture_record import CaptureRecord, capture_from_json, read_capture
 from kernelscope.errors import UsageError
 from kernelscope.result import ModeResult, RankResult, RunResult, Status
 
 
-def is_ranked(capture: dict[str, Any]) -> bool:
+def _record(capture: CaptureRecord | Mapping[str, Any]) -> CaptureRecord:
+    return capture if isinstance(capture, CaptureRecord) else capture_from_json(capture)
+
+
+def is_ranked(capture: CaptureRecord | Mapping[str, Any]) -> bool:
     """A capture record the runner wrote for a torchrun group (``rank_records``: one capture.json per rank)."""
-    return bool(capture.get("rank_records"))
+    return bool(_record(capture).rank_records)
 
 
-def build_any_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int | None = None,
-                          peaks: dict[str, Any] | None = None) -> ModeResult:
+def build_any_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any], *,
+                          iterations: int | None = None, peaks: dict[str, Any] | None = None) -> ModeResult:
     """build_mode_result for a plain record, build_ranked_mode_result for a torchrun group's."""
     from kernelscope.analysis.mode import build_mode_result
 
-    if is_ranked(capture):
-        return build_ranked_mode_result(out_dir, capture, iterations=iterations, peaks=peaks)
-    return build_mode_result(out_dir, capture, iterations=iterations, peaks=peaks)
+    rec = _record(capture)
+    if rec.rank_records:
+        return build_ranked_mode_result(out_dir, rec, iterations=iterations, peaks=peaks)
+    return build_mode_result(out_dir, rec, iterations=iterations, peaks=peaks)
 
 
-def read_rank_capture(out_dir: Path, rel: str, rank: int, mode: str) -> dict[str, Any]:
-    try:
-        data = json.loads((out_dir / rel).read_text(encoding="utf-8"))
-        if isinstance(data, dict):
-            return data
-    except (OSError, ValueError):
-        pass
-    return {"mode": mode, "status": Status.FAILED.value, "error_kind": "crash",
-            "error": f"rank {rank} wrote no capture record (torchrun stops every rank when one of them fails)"}
+def read_rank_capture(out_dir: Path, rel: str, rank: int, mode: str) -> CaptureRecord:
+    rec = read_capture(out_dir / rel)
+    if rec is not None:
+        return rec
+    return CaptureRecord(mode=mode, status=Status.FAILED.value, error_kind="crash",
+                         error=f"rank {rank} wrote no capture record (torchrun stops every rank when one of them "
+                               "fails)")
 
 
-def build_ranked_mode_result(out_dir: Path, capture: dict[str, Any], *, iterations: int | None = None,
-                             peaks: dict[str, Any] | None = None) -> ModeResult:
+def build_ranked_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any], *,
+                             iterations: int | None = None, peaks: dict[str, Any] | None = None) -> ModeResult:
     """The mode's result from each rank's capture record and trace."""
     from kernelscope.analysis.mode import build_mode_result
 
-    mode = capture.get("mode", "?")
-    paths = list(capture["rank_records"])
+    group = _record(capture)
+    mode = group.mode or "?"
+    paths = list(group.rank_records)
     per_rank, ids = [], []
-    world: int | None = None
+    world: int | None = group.world_size
     for r, rel in enumerate(paths):
         rec = read_rank_capture(out_dir, rel, r, mode)
-        ids.append(rec["rank"] if isinstance(rec.get("rank"), int) else r)  # global rank (several hosts)
-        world = (rec.get("distributed") or {}).get("world_size") or world
-        if capture.get("status") in ("timeout", "interrupted") and rec.get("status") != Status.OK.value:
-            rec = {**rec, "status": capture["status"], "error": capture.get("error", rec.get("error", ""))}
-        per_rank.append(build_mode_result(out_dir, {**rec, "mode": mode}, iterations=iterations, peaks=peaks))
+        dist = rec.distributed
+        ids.append(rec.rank if rec.rank is not None else dist.rank if dist is not None else r)  # global rank
+        world = (dist.world_size if dist is not None else None) or world
+        if group.status in ("timeout", "interrupted") and rec.status != Status.OK.value:
+            rec = dataclasses.replace(rec, status=group.status, error=group.error or rec.error)
+        per_rank.append(build_mode_result(out_dir, dataclasses.replace(rec, mode=mode), iterations=iterations,
+                                          peaks=peaks))
     return combine_ranks(per_rank, captures=paths, rank_ids=ids, world_size=world)
 
 

@@ -22,14 +22,24 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from kernelscope.capture.interpreter import worker_argv
 from kernelscope.capture.modes import ModeDef
 from kernelscope.capture.sweep import PointPlan
-from kernelscope.capture.worker import CAPTURE_SCHEMA
+from kernelscope.capture.worker import DRIFT_LIMIT
+from kernelscope.capture_record import (
+    CAPTURE_FILE,
+    CapturePoint,
+    CaptureRecord,
+    CompileRecord,
+    DynamoCounters,
+    ProcessTiming,
+    read_capture,
+    write_capture,
+)
 from kernelscope.errors import UsageError
 from kernelscope.files import atomic_write_json
 
@@ -56,14 +66,6 @@ class CaptureOptions:
     torchrun_args: tuple[str, ...] = ()
 
 
-def read_capture(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("schema") == CAPTURE_SCHEMA else None
-
-
 def _kill_group(proc: subprocess.Popen[str]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -83,7 +85,7 @@ def run_mode(
     *,
     warm: bool = False,
     process: int = 1,
-) -> dict[str, Any]:
+) -> CaptureRecord:
     """Capture one mode; always returns a capture record (status ok/failed/timeout/unavailable/interrupted).
 
     ``warm``: a second, compile-only process reusing the first one's Inductor cache (its record goes to
@@ -114,7 +116,7 @@ def run_mode_points(
     *,
     warm: bool = False,
     process: int = 1,
-) -> list[dict[str, Any]]:
+) -> list[CaptureRecord]:
     """Capture one mode at several shape points in ONE worker (the dynamic mode: its recompilations across the
     shapes are the measurement). Files: ``points/<point>/modes/<mode>/`` per point, the worker's spec and log in
     ``modes/<mode>/``. Returns one record per point."""
@@ -133,7 +135,7 @@ def run_mode_at(
     *,
     warm: bool = False,
     process: int = 1,
-) -> dict[str, Any]:
+) -> CaptureRecord:
     """Capture one (static) mode at one shape point of a sweep, in its own worker: a fresh compile per shape."""
     plan = _point_spec(out_dir, mode, point, warm, process)
     worker_dir = point_dir(out_dir, point, mode)
@@ -185,7 +187,7 @@ def _run_worker(
     warm: bool,
     multi: bool,
     process: int = 1,
-) -> list[dict[str, Any]]:
+) -> list[CaptureRecord]:
     for p in points:
         Path(p["mode_dir"]).mkdir(parents=True, exist_ok=True)
     worker_dir.mkdir(parents=True, exist_ok=True)
@@ -284,33 +286,28 @@ def _run_worker(
     wall = time.perf_counter() - t0
     recs = []
     for p in points:
-        capture_path = Path(p["mode_dir"]) / "capture.json"
+        capture_path = Path(p["mode_dir"]) / CAPTURE_FILE
         rec = read_capture(capture_path) if not opts.nproc else _group_record(
             Path(p["mode_dir"]), out_dir, mode.name, started_at=started_at, wall=wall if len(points) == 1 else None)
-        if status_override == "timeout" and (rec is None or rec.get("status") != "ok"):
-            rec = {**(rec or {}), "status": "timeout", "error_kind": "timeout",
-                   "error": f"mode {mode.name} did not finish within --timeout {opts.timeout_s:g} s"
-                            f"{' per shape point' if len(points) > 1 else ''} and was stopped"}
-        elif status_override == "interrupted" and (rec is None or rec.get("status") != "ok"):
-            rec = {**(rec or {}), "status": "interrupted", "error_kind": "interrupted", "error": "interrupted (Ctrl-C)"}
+        if status_override == "timeout" and (rec is None or rec.status != "ok"):
+            rec = replace(rec or CaptureRecord(), status="timeout", error_kind="timeout",
+                          error=f"mode {mode.name} did not finish within --timeout {opts.timeout_s:g} s"
+                                f"{' per shape point' if len(points) > 1 else ''} and was stopped")
+        elif status_override == "interrupted" and (rec is None or rec.status != "ok"):
+            rec = replace(rec or CaptureRecord(), status="interrupted", error_kind="interrupted",
+                          error="interrupted (Ctrl-C)")
         elif rec is None:
             code = proc.returncode
             why = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
             tail = _log_tail(log_path)
-            rec = {"status": "failed", "error_kind": "crash",
-                   "error": f"the {mode.name} worker died without a result ({why}){': ' + tail if tail else ''}"}
-        rec.setdefault("schema", CAPTURE_SCHEMA)
-        rec["mode"] = mode.name
-        if len(points) == 1:
-            rec["wall_s"] = wall
-        else:
-            rec.setdefault("wall_s", None)
-        rec["log"] = str(log_path.relative_to(out_dir))
-        rec["started_at"] = started_at
-        rec.setdefault("notes", [])
-        if multi:
-            rec.setdefault("point", {"index": p["index"], "label": p["label"], "params": p["params"]})
-        atomic_write_json(capture_path, rec)
+            rec = CaptureRecord(status="failed", error_kind="crash",
+                                error=f"the {mode.name} worker died without a result ({why})"
+                                      f"{': ' + tail if tail else ''}")
+        rec = replace(rec, mode=mode.name, wall_s=wall if len(points) == 1 else rec.wall_s,
+                      log=str(log_path.relative_to(out_dir)), started_at=started_at)
+        if multi and rec.point is None:
+            rec = replace(rec, point=CapturePoint(index=p["index"], label=p["label"], params=p["params"]))
+        write_capture(capture_path, rec)
         recs.append(rec)
     if status_override == "interrupted":
         raise KeyboardInterrupt
@@ -339,88 +336,82 @@ def rank_record_paths(mode_dir: Path) -> list[Path]:
 
 
 def _group_record(mode_dir: Path, out_dir: Path, mode: str, *, started_at: float, wall: float | None,
-                  ) -> dict[str, Any] | None:
+                  ) -> CaptureRecord | None:
     """A torchrun group's record for the mode's folder: rank 0's record (the analysis reads every rank's through
     ``rank_records``), status ok only when every rank's is. Each rank's record gets the runner's fields too."""
     paths = rank_record_paths(mode_dir)
-    recs = []
+    recs: list[CaptureRecord] = []
     for r, path in enumerate(paths):
-        rec = read_capture(path) or {"schema": CAPTURE_SCHEMA, "status": "failed", "error_kind": "crash",
-                                     "error": f"rank {r} wrote no capture record (torchrun stops every rank when "
-                                              "one fails)", "notes": []}
-        rec["mode"] = mode
-        rec["started_at"] = started_at
-        if wall is not None:
-            rec.setdefault("wall_s", wall)
-        atomic_write_json(path, rec)
+        rec = read_capture(path) or CaptureRecord(
+            status="failed", error_kind="crash",
+            error=f"rank {r} wrote no capture record (torchrun stops every rank when one fails)")
+        rec = replace(rec, mode=mode, started_at=started_at,
+                      wall_s=rec.wall_s if rec.wall_s is not None or wall is None else wall)
+        write_capture(path, rec)
         recs.append(rec)
     if not recs:
         return None
-    group = {**recs[0], "rank_records": [str(p.relative_to(out_dir)) for p in paths], "world_size": len(recs)}
+    group = replace(recs[0], rank_records=tuple(str(p.relative_to(out_dir)) for p in paths), world_size=len(recs))
     # The rank that failed first-hand, before ranks that torchrun stopped because of it (they wrote no record).
-    failed = [(r, rec) for r, rec in enumerate(recs) if rec.get("status") != "ok"]
+    failed = [(r, rec) for r, rec in enumerate(recs) if rec.status != "ok"]
     # A rank whose peer died fails too (gloo: "Connection closed by peer"): the earliest failure is the cause.
-    first_hand = [(r, rec) for r, rec in failed if rec.get("error_kind") != "crash"]
-    bad = min(first_hand, key=lambda x: x[1].get("failed_at") or float("inf")) if first_hand else (
+    first_hand = [(r, rec) for r, rec in failed if rec.error_kind != "crash"]
+    bad = min(first_hand, key=lambda x: x[1].failed_at or float("inf")) if first_hand else (
         failed[0] if failed else None)
     if bad is not None:
         r, rec = bad
-        group.update(status=rec.get("status", "failed"), error_kind=rec.get("error_kind", ""),
-                     error=f"rank {r}: {rec.get('error', '')}")
+        group = replace(group, status=rec.status or "failed", error_kind=rec.error_kind,
+                        error=f"rank {r}: {rec.error}")
     return group
 
 
-def merge_ranks(out_dir: Path, first: dict[str, Any], others: Sequence[dict[str, Any]],
-                merge: Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]) -> dict[str, Any]:
+def merge_ranks(out_dir: Path, first: CaptureRecord, others: Sequence[CaptureRecord],
+                merge: Callable[[CaptureRecord, list[CaptureRecord]], CaptureRecord]) -> CaptureRecord:
     """Apply ``merge`` (of the first record and the others: the warm process, the later processes) to a torchrun
     group rank by rank, writing each rank's merged record back; the group's record is merged too."""
-    firsts = first.get("rank_records") or []
-    for r, rel in enumerate(firsts):
+    for r, rel in enumerate(first.rank_records):
         base = read_capture(out_dir / rel)
         if base is None:
             continue
         mates = []
         for o in others:
-            paths = o.get("rank_records") or []
+            paths = o.rank_records
             got = read_capture(out_dir / paths[r]) if r < len(paths) else None
-            mates.append(got or {"status": "failed", "error": f"rank {r} wrote no record in this process"})
-        atomic_write_json(out_dir / rel, merge(base, mates))
-    return merge(first, list(others))
+            mates.append(got or CaptureRecord(status="failed", error=f"rank {r} wrote no record in this process"))
+        write_capture(out_dir / rel, merge(base, mates))
+    merged = merge(first, list(others))
+    # the group's record keeps its rank list (a merge builds on the first record's fields)
+    return replace(merged, rank_records=first.rank_records, world_size=first.world_size)
 
 
-def merge_warm(cold: dict[str, Any], warm: dict[str, Any]) -> dict[str, Any]:
+def merge_warm(cold: CaptureRecord, warm: CaptureRecord) -> CaptureRecord:
     """The cold record with the warm process's first-call time and cache counters in ``compile``."""
-    comp = dict(cold.get("compile") or {"cold_s": cold.get("first_call_s"), "cache": {}})
-    cache = dict(comp.get("cache") or {})
-    reused = comp.get("reused")  # nothing compiled at this point (a dynamic graph from an earlier point)
-    if reused or warm.get("status") == "ok":
-        cache["warm"] = (warm.get("compile") or {}).get("cache", {}).get("cold", {})
+    comp = cold.compile or CompileRecord(cold_s=cold.first_call_s, cache={})
+    cache = dict(comp.cache or {})
+    reused = comp.reused  # nothing compiled at this point (a dynamic graph from an earlier point)
+    if reused or warm.status == "ok":
+        cache["warm"] = dict((warm.compile.cache or {}).get("cold", {})) if warm.compile else {}
     if reused:
-        comp["warm_s"] = None
-    elif warm.get("status") == "ok":
-        comp["warm_s"] = warm.get("first_call_s")
-        comp["warm_dynamo"] = warm.get("dynamo") or {}
+        comp = replace(comp, warm_s=None)
+    elif warm.status == "ok":
+        comp = replace(comp, warm_s=warm.first_call_s, warm_dynamo=warm.dynamo or DynamoCounters())
     else:
-        comp["warm_s"] = None
-        comp["warm_error"] = f"{warm.get('status')}: {warm.get('error', '')}"[:500]
-    comp["cache"] = cache
-    comp["warm_log"] = warm.get("log")
-    return {**cold, "compile": comp}
+        comp = replace(comp, warm_s=None, warm_error=f"{warm.status}: {warm.error}"[:500])
+    return replace(cold, compile=replace(comp, cache=cache, warm_log=warm.log))
 
 
-def merge_processes(first: dict[str, Any], later: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def merge_processes(first: CaptureRecord, later: Sequence[CaptureRecord]) -> CaptureRecord:
     """The first process's record with every process's timings in ``processes`` (run order, the first
     included); analysis/mode.py combines them into the mode's latency. A later process that failed or timed
     out is kept with its status and error, and measures nothing."""
     procs = []
     for k, rec in enumerate([first, *later], start=1):
-        procs.append({"process": k, "status": rec.get("status"), "error": (rec.get("error") or "")[:500],
-                      "first_call_s": rec.get("first_call_s"), "wall_s": rec.get("wall_s"),
-                      "started_at": rec.get("started_at"),
-                      "latency_ms": rec.get("latency_ms") if rec.get("status") == "ok" else None,
-                      "drifted": bool(rec.get("drifted")) or (k == 1 and (rec.get("latency_ms") or {}).get(
-                          "drift", 0) > 0.10), "log": rec.get("log")})
-    return {**first, "processes": procs}
+        drift = rec.latency_ms.drift if rec.latency_ms is not None else None
+        procs.append(ProcessTiming(
+            process=k, status=rec.status, error=rec.error[:500], first_call_s=rec.first_call_s,
+            wall_s=rec.wall_s, started_at=rec.started_at, latency_ms=rec.latency_ms if rec.status == "ok" else None,
+            drifted=rec.drifted or (k == 1 and (drift or 0) > DRIFT_LIMIT), log=rec.log))
+    return replace(first, processes=tuple(procs))
 
 
 def _log_tail(path: Path) -> str:

@@ -1,7 +1,7 @@
 """One mode in its own process: build the model, compile, time, profile, save the trace and Inductor code.
 
-Run as ``python -m kernelscope.capture.worker SPEC.json``. Writes ``capture.json`` (schema kernelscope.capture/1)
-into the mode's folder whatever happens: a failure is a result too. Progress lines go to stdout as
+Run as ``python -m kernelscope.capture.worker SPEC.json``. Writes ``capture.json`` (kernelscope/capture_record.py's
+CaptureRecord, schema kernelscope.capture/1) into the mode's folder whatever happens: a failure is a result too. Progress lines go to stdout as
 ``@@progress <text>``; everything else (Inductor's fusion/autotune logs, warnings) goes to stderr, which the
 runner saves as the mode's log. A spec with ``timing_only`` (a later process of ``--processes``) builds, compiles
 on the first process's Inductor cache, warms up and times, then stops: no reference, numerics or profile.
@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.capture.modes import ModeDef
+from kernelscope.capture_record import CAPTURE_FILE, CAPTURE_SCHEMA, write_capture
 from kernelscope.errors import KernelscopeError, ModelFileError, UsageError
-from kernelscope.files import atomic_write_bytes, atomic_write_json
+from kernelscope.files import atomic_write_bytes
 from kernelscope.provenance import (  # no torch import: the ranges' names, read back there
     FLOW_RANGE_PREFIX,
     MODULE_RANGE_PREFIX,
@@ -31,7 +32,6 @@ from kernelscope.provenance import (  # no torch import: the ranges' names, read
     SOURCE_RANGE_PREFIX,
 )
 
-CAPTURE_SCHEMA = "kernelscope.capture/1"
 WORKER_NAME = "kernelscope"  # trace file prefix; never the hostname (reports get attached to public PRs)
 
 
@@ -476,7 +476,7 @@ class _Setup:
 
             if device == "cpu":
                 inductor_patch["cpp.enable_kernel_profile"] = True  # C++ kernels appear in the trace
-            if spec.get("provenance", True) and hasattr(ic.trace, "provenance_tracking_level"):
+            if hasattr(ic.trace, "provenance_tracking_level"):
                 # Inductor's provenance (kernel <-> FX nodes <-> source lines, and a "[Provenance debug handles]"
                 # comment at each call site): comments and bookkeeping only, the kernels are the same
                 inductor_patch["trace.provenance_tracking_level"] = 1
@@ -722,8 +722,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             # after the compile; timing a launch-bound model next to it measured the pool, not the model.
             rec["compile_workers_stopped"] = True
         progress("warming up")
-        warmup_seconds = spec.get("warmup_seconds", 10)
-        per_call = _warm_up(timer, call, min_calls=spec.get("warmup", 10), max_seconds=warmup_seconds,
+        per_call = _warm_up(timer, call, min_calls=spec.get("warmup", 10), max_seconds=WARMUP_BUDGET_S,
                             agree=setup.group)
         rec["warmup_calls"] = per_call["calls"]
         if device == "cuda":
@@ -736,7 +735,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         inner = max(1, min(1000, int(1e-3 / max(estimate, 1e-7))))
         repeats = spec.get("repeats", 30)
         progress(f"timing {repeats} samples x {inner} calls")
-        samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=warmup_seconds,
+        samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S,
                                                   agree=setup.group)
         rec["warmup_calls"] += (windows - 1) * repeats * inner  # the drifting windows were warm-up after all
         rec["latency_ms"] = {**_quantiles(samples), "samples": samples, "timer": "cuda_events" if device == "cuda"
@@ -801,6 +800,9 @@ def _peak_rss() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024  # Linux reports KiB
 
 
+# Seconds the warm-up may take before timing starts anyway, and the timed windows' budget. A constant: no option
+# sets it (the spec's "warmup" is the minimum number of warm-up calls).
+WARMUP_BUDGET_S = 10.0
 DRIFT_LIMIT = 0.10  # first-half vs second-half median of a timed window, relative to the window's median
 MAX_WINDOWS = 3
 
@@ -1232,7 +1234,7 @@ def _run_points(setup: _Setup, spec: dict[str, Any], points: list[dict[str, Any]
                 stop = {"status": "failed", "error": f"not run: {rec['error']}", "error_kind": "skipped"}
         rec["wall_s"] = time.perf_counter() - p0
         # Written as each point finishes: a timeout later on keeps the points already measured.
-        atomic_write_json(Path(point["mode_dir"]) / "capture.json", rec)
+        write_capture(Path(point["mode_dir"]) / CAPTURE_FILE, rec)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1278,7 +1280,7 @@ def main(argv: list[str] | None = None) -> int:
             setup.close()
     for point, rec in zip(points, recs):
         rec.setdefault("wall_s", time.perf_counter() - t0)
-        atomic_write_json(Path(point["mode_dir"]) / "capture.json", rec)
+        write_capture(Path(point["mode_dir"]) / CAPTURE_FILE, rec)
     if rank is not None and any(r.get("status") != "ok" for r in recs):
         return 1  # torchrun stops the other ranks, which would wait in a collective for this one
     return 0

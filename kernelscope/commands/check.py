@@ -36,7 +36,7 @@ def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_
     modes, 1 with one line per violated rule, 2 on usage errors (no rule, a bad option, an unreadable
     RESULT_DIR). A checked mode that failed violates every rule; latency rules allow for timing noise."""
     from kernelscope.report.check import Rules, check_result, format_outcome
-    from kernelscope.report.io import load_result
+    from kernelscope.result_file import load_result
 
     names = tuple(n.strip() for spec in modes for n in spec.split(",") if n.strip())
     if expect_fused is not None and expect_fused.strip().lower() in ("all", "none"):

@@ -33,7 +33,7 @@ def command(base_dir: Path, head_dir: Path, out: Path, force: bool, debug: bool)
         render_compare_html,
         render_compare_markdown,
     )
-    from kernelscope.report.io import load_result
+    from kernelscope.result_file import load_result
 
     base, head = load_result(base_dir), load_result(head_dir)
     cmp = compare_results(base, head, base_label=str(base_dir), head_label=str(head_dir), force=force)

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from kernelscope.capture_record import CAPTURE_FILE, CaptureRecord, write_capture
 from kernelscope.errors import ModelFileError, UsageError
 
 # Three processes by default: the across-process interval uses Student's t with P - 1 degrees of freedom (t = 4.30
@@ -106,6 +107,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         list_input_points,
         merge_ranks,
         merge_warm,
+        read_capture,
         run_mode,
         run_mode_at,
         run_mode_points,
@@ -169,20 +171,20 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             jobs.append((mi, list(range(n_points))))
         else:
             jobs.extend((mi, [pi]) for pi in range(n_points))
-    def finish(j: int, recs: list[dict]) -> None:
+    def finish(j: int, recs: list[CaptureRecord]) -> None:
         """Analyse a job's capture records (every process done) into ModeResults and print their lines."""
         nonlocal run_dtype
         mi, pis = jobs[j]
         for pi, rec in zip(pis, recs):
-            run_dtype = run_dtype or rec.get("dtype")
+            run_dtype = run_dtype or rec.dtype
             mr = build_any_mode_result(out_dir, rec)
             results[pi][mi] = mr
             label = job_label(j)
             line = label if len(pis) == 1 else f"{label.split(' @ ')[0]} @ {points[pi].label}"
             print_mode_line(err, line, mr)
 
-    job_recs: dict[int, list[dict]] = {}  # job -> one capture record per point (the first process's)
-    later: dict[int, list[list[dict]]] = {j: [] for j in range(len(jobs))}  # job -> per later process
+    job_recs: dict[int, list[CaptureRecord]] = {}  # job -> one capture record per point (the first process's)
+    later: dict[int, list[list[CaptureRecord]]] = {j: [] for j in range(len(jobs))}  # job -> per later process
 
     def job_label(j: int, process: int = 1) -> str:
         mi, pis = jobs[j]
@@ -192,7 +194,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         head = f"[{j + 1}/{len(jobs)}]" if process == 1 else f"[process {process}/{processes}, {j + 1}/{len(jobs)}]"
         return f"{head} {mode_defs[mi].name}{where}"
 
-    def capture(j: int, warm: bool, process: int = 1) -> list[dict]:
+    def capture(j: int, warm: bool, process: int = 1) -> list[CaptureRecord]:
         mi, pis = jobs[j]
         mode = mode_defs[mi]
         tag = f"{job_label(j, process)}{' (warm compile)' if warm else ''}"
@@ -222,31 +224,27 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             continue
         try:
             recs = capture(j, False)
-            if warm_compile and mode.compiled and any(r.get("status") == "ok" for r in recs):
+            if warm_compile and mode.compiled and any(r.status == "ok" for r in recs):
                 warm_recs = capture(j, True)
                 recs = [merge_ranks(out_dir, c, [w], lambda a, o: merge_warm(a, o[0]))
                         for c, w in zip(recs, warm_recs)]
-                from kernelscope.files import atomic_write_json
-
                 for pi, rec in zip(pis, recs):
-                    atomic_write_json(record_dir(mi, pi) / "capture.json", rec)
+                    write_capture(record_dir(mi, pi) / CAPTURE_FILE, rec)
         except KeyboardInterrupt:
             interrupted = True
-            from kernelscope.capture.runner import read_capture
-
             recs = []
             for pi in pis:
-                recs.append(read_capture(record_dir(mi, pi) / "capture.json") or {
-                    "mode": mode.name, "status": "interrupted", "error": "interrupted (Ctrl-C)"})
+                recs.append(read_capture(record_dir(mi, pi) / CAPTURE_FILE) or CaptureRecord(
+                    mode=mode.name, status="interrupted", error="interrupted (Ctrl-C)"))
         job_recs[j] = recs
         for rec in recs:
-            if rec.get("environment") and not environment:
-                environment = rec["environment"]
+            if rec.environment and not environment:
+                environment = rec.environment.to_json()
             # A broken model file stops the run; in a sweep a forward that raises at one shape (a size the model
             # does not accept) fails that point only.
             fatal_kinds = ("model", "usage") if points else ("model", "usage", "forward")
-            if rec.get("error_kind") in fatal_kinds and not fatal:
-                fatal = (rec["error_kind"], rec.get("error", ""))
+            if rec.error_kind in fatal_kinds and not fatal:
+                fatal = (rec.error_kind, rec.error)
         if processes == 1:
             finish(j, recs)
         else:
@@ -257,7 +255,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         if fatal or interrupted:
             break
         for j in range(len(jobs)):
-            if not any(r.get("status") == "ok" for r in job_recs.get(j, [])):
+            if not any(r.status == "ok" for r in job_recs.get(j, [])):
                 continue  # a mode that failed (or was unavailable) in its first process is not timed again
             try:
                 later[j].append(capture(j, False, process))
@@ -268,7 +266,6 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             break
     if processes > 1:
         from kernelscope.capture.runner import merge_processes
-        from kernelscope.files import atomic_write_json
 
         for j, recs in job_recs.items():
             mi, pis = jobs[j]
@@ -276,7 +273,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                 recs = [merge_ranks(out_dir, rec, [rnd[q] for rnd in later[j]], merge_processes)
                         for q, rec in enumerate(recs)]
                 for pi, rec in zip(pis, recs):
-                    atomic_write_json(record_dir(mi, pi) / "capture.json", rec)
+                    write_capture(record_dir(mi, pi) / CAPTURE_FILE, rec)
             finish(j, recs)
     if interp is not None:
         environment = {**environment, "interpreter": interp.as_dict()}
@@ -299,7 +296,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     import hashlib
 
     settings["model_sha256"] = hashlib.sha256(Path(spec.path).read_bytes()).hexdigest()
-    settings["inputs"] = next((r.get("inputs") for recs in job_recs.values() for r in recs if r.get("inputs")), None)
+    settings["inputs"] = next((r.inputs for recs in job_recs.values() for r in recs if r.inputs), None)
     if points:
         settings["sweep"] = {k: v for k, v in parsed_sweeps.items()}
         settings["input_sweep"] = bool(hook_points)
@@ -345,19 +342,18 @@ def fail(console: Any, message: str) -> int:
     return 1
 
 
-def _print_first_process_line(console: Any, label: str, rec: dict) -> None:
+def _print_first_process_line(console: Any, label: str, rec: CaptureRecord) -> None:
     """After a mode's first process (with --processes > 1 the result is built once every process ran)."""
     from rich.markup import escape
 
-    style = STATUS_STYLE.get(rec.get("status", ""), "white")
-    parts = [f"[{style}]{rec.get('status')}[/] (process 1)"]
-    if rec.get("first_call_s") is not None:
-        parts.append(f"first call {rec['first_call_s']:.2f} s")
-    lat = rec.get("latency_ms") or {}
-    if lat.get("median") is not None:
-        parts.append(f"median {lat['median']:.3f} ms")
-    if rec.get("error"):
-        parts.append(str(rec["error"])[:200])
+    style = STATUS_STYLE.get(rec.status, "white")
+    parts = [f"[{style}]{rec.status}[/] (process 1)"]
+    if rec.first_call_s is not None:
+        parts.append(f"first call {rec.first_call_s:.2f} s")
+    if rec.latency_ms is not None:
+        parts.append(f"median {rec.latency_ms.median:.3f} ms")
+    if rec.error:
+        parts.append(rec.error[:200])
     console.print(f"{label}: " + " · ".join(p if p.startswith("[") else escape(p) for p in parts))
 
 

@@ -18,9 +18,9 @@ def command(result_dir: Path, quiet: bool, debug: bool) -> None:
     from kernelscope.errors import ResultError
     from kernelscope.files import atomic_write_text
     from kernelscope.report.html import render_html
-    from kernelscope.report.io import load_result, result_path
     from kernelscope.report.markdown import render_markdown
     from kernelscope.report.terminal import console_for, render_terminal
+    from kernelscope.result_file import load_result, result_path
 
     file = result_path(result_dir)
     result = load_result(file)

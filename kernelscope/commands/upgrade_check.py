@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from kernelscope.capture_record import CAPTURE_FILE, CaptureRecord, write_capture
 from kernelscope.commands.profile import DEFAULT_PROCESSES
 from kernelscope.errors import ModelFileError, UsageError
 
@@ -88,7 +89,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         run_mode,
     )
     from kernelscope.commands.profile import fail, print_mode_line
-    from kernelscope.files import atomic_write_json, atomic_write_text
+    from kernelscope.files import atomic_write_text
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report import write_reports
     from kernelscope.report.upgrade import (
@@ -131,7 +132,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
               f"  after:  {interp['after'].path} (torch {interp['after'].torch})")
     jobs = [(mi, side) for mi in range(len(mode_defs))
             for side in (SIDES if mi % 2 == 0 else tuple(reversed(SIDES)))]
-    firsts: dict[int, dict[str, Any]] = {}
+    firsts: dict[int, CaptureRecord] = {}
     for j, (mi, side) in enumerate(jobs):
         mode = mode_defs[mi]
         if fatal or interrupted:
@@ -142,29 +143,29 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         label = f"[{j + 1}/{len(jobs)}] {mode.name} ({side}, torch {interp[side].torch})"
         try:
             rec = _capture(err, run_mode, mode, opts[side], dirs[side], label, warm=False)
-            if warm_compile and mode.compiled and rec.get("status") == "ok":
+            if warm_compile and mode.compiled and rec.status == "ok":
                 rec = merge_warm(rec, _capture(err, run_mode, mode, opts[side], dirs[side], label, warm=True))
-                atomic_write_json(dirs[side] / "modes" / mode.dirname / "capture.json", rec)
+                write_capture(dirs[side] / "modes" / mode.dirname / CAPTURE_FILE, rec)
         except KeyboardInterrupt:
             interrupted = True
-            rec = {"mode": mode.name, "status": "interrupted", "error": "interrupted (Ctrl-C)"}
-        if rec.get("environment") and not environment[side]:
-            environment[side] = rec["environment"]
-        run_dtype[side] = run_dtype[side] or rec.get("dtype")
+            rec = CaptureRecord(mode=mode.name, status="interrupted", error="interrupted (Ctrl-C)")
+        if rec.environment and not environment[side]:
+            environment[side] = rec.environment.to_json()
+        run_dtype[side] = run_dtype[side] or rec.dtype
         firsts[j] = rec
         if processes == 1:
             mr = build_mode_result(dirs[side], rec)
             results[side][mi] = mr
             print_mode_line(err, label, mr)
-        if rec.get("error_kind") in ("model", "usage", "forward") and not fatal:
-            fatal = (rec["error_kind"], rec.get("error", ""))
+        if rec.error_kind in ("model", "usage", "forward") and not fatal:
+            fatal = (rec.error_kind, rec.error)
     # Later processes: timing only, on each side's own Inductor cache, in the same interleaved order.
-    later: dict[int, list[dict[str, Any]]] = {j: [] for j in firsts}
+    later: dict[int, list[CaptureRecord]] = {j: [] for j in firsts}
     for process in range(2, processes + 1):
         if fatal or interrupted:
             break
         for j, (mi, side) in enumerate(jobs):
-            if firsts.get(j, {}).get("status") != "ok":
+            if j not in firsts or firsts[j].status != "ok":
                 continue
             label = f"[process {process}/{processes}] {mode_defs[mi].name} ({side})"
             try:
@@ -178,7 +179,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
             mi, side = jobs[j]
             if later.get(j):
                 rec = merge_processes(rec, later[j])
-                atomic_write_json(dirs[side] / "modes" / mode_defs[mi].dirname / "capture.json", rec)
+                write_capture(dirs[side] / "modes" / mode_defs[mi].dirname / CAPTURE_FILE, rec)
             mr = build_mode_result(dirs[side], rec)
             results[side][mi] = mr
             print_mode_line(err, f"{mode_defs[mi].name} ({side}, torch {interp[side].torch})", mr)
@@ -225,7 +226,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
 
 
 def _capture(err: Any, run_mode: Any, mode: Any, opts: Any, out_dir: Path, label: str, *, warm: bool,
-             process: int = 1) -> dict[str, Any]:
+             process: int = 1) -> CaptureRecord:
     from kernelscope.report.progress import Progress
 
     tag = f"{label}{' (warm compile)' if warm else ''}"

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from kernelscope.files import atomic_write_text
-from kernelscope.result import RunResult, to_json
+from kernelscope.result import RunResult
+from kernelscope.result_file import dumps_result, write_result
 
 
 def render_json(result: RunResult) -> str:
-    return json.dumps(to_json(result), indent=1, allow_nan=False) + "\n"
+    """result.json's text (kernelscope/result_file.py writes and reads it)."""
+    return dumps_result(result)
 
 
 def write_reports(result: RunResult, out_dir: Path, *, tensorboard: bool = True) -> dict[str, Path]:
@@ -20,7 +21,7 @@ def write_reports(result: RunResult, out_dir: Path, *, tensorboard: bool = True)
 
     paths = {"json": out_dir / "result.json", "html": out_dir / "report.html", "md": out_dir / "summary.md"}
     # result.json first: whatever breaks later, the run's facts are on disk.
-    atomic_write_text(paths["json"], render_json(result))
+    write_result(paths["json"], result)
     atomic_write_text(paths["html"], render_html(result))
     atomic_write_text(paths["md"], render_markdown(result))
     if tensorboard:

@@ -672,7 +672,7 @@ def upgrade_dir(path: Any) -> Any:
 def load_upgrade(path: Any) -> UpgradeComparison:
     """The comparison, rebuilt from before/result.json and after/result.json (the results are the facts;
     compare.json is their rendering)."""
-    from kernelscope.report.io import load_result
+    from kernelscope.result_file import load_result
 
     return compare_upgrade(load_result(path / "before"), load_result(path / "after"))
 
@@ -723,7 +723,7 @@ def check_upgrade_dir(path: Any, rules: Any, max_regression: float | None) -> An
     --max-regression on the comparison. None when DIR is not an upgrade-check directory."""
     from kernelscope.errors import UsageError
     from kernelscope.report.check import CheckOutcome, check_result
-    from kernelscope.report.io import load_result
+    from kernelscope.result_file import load_result
 
     top = upgrade_dir(path)
     if top is None:

@@ -1,0 +1,113 @@
+"""result.json: a run's facts, written and read here and nowhere else (kernelscope/result.py holds the types).
+
+``profile``, ``analyze`` and ``upgrade-check`` write it through ``write_result``; ``report``, ``check``,
+``compare`` and the upgrade comparison read it through ``load_result``. The schema is
+``kernelscope.result/<N>``: a file of this N reads with every field added since it was written at its default
+(old files stay readable); a file of a newer N says to upgrade kernelscope, one of an older N that no
+migration below covers says to run the profile again. Either is one line (ResultError, exit code 2), never a
+traceback or a half-read result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from kernelscope import __version__
+from kernelscope.errors import ResultError
+from kernelscope.files import atomic_write_text
+from kernelscope.result import SCHEMA, RunResult, run_from_json, to_json
+
+RESULT_FILE = "result.json"
+SCHEMA_PREFIX = "kernelscope.result/"
+SCHEMA_VERSION = int(SCHEMA.rpartition("/")[2])
+
+# Older schema version -> the function that turns such a result.json's object into the next version's.
+# kernelscope.result/1 is the first schema: nothing to migrate from yet. When a change to result.py renames or
+# removes a field, bump SCHEMA and add the step here (a new field with a default needs neither).
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def result_path(path: str | os.PathLike[str]) -> Path:
+    """A result directory (holding result.json) or the result.json file itself -> the result.json path."""
+    p = Path(path)
+    return p / RESULT_FILE if p.is_dir() else p
+
+
+def dumps_result(result: RunResult) -> str:
+    """result.json's text: the RunResult as plain JSON (no NaN: they are written as null)."""
+    return json.dumps(to_json(result), indent=1, allow_nan=False) + "\n"
+
+
+def write_result(path: str | os.PathLike[str], result: RunResult) -> Path:
+    """Write result.json atomically into ``path`` (a directory) or to ``path`` (a file name ending .json)."""
+    p = Path(path)
+    file = p if p.suffix == ".json" else p / RESULT_FILE
+    return atomic_write_text(file, dumps_result(result))
+
+
+def schema_version(schema: str) -> int | None:
+    """N of ``kernelscope.result/N``; None when ``schema`` is not a kernelscope result schema."""
+    if not schema.startswith(SCHEMA_PREFIX):
+        return None
+    tail = schema[len(SCHEMA_PREFIX):]
+    return int(tail) if tail.isdigit() else None
+
+
+def result_from_json(data: Any, where: str = RESULT_FILE) -> RunResult:
+    """A RunResult from result.json's object, migrated from an older schema where a migration exists.
+
+    ResultError (one line, what to do) when it is not a kernelscope result, when its schema is newer than this
+    kernelscope's or older than any migration reaches, or when a field does not fit its type."""
+    schema = data.get("schema") if isinstance(data, Mapping) else None
+    if not isinstance(schema, str) or not schema.startswith(SCHEMA_PREFIX):
+        raise ResultError(f"{where} is not a kernelscope result (no 'schema': '{SCHEMA}')",
+                          "pass the result.json that kernelscope wrote")
+    version = schema_version(schema)
+    if version is None:
+        raise ResultError(f"{where} has schema {schema!r}, which no kernelscope writes",
+                          "pass the result.json that kernelscope wrote")
+    tool = data.get("tool_version")
+    origin = f"kernelscope {tool}" if isinstance(tool, str) else "another kernelscope"
+    if version > SCHEMA_VERSION:
+        raise ResultError(f"{where} has schema {schema!r}; this kernelscope reads {SCHEMA!r} (written by {origin}, "
+                          f"newer than this kernelscope {__version__})",
+                          "upgrade kernelscope (pip install -U kernelscope) to read it")
+    data = dict(data)
+    while version < SCHEMA_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise ResultError(f"{where} has schema {schema!r}; this kernelscope reads {SCHEMA!r} and cannot "
+                              f"convert it (written by {origin}, older than this kernelscope {__version__})",
+                              "run `kernelscope profile` (or `kernelscope analyze`) again to write it in the "
+                              "current schema, or re-render it with the kernelscope version that wrote it")
+        data = step(data)
+        version += 1
+        data["schema"] = f"{SCHEMA_PREFIX}{version}"
+    try:
+        return run_from_json(data)
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise ResultError(f"{where} does not match schema {SCHEMA}: {exc}",
+                          "re-run kernelscope to write it again") from exc
+
+
+def load_result(path: str | os.PathLike[str]) -> RunResult:
+    """Read a run's result.json (given its directory or the file) into a RunResult.
+
+    Raises ResultError (exit code 2) with the path and what to do when the file is missing, is not JSON, or is
+    not a result this kernelscope reads (see ``result_from_json``).
+    """
+    file = result_path(path)
+    if not file.exists():
+        raise ResultError(
+            f"{file} does not exist",
+            "pass a directory written by `kernelscope profile` or `kernelscope analyze` (it holds result.json)",
+        )
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ResultError(f"cannot read {file}: {exc}", "re-run kernelscope to write it again") from exc
+    return result_from_json(data, str(file))

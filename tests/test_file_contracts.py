@@ -1,0 +1,299 @@
+"""The files that pass between processes are typed records, each written and read by one module:
+capture.json (kernelscope/capture_record.py) and result.json (kernelscope/result_file.py).
+
+Every capture.json and result.json committed under tests/data (three generations of workers) reads through the
+typed readers; records round-trip; a result.json of another schema version is one clear line; nothing in
+analysis reads a capture record as a dict; nothing the worker reads from its spec is missing from what the
+runner writes.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelscope import capture_record as cr
+from kernelscope import result_file
+from kernelscope.capture_record import (
+    UNSET,
+    CaptureRecord,
+    CompileRecord,
+    Latency,
+    ProcessTiming,
+    capture_from_json,
+    load_capture,
+    read_capture,
+    write_capture,
+)
+from kernelscope.errors import CaptureFileError, ResultError
+from kernelscope.result import SCHEMA, to_json
+from kernelscope.result_file import load_result, result_from_json, write_result
+from tests.conftest import DATA
+from tests.conftest_reports import seed_h200_211
+
+PACKAGE = Path(__file__).resolve().parent.parent / "kernelscope"
+CAPTURES = sorted(DATA.rglob("capture.json"))
+RESULTS = sorted(DATA.rglob("result.json"))
+
+
+def _ids(paths: list[Path]) -> list[str]:
+    return [str(p.relative_to(DATA).parent) for p in paths]
+
+
+def _lost(written: Any, read: Any, where: str = "") -> list[str]:
+    """Key paths (and values) of ``written`` that ``read`` does not hold the same."""
+    if isinstance(written, dict) and isinstance(read, dict):
+        return [x for k, v in written.items()
+                for x in ([f"{where}.{k} missing"] if k not in read else _lost(v, read[k], f"{where}.{k}"))]
+    return [] if written == read else [f"{where}: {written!r:.60} != {read!r:.60}"]
+
+
+# --------------------------------------------------------------------------------------------------- capture.json
+
+
+def test_the_fixtures_hold_every_generation_of_capture():
+    assert len(CAPTURES) >= 100
+    caps = [json.loads(p.read_text()) for p in CAPTURES]
+    assert any("processes" in c for c in caps)  # --processes
+    assert any("compile" in c and "warm_s" in c["compile"] for c in caps)  # --warm-compile
+    assert any("latency_ms" in c and "drift" not in c["latency_ms"] for c in caps)  # before the drift check
+    assert any("numerics" in c and "vs_reference" not in c["numerics"] for c in caps)  # before the reference
+    assert any("point" in c for c in caps)  # sweeps
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=_ids(CAPTURES))
+def test_every_recorded_capture_reads_typed_and_loses_nothing(path: Path):
+    # GIVEN a capture.json some worker wrote
+    written = json.loads(path.read_text())
+    # WHEN it is read with the typed reader
+    rec = load_capture(path)
+    # THEN every field is an attribute, no key the worker wrote is unknown to the record, and writing it back
+    # keeps every key and value (older files gain only the top-level defaults)
+    assert isinstance(rec, CaptureRecord) and rec.mode and rec.status
+    capture_from_json(written, strict=True)
+    assert _lost(written, rec.to_json()) == []
+    assert capture_from_json(rec.to_json(), strict=True) == rec
+    if rec.latency_ms is not None:
+        assert isinstance(rec.latency_ms, Latency) and rec.latency_ms.median > 0
+    assert all(isinstance(p, ProcessTiming) for p in rec.processes)
+
+
+def _full_record() -> CaptureRecord:
+    rec = next(r for r in map(load_capture, CAPTURES) if r.processes and r.compile and r.numerics)
+    assert rec.memory and rec.environment and rec.config and rec.dynamo
+    return rec
+
+
+def test_a_record_round_trips_through_its_file(tmp_path: Path):
+    rec = _full_record()
+    write_capture(tmp_path / "capture.json", rec)
+    assert read_capture(tmp_path / "capture.json") == rec
+    assert load_capture(tmp_path / "capture.json") == rec
+
+
+def test_the_worker_writes_a_dict_through_the_record(tmp_path: Path):
+    # GIVEN the dict the worker builds as it measures
+    built = {"schema": cr.CAPTURE_SCHEMA, "mode": "default", "status": "ok", "error": "", "error_kind": "",
+             "notes": ["n"], "first_call_s": 1.5, "numerics": {"vs_eager": {"pass": True, "max_abs": 0.0}},
+             "compile": {"cold_s": None, "cache": {"cold": {"fxgraph_cache_miss": 1}}, "reused": True}}
+    # WHEN it is written THEN it reads back typed, "pass" (a keyword) included
+    rec = write_capture(tmp_path / "capture.json", built)
+    assert rec.numerics.vs_eager.passed is True and rec.first_call_s == 1.5 and rec.notes == ("n",)
+    assert read_capture(tmp_path / "capture.json") == rec
+    # AND a part keeps the difference between "written as null" (cold_s) and "not written" (warm_s): the
+    # reports read a warm_s that is there as "the warm compile was measured"
+    on_disk = json.loads((tmp_path / "capture.json").read_text())["compile"]
+    assert on_disk == {"cold_s": None, "cache": {"cold": {"fxgraph_cache_miss": 1}}, "reused": True}
+    assert rec.compile.warm_s is UNSET and not rec.compile.warm_s
+
+
+def test_a_key_the_record_does_not_know_fails_the_write_not_the_reader(tmp_path: Path):
+    with pytest.raises(CaptureFileError, match=r"latency_ms\.p99 is not a field of Latency"):
+        write_capture(tmp_path / "capture.json", {"mode": "eager", "status": "ok", "latency_ms": {
+            "median": 1.0, "q1": 1.0, "q3": 1.0, "iqr": 0.0, "min": 1.0, "mean": 1.0, "p99": 2.0}})
+    assert not (tmp_path / "capture.json").exists()
+    # a reader ignores it (a newer field read by an older kernelscope)
+    rec = capture_from_json({"mode": "eager", "status": "ok", "gpu_clock_mhz": 1980})
+    assert rec.mode == "eager"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"mode": "eager", "first_call_s": "slow"}, r"first_call_s should be float, not str"),
+        ({"mode": "eager", "latency_ms": {"median": 1.0}}, r"latency_ms"),
+        ({"mode": "eager", "notes": "one"}, r"notes should be a list"),
+        ({"mode": "eager", "memory": {"peak_allocated_bytes": True}}, r"memory\.peak_allocated_bytes"),
+        ({"schema": "kernelscope.capture/0", "mode": "eager"}, r"has schema 'kernelscope.capture/0'"),
+        ([1, 2], r"not a capture record"),
+    ],
+)
+def test_a_malformed_capture_names_the_field(tmp_path: Path, data: Any, message: str):
+    with pytest.raises(CaptureFileError, match=message) as info:
+        capture_from_json(data)
+    assert "\n" not in info.value.message and "re-run `kernelscope profile`" in info.value.message
+    # the runner reads a malformed file as "the worker wrote no result"
+    (tmp_path / "capture.json").write_text(json.dumps(data))
+    assert read_capture(tmp_path / "capture.json") is None
+
+
+def test_merge_warm_and_processes_are_typed():
+    from kernelscope.capture.runner import merge_processes, merge_warm
+
+    cold = _full_record()
+    warm = CaptureRecord(mode=cold.mode, status="ok", first_call_s=0.25, log="modes/x/warm/log.txt",
+                         compile=CompileRecord(cold_s=0.25, cache={"cold": {"fxgraph_cache_hit": 1}}))
+    merged = merge_warm(cold, warm)
+    assert merged.compile.warm_s == 0.25 and merged.compile.cache["warm"] == {"fxgraph_cache_hit": 1}
+    assert merged.compile.warm_log == "modes/x/warm/log.txt" and merged.compile.cold_s == cold.compile.cold_s
+    failed = merge_warm(cold, CaptureRecord(mode=cold.mode, status="timeout", error="too slow"))
+    assert failed.compile.warm_s is None and failed.compile.warm_error == "timeout: too slow"
+    later = CaptureRecord(mode=cold.mode, status="failed", error="boom")
+    procs = merge_processes(cold, [later]).processes
+    assert [(p.process, p.status, p.latency_ms is None) for p in procs] == [(1, cold.status, False),
+                                                                          (2, "failed", True)]
+
+
+# --------------------------------------------------------------------------------------------------- result.json
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=_ids(RESULTS))
+def test_every_recorded_result_reads_and_round_trips(path: Path, tmp_path: Path):
+    result = load_result(path)
+    assert result.schema == SCHEMA and result.modes
+    write_result(tmp_path, result)
+    assert load_result(tmp_path) == result
+
+
+def test_write_result_and_load_result_round_trip(tmp_path: Path):
+    result = seed_h200_211()
+    path = write_result(tmp_path, result)
+    assert path == tmp_path / "result.json"
+    assert load_result(tmp_path) == result
+    assert json.loads(path.read_text()) == to_json(result)
+
+
+def _result_with(schema: str, tool_version: str = "9.9.9") -> dict[str, Any]:
+    return {**to_json(seed_h200_211()), "schema": schema, "tool_version": tool_version}
+
+
+def test_a_result_from_a_newer_kernelscope_says_to_upgrade(tmp_path: Path):
+    (tmp_path / "result.json").write_text(json.dumps(_result_with("kernelscope.result/2")))
+    with pytest.raises(ResultError) as info:
+        load_result(tmp_path)
+    msg = info.value.message
+    assert "\n" not in msg and info.value.exit_code == 2
+    assert "has schema 'kernelscope.result/2'; this kernelscope reads 'kernelscope.result/1'" in msg
+    assert "written by kernelscope 9.9.9, newer than this kernelscope" in msg
+    assert "upgrade kernelscope" in msg
+
+
+def test_a_result_of_an_older_schema_without_a_migration_says_to_profile_again(tmp_path: Path):
+    (tmp_path / "result.json").write_text(json.dumps(_result_with("kernelscope.result/0", "0.0.1")))
+    with pytest.raises(ResultError) as info:
+        load_result(tmp_path)
+    msg = info.value.message
+    assert "\n" not in msg and info.value.exit_code == 2
+    assert "has schema 'kernelscope.result/0'" in msg and "written by kernelscope 0.0.1, older than" in msg
+    assert "run `kernelscope profile`" in msg
+
+
+def test_an_older_schema_with_a_migration_is_migrated(monkeypatch: pytest.MonkeyPatch):
+    # GIVEN a kernelscope whose schema is 2 and that migrates 1 -> 2 (a renamed field)
+    def one_to_two(data: dict[str, Any]) -> dict[str, Any]:
+        return {**{k: v for k, v in data.items() if k != "old_notes"}, "notes": data["old_notes"]}
+
+    monkeypatch.setattr(result_file, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(result_file.MIGRATIONS, 1, one_to_two)
+    data = {k: v for k, v in _result_with("kernelscope.result/1").items() if k != "notes"}
+    # WHEN a schema-1 file is read THEN the migration ran and the result is the current schema
+    result = result_from_json({**data, "old_notes": ["from schema 1"]})
+    assert result.notes == ("from schema 1",) and result.schema == "kernelscope.result/2"
+
+
+def test_kernelscope_report_refuses_a_future_result_in_one_line(tmp_path: Path, capsys):
+    from kernelscope.cli import main
+
+    (tmp_path / "result.json").write_text(json.dumps(_result_with("kernelscope.result/7")))
+    with pytest.raises(SystemExit) as info:
+        main(["report", str(tmp_path)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1 and "upgrade kernelscope" in err
+
+
+def test_only_result_file_reads_or_writes_result_json():
+    # every other module goes through write_result / load_result (report/io.py re-exports them)
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.name in ("result_file.py", "result.py"):  # result.py defines run_from_json, the types' reader
+            continue
+        text = path.read_text()
+        if "run_from_json(" in text or "json.dumps(to_json(" in text:
+            offenders.append(str(path.relative_to(PACKAGE)))
+    assert offenders == []
+
+
+# --------------------------------------------------------------------------------------------------- no dicts
+
+
+# analysis/stats.py combines latency dicts in the capture's JSON form (the records' ``Latency.to_json()``).
+RECORD_NAMES = {"capture", "cap", "rec", "record", "warm", "cold"}
+
+
+def _dict_reads(path: Path) -> list[str]:
+    """``capture.get(...)`` / ``rec["..."]`` on names that hold capture records."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        target = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "get", "setdefault", "update", "items", "keys"):
+            target = node.func.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(
+                node.slice.value, str):
+            target = node.value
+        if isinstance(target, ast.Name) and target.id in RECORD_NAMES:
+            out.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_nothing_after_capture_reads_a_capture_record_as_a_dict():
+    files = [*sorted((PACKAGE / "analysis").rglob("*.py")), PACKAGE / "capture" / "runner.py",
+             PACKAGE / "commands" / "profile.py", PACKAGE / "commands" / "upgrade_check.py"]
+    assert [x for f in files for x in _dict_reads(f)] == []
+
+
+def _string_keys(tree: ast.AST, name: str) -> set[str]:
+    """Keys ``name`` is read with: ``name.get("k")`` and ``name["k"]``."""
+    keys = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name and node.args
+                and isinstance(node.args[0], ast.Constant)):
+            keys.add(node.args[0].value)
+        elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
+              and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+            keys.add(node.slice.value)
+    return keys
+
+
+def test_the_worker_reads_no_spec_key_the_runner_does_not_write():
+    # GIVEN the keys of the spec dict the runner writes for a worker (and of each point)
+    # (capture/dist.py sets a torchrun rank's own keys, such as its log, in the spec it hands the worker)
+    runner = ast.Module(body=[*ast.parse((PACKAGE / "capture" / "runner.py").read_text()).body,
+                              *ast.parse((PACKAGE / "capture" / "dist.py").read_text()).body], type_ignores=[])
+    written: set[str] = set()
+    for node in ast.walk(runner):
+        if isinstance(node, ast.Dict):
+            written |= {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "spec":
+            if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant):
+                written.add(node.slice.value)
+    # WHEN the worker's reads are collected THEN each is written (warmup_seconds was read, never written)
+    worker = ast.parse((PACKAGE / "capture" / "worker.py").read_text())
+    read = _string_keys(worker, "spec") | _string_keys(worker, "point")
+    assert read and read - written == set()
