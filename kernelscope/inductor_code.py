@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kernelscope import vocab
 from kernelscope.errors import CodeFileError
 
 # kernelscope's own multi-module files (and the fixtures) separate modules with this line.
@@ -309,59 +310,8 @@ def op_base_name(target: str) -> str:
     return parts[0]
 
 
-# Multi-word ATen op names that must not be split at their underscores when reading a kernel name.
-_MULTIWORD = tuple(
-    sorted(
-        (
-            "leaky_relu",
-            "clamp_min",
-            "clamp_max",
-            "convert_element_type",
-            "native_layer_norm",
-            "native_group_norm",
-            "native_batch_norm",
-            "_native_batch_norm_legit_no_training",
-            "_to_copy",
-            "_unsafe_view",
-            "_addmm_activation",
-            "bias_addmm",
-            "_scaled_mm",
-            "_int_mm",
-            "_grouped_mm",
-            "_scaled_grouped_mm",
-            "_mkl_linear",
-            "_linear_pointwise",
-            "var_mean",
-            "_softmax",
-            "_log_softmax",
-            "index_put",
-            "index_select",
-            "masked_fill",
-            "logsumexp",
-            "_safe_softmax",
-            "gelu_backward",
-            "threshold_backward",
-            "sigmoid_backward",
-            "tanh_backward",
-            "scalar_tensor",
-            "full_like",
-            "zeros_like",
-            "ones_like",
-            "empty_like",
-            "where_self",
-            "_scaled_dot_product_flash_attention",
-            "_scaled_dot_product_efficient_attention",
-            "_scaled_dot_product_cudnn_attention",
-            "scaled_dot_product_attention",
-            "flex_attention",
-        ),
-        key=lambda w: -len(w.split("_")),
-    )
-)
-_KERNEL_PREFIX = re.compile(
-    r"^(?:graph_\d+_)?"
-    r"(?:triton_(?:poi|per|red|tem|tma|persistent|for|spl)_|cpp_|nv_universal_gemm_|cutlass_|cutedsl_)"
-)
+_MULTIWORD = vocab.MULTIWORD_OPS
+_KERNEL_PREFIX = vocab.INDUCTOR_KERNEL_PREFIX
 
 
 def name_tokens(kernel_name: str) -> tuple[str, ...]:

@@ -8,7 +8,6 @@ that is not a view or bookkeeping op.
 from __future__ import annotations
 
 import bisect
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from itertools import islice
@@ -20,24 +19,10 @@ from kernelscope.errors import UsageError
 from kernelscope.result import Iterations, KernelStat
 from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, draft_class, gc_paused
 
-_STEP = re.compile(r"^ProfilerStep#\d+$")
-_GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")
-
-# CPU ops that do no compute of their own: views, metadata, allocation, Dynamo/AOT bookkeeping.
-_NO_COMPUTE = frozenset(
-    "aten::" + n
-    for n in (
-        "as_strided t transpose permute view _unsafe_view reshape _reshape_alias expand expand_as unsqueeze "
-        "squeeze slice select narrow detach alias resolve_conj resolve_neg empty empty_strided empty_like "
-        "lift_fresh lift_fresh_copy contiguous numpy_T split chunk unbind flatten unflatten view_as "
-        "_nested_tensor_from_mask_left_aligned result_type size stride is_nonzero item _local_scalar_dense "
-        "set_ unfold movedim moveaxis swapaxes diagonal real imag conj _conj"
-    ).split()
-)
-_BOOKKEEPING = re.compile(
-    r"^(TorchDynamo Cache Lookup|Torch-Compiled Region|Pregraph bytecode|AOTDispatcher|## |ProfilerStep#|"
-    r"PyTorch Profiler|CompiledFunction|autograd::|Optimizer\.|enumerate\(DataLoader\)|cudaDeviceSynchronize)"
-)
+_STEP = _vocab.PROFILER_STEP
+_GRAPH_CALL = _vocab.GRAPH_CALL
+_NO_COMPUTE = _vocab.CPU_NO_COMPUTE_OPS
+_BOOKKEEPING = _vocab.CPU_BOOKKEEPING
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,12 +197,8 @@ def _assign(ts: float | None, starts: list[float], windows: list[tuple[float, fl
     return i if ts < windows[i][1] else -1
 
 
-# Ops that only support another op's work when nested in it (the copy of addmm's bias, a reduction's fill of its
-# output, the copy behind .to()): counted once, as the op they serve; on their own (a top-level copy_) they count.
-_HELPERS = frozenset("aten::" + n for n in ("copy_", "fill_", "zero_", "to", "_to_copy", "clone", "contiguous"))
-# Ops nested in compute ops that move or allocate nothing of their own (a resize_ of a conv's output).
-_NESTED_NO_COMPUTE = frozenset("aten::" + n for n in ("resize_", "as_strided_", "_nnpack_available",
-                                                      "_cudnn_rnn_flatten_weight", "is_same_size"))
+_HELPERS = _vocab.CPU_HELPER_OPS
+_NESTED_NO_COMPUTE = _vocab.CPU_NESTED_NO_COMPUTE_OPS
 
 
 def _cpu_kernels(trace: Trace) -> list[CpuEvent]:
@@ -278,8 +259,8 @@ def _cpu_kernels(trace: Trace) -> list[CpuEvent]:
                 continue
             if gemm_desc[i] or work_desc[i]:
                 continue  # the work is done by what it nests
-            if e.name in ("aten::dropout", "aten::feature_dropout") and parent[i] < 0 or (
-                    e.name in ("aten::dropout", "aten::feature_dropout") and not work_desc[i]):
+            if e.name in _vocab.CPU_DROPOUT_OPS and parent[i] < 0 or (
+                    e.name in _vocab.CPU_DROPOUT_OPS and not work_desc[i]):
                 continue  # eval-mode dropout returns its input: no work
             p = parent[i]
             if e.name in _HELPERS and p >= 0 and not work_desc_excluding(events, parent, i, p):

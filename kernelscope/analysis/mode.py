@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kernelscope import __version__
+from kernelscope import __version__, vocab
 from kernelscope.analysis.autotune import autotune_results
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.gemm import gemm_report
@@ -376,7 +376,7 @@ def build_run_result(
     )
 
 
-_INDUCTOR_KERNEL = re.compile(r"^(triton_|cpp_fused_|cpp_CppMicroGemm|kernel_cpp_)")
+_INDUCTOR_KERNEL = vocab.INDUCTOR_KERNEL
 
 
 def analyze_trace_file(

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kernelscope import vocab
 from kernelscope.errors import UsageError
 
-GEMM_BACKENDS = ("ATEN", "TRITON", "CUTLASS", "NVGEMM", "CPP", "CUTEDSL")
+GEMM_BACKENDS = vocab.GEMM_BACKENDS
 BASE_MODES = ("eager", "default", "max-autotune", "reduce-overhead", "dynamic")
 DEFAULT_MODES = ("eager", "default", "max-autotune")
 

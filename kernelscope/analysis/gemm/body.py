@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from kernelscope import vocab
+
 # ------------------------------------------------------------------------------------------------------------
 # Model
 
@@ -94,8 +96,7 @@ _TRITON_REDUCE = re.compile(
     r"(max2|min2|prod|welford\w*|any|online_softmax\w*|exp_sum|cumsum\w*|max_with_index|min_with_index|"
     r"argmax|argmin|bucketize\w*|sort\w*))$"
 )
-_TRITON_VIEW = frozenset({"broadcast_to", "reshape", "view", "expand_dims", "permute", "trans", "ravel",
-                          "join", "split", "interleave"})
+_TRITON_VIEW = vocab.TRITON_VIEW_FNS
 _BIN = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
         ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
         ast.LShift: "shl", ast.RShift: "shr", ast.MatMult: "dot"}
@@ -292,11 +293,7 @@ _CPP_NUM = re.compile(r"static_cast<\w+>\(\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*\)|^\s*(
 # data, not a value of its own.
 _CPP_LOCAL_ARRAY = re.compile(r"\b[\w:]+\s+(tmp\w*)\s*\[[^\]]*\]\s*;")
 _CPP_TRANSPOSE = re.compile(r"^\s*(?:at::vec::)?transpose_mxn<.*?>\(\s*(\w+)(?:\s*\+[^,]*)?,[^,]*,\s*(\w+)")
-_CPP_OP_NAMES = {"max_propagate_nan": "maximum", "clamp_min": "maximum", "max": "maximum", "maximum": "maximum",
-                 "min_propagate_nan": "minimum", "clamp_max": "minimum", "min": "minimum", "minimum": "minimum",
-                 "blendv": "where", "exp_u20": "exp", "sigmoid": "sigmoid", "erf": "erf", "exp": "exp",
-                 "tanh": "tanh", "neg": "neg", "rsqrt": "rsqrt", "sqrt": "sqrt", "reciprocal": "reciprocal",
-                 "log": "log", "log1p": "log1p", "abs": "abs", "expm1": "expm1", "pow": "pow", "erfc": "erfc"}
+_CPP_OP_NAMES = vocab.CPP_BODY_OPS
 
 
 def _cpp_ops(expr: str) -> list[str]:
@@ -558,9 +555,8 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
     return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived), pooled)
 
 
-# Ops that combine the elements of a pooling window: max_pool's max, avg_pool's sum (divided afterwards).
-_WINDOW_OPS = frozenset({"maximum", "minimum", "add"})
-_PASS = frozenset({"cast", "view", "copy"})
+_WINDOW_OPS = vocab.BODY_WINDOW_OPS
+_PASS = vocab.BODY_PASS_OPS
 
 
 def pool_windows(body: Body, starts: Iterable[str]) -> set[str]:
@@ -600,8 +596,8 @@ def pool_windows(body: Body, starts: Iterable[str]) -> set[str]:
     return found
 
 
-_NOISE = frozenset({"cast", "view", "copy", "load", "const", "index"})
-_KEY_OPS = frozenset({"erf", "tanh", "sigmoid", "exp", "maximum", "minimum", "where", "rsqrt", "sqrt"})
+_NOISE = vocab.BODY_NOISE_OPS
+_KEY_OPS = vocab.BODY_KEY_OPS
 
 
 def _primary(v: Value) -> str:
@@ -612,9 +608,9 @@ def _primary(v: Value) -> str:
 def _const_of(body: Body, name: str, depth: int = 4) -> float | None:
     v = body.value(name)
     while v is not None and depth > 0:
-        if v.const is not None and (set(v.ops) <= {"const", "view", "cast", "copy"}):
+        if v.const is not None and (set(v.ops) <= _PASS | {"const"}):
             return v.const
-        if len(v.inputs) == 1 and set(v.ops) <= {"view", "cast", "copy"}:
+        if len(v.inputs) == 1 and set(v.ops) <= _PASS:
             v = body.value(v.inputs[0])
             depth -= 1
             continue
@@ -633,7 +629,7 @@ def _params_under(body: Body, name: str, depth: int = 3) -> set[str]:
         return set()
     if v.param is not None:
         return {v.param}
-    if depth <= 0 or not set(v.ops) <= {"view", "cast", "copy"}:
+    if depth <= 0 or not set(v.ops) <= _PASS:
         return set()
     out: set[str] = set()
     for i in v.inputs:
@@ -817,7 +813,7 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
             v = body.value(d)
             other = [i for i in v.inputs if i not in dset]
             params = set().union(*(_params_under(body, o) for o in other)) if other else set()
-            near = any(i in start or (body.value(i) and set(body.value(i).ops) <= {"cast", "view", "copy"}
+            near = any(i in start or (body.value(i) and set(body.value(i).ops) <= _PASS
                                       and set(body.value(i).inputs) & start) for i in v.inputs)
             if params and near and all(broadcast.get(pp, False) for pp in params):
                 lab = "bias"

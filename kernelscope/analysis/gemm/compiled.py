@@ -83,8 +83,8 @@ def _found_from_code(
             f"{' + '.join(short_kernel_name(x) for x in kernels)} in {region}, "
             f"matched by {how}"
         )
-        if any("splitKreduce" in k for k in kernels):
-            evidence.append("[split-k] cublasLt::splitKreduce_kernel belongs to the GEMM launched before it")
+        if any(vocab.is_split_k_reduce(k) for k in kernels):
+            evidence.append(vocab.SPLIT_K_EVIDENCE)
         memsets = [k.name for k in group.kernels if k.is_memop]
         if memsets:
             evidence.append(f"[launch-order] the GEMM call also launched {', '.join(memsets)}")
