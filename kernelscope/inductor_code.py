@@ -31,6 +31,7 @@ import enum
 import gzip
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -588,7 +589,9 @@ def _c_params(sig: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(params), tuple(outputs)
 
 
-def _kernel_signature(kind: KernelKind, name: str, source: str, arg_types: list[str] | None):
+def _kernel_signature(
+    kind: KernelKind, name: str, source: str, arg_types: list[str] | None
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
     """(params, outputs, profiler_names, detail) of a kernel from its source."""
     params: tuple[str, ...] = ()
     outputs: tuple[str, ...] = ()
@@ -671,7 +674,7 @@ def _const_str(node: ast.AST) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _literal(node: ast.AST):
+def _literal(node: ast.AST) -> Any:
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -895,8 +898,8 @@ def _record_launch(
     name: str,
     op: str | None,
     writes_extra: tuple[str, ...],
-    src_nodes,
-    origins,
+    src_nodes: tuple[str, ...],
+    origins: tuple[str, ...],
 ) -> None:
     line = stmt.lineno + st.offset
     text = st.lines[stmt.lineno - 1].strip() if stmt.lineno - 1 < len(st.lines) else ""
@@ -964,7 +967,7 @@ def _handle_for(handle: str | None, name: str) -> str | None:
     return handle if head and (head == name or name.endswith("." + head) or head.endswith("." + name)) else None
 
 
-def _flat_literals(node: ast.AST):
+def _flat_literals(node: ast.AST) -> Iterator[str]:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         yield node.value
     elif isinstance(node, (ast.List, ast.Tuple)):
@@ -989,7 +992,9 @@ def _extern_op(callee: str) -> str | None:
     return None
 
 
-def _wrapper_statement(stmt: ast.stmt, st: _WrapperState, src_nodes, origins) -> None:
+def _wrapper_statement(
+    stmt: ast.stmt, st: _WrapperState, src_nodes: tuple[str, ...], origins: tuple[str, ...]
+) -> None:
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
         target, value = stmt.targets[0], stmt.value
         if isinstance(target, ast.Tuple) and isinstance(value, ast.Name) and value.id == "args":

@@ -60,6 +60,9 @@ def _tables(tree: ast.Module) -> list[ast.expr]:
     for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef))]:
         for stmt in scope.body:
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                    continue  # identifiers, not names
                 out.append(stmt.value)
     return out
 

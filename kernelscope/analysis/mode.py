@@ -31,7 +31,7 @@ from kernelscope.trace import Trace, load_trace
 
 
 def load_codes(paths: Sequence[Path]) -> list[OutputCode]:
-    codes = []
+    codes: list[OutputCode] = []
     for p in paths:
         try:
             text = Path(p).read_text(encoding="utf-8", errors="replace")
@@ -42,7 +42,7 @@ def load_codes(paths: Sequence[Path]) -> list[OutputCode]:
         parsed = parse_output_code(text, str(p))
         prov = _provenance_beside(Path(p))
         if prov is not None and len(parsed) == 1:  # the worker writes one graph per file, its provenance beside
-            parsed = [dataclasses.replace(parsed[0], provenance=prov)]
+            parsed = (dataclasses.replace(parsed[0], provenance=prov),)
         codes.extend(parsed)
     return codes
 

@@ -36,8 +36,9 @@ class NumericsVerdict:
 def numerics_verdict(numerics: dict[str, Any] | None, *, is_eager: bool = False) -> NumericsVerdict:
     """Read a mode's recorded ``numerics`` dict (capture schema) into one call."""
     n = numerics if isinstance(numerics, dict) else {}
-    ve = n.get("vs_eager") if isinstance(n.get("vs_eager"), dict) else {}
-    vr = n.get("vs_reference") if isinstance(n.get("vs_reference"), dict) else {}
+    ve, vr = n.get("vs_eager"), n.get("vs_reference")
+    ve = ve if isinstance(ve, dict) else {}
+    vr = vr if isinstance(vr, dict) else {}
     pe = ve.get("pass") if isinstance(ve.get("pass"), bool) else None
     pr = vr.get("pass") if isinstance(vr.get("pass"), bool) else None
     nonfinite = int(ve.get("nonfinite") or vr.get("nonfinite") or 0)

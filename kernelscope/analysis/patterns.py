@@ -6,7 +6,7 @@ each row says where the name was seen). The backend labels are re-exported here 
 
 from __future__ import annotations
 
-from kernelscope.vocab import (  # noqa: F401  (re-exported backend labels)
+from kernelscope.vocab import (
     ATEN,
     ATTENTION_WORDS,
     CPU_ATEN,
@@ -33,6 +33,30 @@ from kernelscope.vocab import (  # noqa: F401  (re-exported backend labels)
     TRITON_TEMPLATE,
     Rule,
 )
+
+# The backend labels and rules are re-exported: modules name them as patterns.NVGEMM etc.
+__all__ = [
+    "ATEN",
+    "CPU_ATEN",
+    "CPU_BLAS",
+    "CPU_RULES",
+    "CUBLAS",
+    "CUBLASLT",
+    "CUDA_RUNTIME",
+    "CUDNN",
+    "CUTLASS",
+    "FLASH",
+    "GPU_RULES",
+    "INDUCTOR_CPP",
+    "INDUCTOR_CPP_TEMPLATE",
+    "NCCL",
+    "NVGEMM",
+    "OTHER",
+    "TRITON",
+    "TRITON_TEMPLATE",
+    "Rule",
+    "classify",
+]
 
 
 def _category_from_verbs(name: str) -> str:

@@ -253,5 +253,5 @@ def with_roofline(gemms: Sequence[GemmEpilogue], peaks: dict[str, Any] | None) -
     """The GEMM verdicts with their roofline filled in (peaks: result.json's "peaks" dict)."""
     ds = _peaks_from_json((peaks or {}).get("datasheet"))
     cal = _peaks_from_json((peaks or {}).get("calibrated"))
-    return tuple(replace(g, roofline=roofline(g.m, g.n, g.k, g.dtype, g.time_us_per_iter, op=g.op, batch=g.batch, peaks=ds,
-                                              calibrated=cal)) for g in gemms)
+    return tuple(replace(g, roofline=roofline(g.m, g.n, g.k, g.dtype, g.time_us_per_iter, op=g.op, batch=g.batch,
+                                              peaks=ds, calibrated=cal)) for g in gemms)

@@ -124,7 +124,8 @@ def backend_available(torch: Any, name: str, device: str) -> tuple[bool, str]:
     if name == "CUTLASS":
         import torch._inductor.config as ic
 
-        cutlass_dir = getattr(getattr(ic, "cuda", None), "cutlass_dir", None) or os.environ.get("TORCHINDUCTOR_CUTLASS_DIR")
+        cutlass_dir = (getattr(getattr(ic, "cuda", None), "cutlass_dir", None)
+                       or os.environ.get("TORCHINDUCTOR_CUTLASS_DIR"))
         if not cutlass_dir or not Path(cutlass_dir, "include", "cutlass").is_dir():
             return False, "Inductor's CUTLASS backend needs CUTLASS source headers (set TORCHINDUCTOR_CUTLASS_DIR)"
         return True, ""
@@ -512,7 +513,8 @@ class _Setup:
         self.patches.close()
 
 
-def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: dict[str, Any]) -> tuple[Any, list[Any]]:
+def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any],
+                 rec: dict[str, Any]) -> tuple[Any, list[Any]]:
     from kernelscope import modelfile
 
     torch = setup.torch
@@ -1059,8 +1061,9 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     hooks = _module_ranges(torch, modules) if modules is not None else []
     sources = _EagerRanges.make(torch) if modules is not None else None
     try:
-        with (sources if sources is not None else contextlib.nullcontext()), profile(activities=activities, record_shapes=True,
-                     schedule=schedule(wait=1, warmup=1, active=steps, repeat=1), on_trace_ready=handler) as prof:
+        with (sources if sources is not None else contextlib.nullcontext()), profile(
+                activities=activities, record_shapes=True,
+                schedule=schedule(wait=1, warmup=1, active=steps, repeat=1), on_trace_ready=handler) as prof:
             for i in range(steps + 2):
                 if i == 2:  # the first active step: metadata added before the profiler starts is dropped
                     # Kineto records no torch version; `kernelscope analyze` of this trace alone shows it.

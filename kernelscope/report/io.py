@@ -47,4 +47,5 @@ def load_result(path: str | os.PathLike[str]) -> RunResult:
     try:
         return run_from_json(data)
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
-        raise ResultError(f"{file} does not match schema {SCHEMA}: {exc}", "re-run kernelscope to write it again") from exc
+        raise ResultError(f"{file} does not match schema {SCHEMA}: {exc}",
+                          "re-run kernelscope to write it again") from exc

@@ -100,10 +100,10 @@ def _eager_ops(
     inst = tx.ka.iteration(it)
     kernels_by_ext: dict[int, list[KernelInstance]] = defaultdict(list)
     kernels_by_key: dict[tuple[str, float], KernelInstance] = {}
-    for k in inst:
-        if k.external_id is not None:
-            kernels_by_ext[k.external_id].append(k)
-        kernels_by_key[(k.name, k.ts)] = k
+    for ki in inst:
+        if ki.external_id is not None:
+            kernels_by_ext[ki.external_id].append(ki)
+        kernels_by_key[(ki.name, ki.ts)] = ki
 
     def kernels_of(indices: Sequence[int]) -> list[KernelInstance]:
         out: list[KernelInstance] = []
@@ -250,8 +250,8 @@ def _eager_ops(
             dims = [d for d in (oj.input_dims or ()) if isinstance(d, list) and d]
             shape_ok = numel is not None and any(_numel(d) == numel for d in dims)
             if not is_elem or not shape_ok:
-                why = "not elementwise" if not is_elem else f"no input of the GEMM's output shape {out_shape}"
-                evidence.append(f"[eager-sequence] chain stops at {oj.name}: {why}")
+                stop = "not elementwise" if not is_elem else f"no input of the GEMM's output shape {out_shape}"
+                evidence.append(f"[eager-sequence] chain stops at {oj.name}: {stop}")
                 break
             label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
             if live is not None and fl is not None:
