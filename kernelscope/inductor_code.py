@@ -1116,13 +1116,47 @@ def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first
     offset = first_line - 1
     notes: list[str] = []
     try:
-        tree = ast.parse(text)
+        tree: ast.Module | None = ast.parse(text)
     except SyntaxError as exc:
         tree = None
         notes.append(
             f"not valid Python ({exc.msg} at line {exc.lineno}); kernel comments read, wrapper skipped"
         )
-    kernels: list[KernelDef] = []
+    constants, buffers = _constants(lines, offset)
+    kernels = [_kernel_def(lines, offset, *d) for d in _kernel_defs(tree, lines)]
+    st = _WrapperState(
+        kernels={k.name: k for k in kernels},
+        lines=lines,
+        offset=offset,
+        tensors=set(constants),
+        launches=[],
+        buffers=buffers,
+        aliases=[],
+        graph_inputs=[],
+        outputs=[],
+    )
+    if tree is not None:
+        _parse_wrapper(tree, st)
+        if _find_call_def(tree) is None:
+            notes.append("no call() wrapper found: launch order unknown")
+    return OutputCode(
+        path=path,
+        module_index=module_index,
+        first_line=first_line,
+        kernels=tuple(kernels),
+        launches=tuple(st.launches),
+        graph_inputs=tuple(st.graph_inputs),
+        constants=tuple(constants),
+        buffers=tuple(st.buffers),
+        aliases=tuple(st.aliases),
+        outputs=tuple(st.outputs),
+        device=st.device if st.device is not None else _device_of(kernels),
+        notes=tuple(notes),
+    )
+
+
+def _constants(lines: list[str], offset: int) -> tuple[list[str], list[Buffer]]:
+    """The module's constant tensors (weights, with freezing) and their buffers."""
     constants: list[str] = []
     buffers: list[Buffer] = []
     for i, line in enumerate(lines):
@@ -1137,9 +1171,16 @@ def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first
                     i + 1 + offset,
                 )
             )
-    defs: list[
-        tuple[str, str, int, str, list[str] | None]
-    ] = []  # name, method, 0-based line, source, arg types
+    return constants, buffers
+
+
+# name, async_compile method, 0-based line, source, arg types
+_Def = tuple[str, str, int, str, list[str] | None]
+
+
+def _kernel_defs(tree: ast.Module | None, lines: list[str]) -> list[_Def]:
+    """Each ``name = async_compile.<method>(...)`` of the module; without a syntax tree, from the lines."""
+    defs: list[_Def] = []
     if tree is not None:
         for node in tree.body:
             if not (
@@ -1167,63 +1208,40 @@ def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first
             m = re.match(r"^(\w+) = async_compile\.(\w+)\(", line)
             if m:
                 defs.append((m.group(1), m.group(2), i, "", None))
-    for name, method, idx, source, arg_types in defs:
-        header = _parse_header(_comment_block_above(lines, idx), offset)
-        kind = _kind(method, name, source)
-        params, outputs, profiler, detail = _kernel_signature(kind, name, source, arg_types)
-        kernels.append(
-            KernelDef(
-                name=name,
-                kind=kind.value,
-                method=method,
-                line=idx + 1 + offset,
-                source_nodes=header.source_nodes,
-                origins=header.origins,
-                node_mapping=header.mapping,
-                fragment=header.fragment,
-                returns=header.returns,
-                params=params,
-                outputs=outputs,
-                profiler_names=profiler,
-                detail=detail,
-                source=source,
-            )
-        )
-    st = _WrapperState(
-        kernels={k.name: k for k in kernels},
-        lines=lines,
-        offset=offset,
-        tensors=set(constants),
-        launches=[],
-        buffers=buffers,
-        aliases=[],
-        graph_inputs=[],
-        outputs=[],
+    return defs
+
+
+def _kernel_def(lines: list[str], offset: int, name: str, method: str, idx: int, source: str,
+                arg_types: list[str] | None) -> KernelDef:
+    """One kernel: its kind, the header comment above it (origins, node mapping) and its signature."""
+    header = _parse_header(_comment_block_above(lines, idx), offset)
+    kind = _kind(method, name, source)
+    params, outputs, profiler, detail = _kernel_signature(kind, name, source, arg_types)
+    return KernelDef(
+        name=name,
+        kind=kind.value,
+        method=method,
+        line=idx + 1 + offset,
+        source_nodes=header.source_nodes,
+        origins=header.origins,
+        node_mapping=header.mapping,
+        fragment=header.fragment,
+        returns=header.returns,
+        params=params,
+        outputs=outputs,
+        profiler_names=profiler,
+        detail=detail,
+        source=source,
     )
-    if tree is not None:
-        _parse_wrapper(tree, st)
-        if _find_call_def(tree) is None:
-            notes.append("no call() wrapper found: launch order unknown")
-    device = st.device
-    if device is None:
-        if any(k.method == "triton" or k.method in ("cuda", "nv_universal_gemm") for k in kernels):
-            device = "cuda"
-        elif any(k.method.startswith("cpp") for k in kernels):
-            device = "cpu"
-    return OutputCode(
-        path=path,
-        module_index=module_index,
-        first_line=first_line,
-        kernels=tuple(kernels),
-        launches=tuple(st.launches),
-        graph_inputs=tuple(st.graph_inputs),
-        constants=tuple(constants),
-        buffers=tuple(st.buffers),
-        aliases=tuple(st.aliases),
-        outputs=tuple(st.outputs),
-        device=device,
-        notes=tuple(notes),
-    )
+
+
+def _device_of(kernels: list[KernelDef]) -> str | None:
+    """The device from the kernels' compile methods, when the wrapper does not say it."""
+    if any(k.method == "triton" or k.method in ("cuda", "nv_universal_gemm") for k in kernels):
+        return "cuda"
+    if any(k.method.startswith("cpp") for k in kernels):
+        return "cpu"
+    return None
 
 
 def parse_output_code(text: str, path: str = "<memory>") -> tuple[OutputCode, ...]:

@@ -193,6 +193,56 @@ def _run_worker(
     if timing_only:
         worker_dir = _sub(worker_dir, False, process)
         worker_dir.mkdir(parents=True, exist_ok=True)
+    spec = _worker_spec(mode, opts, out_dir, points, warm=warm, timing_only=timing_only, process=process,
+                        multi=multi)
+    suffix = "-warm" if warm and not timing_only else ""
+    spec_path = worker_dir / f"spec{suffix}.json"
+    atomic_write_json(spec_path, spec)
+    env = _worker_env(mode, opts, cache_dir, timing_only=timing_only)
+    log_path = worker_dir / f"log{suffix}.txt"
+    timeout = opts.timeout_s * max(1, len(points))  # --timeout is per mode and shape point
+    started_at = time.time()  # wall clock: shows the processes' interleaving across modes
+    t0 = time.perf_counter()
+    returncode, status_override = _run_process([*worker_argv(opts.python, out_dir), str(spec_path)], env, log_path,
+                                               timeout, mode.name, on_progress)
+    wall = time.perf_counter() - t0
+    recs = []
+    for p in points:
+        capture_path = Path(p["mode_dir"]) / "capture.json"
+        rec = read_capture(capture_path)
+        if status_override == "timeout" and (rec is None or rec.get("status") != "ok"):
+            rec = {**(rec or {}), "status": "timeout", "error_kind": "timeout",
+                   "error": f"mode {mode.name} did not finish within --timeout {opts.timeout_s:g} s"
+                            f"{' per shape point' if len(points) > 1 else ''} and was stopped"}
+        elif status_override == "interrupted" and (rec is None or rec.get("status") != "ok"):
+            rec = {**(rec or {}), "status": "interrupted", "error_kind": "interrupted", "error": "interrupted (Ctrl-C)"}
+        elif rec is None:
+            code = returncode
+            why = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+            tail = _log_tail(log_path)
+            rec = {"status": "failed", "error_kind": "crash",
+                   "error": f"the {mode.name} worker died without a result ({why}){': ' + tail if tail else ''}"}
+        rec.setdefault("schema", CAPTURE_SCHEMA)
+        rec["mode"] = mode.name
+        if len(points) == 1:
+            rec["wall_s"] = wall
+        else:
+            rec.setdefault("wall_s", None)
+        rec["log"] = str(log_path.relative_to(out_dir))
+        rec["started_at"] = started_at
+        rec.setdefault("notes", [])
+        if multi:
+            rec.setdefault("point", {"index": p["index"], "label": p["label"], "params": p["params"]})
+        atomic_write_json(capture_path, rec)
+        recs.append(rec)
+    if status_override == "interrupted":
+        raise KeyboardInterrupt
+    return recs
+
+
+def _worker_spec(mode: ModeDef, opts: CaptureOptions, out_dir: Path, points: list[dict[str, Any]], *, warm: bool,
+                 timing_only: bool, process: int, multi: bool) -> dict[str, Any]:
+    """The spec file a worker reads: what to build, how to measure, where to write."""
     spec = {
         "model": opts.model,
         "sets": opts.sets,
@@ -215,9 +265,11 @@ def _run_worker(
     }
     if multi:
         spec["points"] = points
-    suffix = "-warm" if warm and not timing_only else ""
-    spec_path = worker_dir / f"spec{suffix}.json"
-    atomic_write_json(spec_path, spec)
+    return spec
+
+
+def _worker_env(mode: ModeDef, opts: CaptureOptions, cache_dir: str, *, timing_only: bool) -> dict[str, str]:
+    """The worker's environment: its own Inductor and Triton caches, and the logs the verdicts read."""
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     env["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
@@ -230,15 +282,18 @@ def _run_worker(
         # The fusion log feeds the epilogue verdicts' why-not; graph_code gives each GEMM its module path and source
         # line (kernelscope.provenance); recompiles says why a dynamic graph recompiled.
         env["TORCH_LOGS"] = opts.torch_logs + (",recompiles" if mode.dynamic else "")
-    log_path = worker_dir / f"log{suffix}.txt"
-    timeout = opts.timeout_s * max(1, len(points))  # --timeout is per mode and shape point
-    started_at = time.time()  # wall clock: shows the processes' interleaving across modes
-    t0 = time.perf_counter()
+    return env
+
+
+def _run_process(argv: list[str], env: dict[str, str], log_path: Path, timeout: float, mode_name: str,
+                 on_progress: Callable[[str, str], None] | None) -> tuple[int | None, str | None]:
+    """Run a worker to its end (or ``timeout``, or Ctrl-C), its progress lines to ``on_progress`` and the rest of
+    its output to ``log_path``. (exit code, "timeout" | "interrupted" | None)."""
     status_override = None
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         # No shell; a new session so a timeout can kill the worker and every process it started.
         proc = subprocess.Popen(
-            [*worker_argv(opts.python, out_dir), str(spec_path)],
+            argv,
             stdout=subprocess.PIPE,
             stderr=log,
             stdin=subprocess.DEVNULL,
@@ -252,7 +307,7 @@ def _run_worker(
             for line in proc.stdout:
                 if line.startswith("@@progress "):
                     if on_progress:
-                        on_progress(mode.name, line[len("@@progress "):].strip())
+                        on_progress(mode_name, line[len("@@progress "):].strip())
                 else:
                     log.write(line)
 
@@ -270,39 +325,7 @@ def _run_worker(
             # Compile workers that outlived a finished worker must not linger either.
             _kill_group(proc)
             reader.join(timeout=5)
-    wall = time.perf_counter() - t0
-    recs = []
-    for p in points:
-        capture_path = Path(p["mode_dir"]) / "capture.json"
-        rec = read_capture(capture_path)
-        if status_override == "timeout" and (rec is None or rec.get("status") != "ok"):
-            rec = {**(rec or {}), "status": "timeout", "error_kind": "timeout",
-                   "error": f"mode {mode.name} did not finish within --timeout {opts.timeout_s:g} s"
-                            f"{' per shape point' if len(points) > 1 else ''} and was stopped"}
-        elif status_override == "interrupted" and (rec is None or rec.get("status") != "ok"):
-            rec = {**(rec or {}), "status": "interrupted", "error_kind": "interrupted", "error": "interrupted (Ctrl-C)"}
-        elif rec is None:
-            code = proc.returncode
-            why = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-            tail = _log_tail(log_path)
-            rec = {"status": "failed", "error_kind": "crash",
-                   "error": f"the {mode.name} worker died without a result ({why}){': ' + tail if tail else ''}"}
-        rec.setdefault("schema", CAPTURE_SCHEMA)
-        rec["mode"] = mode.name
-        if len(points) == 1:
-            rec["wall_s"] = wall
-        else:
-            rec.setdefault("wall_s", None)
-        rec["log"] = str(log_path.relative_to(out_dir))
-        rec["started_at"] = started_at
-        rec.setdefault("notes", [])
-        if multi:
-            rec.setdefault("point", {"index": p["index"], "label": p["label"], "params": p["params"]})
-        atomic_write_json(capture_path, rec)
-        recs.append(rec)
-    if status_override == "interrupted":
-        raise KeyboardInterrupt
-    return recs
+    return proc.returncode, status_override
 
 
 def merge_warm(cold: dict[str, Any], warm: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,33 +81,92 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     get_inputs()) in each mode, each in its own process, and write report.html, summary.md, result.json and
     TensorBoard traces into --out."""
 
-    from kernelscope import modelfile
-    from kernelscope.analysis.mode import build_mode_result, build_run_result
-    from kernelscope.analysis.roofline import (
-        default_calibration_path,
-        peaks_for,
-        read_calibration,
-        with_roofline,
-    )
+    from kernelscope.analysis.mode import build_run_result
+    from kernelscope.analysis.roofline import default_calibration_path, peaks_for, read_calibration, with_roofline
+    from kernelscope.capture.interpreter import probe
     from kernelscope.capture.modes import parse_backends, parse_modes
-    from kernelscope.capture.runner import (
-        CaptureOptions,
-        check_torch_logs,
-        list_input_points,
-        merge_warm,
-        run_mode,
-        run_mode_at,
-        run_mode_points,
-    )
-    from kernelscope.capture.sweep import defines_input_sweep, describe_hook_entry, parse_sweeps, plan_points
+    from kernelscope.capture.runner import CaptureOptions, check_torch_logs
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report import write_reports
     from kernelscope.report.progress import Progress
     from kernelscope.report.terminal import console_for
-    from kernelscope.result import ModeResult, SweepPoint
+    from kernelscope.result import SweepPoint
 
     err = console_for(stderr=True)
     progress = Progress(sys.stderr)
+    spec, parsed_sets, parsed_sweeps = _read_model(model, sets, sweeps)
+    mode_defs = parse_modes(modes, parse_backends(gemm_backends))
+    interp = probe(python) if python else None  # one subprocess: a bad path or a missing/old torch fails here
+    check_torch_logs(interp.path if interp else sys.executable)
+    cal_path = calibration or default_calibration_path()
+    cal_data = read_calibration(cal_path, required=calibration is not None)
+    out_dir = prepare_out_dir(out or Path("kernelscope-out") / model.stem, force=force)
+    opts = CaptureOptions(model=spec.path, sets=parsed_sets, dtype=dtype, device=device,
+                          warmup=warmup, repeats=repeats, profile_steps=steps, timeout_s=timeout, freezing=freezing,
+                          cache_dir=str(cache_dir.resolve()) if cache_dir else None, reference=reference,
+                          python=interp.path if interp else None)
+    hook_points, points = _plan_points(spec, parsed_sweeps, opts, out_dir, err)
+    command_line = ("kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:]
+                    else "kernelscope profile")
+    run = _Run(mode_defs, points, opts, out_dir, processes, warm_compile, err, progress, run_dtype=dtype)
+    err.print(f"[bold]kernelscope[/] profiling {model} -> {out_dir}"
+              + (f" at {len(points)} shape points" if points else ""))
+    run.first_processes()
+    run.later_processes()
+    run.merge_processes()
+    environment = run.environment
+    if interp is not None:
+        environment = {**environment, "interpreter": interp.as_dict()}
+    resolved_device = environment.get("device") or (device if device != "auto" else "")
+    peaks = peaks_for(environment, cal_data, str(cal_path)) if environment else {}
+    # The roofline needs the device's peaks, known once a worker reported the environment: fill it in now.
+    grid = [[dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in row if m is not None]
+            for row in run.results]
+    sweep_points = [SweepPoint(params=p.params, label=p.label, modes=tuple(grid[p.index])) for p in points]
+    settings: dict[str, Any] = {"modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends,
+                                "sets": parsed_sets, "warmup": warmup, "repeats": repeats, "processes": processes,
+                                "profile_steps": steps,
+                                "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
+                                "reference": reference, "python": interp.path if interp else None}
+    settings.update(_comparable_settings(spec.path, run.job_recs))
+    if points:
+        settings["sweep"] = {k: v for k, v in parsed_sweeps.items()}
+        settings["input_sweep"] = bool(hook_points)
+    if peaks.get("calibrated"):
+        settings["calibration"] = str(cal_path)
+    result = build_run_result(
+        grid[0], environment=environment, command=command_line, model=str(model), device=resolved_device,
+        dtype=run.run_dtype or "", settings=settings, points=sweep_points, peaks=peaks,
+    )
+    if run.fatal and not run.interrupted and not any(m.status == "ok" for row in grid for m in row):
+        # The model never ran in any mode: no report to read, just the one error below.
+        _raise_fatal(err, run.fatal)
+    paths = write_reports(result, out_dir, tensorboard=not no_tensorboard)
+    from kernelscope.report.github import publish_profile
+    from kernelscope.report.terminal import render_terminal
+
+    publish_profile(paths["md"])  # GitHub Actions: the summary on the run's page
+
+    render_terminal(result, console_for())
+    err.print(f"report: {paths['html']}\nsummary: {paths['md']}\nresult: {paths['json']}\n"
+              f"traces: tensorboard --logdir {out_dir / 'tb'}")
+    if run.interrupted:
+        raise KeyboardInterrupt
+    if run.fatal:
+        _raise_fatal(err, run.fatal)
+    _exit_if_failed(err, grid, points, paths["html"])
+
+
+# ------------------------------------------------------------------------------------------------------------
+# The steps of a run
+
+
+def _read_model(model: Path, sets: tuple[str, ...],
+                sweeps: tuple[str, ...]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """The model file's spec, its --set values and its --sweep values, checked against each other."""
+    from kernelscope import modelfile
+    from kernelscope.capture.sweep import parse_sweeps
+
     spec = modelfile.inspect_model_file(model)
     parsed_sets = modelfile.parse_sets(sets)
     modelfile.check_sets(spec, parsed_sets)
@@ -119,205 +179,215 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     both = [n for n in parsed_sweeps if n in parsed_sets]
     if both:
         raise UsageError(f"{both[0]} is given to both --set and --sweep", "keep it in --sweep only")
-    mode_defs = parse_modes(modes, parse_backends(gemm_backends))
-    from kernelscope.capture.interpreter import probe
+    return spec, parsed_sets, parsed_sweeps
 
-    interp = probe(python) if python else None  # one subprocess: a bad path or a missing/old torch fails here
-    check_torch_logs(interp.path if interp else sys.executable)
-    cal_path = calibration or default_calibration_path()
-    cal_data = read_calibration(cal_path, required=calibration is not None)
-    out_dir = prepare_out_dir(out or Path("kernelscope-out") / model.stem, force=force)
-    opts = CaptureOptions(model=spec.path, sets=parsed_sets, dtype=dtype, device=device,
-                          warmup=warmup, repeats=repeats, profile_steps=steps, timeout_s=timeout, freezing=freezing,
-                          cache_dir=str(cache_dir.resolve()) if cache_dir else None, reference=reference,
-                          python=interp.path if interp else None)
+
+def _plan_points(spec: Any, parsed_sweeps: dict[str, Any], opts: Any, out_dir: Path,
+                 err: Any) -> tuple[list[Any] | None, list[Any]]:
+    """(the model's get_input_sweep() entries or None, the shape points to measure: none without a sweep)."""
+    from kernelscope.capture.runner import list_input_points
+    from kernelscope.capture.sweep import defines_input_sweep, describe_hook_entry, plan_points
+
     hook_points = None
     if defines_input_sweep(spec.path):
         err.print("reading get_input_sweep() from the model file")
         hook_points = [describe_hook_entry(p["kind"], i, p["detail"])
                        for i, p in enumerate(list_input_points(opts, out_dir / "modes"))]
     points = plan_points(parsed_sweeps, hook_points) if (parsed_sweeps or hook_points) else []
-    command_line = ("kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:]
-                    else "kernelscope profile")
-    # results[point index][mode index]; a run without a sweep is one point.
+    return hook_points, points
+
+
+def _plan_jobs(mode_defs: Sequence[Any], points: Sequence[Any]) -> list[tuple[int, list[int]]]:
+    """(mode index, point indices one worker measures): a dynamic mode meets every point in one process."""
     n_points = max(1, len(points))
-    results: list[list[ModeResult | None]] = [[None] * len(mode_defs) for _ in range(n_points)]
-    environment: dict[str, Any] = {}
-    fatal: tuple[str, str] | None = None
-    interrupted = False
-    run_dtype: str | None = dtype
-    err.print(f"[bold]kernelscope[/] profiling {model} -> {out_dir}"
-              + (f" at {len(points)} shape points" if points else ""))
-    jobs: list[tuple[int, list[int]]] = []  # (mode index, point indices one worker measures)
+    jobs: list[tuple[int, list[int]]] = []
     for mi, mode in enumerate(mode_defs):
         if mode.dynamic or not points:
             jobs.append((mi, list(range(n_points))))
         else:
             jobs.extend((mi, [pi]) for pi in range(n_points))
-    def finish(j: int, recs: list[dict]) -> None:
-        """Analyse a job's capture records (every process done) into ModeResults and print their lines."""
-        nonlocal run_dtype
-        mi, pis = jobs[j]
-        for pi, rec in zip(pis, recs):
-            run_dtype = run_dtype or rec.get("dtype")
-            mr = build_mode_result(out_dir, rec)
-            results[pi][mi] = mr
-            label = job_label(j)
-            line = label if len(pis) == 1 else f"{label.split(' @ ')[0]} @ {points[pi].label}"
-            print_mode_line(err, line, mr)
+    return jobs
 
-    job_recs: dict[int, list[dict]] = {}  # job -> one capture record per point (the first process's)
-    later: dict[int, list[list[dict]]] = {j: [] for j in range(len(jobs))}  # job -> per later process
 
-    def job_label(j: int, process: int = 1) -> str:
-        mi, pis = jobs[j]
+class _Run:
+    """The jobs of one run and what they captured. Process 1 of every mode (compile, timing, numerics,
+    profile), then each later process of every mode in the same order: eager, default, max-autotune, eager,
+    default, ... so that drift on the machine (clocks, another job) meets every mode alike."""
+
+    def __init__(self, mode_defs: Sequence[Any], points: list[Any], opts: Any, out_dir: Path, processes: int,
+                 warm_compile: bool, err: Any, progress: Any, *, run_dtype: str | None) -> None:
+        from kernelscope.result import ModeResult
+
+        self.mode_defs, self.points, self.opts, self.out_dir = mode_defs, points, opts, out_dir
+        self.processes, self.warm_compile, self.err, self.progress = processes, warm_compile, err, progress
+        self.run_dtype = run_dtype
+        # results[point index][mode index]; a run without a sweep is one point.
+        n_points = max(1, len(points))
+        self.results: list[list[ModeResult | None]] = [[None] * len(mode_defs) for _ in range(n_points)]
+        self.jobs = _plan_jobs(mode_defs, points)
+        self.job_recs: dict[int, list[dict]] = {}  # job -> one capture record per point (the first process's)
+        self.later: dict[int, list[list[dict]]] = {j: [] for j in range(len(self.jobs))}  # job -> per later process
+        self.environment: dict[str, Any] = {}
+        self.fatal: tuple[str, str] | None = None
+        self.interrupted = False
+
+    def job_label(self, j: int, process: int = 1) -> str:
+        mi, pis = self.jobs[j]
         where = ""
-        if points:
-            where = f" @ {points[pis[0]].label}" if len(pis) == 1 else f" @ {len(pis)} shapes"
-        head = f"[{j + 1}/{len(jobs)}]" if process == 1 else f"[process {process}/{processes}, {j + 1}/{len(jobs)}]"
-        return f"{head} {mode_defs[mi].name}{where}"
+        if self.points:
+            where = f" @ {self.points[pis[0]].label}" if len(pis) == 1 else f" @ {len(pis)} shapes"
+        head = (f"[{j + 1}/{len(self.jobs)}]" if process == 1
+                else f"[process {process}/{self.processes}, {j + 1}/{len(self.jobs)}]")
+        return f"{head} {self.mode_defs[mi].name}{where}"
 
-    def capture(j: int, warm: bool, process: int = 1) -> list[dict]:
-        mi, pis = jobs[j]
-        mode = mode_defs[mi]
-        tag = f"{job_label(j, process)}{' (warm compile)' if warm else ''}"
-        with progress.mode(tag) as on_progress:
+    def point_label(self, j: int, pi: int) -> str:
+        label = self.job_label(j)
+        return label if len(self.jobs[j][1]) == 1 else f"{label.split(' @ ')[0]} @ {self.points[pi].label}"
+
+    def record_dir(self, mi: int, pi: int) -> Path:
+        mode = self.mode_defs[mi]
+        return (self.out_dir / "modes" / mode.dirname) if not self.points else (
+            self.out_dir / "points" / self.points[pi].dirname / "modes" / mode.dirname)
+
+    def capture(self, j: int, warm: bool, process: int = 1) -> list[dict]:
+        from kernelscope.capture.runner import run_mode, run_mode_at, run_mode_points
+
+        mi, pis = self.jobs[j]
+        mode = self.mode_defs[mi]
+        tag = f"{self.job_label(j, process)}{' (warm compile)' if warm else ''}"
+        with self.progress.mode(tag) as on_progress:
             kw = {"warm": warm, "process": process}
-            if not points:
-                return [run_mode(mode, opts, out_dir, on_progress, **kw)]
+            if not self.points:
+                return [run_mode(mode, self.opts, self.out_dir, on_progress, **kw)]
             if len(pis) > 1 or mode.dynamic:
-                return run_mode_points(mode, opts, out_dir, [points[i] for i in pis], on_progress, **kw)
-            return [run_mode_at(mode, opts, out_dir, points[pis[0]], on_progress, **kw)]
+                return run_mode_points(mode, self.opts, self.out_dir, [self.points[i] for i in pis], on_progress,
+                                       **kw)
+            return [run_mode_at(mode, self.opts, self.out_dir, self.points[pis[0]], on_progress, **kw)]
 
-    def record_dir(mi: int, pi: int) -> Path:
-        mode = mode_defs[mi]
-        return (out_dir / "modes" / mode.dirname) if not points else (
-            out_dir / "points" / points[pi].dirname / "modes" / mode.dirname)
+    def finish(self, j: int, recs: list[dict]) -> None:
+        """Analyse a job's capture records (every process done) into ModeResults and print their lines."""
+        from kernelscope.analysis.mode import build_mode_result
 
-    # Process 1 of every mode (compile, timing, numerics, profile), then each later process of every mode in
-    # the same order: eager, default, max-autotune, eager, default, ... so that drift on the machine (clocks,
-    # another job) meets every mode alike.
-    for j, (mi, pis) in enumerate(jobs):
-        mode = mode_defs[mi]
-        if fatal or interrupted:
-            why = "interrupted before it ran" if interrupted else f"not run: {fatal[1]}"  # type: ignore[index]
-            for pi in pis:
-                results[pi][mi] = ModeResult(name=mode.name, status="interrupted" if interrupted else "failed",
-                                             error=why, error_kind="skipped")
-            continue
-        try:
-            recs = capture(j, False)
-            if warm_compile and mode.compiled and any(r.get("status") == "ok" for r in recs):
-                warm_recs = capture(j, True)
-                recs = [merge_warm(c, w) for c, w in zip(recs, warm_recs)]
-                from kernelscope.files import atomic_write_json
+        mi, pis = self.jobs[j]
+        for pi, rec in zip(pis, recs):
+            self.run_dtype = self.run_dtype or rec.get("dtype")
+            mr = build_mode_result(self.out_dir, rec)
+            self.results[pi][mi] = mr
+            print_mode_line(self.err, self.point_label(j, pi), mr)
 
+    def first_processes(self) -> None:
+        for j, (_mi, pis) in enumerate(self.jobs):
+            if self.fatal or self.interrupted:
+                self._skip(j)
+                continue
+            recs = self._first_process(j)
+            self.job_recs[j] = recs
+            self._note(recs)
+            if self.processes == 1:
+                self.finish(j, recs)
+            else:
                 for pi, rec in zip(pis, recs):
-                    atomic_write_json(record_dir(mi, pi) / "capture.json", rec)
-        except KeyboardInterrupt:
-            interrupted = True
-            from kernelscope.capture.runner import read_capture
+                    _print_first_process_line(self.err, self.point_label(j, pi), rec)
 
+    def _skip(self, j: int) -> None:
+        """A job after a fatal error or Ctrl-C: recorded as not run."""
+        from kernelscope.result import ModeResult
+
+        mi, pis = self.jobs[j]
+        mode = self.mode_defs[mi]
+        why = "interrupted before it ran" if self.interrupted else f"not run: {self.fatal[1]}"  # type: ignore[index]
+        for pi in pis:
+            self.results[pi][mi] = ModeResult(name=mode.name, status="interrupted" if self.interrupted else "failed",
+                                              error=why, error_kind="skipped")
+
+    def _first_process(self, j: int) -> list[dict]:
+        """Process 1 of a job (and its --warm-compile process); on Ctrl-C what its workers wrote."""
+        from kernelscope.capture.runner import merge_warm, read_capture
+        from kernelscope.files import atomic_write_json
+
+        mi, pis = self.jobs[j]
+        mode = self.mode_defs[mi]
+        try:
+            recs = self.capture(j, False)
+            if self.warm_compile and mode.compiled and any(r.get("status") == "ok" for r in recs):
+                warm_recs = self.capture(j, True)
+                recs = [merge_warm(c, w) for c, w in zip(recs, warm_recs)]
+                for pi, rec in zip(pis, recs):
+                    atomic_write_json(self.record_dir(mi, pi) / "capture.json", rec)
+        except KeyboardInterrupt:
+            self.interrupted = True
             recs = []
             for pi in pis:
-                recs.append(read_capture(record_dir(mi, pi) / "capture.json") or {
+                recs.append(read_capture(self.record_dir(mi, pi) / "capture.json") or {
                     "mode": mode.name, "status": "interrupted", "error": "interrupted (Ctrl-C)"})
-        job_recs[j] = recs
+        return recs
+
+    def _note(self, recs: list[dict]) -> None:
+        """The environment (from the first record with one) and the first fatal error."""
         for rec in recs:
-            if rec.get("environment") and not environment:
-                environment = rec["environment"]
+            if rec.get("environment") and not self.environment:
+                self.environment = rec["environment"]
             # A broken model file stops the run; in a sweep a forward that raises at one shape (a size the model
             # does not accept) fails that point only.
-            fatal_kinds = ("model", "usage") if points else ("model", "usage", "forward")
-            if rec.get("error_kind") in fatal_kinds and not fatal:
-                fatal = (rec["error_kind"], rec.get("error", ""))
-        if processes == 1:
-            finish(j, recs)
-        else:
-            for pi, rec in zip(pis, recs):
-                line = job_label(j) if len(pis) == 1 else f"{job_label(j).split(' @ ')[0]} @ {points[pi].label}"
-                _print_first_process_line(err, line, rec)
-    for process in range(2, processes + 1):
-        if fatal or interrupted:
-            break
-        for j in range(len(jobs)):
-            if not any(r.get("status") == "ok" for r in job_recs.get(j, [])):
-                continue  # a mode that failed (or was unavailable) in its first process is not timed again
-            try:
-                later[j].append(capture(j, False, process))
-            except KeyboardInterrupt:
-                interrupted = True
+            fatal_kinds = ("model", "usage") if self.points else ("model", "usage", "forward")
+            if rec.get("error_kind") in fatal_kinds and not self.fatal:
+                self.fatal = (rec["error_kind"], rec.get("error", ""))
+
+    def later_processes(self) -> None:
+        """Processes 2..N of every job whose first process measured something."""
+        for process in range(2, self.processes + 1):
+            if self.fatal or self.interrupted:
                 break
-        if interrupted:
-            break
-    if processes > 1:
+            for j in range(len(self.jobs)):
+                if not any(r.get("status") == "ok" for r in self.job_recs.get(j, [])):
+                    continue  # a mode that failed (or was unavailable) in its first process is not timed again
+                try:
+                    self.later[j].append(self.capture(j, False, process))
+                except KeyboardInterrupt:
+                    self.interrupted = True
+                    break
+            if self.interrupted:
+                break
+
+    def merge_processes(self) -> None:
+        """With --processes > 1: each job's records merged across its processes, rewritten, then analysed."""
+        if self.processes <= 1:
+            return
         from kernelscope.capture.runner import merge_processes
         from kernelscope.files import atomic_write_json
 
-        for j, recs in job_recs.items():
-            mi, pis = jobs[j]
-            if later[j]:
-                recs = [merge_processes(rec, [rnd[q] for rnd in later[j]]) for q, rec in enumerate(recs)]
+        for j, recs in self.job_recs.items():
+            mi, pis = self.jobs[j]
+            if self.later[j]:
+                recs = [merge_processes(rec, [rnd[q] for rnd in self.later[j]]) for q, rec in enumerate(recs)]
                 for pi, rec in zip(pis, recs):
-                    atomic_write_json(record_dir(mi, pi) / "capture.json", rec)
-            finish(j, recs)
-    if interp is not None:
-        environment = {**environment, "interpreter": interp.as_dict()}
-    resolved_device = environment.get("device") or (device if device != "auto" else "")
-    peaks = peaks_for(environment, cal_data, str(cal_path)) if environment else {}
-    # The roofline needs the device's peaks, known once a worker reported the environment: fill it in now.
-    grid = [[dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in row if m is not None]
-            for row in results]
-    sweep_points = [SweepPoint(params=p.params, label=p.label, modes=tuple(grid[p.index])) for p in points]
-    settings: dict[str, Any] = {"modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends,
-                                "sets": parsed_sets, "warmup": warmup, "repeats": repeats, "processes": processes,
-                                "profile_steps": steps,
-                                "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
-                                "reference": reference, "python": interp.path if interp else None}
-    # What `compare` needs to say whether two runs are comparable: the model file's content and the inputs'
-    # shapes as the workers built them.
+                    atomic_write_json(self.record_dir(mi, pi) / "capture.json", rec)
+            self.finish(j, recs)
+
+
+def _comparable_settings(model_path: str | Path, job_recs: dict[int, list[dict]]) -> dict[str, Any]:
+    """What `compare` needs to say whether two runs are comparable: the model file's content and the inputs'
+    shapes as the workers built them."""
     import hashlib
 
-    settings["model_sha256"] = hashlib.sha256(Path(spec.path).read_bytes()).hexdigest()
-    settings["inputs"] = next((r.get("inputs") for recs in job_recs.values() for r in recs if r.get("inputs")), None)
-    if points:
-        settings["sweep"] = {k: v for k, v in parsed_sweeps.items()}
-        settings["input_sweep"] = bool(hook_points)
-    if peaks.get("calibrated"):
-        settings["calibration"] = str(cal_path)
-    result = build_run_result(
-        grid[0], environment=environment, command=command_line, model=str(model), device=resolved_device,
-        dtype=run_dtype or "", settings=settings, points=sweep_points, peaks=peaks,
-    )
-    if fatal and not interrupted and not any(m.status == "ok" for row in grid for m in row):
-        # The model never ran in any mode: no report to read, just the one error below.
-        kind, message = fatal
-        if kind == "forward":
-            raise click.exceptions.Exit(fail(err, message))
-        raise (ModelFileError(message) if kind == "model" else UsageError(message))
-    paths = write_reports(result, out_dir, tensorboard=not no_tensorboard)
-    from kernelscope.report.github import publish_profile
-    from kernelscope.report.terminal import render_terminal
+    return {"model_sha256": hashlib.sha256(Path(model_path).read_bytes()).hexdigest(),
+            "inputs": next((r.get("inputs") for recs in job_recs.values() for r in recs if r.get("inputs")), None)}
 
-    publish_profile(paths["md"])  # GitHub Actions: the summary on the run's page
 
-    render_terminal(result, console_for())
-    err.print(f"report: {paths['html']}\nsummary: {paths['md']}\nresult: {paths['json']}\n"
-              f"traces: tensorboard --logdir {out_dir / 'tb'}")
-    if interrupted:
-        raise KeyboardInterrupt
-    if fatal:
-        kind, message = fatal
-        if kind == "forward":
-            raise click.exceptions.Exit(fail(err, message))
-        raise (ModelFileError(message) if kind == "model" else UsageError(message))
+def _raise_fatal(err: Any, fatal: tuple[str, str]) -> None:
+    kind, message = fatal
+    if kind == "forward":
+        raise click.exceptions.Exit(fail(err, message))
+    raise (ModelFileError(message) if kind == "model" else UsageError(message))
+
+
+def _exit_if_failed(err: Any, grid: list[list[Any]], points: list[Any], html: Path) -> None:
     failed = [(m, row_label) for row, row_label in zip(grid, [p.label for p in points] or [""])
               for m in row if m.status in ("failed", "timeout")]
     if failed:
         names = ", ".join(f"{m.name}{' @ ' + lbl if lbl else ''} ({m.status})" for m, lbl in failed)
         raise click.exceptions.Exit(fail(err, f"{len(failed)} mode(s) did not finish: {names}; the other modes' "
-                                               f"results are in {paths['html']}"))
-
+                                               f"results are in {html}"))
 
 def fail(console: Any, message: str) -> int:
     """Print a run's failure as one ``kernelscope: error:`` line; the exit code to leave with."""
