@@ -356,9 +356,11 @@ def load_capture(path: str | os.PathLike[str]) -> CaptureRecord:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise CaptureFileError(f"{path} does not exist", "pass a mode folder written by `kernelscope profile`") from None
+        raise CaptureFileError(f"{path} does not exist",
+                               "pass a mode folder written by `kernelscope profile`") from None
     except (OSError, ValueError) as exc:
-        raise CaptureFileError(f"cannot read {path}: {exc}", "re-run `kernelscope profile` to capture it again") from None
+        raise CaptureFileError(f"cannot read {path}: {exc}",
+                               "re-run `kernelscope profile` to capture it again") from None
     return capture_from_json(data, where=str(path))
 
 

@@ -31,10 +31,12 @@ import enum
 import gzip
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kernelscope import vocab
 from kernelscope.errors import CodeFileError
 
 # kernelscope's own multi-module files (and the fixtures) separate modules with this line.
@@ -309,59 +311,8 @@ def op_base_name(target: str) -> str:
     return parts[0]
 
 
-# Multi-word ATen op names that must not be split at their underscores when reading a kernel name.
-_MULTIWORD = tuple(
-    sorted(
-        (
-            "leaky_relu",
-            "clamp_min",
-            "clamp_max",
-            "convert_element_type",
-            "native_layer_norm",
-            "native_group_norm",
-            "native_batch_norm",
-            "_native_batch_norm_legit_no_training",
-            "_to_copy",
-            "_unsafe_view",
-            "_addmm_activation",
-            "bias_addmm",
-            "_scaled_mm",
-            "_int_mm",
-            "_grouped_mm",
-            "_scaled_grouped_mm",
-            "_mkl_linear",
-            "_linear_pointwise",
-            "var_mean",
-            "_softmax",
-            "_log_softmax",
-            "index_put",
-            "index_select",
-            "masked_fill",
-            "logsumexp",
-            "_safe_softmax",
-            "gelu_backward",
-            "threshold_backward",
-            "sigmoid_backward",
-            "tanh_backward",
-            "scalar_tensor",
-            "full_like",
-            "zeros_like",
-            "ones_like",
-            "empty_like",
-            "where_self",
-            "_scaled_dot_product_flash_attention",
-            "_scaled_dot_product_efficient_attention",
-            "_scaled_dot_product_cudnn_attention",
-            "scaled_dot_product_attention",
-            "flex_attention",
-        ),
-        key=lambda w: -len(w.split("_")),
-    )
-)
-_KERNEL_PREFIX = re.compile(
-    r"^(?:graph_\d+_)?"
-    r"(?:triton_(?:poi|per|red|tem|tma|persistent|for|spl)_|cpp_|nv_universal_gemm_|cutlass_|cutedsl_)"
-)
+_MULTIWORD = vocab.MULTIWORD_OPS
+_KERNEL_PREFIX = vocab.INDUCTOR_KERNEL_PREFIX
 
 
 def name_tokens(kernel_name: str) -> tuple[str, ...]:
@@ -638,7 +589,9 @@ def _c_params(sig: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(params), tuple(outputs)
 
 
-def _kernel_signature(kind: KernelKind, name: str, source: str, arg_types: list[str] | None):
+def _kernel_signature(
+    kind: KernelKind, name: str, source: str, arg_types: list[str] | None
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
     """(params, outputs, profiler_names, detail) of a kernel from its source."""
     params: tuple[str, ...] = ()
     outputs: tuple[str, ...] = ()
@@ -721,7 +674,7 @@ def _const_str(node: ast.AST) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _literal(node: ast.AST):
+def _literal(node: ast.AST) -> Any:
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -945,8 +898,8 @@ def _record_launch(
     name: str,
     op: str | None,
     writes_extra: tuple[str, ...],
-    src_nodes,
-    origins,
+    src_nodes: tuple[str, ...],
+    origins: tuple[str, ...],
 ) -> None:
     line = stmt.lineno + st.offset
     text = st.lines[stmt.lineno - 1].strip() if stmt.lineno - 1 < len(st.lines) else ""
@@ -1014,7 +967,7 @@ def _handle_for(handle: str | None, name: str) -> str | None:
     return handle if head and (head == name or name.endswith("." + head) or head.endswith("." + name)) else None
 
 
-def _flat_literals(node: ast.AST):
+def _flat_literals(node: ast.AST) -> Iterator[str]:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         yield node.value
     elif isinstance(node, (ast.List, ast.Tuple)):
@@ -1039,7 +992,9 @@ def _extern_op(callee: str) -> str | None:
     return None
 
 
-def _wrapper_statement(stmt: ast.stmt, st: _WrapperState, src_nodes, origins) -> None:
+def _wrapper_statement(
+    stmt: ast.stmt, st: _WrapperState, src_nodes: tuple[str, ...], origins: tuple[str, ...]
+) -> None:
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
         target, value = stmt.targets[0], stmt.value
         if isinstance(target, ast.Tuple) and isinstance(value, ast.Name) and value.id == "args":
@@ -1161,13 +1116,47 @@ def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first
     offset = first_line - 1
     notes: list[str] = []
     try:
-        tree = ast.parse(text)
+        tree: ast.Module | None = ast.parse(text)
     except SyntaxError as exc:
         tree = None
         notes.append(
             f"not valid Python ({exc.msg} at line {exc.lineno}); kernel comments read, wrapper skipped"
         )
-    kernels: list[KernelDef] = []
+    constants, buffers = _constants(lines, offset)
+    kernels = [_kernel_def(lines, offset, *d) for d in _kernel_defs(tree, lines)]
+    st = _WrapperState(
+        kernels={k.name: k for k in kernels},
+        lines=lines,
+        offset=offset,
+        tensors=set(constants),
+        launches=[],
+        buffers=buffers,
+        aliases=[],
+        graph_inputs=[],
+        outputs=[],
+    )
+    if tree is not None:
+        _parse_wrapper(tree, st)
+        if _find_call_def(tree) is None:
+            notes.append("no call() wrapper found: launch order unknown")
+    return OutputCode(
+        path=path,
+        module_index=module_index,
+        first_line=first_line,
+        kernels=tuple(kernels),
+        launches=tuple(st.launches),
+        graph_inputs=tuple(st.graph_inputs),
+        constants=tuple(constants),
+        buffers=tuple(st.buffers),
+        aliases=tuple(st.aliases),
+        outputs=tuple(st.outputs),
+        device=st.device if st.device is not None else _device_of(kernels),
+        notes=tuple(notes),
+    )
+
+
+def _constants(lines: list[str], offset: int) -> tuple[list[str], list[Buffer]]:
+    """The module's constant tensors (weights, with freezing) and their buffers."""
     constants: list[str] = []
     buffers: list[Buffer] = []
     for i, line in enumerate(lines):
@@ -1182,9 +1171,16 @@ def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first
                     i + 1 + offset,
                 )
             )
-    defs: list[
-        tuple[str, str, int, str, list[str] | None]
-    ] = []  # name, method, 0-based line, source, arg types
+    return constants, buffers
+
+
+# name, async_compile method, 0-based line, source, arg types
+_Def = tuple[str, str, int, str, list[str] | None]
+
+
+def _kernel_defs(tree: ast.Module | None, lines: list[str]) -> list[_Def]:
+    """Each ``name = async_compile.<method>(...)`` of the module; without a syntax tree, from the lines."""
+    defs: list[_Def] = []
     if tree is not None:
         for node in tree.body:
             if not (
@@ -1212,63 +1208,40 @@ def parse_module(text: str, path: str = "<memory>", module_index: int = 0, first
             m = re.match(r"^(\w+) = async_compile\.(\w+)\(", line)
             if m:
                 defs.append((m.group(1), m.group(2), i, "", None))
-    for name, method, idx, source, arg_types in defs:
-        header = _parse_header(_comment_block_above(lines, idx), offset)
-        kind = _kind(method, name, source)
-        params, outputs, profiler, detail = _kernel_signature(kind, name, source, arg_types)
-        kernels.append(
-            KernelDef(
-                name=name,
-                kind=kind.value,
-                method=method,
-                line=idx + 1 + offset,
-                source_nodes=header.source_nodes,
-                origins=header.origins,
-                node_mapping=header.mapping,
-                fragment=header.fragment,
-                returns=header.returns,
-                params=params,
-                outputs=outputs,
-                profiler_names=profiler,
-                detail=detail,
-                source=source,
-            )
-        )
-    st = _WrapperState(
-        kernels={k.name: k for k in kernels},
-        lines=lines,
-        offset=offset,
-        tensors=set(constants),
-        launches=[],
-        buffers=buffers,
-        aliases=[],
-        graph_inputs=[],
-        outputs=[],
+    return defs
+
+
+def _kernel_def(lines: list[str], offset: int, name: str, method: str, idx: int, source: str,
+                arg_types: list[str] | None) -> KernelDef:
+    """One kernel: its kind, the header comment above it (origins, node mapping) and its signature."""
+    header = _parse_header(_comment_block_above(lines, idx), offset)
+    kind = _kind(method, name, source)
+    params, outputs, profiler, detail = _kernel_signature(kind, name, source, arg_types)
+    return KernelDef(
+        name=name,
+        kind=kind.value,
+        method=method,
+        line=idx + 1 + offset,
+        source_nodes=header.source_nodes,
+        origins=header.origins,
+        node_mapping=header.mapping,
+        fragment=header.fragment,
+        returns=header.returns,
+        params=params,
+        outputs=outputs,
+        profiler_names=profiler,
+        detail=detail,
+        source=source,
     )
-    if tree is not None:
-        _parse_wrapper(tree, st)
-        if _find_call_def(tree) is None:
-            notes.append("no call() wrapper found: launch order unknown")
-    device = st.device
-    if device is None:
-        if any(k.method == "triton" or k.method in ("cuda", "nv_universal_gemm") for k in kernels):
-            device = "cuda"
-        elif any(k.method.startswith("cpp") for k in kernels):
-            device = "cpu"
-    return OutputCode(
-        path=path,
-        module_index=module_index,
-        first_line=first_line,
-        kernels=tuple(kernels),
-        launches=tuple(st.launches),
-        graph_inputs=tuple(st.graph_inputs),
-        constants=tuple(constants),
-        buffers=tuple(st.buffers),
-        aliases=tuple(st.aliases),
-        outputs=tuple(st.outputs),
-        device=device,
-        notes=tuple(notes),
-    )
+
+
+def _device_of(kernels: list[KernelDef]) -> str | None:
+    """The device from the kernels' compile methods, when the wrapper does not say it."""
+    if any(k.method == "triton" or k.method in ("cuda", "nv_universal_gemm") for k in kernels):
+        return "cuda"
+    if any(k.method.startswith("cpp") for k in kernels):
+        return "cpu"
+    return None
 
 
 def parse_output_code(text: str, path: str = "<memory>") -> tuple[OutputCode, ...]:

@@ -99,10 +99,12 @@ def inspect_model_file(path: str | os.PathLike[str]) -> ModelSpec:
     else:
         raise ModelFileError(
             f"{p} defines no get_model() or Model class",
-            f"define get_model() and get_inputs(), or KernelBench's Model, get_init_inputs() and get_inputs() ({EXAMPLE})",
+            "define get_model() and get_inputs(), or KernelBench's Model, get_init_inputs() and get_inputs() "
+            f"({EXAMPLE})",
         )
     if "get_inputs" not in names:
-        raise ModelFileError(f"{p} defines no get_inputs()", f"define get_inputs() returning the model's positional inputs ({EXAMPLE})")
+        raise ModelFileError(f"{p} defines no get_inputs()",
+                             f"define get_inputs() returning the model's positional inputs ({EXAMPLE})")
     if protocol == "kernelbench" and "get_init_inputs" not in names:
         raise ModelFileError(
             f"{p} defines class Model but no get_init_inputs()",
@@ -173,7 +175,8 @@ def build(module: types.ModuleType, spec: ModelSpec) -> tuple[Any, list[Any]]:
             init = module.get_init_inputs()
             if not isinstance(init, (list, tuple)):
                 raise ModelFileError(
-                    f"get_init_inputs() returned {type(init).__name__}", "return a list of Model's constructor arguments"
+                    f"get_init_inputs() returned {type(init).__name__}",
+                    "return a list of Model's constructor arguments"
                 )
             model = module.Model(*init)
     except ModelFileError:

@@ -27,14 +27,16 @@ def prepare_out_dir(path: Path, *, force: bool) -> Path:
         if entries and not ours and not force:
             raise OutputDirError(
                 f"output directory {path} is not empty and was not written by kernelscope",
-                "pass an empty or new directory with --out, or --force to write into it (only kernelscope's files are replaced)",
+                "pass an empty or new directory with --out, or --force to write into it "
+                "(only kernelscope's files are replaced)",
             )
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = tempfile.NamedTemporaryFile(dir=path, prefix=".write-test-", delete=True)
         probe.close()
     except OSError as exc:
-        raise OutputDirError(f"output directory {path} is not writable ({exc.strerror})", "pass a writable directory with --out")
+        raise OutputDirError(f"output directory {path} is not writable ({exc.strerror})",
+                             "pass a writable directory with --out")
     for name in OWNED:
         p = path / name
         if p.is_dir() and not p.is_symlink():

@@ -347,10 +347,15 @@ def _op_of_callee(callee: str) -> str:
 
 
 class _Event(Protocol):
-    name: str
-    ts: float
-    dur: float
-    tid: Any
+    # read-only: a frozen trace record (trace.CpuEvent) is one
+    @property
+    def name(self) -> str: ...
+    @property
+    def ts(self) -> float: ...
+    @property
+    def dur(self) -> float: ...
+    @property
+    def tid(self) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -481,7 +481,7 @@ def _from(tp: Any, value: Any) -> Any:
     if origin is tuple:
         (inner, *_rest) = typing.get_args(tp) or (Any,)
         return tuple(_from(inner, v) for v in value)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if tp is Evidence and isinstance(value, str):  # result.json written before evidence was typed
             return Evidence("note", value)
         return _dataclass_from(tp, value)
@@ -510,4 +510,5 @@ def _dataclass_from(cls: type, data: dict[str, Any]) -> Any:
 
 def run_from_json(data: dict[str, Any]) -> RunResult:
     """Rebuild a RunResult from result.json's dict (unknown keys are ignored, for forward compatibility)."""
-    return _dataclass_from(RunResult, data)
+    run: RunResult = _dataclass_from(RunResult, data)
+    return run

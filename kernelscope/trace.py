@@ -21,6 +21,7 @@ from __future__ import annotations
 import atexit
 import gc
 import gzip
+import io
 import json
 import os
 import re
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from operator import attrgetter, le, lt
 from pathlib import Path
-from typing import IO, Annotated, Any, Union
+from typing import Annotated, Any, Union
 
 import msgspec
 
@@ -40,7 +41,7 @@ from kernelscope.errors import TraceError
 try:  # orjson parses 3-5x faster than json and allocates less; json is the fallback.
     import orjson as _orjson
 except ImportError:  # pragma: no cover - orjson is a declared dependency
-    _orjson = None
+    _orjson = None  # type: ignore[assignment]  # checked before each use
 
 # Trace categories, as torch.profiler/Kineto writes them.
 GPU_KERNEL_CATS = frozenset({"kernel"})
@@ -72,7 +73,7 @@ LAUNCH_NAMES = frozenset(
 
 # Which record each kept category becomes (the streaming reader's one-lookup form of the sets above).
 _GPU, _RUNTIME, _CPU, _GPU_ANNOTATION = range(4)
-_KIND_OF_CAT: dict[str, tuple[int, str]] = {
+_KIND_OF_CAT: dict[object, tuple[int, str]] = {  # keyed by any JSON value: a lookup tests the category
     **{c: (_GPU, c) for c in GPU_KERNEL_CATS | GPU_MEMOP_CATS},
     **{c: (_RUNTIME, c) for c in RUNTIME_CATS},
     **{c: (_CPU, c) for c in CPU_CATS},
@@ -159,7 +160,8 @@ def _read_bytes(path: Path) -> bytes:
                 return gzip.decompress(f.read())
             return f.read()
     except FileNotFoundError:
-        raise TraceError(f"trace file {path} does not exist", "pass the path of a torch.profiler .json or .json.gz trace")
+        raise TraceError(f"trace file {path} does not exist",
+                         "pass the path of a torch.profiler .json or .json.gz trace")
     except IsADirectoryError:
         raise TraceError(f"trace path {path} is a directory", "pass one .json or .json.gz trace file")
     except PermissionError:
@@ -290,7 +292,7 @@ def draft_class(cls: type) -> type:
     slot writes and then becomes the record by __class__ assignment (~0.4 µs), which CPython allows only
     between classes of the same slot layout, and checks. The objects are the same: same class, same fields.
     """
-    return type(f"_{cls.__name__}Draft", (), {"__slots__": cls.__slots__})
+    return type(f"_{cls.__name__}Draft", (), {"__slots__": cls.__dict__["__slots__"]})
 
 
 _GpuDraft, _RuntimeDraft, _CpuDraft = (draft_class(GpuEvent), draft_class(RuntimeEvent),
@@ -399,6 +401,7 @@ class _Builder:
         intern_str, intern_id = self._strs.setdefault, self._ids.setdefault
         kind_of, no_args = _KIND_OF_CAT.get, _NO_ARGS
         skipped = 0
+        v: Any  # one local for every field's value in turn (a JSON scalar, or Raw text)
         for ev in events:
             if type(ev) is not _Event:  # another phase
                 continue
@@ -412,10 +415,10 @@ class _Builder:
             if name is None or ts is None:
                 skipped += 1
                 continue
-            kind = kind_of(cat)
-            if kind is None:
+            found = kind_of(cat)
+            if found is None:
                 continue
-            kind, cat = kind  # the category's own constant: one str object for all events
+            kind, cat = found  # the category's own constant: one str object for all events
             dur = ev.dur
             dur = (dur if type(dur) is float else _num(dur)) or 0.0
             a = ev.args or no_args
@@ -500,7 +503,8 @@ class _Builder:
         props = top.get("deviceProperties") if isinstance(top, dict) else None
         meta = {
             k: top[k]
-            for k in ("schemaVersion", "cuda_driver_version", "cuda_runtime_version", "record_shapes", "distributedInfo",
+            for k in ("schemaVersion", "cuda_driver_version", "cuda_runtime_version", "record_shapes",
+                      "distributedInfo",
                       "pytorch_version")
             if isinstance(top, dict) and k in top
         }
@@ -565,9 +569,9 @@ class _Args(msgspec.Struct, gc=False):
     kernel_name: _Value = None
     # Raw JSON text: decoded once per distinct value (see _Builder._dims_of), not once per event.
     # (msgspec.Raw cannot be in a Union; None is only the default, a JSON null arrives as Raw b"null".)
-    input_dims: msgspec.Raw = msgspec.field(default=None, name="Input Dims")
-    input_types: msgspec.Raw = msgspec.field(default=None, name="Input type")
-    concrete_inputs: msgspec.Raw = msgspec.field(default=None, name="Concrete Inputs")
+    input_dims: msgspec.Raw = msgspec.field(default=None, name="Input Dims")  # type: ignore[assignment]
+    input_types: msgspec.Raw = msgspec.field(default=None, name="Input type")  # type: ignore[assignment]
+    concrete_inputs: msgspec.Raw = msgspec.field(default=None, name="Concrete Inputs")  # type: ignore[assignment]
 
 
 class _Event(msgspec.Struct, gc=False, tag_field="ph", tag="X"):
@@ -592,7 +596,9 @@ _Other = tuple(
 
 
 _NO_ARGS = _Args()
-_DECODE_CHUNK = msgspec.json.Decoder(list[Union[(_Event, *_Other)]])  # type: ignore[misc]
+_EVENT_TYPES = (_Event, *_Other)
+# A Union of a tuple built at runtime: no static spelling exists (mypy cannot check it, X | Y cannot write it).
+_DECODE_CHUNK = msgspec.json.Decoder(list[Union[_EVENT_TYPES]])  # type: ignore[valid-type]  # noqa: UP007
 _DECODE_ANY = msgspec.json.Decoder()
 
 
@@ -634,7 +640,7 @@ _OPEN, _CLOSE = ord("["), ord("]")
 class _Window:
     """A window over the (decompressed) file, refilled block by block; bytes before the cursor are dropped."""
 
-    def __init__(self, f: IO[bytes]) -> None:
+    def __init__(self, f: io.BufferedIOBase) -> None:
         self._f = f
         self.data = bytearray()
         self.eof = False

@@ -1,18 +1,21 @@
-"""The one vocabulary of ops: which ATen ops are GEMM-class, pointwise, reductions, norms, views, casts, and the
-backend facts the verdicts rely on. Every path (eager, compiled, trace-only) and every module (GEMM verdicts,
-roofline, autotune) reads its op classes from here, so "is this an epilogue op?" has one answer.
+"""The one vocabulary: which ATen ops are GEMM-class, pointwise, reductions, norms, views, casts; which CPU ops and
+profiler ranges are bookkeeping; the kernel-name patterns that say which backend ran a kernel; the names of GEMM
+backends; and the backend facts the verdicts rely on. Every path (eager, compiled, trace-only) and every module
+(GEMM verdicts, roofline, autotune, kernels) reads them from here, so "is this an epilogue op?" has one answer.
+tests/test_vocab.py fails when another module defines its own table of op names or spells a kernel name.
 
 The epilogue rule, in every path: the pointwise ops applied to a GEMM's output, followed through views and
 layout ops, up to the first op that is not pointwise (a reduction, a norm, pooling, attention), another GEMM, or
 the graph output. Eval-mode batch norm is pointwise (a per-channel affine map) and counts as an epilogue op;
 training-mode batch norm, layer/group/RMS norm and softmax reduce and end the chain.
 
-Facts that depend on a version say which torch / CUTLASS version they were seen on (``Fact.seen``).
+Facts that depend on a version say which torch / CUTLASS version they were seen on (``Fact.seen``, ``Rule.seen``).
 No torch import.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # GEMM-class ops: matrix multiplies and convolutions (implicit GEMMs), as ATen/FX op names, Inductor extern
@@ -33,6 +36,10 @@ GEMM_OPS = MATMUL_OPS | CONV_OPS
 BATCHED_OPS = frozenset({"bmm", "baddbmm", "_grouped_mm", "_scaled_grouped_mm"})
 # GEMMs that take an additive operand (bias or beta * C): applied in the GEMM call or its kernel.
 BIAS_OPS = frozenset({"addmm", "bias_addmm", "baddbmm", "_addmm_activation", "addmv"})
+# GEMMs whose minimal traffic includes a bias row of N elements (the roofline's byte floor). Not BIAS_OPS: linear
+# and oneDNN's packed_linear may carry a bias (counted: N elements against M*K + K*N + M*N), while baddbmm's and
+# addmv's additive operand is not one row of N.
+BIAS_ROW_OPS = frozenset({"addmm", "bias_addmm", "_addmm_activation", "linear", "packed_linear"})
 
 # Ops that reduce, normalise (with statistics), pool or attend: they end an epilogue chain.
 REDUCTION_OPS = frozenset({
@@ -89,6 +96,105 @@ POINTWISE_OPS = frozenset({
 ACTIVATIONS = frozenset({"relu", "gelu", "gelu-tanh", "silu", "sigmoid", "tanh", "hardtanh", "leaky_relu", "mish",
                          "elu", "hardswish", "hardsigmoid", "softplus", "clamp"})
 
+# Multi-word ATen op names that must not be split at their underscores when reading an Inductor kernel name
+# (inductor_code.name_tokens); longest first, so ``native_layer_norm`` wins over ``layer_norm``.
+MULTIWORD_OPS: tuple[str, ...] = tuple(sorted((
+    "leaky_relu", "clamp_min", "clamp_max", "convert_element_type", "native_layer_norm", "native_group_norm",
+    "native_batch_norm", "_native_batch_norm_legit_no_training", "_to_copy", "_unsafe_view", "_addmm_activation",
+    "bias_addmm", "_scaled_mm", "_int_mm", "_grouped_mm", "_scaled_grouped_mm", "_mkl_linear", "_linear_pointwise",
+    "var_mean", "_softmax", "_log_softmax", "index_put", "index_select", "masked_fill", "logsumexp",
+    "_safe_softmax", "gelu_backward", "threshold_backward", "sigmoid_backward", "tanh_backward", "scalar_tensor",
+    "full_like", "zeros_like", "ones_like", "empty_like", "where_self", "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
+    "scaled_dot_product_attention", "flex_attention",
+), key=lambda w: -len(w.split("_"))))
+
+# ------------------------------------------------------------------------------------------------------------
+# CPU ops and profiler ranges (trace names)
+
+# CPU ops that do no compute of their own: views, metadata, allocation, Dynamo/AOT bookkeeping.
+CPU_NO_COMPUTE_OPS = frozenset(
+    "aten::" + n
+    for n in (
+        "as_strided t transpose permute view _unsafe_view reshape _reshape_alias expand expand_as unsqueeze "
+        "squeeze slice select narrow detach alias resolve_conj resolve_neg empty empty_strided empty_like "
+        "lift_fresh lift_fresh_copy contiguous numpy_T split chunk unbind flatten unflatten view_as "
+        "_nested_tensor_from_mask_left_aligned result_type size stride is_nonzero item _local_scalar_dense "
+        "set_ unfold movedim moveaxis swapaxes diagonal real imag conj _conj"
+    ).split()
+)
+# Ops that only support another op's work when nested in it (the copy of addmm's bias, a reduction's fill of its
+# output, the copy behind .to()): counted once, as the op they serve; on their own (a top-level copy_) they count.
+CPU_HELPER_OPS = frozenset("aten::" + n for n in ("copy_", "fill_", "zero_", "to", "_to_copy", "clone", "contiguous"))
+# Ops nested in compute ops that move or allocate nothing of their own (a resize_ of a conv's output).
+CPU_NESTED_NO_COMPUTE_OPS = frozenset("aten::" + n for n in (
+    "resize_", "as_strided_", "_nnpack_available", "_cudnn_rnn_flatten_weight", "is_same_size"))
+
+# Profiler ranges that are bookkeeping, not an op that launches work: Dynamo/AOT wrappers, the graph-call and step
+# ranges, the profiler's own. A kernel launched from one is no op's kernel (NVGEMM's cudaLaunchKernelExC).
+BOOKKEEPING_RANGE = re.compile(
+    r"^(TorchDynamo Cache Lookup|Torch-Compiled Region|Pregraph bytecode|AOTDispatcher|## |ProfilerStep#|"
+    r"PyTorch Profiler|CompiledFunction|autograd::)"
+)
+# ... and, for counting CPU kernels, the training-loop and synchronize ranges as well.
+CPU_BOOKKEEPING = re.compile(
+    BOOKKEEPING_RANGE.pattern[:-1] + r"|Optimizer\.|enumerate\(DataLoader\)|cudaDeviceSynchronize)"
+)
+PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
+GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")  # Inductor's range around one compiled graph's call
+# Kernels only Inductor names this way: a trace holding one comes from a compiled mode.
+INDUCTOR_KERNEL = re.compile(r"^(triton_|cpp_fused_|cpp_CppMicroGemm|kernel_cpp_)")
+# The prefix of an Inductor kernel name before its op names (graph_0_cpp_fused_..., triton_poi_fused_...).
+INDUCTOR_KERNEL_PREFIX = re.compile(
+    r"^(?:graph_\d+_)?"
+    r"(?:triton_(?:poi|per|red|tem|tma|persistent|for|spl)_|cpp_|nv_universal_gemm_|cutlass_|cutedsl_)"
+)
+
+# ------------------------------------------------------------------------------------------------------------
+# Eager CPU ops as the profiler names them (aten::..., mkl::..., mkldnn::...): the eager path's vocabulary
+
+EAGER_GEMM_OPS = frozenset("aten::" + n for n in (
+    "mm", "addmm", "bmm", "baddbmm", "_addmm_activation", "_scaled_mm", "_int_mm", "_grouped_mm",
+    "_scaled_grouped_mm", "addmv", "mv",
+)) | frozenset({"mkl::_mkl_linear", "mkldnn::_linear_pointwise"}) | frozenset(
+    # convolutions are GEMM-class (implicit GEMMs); the innermost one of aten::conv2d -> convolution ->
+    # _convolution -> cudnn_convolution / mkldnn_convolution is the op that launches the work
+    "aten::" + n for n in ("convolution", "_convolution", "conv1d", "conv2d", "conv3d", "cudnn_convolution",
+                           "mkldnn_convolution", "_nnpack_spatial_convolution", "_slow_conv2d_forward",
+                           "slow_conv2d_forward", "thnn_conv2d", "miopen_convolution", "conv_transpose2d",
+                           "cudnn_convolution_relu", "cudnn_convolution_add_relu")
+) | frozenset({"mkldnn::_convolution_pointwise"})
+EAGER_ELEMENTWISE_OPS = frozenset("aten::" + n for n in (
+    "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "relu", "relu_", "gelu", "gelu_", "silu", "silu_",
+    "sigmoid", "sigmoid_", "tanh", "tanh_", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "mish", "mish_",
+    "clamp", "clamp_", "clamp_min", "clamp_min_", "clamp_max", "clamp_max_", "elu", "elu_", "hardswish",
+    "hardswish_", "hardsigmoid", "hardsigmoid_", "threshold", "threshold_", "_to_copy", "to", "type_as", "where",
+    "maximum", "minimum", "pow", "exp", "softplus", "selu", "celu", "rsub", "neg", "abs", "square", "sqrt", "rsqrt",
+    "addcmul", "erf",
+))
+# Eval-mode dropout returns its input: no work of its own.
+CPU_DROPOUT_OPS = frozenset({"aten::dropout", "aten::feature_dropout"})
+EAGER_VIEW_OPS = frozenset("aten::" + n for n in VIEW_OPS) | CPU_DROPOUT_OPS
+
+# ------------------------------------------------------------------------------------------------------------
+# Kernel-body ops: the op names analysis/gemm/body.py gives the values of a Triton or Inductor C++ kernel body
+
+# Triton calls that only lay data out.
+TRITON_VIEW_FNS = frozenset({"broadcast_to", "reshape", "view", "expand_dims", "permute", "trans", "ravel",
+                             "join", "split", "interleave"})
+# at::vec / std functions in Inductor's C++ kernels -> the body op they compute.
+CPP_BODY_OPS = {"max_propagate_nan": "maximum", "clamp_min": "maximum", "max": "maximum", "maximum": "maximum",
+                "min_propagate_nan": "minimum", "clamp_max": "minimum", "min": "minimum", "minimum": "minimum",
+                "blendv": "where", "exp_u20": "exp", "sigmoid": "sigmoid", "erf": "erf", "exp": "exp",
+                "tanh": "tanh", "neg": "neg", "rsqrt": "rsqrt", "sqrt": "sqrt", "reciprocal": "reciprocal",
+                "log": "log", "log1p": "log1p", "abs": "abs", "expm1": "expm1", "pow": "pow", "erfc": "erfc"}
+# Ops that combine the elements of a pooling window: max_pool's max, avg_pool's sum (divided afterwards).
+BODY_WINDOW_OPS = frozenset({"maximum", "minimum", "add"})
+BODY_PASS_OPS = frozenset({"cast", "view", "copy"})  # carry a value through unchanged
+BODY_NOISE_OPS = BODY_PASS_OPS | frozenset({"load", "const", "index"})  # not a value's primary op
+# Ops that identify an activation in a body (erf: exact GELU, tanh: GELU-tanh or tanh, sigmoid: SiLU...).
+BODY_KEY_OPS = frozenset({"erf", "tanh", "sigmoid", "exp", "maximum", "minimum", "where", "rsqrt", "sqrt"})
+
 
 def op_class(op: str) -> str:
     """'gemm' | 'conv' | 'boundary' | 'view' | 'cast' | 'pointwise' | 'unknown' for an ATen/FX op name."""
@@ -112,6 +218,162 @@ def op_class(op: str) -> str:
 
 def is_gemm(op: str) -> bool:
     return op_class(op) in ("gemm", "conv")
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Backends and kernel names
+
+# Backends, as shown in reports.
+CUBLAS = "cuBLAS"
+CUBLASLT = "cuBLASLt"
+CUTLASS = "CUTLASS"
+NVGEMM = "NVGEMM/CuTeDSL"
+TRITON_TEMPLATE = "Triton template"
+TRITON = "Triton"
+ATEN = "ATen native"
+FLASH = "flash attention"
+CUDNN = "cuDNN"
+NCCL = "NCCL"
+C10D = "c10d collectives"
+INDUCTOR_CPP = "Inductor C++"
+INDUCTOR_CPP_TEMPLATE = "Inductor C++ template"
+CPU_BLAS = "MKL/oneDNN"
+CPU_ATEN = "ATen CPU"
+CUDA_RUNTIME = "CUDA runtime"
+OTHER = "other"
+# Backends whose GEMM is a library call: Inductor cannot put its own epilogue into them.
+VENDOR_BACKENDS = frozenset({CUBLAS, CUBLASLT, CPU_BLAS, CPU_ATEN, ATEN})
+# The libraries an ATen autotune choice runs; with cuDNN's convolutions and "ATen" (the choice label of an extern
+# GEMM), the backends autotune matching takes for a library GEMM.
+LIBRARY_BACKENDS = (CUBLAS, CUBLASLT, CPU_ATEN, CPU_BLAS)
+LIBRARY_GEMM_BACKENDS = (*LIBRARY_BACKENDS, CUDNN, "ATen")
+
+# Inductor's max_autotune_gemm_backends names (what --gemm-backends takes).
+GEMM_BACKENDS = ("ATEN", "TRITON", "CUTLASS", "NVGEMM", "CPP", "CUTEDSL")
+# ... those that produce kernels Inductor can fuse an epilogue into (CK, CKTILE: ROCm).
+FUSIBLE_GEMM_BACKENDS = frozenset({"TRITON", "CUTLASS", "NVGEMM", "CPP", "CUTEDSL", "CK", "CKTILE"})
+# Requested backend name -> the label of its autotune choices (choice_backend's vocabulary).
+CHOICE_LABEL_OF_BACKEND = {"ATEN": "ATen", "TRITON": "Triton", "CUTLASS": "CUTLASS", "NVGEMM": "NVGEMM",
+                           "CPP": "C++", "CUTEDSL": "NVGEMM"}
+
+
+def choice_backend(name: str) -> str:
+    """Which backend a printed autotune choice name belongs to (the names Inductor gives its candidates):
+    'Triton' | 'NVGEMM' | 'CUTLASS' | 'C++' | 'ATen'."""
+    n = name.lower()
+    if n.startswith(("triton", "decompose_k")) or "triton" in n or "decompose_k" in n:
+        return "Triton"
+    # cute_dsl_gemm (torch 2.14.1's CuTeDSL choices) is NVGEMM's family, checked before "cutlass" because
+    # NVGEMM's choice names can carry "cutlass" too.
+    if "nv_universal" in n or "nvgemm" in n or "cutedsl" in n or "cute_dsl" in n:
+        return "NVGEMM"
+    if "cutlass" in n:
+        return "CUTLASS"
+    if n.startswith("cpp") or "cppmicrogemm" in n:
+        return "C++"
+    return "ATen"  # extern_mm, bias_addmm, addmm, _mkl_linear, ...
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One kernel-name pattern: the backend it names and the category of work (None: from the name's verbs)."""
+
+    pattern: re.Pattern[str]
+    backend: str
+    category: str | None
+    why: str
+    seen: str = ""  # torch / library version and machine the name was seen on, when the name is version-bound
+
+
+def _r(p: str, backend: str, category: str | None, why: str, seen: str = "") -> Rule:
+    return Rule(re.compile(p), backend, category, why, seen)
+
+
+# cuBLASLt's split-K reduction kernel: part of the GEMM launched before it.
+SPLIT_K_REDUCE = "splitKreduce_kernel"
+SPLIT_K_EVIDENCE = f"[split-k] cublasLt::{SPLIT_K_REDUCE} belongs to the GEMM launched before it"
+
+
+def is_split_k_reduce(kernel_name: str) -> bool:
+    return SPLIT_K_REDUCE.removesuffix("_kernel") in kernel_name
+
+
+_H200_211 = "torch 2.11.0+cu130, H200 (sm_90a), ../shared/fixtures"
+_H200_2141 = "torch 2.14.1 + cutlass.operators 0.3.0 / nvidia-cutlass-dsl 4.8.1, H200 (sm_90a), 2026-12-02"
+_CPU_2141 = "torch 2.14.1, CPU"
+
+# GPU kernel names. Order matters: the first matching row wins.
+GPU_RULES: tuple[Rule, ...] = (
+    _r(r"^Memset", CUDA_RUNTIME, "memset", "Kineto names memsets 'Memset (Device)'"),
+    _r(r"^Memcpy", CUDA_RUNTIME, "memcpy", "Kineto names copies 'Memcpy HtoD (Pageable -> Device)' etc."),
+    _r(r"nccl|ncclDevKernel", NCCL, "communication", "NCCL collectives"),
+    _r(SPLIT_K_REDUCE, CUBLASLT, "gemm", "cuBLASLt split-K reduction: part of the GEMM before it", _H200_211),
+    _r(r"^nvjet_", CUBLASLT, "gemm", "cuBLASLt's Hopper GEMM kernels (nvjet_sm90_...)", _H200_211),
+    _r(r"xmma_(fprop|dgrad|wgrad)_implicit|implicit_gemm|implicit_precomp_gemm", CUDNN, "gemm",
+       "cuDNN convolutions (implicit GEMMs): sm80_xmma_fprop_implicit_gemm_*", _H200_211),
+    _r(r"^(void )?(cublasLt|cublas)::|^(sm\d+_)?x?gemm|cublas", CUBLAS, "gemm", "cuBLAS/cuBLASLt SASS kernels"),
+    _r(r"^(void )?(ampere|sm\d+|volta|turing)_.*(gemm|hgemm|sgemm|s\d+gemm)", CUBLAS, "gemm", "cuBLAS legacy names"),
+    _r(r"^kernel_cutlass_", NVGEMM, "gemm", "CuTeDSL kernels from cutlass.operators (what NVGEMM launches)",
+       _H200_2141),
+    _r(r"cutlass.*(gemm|Gemm|GEMM)|cutlass3x_|cutlass::device_kernel|cutlass::Kernel", CUTLASS, "gemm",
+       "CUTLASS C++ GEMMs (Inductor's CUTLASS backend, or libraries)", _H200_211),
+    _r(r"^nv_universal_gemm", NVGEMM, "gemm", "Inductor's NVGEMM wrapper name", _H200_2141),
+    _r(r"^triton_tem_|^triton_(tma|persistent)_", TRITON_TEMPLATE, "gemm", "Inductor Triton GEMM templates"),
+    _r(r"^triton_(poi|per|red)_", TRITON, None, "Inductor Triton pointwise/persistent-reduction/reduction"),
+    _r(r"^triton_", TRITON, None, "other Triton kernels (before the library rules: an Inductor kernel named after "
+       "the ATen ops it absorbed, _scaled_dot_product_cudnn_attention included, is still Triton)"),
+    _r(r"^cudnn.*(sdpa|flash|attn|attention|fmha)", CUDNN, "attention",
+       "cuDNN SDPA: cudnn_generated_fort_native_sdpa_sm90_flash_fprop_*", _H200_211),
+    _r(r"cudnn", CUDNN, None, "cuDNN kernels"),
+    _r(r"flash|fmha|attention|_attn", FLASH, "attention", "flash / memory-efficient attention"),
+    _r(r"at::native::|at_cuda_detail|^(void )?at::", ATEN, None, "ATen's CUDA kernels"),
+)
+
+# CPU "kernels": leaf CPU ops and Inductor C++ kernels (with cpp.enable_kernel_profile).
+CPU_RULES: tuple[Rule, ...] = (
+    _r(r"^(c10d::|c10d_functional::|_c10d_functional::|record_param_comms$|gloo:|nccl:)", C10D, "communication",
+       "torch.distributed collectives on the CPU: c10d::allreduce_ (gloo); the collective itself runs as a "
+       "gloo:all_reduce range on gloo's thread", _CPU_2141),
+    _r(r"cpp_CppMicroGemm|cpp_fused_.*_template|cpp_template|^(graph_\d+_)?gemm_m\d+n\d+k\d+|_gemm_kernel$",
+       INDUCTOR_CPP_TEMPLATE, "gemm",
+       "Inductor's CPU GEMM template (max-autotune with CPP): graph_0_gemm_m32n256k256_kernel", _CPU_2141),
+    _r(r"^(mkl::|mkldnn::|onednn::|aten::mkldnn_|aten::_mkl|mkl_)", CPU_BLAS, "gemm", "MKL/oneDNN GEMMs"),
+    _r(r"^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_addmm_activation|addmv|mv|dot|_scaled_mm)$", CPU_ATEN, "gemm",
+       "ATen GEMM ops on the CPU"),
+    _r(r"(^|_)cpp_fused_|^graph_\d+_cpp_", INDUCTOR_CPP, None, "Inductor C++ kernels (cpp.enable_kernel_profile)",
+       _CPU_2141),
+    _r(r"_scaled_dot_product|flash_attention|attention", CPU_ATEN, "attention", "SDPA on the CPU"),
+    _r(r"^aten::", CPU_ATEN, None, "other ATen CPU ops"),
+)
+
+# Verbs in kernel names that say what a kernel without a category of its own does (patterns.classify).
+# ATen's CUDA pointwise kernels; checked before the reduction words ("std::array" must not read as std).
+ELEMENTWISE_WORDS = re.compile(r"elementwise_kernel|unrolled_elementwise|vectorized_elementwise")
+REDUCTION_WORDS = re.compile(
+    r"reduce_kernel|reduction|_red_|_per_|\bsum|mean|amax|amin|softmax|norm|argmax|argmin|cumsum|"
+    r"\bvar\b|\bstd\b(?!::)|topk|sort|scan|logsumexp",
+    re.IGNORECASE,
+)
+TRITON_POINTWISE_NAME = re.compile(r"^triton_poi_")
+TRITON_REDUCTION_NAME = re.compile(r"^triton_(per|red)_")
+ATTENTION_WORDS = re.compile(r"flash|fmha|attention|sdpa|_attn", re.IGNORECASE)
+GEMM_WORDS = re.compile(r"gemm|matmul|\bmm\b", re.IGNORECASE)
+
+# ATen CUDA functor names -> the op label (trace-only path: a kernel's name is all there is).
+ATEN_KERNEL_LABELS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"Gelu", re.IGNORECASE), "gelu"),
+    (re.compile(r"silu", re.IGNORECASE), "silu"),
+    (re.compile(r"sigmoid", re.IGNORECASE), "sigmoid"),
+    (re.compile(r"mish", re.IGNORECASE), "mish"),
+    (re.compile(r"hardtanh", re.IGNORECASE), "hardtanh"),
+    (re.compile(r"leaky_relu", re.IGNORECASE), "leaky_relu"),
+    (re.compile(r"tanh", re.IGNORECASE), "tanh"),
+    (re.compile(r"clamp|threshold", re.IGNORECASE), "clamp"),
+    (re.compile(r"Add|add_kernel", re.IGNORECASE), "add"),
+    (re.compile(r"Mul", re.IGNORECASE), "mul"),
+    (re.compile(r"Div", re.IGNORECASE), "div"),
+    (re.compile(r"copy", re.IGNORECASE), "copy"),
+)
 
 
 @dataclass(frozen=True, slots=True)

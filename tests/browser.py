@@ -36,7 +36,8 @@ def run(page: Path, profile: Path, *args: str, timeout: int = 120) -> subprocess
     )
 
 
-def screenshot(page: Path, png: Path, profile: Path, width: int, height: int = 3000) -> subprocess.CompletedProcess[str]:
+def screenshot(page: Path, png: Path, profile: Path, width: int,
+               height: int = 3000) -> subprocess.CompletedProcess[str]:
     return run(page, profile, f"--screenshot={png}", f"--window-size={width},{height}", "--hide-scrollbars")
 
 

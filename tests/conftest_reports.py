@@ -82,7 +82,8 @@ ENV_H200_211 = {
         "ATEN": {"available": True, "reason": ""},
         "TRITON": {"available": True, "reason": ""},
         "CUTLASS": {"available": False, "reason": "cutlass_library not importable; TORCHINDUCTOR_CUTLASS_DIR unset"},
-        "NVGEMM": {"available": False, "reason": "torch 2.11 < 2.14; ModuleNotFoundError(\"No module named 'cutlass'\")"},
+        "NVGEMM": {"available": False,
+                   "reason": "torch 2.11 < 2.14; ModuleNotFoundError(\"No module named 'cutlass'\")"},
     },
 }
 ENV_H200_2141 = {
@@ -270,7 +271,8 @@ def big_h200_211(*, autotune_failed: bool = False) -> RunResult:
         "eager", median=0.20188798904418945, first=0.000419654000012315, err=0.0,
         kernels=(KernelStat(NVJET_BIG, "gemm", "cuBLASLt", 1.0, 181.356),
                  KernelStat(ATEN_CLAMP, "pointwise", "ATen native", 1.0, 15.654), memset),
-        timeline=(TimelineEntry("Memset (Device)", "memset", 0.0, 0.77), TimelineEntry(NVJET_BIG, "gemm", 10.69, 186.34),
+        timeline=(TimelineEntry("Memset (Device)", "memset", 0.0, 0.77), 
+                  TimelineEntry(NVJET_BIG, "gemm", 10.69, 186.34),
                   TimelineEntry(ATEN_CLAMP, "pointwise", 198.21, 15.68)),
         gemms=(gemm("eager", ATEN_CLAMP, "eager runs relu as its own kernel", 181.356),),
         peak=BIG_PEAK, seed=5, iterations=_its(2, "top_level_ops"), rel_iqr=0.01,

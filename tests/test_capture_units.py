@@ -56,7 +56,7 @@ def test_backend_availability_on_this_cpu_machine():
     assert not ok and "CUTLASS source headers" in why
 
 
-# ------------------------------------------------------------------------- steady-state windows (real timer, real sleeps)
+# ------------------------------------------------------------------ steady-state windows (real timer, real sleeps)
 class _Sleeper:
     """A call whose real duration follows a schedule: seconds for the n-th call."""
 

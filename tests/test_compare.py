@@ -131,7 +131,8 @@ def test_compare_command_writes_html_and_md(tmp_path, capsys):
     assert data["comparable"]["ok"] is True
     assert "torch: 2.11.0+cu130 → 2.14.1+cu130" in data["comparable"]["differences"]
     modes = {m["mode"]: m for m in data["modes"]}
-    assert modes["max-autotune"]["gemms"][0]["base"] == "partial" and modes["max-autotune"]["gemms"][0]["head"] == "fused"
+    g0 = modes["max-autotune"]["gemms"][0]
+    assert g0["base"] == "partial" and g0["head"] == "fused"
     assert {m["change"] for m in data["modes"]} <= {"none", "faster", "slower"}
 
 

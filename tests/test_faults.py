@@ -169,7 +169,8 @@ def test_cuda_requested_without_cuda(tmp_path: Path):
 
 # --- faults in one mode: the others keep their results --------------------------------------------------------
 
-COMPILE_ONLY = "    def forward(self, x):\n        if torch.compiler.is_compiling():\n{body}\n        return torch.relu(x)"
+COMPILE_ONLY = ("    def forward(self, x):\n        if torch.compiler.is_compiling():\n{body}\n"
+                "        return torch.relu(x)")
 
 
 def compile_only_model(tmp_path: Path, body: str, extra: str = "") -> Path:

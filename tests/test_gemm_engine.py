@@ -490,7 +490,8 @@ def test_addmm_activation_fallback_runs_the_activation_separately():
     # gelubias kernel applies both: tests/data/h200-torch2.11-kernelscope/addmm_activation).
     m = mode_result("tests/data/cpu-torch2.14.1/addmm_activation", "eager")
     (g,) = m.gemms
-    assert (g.op, g.fused, g.unfused, g.unfused_kernels) == ("_addmm_activation", ("bias",), ("gelu",), ("aten::gelu_",))
+    assert (g.op, g.fused, g.unfused, g.unfused_kernels) == (
+        "_addmm_activation", ("bias",), ("gelu",), ("aten::gelu_",))
     assert "[addmm-activation] aten::_addmm_activation fell back to a separate gelu kernel aten::gelu_" in \
         [e.text for e in g.evidence]
 
@@ -652,7 +653,7 @@ extern "C"  void  kernel(const float* in_ptr0, float* out_ptr0)
     auto tmp8 = tmp7 * tmp6;
     tmp8.store(out_ptr0 + static_cast<int64_t>(x1 + 128L*x0));
 }
-"""
+"""  # noqa: E501  (Inductor C++ as it prints it)
 
 TRITON_CHUNKED_SWIGLU = """
 def k(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):

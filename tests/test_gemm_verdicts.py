@@ -309,7 +309,8 @@ def test_extern_gemm_output_is_linked_to_the_kernel_that_reads_it():
     # it as in_out_ptr0: the wrapper's buffer names, not the fragment's FX names, link the two.
     g = single(H200_211, "seed-default", "default", DEFAULT)
     t = texts(g)
-    assert ("[dataflow] gelu runs in triton_poi_fused_gelu_0, a separate kernel, at call site seed-default.code.py:121: "
+    assert ("[dataflow] gelu runs in triton_poi_fused_gelu_0, a separate kernel, at call site "
+            "seed-default.code.py:121: "
             "it reads the GEMM result through in_out_ptr0=buf1: `tmp6 = libdevice.erf(tmp5)` "
             "(seed-default.code.py:80)") in t
     assert "[split-k] cublasLt::splitKreduce_kernel belongs to the GEMM launched before it" in t

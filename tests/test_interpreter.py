@@ -48,7 +48,8 @@ def _imports(rel: str) -> list[tuple[str, str | None]]:
             elif isinstance(child, ast.ImportFrom) and child.module and not child.level:
                 out.append((child.module, f))
                 # `from kernelscope import modelfile` imports a module too
-                out.extend((f"{child.module}.{a.name}", f) for a in child.names if child.module.startswith("kernelscope"))
+                out.extend((f"{child.module}.{a.name}", f) for a in child.names
+                           if child.module.startswith("kernelscope"))
             visit(child, f)
 
     visit(tree, None)
@@ -156,7 +157,8 @@ def test_probe_refuses_a_torch_older_than_kernelscope_supports(tmp_path: Path):
     with pytest.raises(UsageError) as info:
         probe(str(wrapper))
     floor = ".".join(map(str, MIN_TORCH))
-    assert info.value.message.startswith(f"--python {wrapper} has torch 2.1.0+cu118; kernelscope needs torch >= {floor}")
+    assert info.value.message.startswith(
+        f"--python {wrapper} has torch 2.1.0+cu118; kernelscope needs torch >= {floor}")
 
 
 def test_profile_refuses_a_bad_python_before_running_anything(tmp_path: Path):

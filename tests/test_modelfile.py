@@ -109,7 +109,8 @@ RUNTIME_BAD = [
      "get_model() returned int, which is not an nn.Module or callable"),
     ("inputs not a list", "import torch\ndef get_model(): return torch.nn.ReLU()\ndef get_inputs(): return 3\n",
      "get_inputs() returned int"),
-    ("inputs without tensor", "import torch\ndef get_model(): return torch.nn.ReLU()\ndef get_inputs(): return [1, 'a']\n",
+    ("inputs without tensor",
+     "import torch\ndef get_model(): return torch.nn.ReLU()\ndef get_inputs(): return [1, 'a']\n",
      "get_inputs() returned no tensor (int, str)"),
     ("init inputs not list", "import torch\nclass Model(torch.nn.Module): pass\n"
      "def get_init_inputs(): return 3\ndef get_inputs(): return []\n", "get_init_inputs() returned int"),
@@ -210,7 +211,8 @@ def test_a_model_called_with_keyword_inputs_profiles_end_to_end(tmp_path: Path):
     from .conftest import run_cli
 
     p = write(tmp_path, KW_MODEL + "def get_inputs():\n"
-                                   "    return {'input_ids': torch.tensor([[1, 2, 3]]), 'attention_mask': torch.ones(1, 3)}\n")
+                                   "    return {'input_ids': torch.tensor([[1, 2, 3]]),"
+                                   " 'attention_mask': torch.ones(1, 3)}\n")
     proc = run_cli("profile", str(p), "--device", "cpu", "--modes", "eager", "--repeats", "3", "--warmup", "1",
                    "--out", str(tmp_path / "out"), timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -25,7 +25,8 @@ from tests.conftest_reports import (
     with_hostile_names,
 )
 
-SECTIONS = ("header", "glance", "environment", "modes", "charts", "gemms", "kernels", "failures", "traces", "tolerances")
+SECTIONS = ("header", "glance", "environment", "modes", "charts", "gemms", "kernels", "failures", "traces",
+            "tolerances")
 
 
 class Page(HTMLParser):

@@ -116,4 +116,5 @@ def test_fixture_json_is_what_torch_profiler_writes():
     shared = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "h200-torch2.11" / "seed-eager.trace.json"
     if not shared.exists():
         pytest.skip("../shared/fixtures not present")
-    assert json.loads(shared.read_bytes()) == json.loads(gzip.decompress((H200_211 / "seed-eager.trace.json.gz").read_bytes()))
+    recorded = gzip.decompress((H200_211 / "seed-eager.trace.json.gz").read_bytes())
+    assert json.loads(shared.read_bytes()) == json.loads(recorded)

@@ -69,7 +69,8 @@ def test_h200_seed_upgrade_answers_in_the_first_lines():
     assert data["summary"][1].endswith("better: max-autotune")
     assert data["summary"][3] == (
         "max-autotune: GEMM `addmm 16 × 4096 × 4096` now fused bias+gelu in a Triton template "
-        "(was: Triton template + separate gelu); same speed within noise (1.01× slower after the upgrade, 95% CI 1.00–1.02× slower); "
+        "(was: Triton template + separate gelu); same speed within noise (1.01× slower after the upgrade, "
+        "95% CI 1.00–1.02× slower); "
         "kernels/iter 2 → 1; numerics not measured")
     auto = next(m for m in data["modes"] if m["name"] == "max-autotune")
     assert auto["change"] == "none"
@@ -145,7 +146,8 @@ def test_the_issue_sentence_cublaslt_to_a_fused_triton_template_faster():
          "now available but FAILED (NoValidChoicesError: No choices exist for backend); was unavailable (NVGEMM "
          "needs torch>=2.14)"),
         ("available, runs", mode("m", 0, (), status="unavailable", error="NVGEMM needs torch>=2.14"),
-         mode("m", 0.10, (gemm(backend="NVGEMM/CuTeDSL"),)), (), "now runs (was unavailable: NVGEMM needs torch>=2.14)"),
+         mode("m", 0.10, (gemm(backend="NVGEMM/CuTeDSL"),)), (),
+         "now runs (was unavailable: NVGEMM needs torch>=2.14)"),
         ("backend switched", mode("m", 0.10, (gemm(),)), mode("m", 0.10, (gemm(backend="NVGEMM/CuTeDSL"),)), (),
          "now on NVGEMM/CuTeDSL (was cuBLASLt), fused bias, separate gelu as before"),
     ],

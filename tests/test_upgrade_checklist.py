@@ -231,7 +231,8 @@ def test_reference_rule(mode_rmse, eager_rmse, mismatch, new_nonfinite, expected
 def test_numerics_verdict_combines_eager_and_reference():
     more_accurate = {"vs_eager": {"pass": False}, "vs_reference": {"pass": True}}
     assert numerics_verdict(more_accurate).status == "pass"
-    assert numerics_verdict({"vs_eager": {"pass": True}, "vs_reference": {"pass": False, "reason": "x"}}).status == "fail"
+    assert numerics_verdict(
+        {"vs_eager": {"pass": True}, "vs_reference": {"pass": False, "reason": "x"}}).status == "fail"
     assert numerics_verdict({"vs_eager": {"pass": False, "reason": "y"}}).status == "fail"
     assert numerics_verdict({}).status == "n/a"
 

@@ -12,6 +12,7 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 
+from kernelscope import vocab
 from kernelscope.analysis.gemm import AutotuneTable, log_line, parse_log, table_matches
 from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
 
@@ -20,9 +21,7 @@ _SUMMARY = re.compile(r"AUTOTUNE benchmarking takes ([\d.]+) seconds and ([\d.]+
                       r"choices")
 _SIZE = re.compile(r"(\d+)x(\d+)")
 
-# Requested backend name -> the backend label of its choices (choice_backend's vocabulary).
-_REQUESTED = {"ATEN": "ATen", "TRITON": "Triton", "CUTLASS": "CUTLASS", "NVGEMM": "NVGEMM", "CPP": "C++",
-              "CUTEDSL": "NVGEMM"}
+_REQUESTED = vocab.CHOICE_LABEL_OF_BACKEND
 
 
 # A winner whose margin over the best choice of another kind is below this is "marginal": Inductor benchmarks
@@ -43,18 +42,7 @@ def margin_of(choices: Sequence[AutotuneChoice], winner: AutotuneChoice) -> tupl
     return best.time_ms / winner.time_ms - 1.0, best  # type: ignore[operator]
 
 
-def choice_backend(name: str) -> str:
-    """Which backend a printed choice name belongs to (the names Inductor gives its candidates)."""
-    n = name.lower()
-    if n.startswith(("triton", "decompose_k")) or "triton" in n or "decompose_k" in n:
-        return "Triton"
-    if "nv_universal" in n or "nvgemm" in n or "cutedsl" in n or "cute_dsl" in n:
-        return "NVGEMM"
-    if "cutlass" in n:
-        return "CUTLASS"
-    if n.startswith("cpp") or "cppmicrogemm" in n:
-        return "C++"
-    return "ATen"  # extern_mm, bias_addmm, addmm, _mkl_linear, ...
+choice_backend = vocab.choice_backend
 
 
 def _details(lines: list[str], table: AutotuneTable) -> tuple[dict[str, str], str, int | None]:
@@ -107,7 +95,7 @@ def kernel_config(source: str) -> tuple[tuple[str, int], ...]:
     return tuple((k, got[k]) for k in _CONFIG_KEYS if k in got) if "BLOCK_M" in got else ()
 
 
-_LIBRARY = ("cuBLAS", "cuBLASLt", "ATen CPU", "MKL/oneDNN", "cuDNN", "ATen")
+_LIBRARY = vocab.LIBRARY_GEMM_BACKENDS
 
 
 def _fits(winner: AutotuneChoice, g: GemmEpilogue, configs: Mapping[str, tuple[tuple[str, int], ...]]) -> bool | None:
@@ -181,7 +169,7 @@ def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
             notes.append(f"{winner.name} won this table, but a Triton template ran: Inductor's epilogue-fusion "
                          "benchmark kept the template with its epilogue fused in")
         elif ran is not None and ran.backend and winner.backend in ("Triton",) and \
-                ran.backend in ("cuBLAS", "cuBLASLt", "ATen CPU", "MKL/oneDNN"):
+                ran.backend in vocab.LIBRARY_BACKENDS:
             notes.append(f"{winner.name} won this table, but the library GEMM ran ({ran.backend})")
         margin, runner = margin_of(choices, winner)
         marginal = margin is not None and margin < MARGINAL

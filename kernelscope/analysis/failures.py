@@ -45,7 +45,8 @@ def fallback_recommendation(result: RunResult, failed: ModeResult) -> str:
         best = min(ok_compiled, key=lambda m: m.latency_ms.median if m.latency_ms else float("inf"))
         sp = speedup_vs(best, eager)
         vs = f", {sp.text} than eager" if sp.value is not None else ""
-        parts.append(f"use mode {best.name} instead (it works here: {fmt.ms(best.latency_ms.median)}{vs})")
+        best_ms = best.latency_ms.median if best.latency_ms else None
+        parts.append(f"use mode {best.name} instead (it works here: {fmt.ms(best_ms)}{vs})")
     elif eager is not None and eager.status == Status.OK.value:
         parts.append("keep eager for this model: no compiled mode worked")
     elif not parts:

@@ -8,8 +8,7 @@ that is not a view or bookkeeping op.
 from __future__ import annotations
 
 import bisect
-import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from operator import attrgetter, le
@@ -20,24 +19,10 @@ from kernelscope.errors import UsageError
 from kernelscope.result import Iterations, KernelStat
 from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, draft_class, gc_paused
 
-_STEP = re.compile(r"^ProfilerStep#\d+$")
-_GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")
-
-# CPU ops that do no compute of their own: views, metadata, allocation, Dynamo/AOT bookkeeping.
-_NO_COMPUTE = frozenset(
-    "aten::" + n
-    for n in (
-        "as_strided t transpose permute view _unsafe_view reshape _reshape_alias expand expand_as unsqueeze "
-        "squeeze slice select narrow detach alias resolve_conj resolve_neg empty empty_strided empty_like "
-        "lift_fresh lift_fresh_copy contiguous numpy_T split chunk unbind flatten unflatten view_as "
-        "_nested_tensor_from_mask_left_aligned result_type size stride is_nonzero item _local_scalar_dense "
-        "set_ unfold movedim moveaxis swapaxes diagonal real imag conj _conj"
-    ).split()
-)
-_BOOKKEEPING = re.compile(
-    r"^(TorchDynamo Cache Lookup|Torch-Compiled Region|Pregraph bytecode|AOTDispatcher|## |ProfilerStep#|"
-    r"PyTorch Profiler|CompiledFunction|autograd::|Optimizer\.|enumerate\(DataLoader\)|cudaDeviceSynchronize)"
-)
+_STEP = _vocab.PROFILER_STEP
+_GRAPH_CALL = _vocab.GRAPH_CALL
+_NO_COMPUTE = _vocab.CPU_NO_COMPUTE_OPS
+_BOOKKEEPING = _vocab.CPU_BOOKKEEPING
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,24 +109,25 @@ def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
             if cat == "cpu_op" or cat == "user_annotation":
                 tid = e.tid
                 if e.ts >= ends.get(tid, float("-inf")):
-                    group = by_tid.get(tid)
-                    if group is None:
-                        group = by_tid[tid] = []
-                    group.append(e)
+                    found = by_tid.get(tid)
+                    if found is None:
+                        found = by_tid[tid] = []
+                    found.append(e)
                     ends[tid] = e.ts + e.dur
     if not by_tid:
         return []
     busy: dict[object, float] = {}
     # Thread order as the time-ordered list of all threads' top-level ops would meet them.
-    order = sorted(range(len(by_tid)), key=lambda i, firsts=[g[0].ts for g in by_tid.values()]: firsts[i])
+    firsts = [g[0].ts for g in by_tid.values()]
+    order = sorted(range(len(by_tid)), key=firsts.__getitem__)
     groups = list(by_tid.values())
     for i in order:
-        total = 0
+        total = 0.0
         for e in groups[i]:
             total += e.dur
         busy[groups[i][0].tid] = total
-    tid = max(busy.items(), key=lambda kv: kv[1])[0]
-    return [e for e in by_tid[tid] if e.tid == tid]  # (== as before: a NaN tid matches nothing)
+    main = max(busy.items(), key=lambda kv: kv[1])[0]
+    return [e for e in by_tid[main] if e.tid == main]  # (== as before: a NaN tid matches nothing)
 
 
 def _smallest_period(names: list[str]) -> int:
@@ -170,7 +156,8 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
     top = [e for e in top if not skip[e.name]]
     if iterations is not None:
         if iterations < 1:
-            raise UsageError(f"--iterations must be at least 1 (got {iterations})", "pass the number of profiled iterations")
+            raise UsageError(f"--iterations must be at least 1 (got {iterations})",
+                             "pass the number of profiled iterations")
         if top and len(top) % iterations == 0:
             per = len(top) // iterations
             groups = [top[i * per : (i + 1) * per] for i in range(iterations)]
@@ -212,12 +199,8 @@ def _assign(ts: float | None, starts: list[float], windows: list[tuple[float, fl
     return i if ts < windows[i][1] else -1
 
 
-# Ops that only support another op's work when nested in it (the copy of addmm's bias, a reduction's fill of its
-# output, the copy behind .to()): counted once, as the op they serve; on their own (a top-level copy_) they count.
-_HELPERS = frozenset("aten::" + n for n in ("copy_", "fill_", "zero_", "to", "_to_copy", "clone", "contiguous"))
-# Ops nested in compute ops that move or allocate nothing of their own (a resize_ of a conv's output).
-_NESTED_NO_COMPUTE = frozenset("aten::" + n for n in ("resize_", "as_strided_", "_nnpack_available",
-                                                      "_cudnn_rnn_flatten_weight", "is_same_size"))
+_HELPERS = _vocab.CPU_HELPER_OPS
+_NESTED_NO_COMPUTE = _vocab.CPU_NESTED_NO_COMPUTE_OPS
 
 
 def _cpu_kernels(trace: Trace) -> list[CpuEvent]:
@@ -278,8 +261,8 @@ def _cpu_kernels(trace: Trace) -> list[CpuEvent]:
                 continue
             if gemm_desc[i] or work_desc[i]:
                 continue  # the work is done by what it nests
-            if e.name in ("aten::dropout", "aten::feature_dropout") and parent[i] < 0 or (
-                    e.name in ("aten::dropout", "aten::feature_dropout") and not work_desc[i]):
+            if e.name in _vocab.CPU_DROPOUT_OPS and parent[i] < 0 or (
+                    e.name in _vocab.CPU_DROPOUT_OPS and not work_desc[i]):
                 continue  # eval-mode dropout returns its input: no work
             p = parent[i]
             if e.name in _HELPERS and p >= 0 and not work_desc_excluding(events, parent, i, p):
@@ -320,7 +303,7 @@ def _instance(name: str, category: str, backend: str, ts: float, dur: float, ite
     k.is_memop = is_memop
     k.stream = stream
     k.__class__ = KernelInstance
-    return k
+    return k  # type: ignore[no-any-return]  # a draft (draft_class: untyped slots) that became a KernelInstance
 
 
 def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
@@ -332,7 +315,8 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     # A kernel name repeats once per launch: classify each distinct name once.
     classes: dict[object, tuple[str, str]] = {}
     if device == "cuda":
-        launch_ts_of = {r.correlation: r.ts for r in trace.runtime if r.correlation is not None}.get
+        ts_of_corr: dict[int | None, float] = {r.correlation: r.ts for r in trace.runtime if r.correlation is not None}
+        launch_ts_of = ts_of_corr.get
         bisect_right, classify, draft = bisect.bisect_right, patterns.classify, _InstanceDraft
         for g in trace.gpu:
             name, gcat, corr = g.name, g.cat, g.correlation
@@ -437,14 +421,15 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
             key=lambda s: (-s.time_us_per_iter, s.name),
         )
     )
-    by_cat: Counter[str] = Counter()
-    by_backend: Counter[str] = Counter()
+    by_cat: dict[str, float] = defaultdict(float)
+    by_backend: dict[str, float] = defaultdict(float)
     for s in stats:
         by_cat[s.category] += s.calls_per_iter
         if not s.is_memop:
             by_backend[s.backend] += s.calls_per_iter
     # With CPU kernels, nested GEMM/leaf ops overlap in time: sum only the outermost ones for the total.
-    total = sum(s.time_us_per_iter for s in stats if not s.is_memop) if device == "cuda" else _cpu_time(instances) / count
+    total = (sum(s.time_us_per_iter for s in stats if not s.is_memop) if device == "cuda"
+             else _cpu_time(instances) / count)
     return KernelAnalysis(
         device=device,
         iterations=its,

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kernelscope import __version__
+from kernelscope import __version__, vocab
 from kernelscope.analysis.autotune import autotune_results
 from kernelscope.analysis.comm import communication
 from kernelscope.analysis.dynamic import dynamic_summary
@@ -33,7 +33,7 @@ from kernelscope.trace import Trace, load_trace
 
 
 def load_codes(paths: Sequence[Path]) -> list[OutputCode]:
-    codes = []
+    codes: list[OutputCode] = []
     for p in paths:
         try:
             text = Path(p).read_text(encoding="utf-8", errors="replace")
@@ -44,7 +44,7 @@ def load_codes(paths: Sequence[Path]) -> list[OutputCode]:
         parsed = parse_output_code(text, str(p))
         prov = _provenance_beside(Path(p))
         if prov is not None and len(parsed) == 1:  # the worker writes one graph per file, its provenance beside
-            parsed = [dataclasses.replace(parsed[0], provenance=prov)]
+            parsed = (dataclasses.replace(parsed[0], provenance=prov),)
         codes.extend(parsed)
     return codes
 
@@ -220,10 +220,11 @@ def _failure_explained(capture: CaptureRecord, out_dir: Path) -> tuple[str, ...]
     if capture.status == Status.OK.value or "NoValidChoicesError" not in err:
         return ()
     cfg = capture.config or CaptureConfig()
-    backends = [b.strip().upper() for b in cfg.gemm_backends or ()]
+    gb = cfg.gemm_backends if isinstance(cfg.gemm_backends, tuple) else ()
+    backends = [b.strip().upper() for b in gb]
     log = read_log(out_dir / capture.log) if capture.log else None
     targets = list(dict.fromkeys(_LOWERING_TARGET.findall(log or "") or _LOWERING_TARGET.findall(err)))
-    cap = cfg.capability or ""
+    cap = cfg.capability if isinstance(cfg.capability, str) else ""
     major = int(cap.split(".")[0]) if cap.split(".")[0].isdigit() else None
     what = f" for {', '.join(targets)}" if targets else ""
     if backends == ["NVGEMM"] and major is not None and major < 10 and any(
@@ -384,7 +385,7 @@ def build_run_result(
     )
 
 
-_INDUCTOR_KERNEL = re.compile(r"^(triton_|cpp_fused_|cpp_CppMicroGemm|kernel_cpp_)")
+_INDUCTOR_KERNEL = vocab.INDUCTOR_KERNEL
 
 
 def analyze_trace_file(

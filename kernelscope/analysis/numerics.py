@@ -36,8 +36,9 @@ class NumericsVerdict:
 def numerics_verdict(numerics: dict[str, Any] | None, *, is_eager: bool = False) -> NumericsVerdict:
     """Read a mode's recorded ``numerics`` dict (capture schema) into one call."""
     n = numerics if isinstance(numerics, dict) else {}
-    ve = n.get("vs_eager") if isinstance(n.get("vs_eager"), dict) else {}
-    vr = n.get("vs_reference") if isinstance(n.get("vs_reference"), dict) else {}
+    ve, vr = n.get("vs_eager"), n.get("vs_reference")
+    ve = ve if isinstance(ve, dict) else {}
+    vr = vr if isinstance(vr, dict) else {}
     pe = ve.get("pass") if isinstance(ve.get("pass"), bool) else None
     pr = vr.get("pass") if isinstance(vr.get("pass"), bool) else None
     nonfinite = int(ve.get("nonfinite") or vr.get("nonfinite") or 0)
@@ -75,7 +76,8 @@ def numerics_check(mode: ModeResult, dtype: str | None) -> NumericsCheck:
     """Pass when the largest errors are within the dtype's tolerance.
 
     If the capture recorded the element-wise check (``numerics["vs_eager"]["pass"]``, computed by the worker with
-    ``tolerance_for``), it decides. Otherwise only the two maxima are known, and "max abs <= atol or max rel <= rtol" is a sufficient
+    ``tolerance_for``), it decides. Otherwise only the two maxima are known, and "max abs <= atol or max rel <= rtol"
+    is a sufficient
     condition for allclose (every element then meets |a-b| <= atol + rtol*|b|): a pass is certain, a fail means
     "not shown within tolerance".
     """

@@ -134,7 +134,8 @@ def combine_ranks(per_rank: Sequence[ModeResult], *, captures: Sequence[str | No
         by_id = {x.rank: x for x in ranks}
         notes.append(f"ranks whose kernels or GEMM verdicts differ from rank {ids[0]}: "
                      + ", ".join(f"{r} ({' and '.join(by_id[r].differs)})" for r in differ))
-    return dataclasses.replace(head, world_size=world_size or len(per_rank), ranks=tuple(ranks), slowest_rank=ids[slowest],
+    return dataclasses.replace(head, world_size=world_size or len(per_rank), ranks=tuple(ranks),
+                               slowest_rank=ids[slowest],
                                rank_skew=skew, ranks_differ=tuple(differ), notes=tuple(notes), **fields)
 
 

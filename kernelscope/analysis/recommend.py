@@ -18,6 +18,7 @@ A compiled mode slower than eager on a launch-bound iteration gets the launch-pa
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from kernelscope import fmt
 from kernelscope.analysis.numerics import numerics_verdict
@@ -80,7 +81,7 @@ def launch_note(m: ModeResult) -> str:
             f"{fmt.ms(m.latency_ms.median)}): the CPU launch path dominates; {fix}")
 
 
-def recommend(modes: Sequence[ModeResult], params: dict | None = None, label: str = "") -> Recommendation:
+def recommend(modes: Sequence[ModeResult], params: dict[str, Any] | None = None, label: str = "") -> Recommendation:
     """The mode to use at one shape (``modes``: every mode measured there)."""
     eager = next((m for m in modes if m.name == EAGER and m.status == Status.OK.value and m.latency_ms), None)
     cands = tuple(_candidate(m, eager) for m in modes)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from kernelscope import vocab
 from kernelscope.errors import UsageError
 from kernelscope.result import GemmEpilogue, Roofline
 
@@ -24,8 +25,8 @@ CALIBRATION_ENV = "KERNELSCOPE_CALIBRATION"
 
 ITEMSIZE = {"float64": 8, "float32": 4, "tfloat32": 4, "float16": 2, "bfloat16": 2, "float8_e4m3fn": 1,
             "float8_e5m2": 1, "int8": 1}
-BIAS_OPS = frozenset({"addmm", "bias_addmm", "_addmm_activation", "linear", "packed_linear"})
-BATCHED_OPS = frozenset({"bmm", "baddbmm"})  # m, n, k are per matrix: FLOPs and bytes need the batch count
+BIAS_OPS = vocab.BIAS_ROW_OPS  # a bias row of N elements read (the byte floor)
+BATCHED_OPS = vocab.BATCHED_OPS  # m, n, k are per matrix: FLOPs and bytes need the batch count
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,5 +253,5 @@ def with_roofline(gemms: Sequence[GemmEpilogue], peaks: dict[str, Any] | None) -
     """The GEMM verdicts with their roofline filled in (peaks: result.json's "peaks" dict)."""
     ds = _peaks_from_json((peaks or {}).get("datasheet"))
     cal = _peaks_from_json((peaks or {}).get("calibrated"))
-    return tuple(replace(g, roofline=roofline(g.m, g.n, g.k, g.dtype, g.time_us_per_iter, op=g.op, batch=g.batch, peaks=ds,
-                                              calibrated=cal)) for g in gemms)
+    return tuple(replace(g, roofline=roofline(g.m, g.n, g.k, g.dtype, g.time_us_per_iter, op=g.op, batch=g.batch,
+                                              peaks=ds, calibrated=cal)) for g in gemms)

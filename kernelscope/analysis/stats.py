@@ -11,6 +11,7 @@ import random
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kernelscope.result import LatencyStats
 
@@ -121,8 +122,8 @@ OUTLIER_MIN_RATIO = 1.5
 PROCESS_OUTLIER_RATIO = 1.25
 # ... and this far (with at least 3 processes, at most a third of them) it is left out of the spread that sets
 # the interval: a process that ran beside something else (176x on a loaded CPU) would otherwise make the
-# interval useless, while the H200's real between-process moves (0.76-1.35x the median of three runs) stay in it. The median
-# of medians keeps every process.
+# interval useless, while the H200's real between-process moves (0.76-1.35x the median of three runs) stay in it.
+# The median of medians keeps every process.
 WILD_PROCESS_RATIO = 2.0
 
 
@@ -244,7 +245,7 @@ def sample_outliers(samples: Sequence[float]) -> list[int]:
     return [i for i, x in enumerate(samples) if x > hi or x < lo]
 
 
-def combine_processes(per: Sequence[dict]) -> dict:
+def combine_processes(per: Sequence[dict[str, Any] | None]) -> dict[str, Any]:
     """One latency record (capture schema: ms) from each process's ``latency_ms`` (in run order; None entries
     are processes that measured nothing). The median is the median of the processes' medians, the quartiles are
     over every sample, and ``low``/``high`` the rerun interval. Outliers are flagged, never dropped: a median

@@ -166,7 +166,8 @@ def probe(path: str, option: str = "--python") -> Interpreter:
         raise UsageError(f"{option} {path} is Python {py}; kernelscope's worker needs Python "
                          f">= {'.'.join(map(str, MIN_PYTHON))}", "pass a newer interpreter")
     if "torch" not in info:
-        raise UsageError(f"{option} {path} (Python {py}) cannot import torch ({info.get('torch_error') or 'no reason'})",
+        why = info.get("torch_error") or "no reason"
+        raise UsageError(f"{option} {path} (Python {py}) cannot import torch ({why})",
                          "install torch into that environment, or pass the interpreter of one that has it")
     torch_v = str(info["torch"])
     if _version_tuple(torch_v)[:2] < MIN_TORCH:

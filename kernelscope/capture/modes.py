@@ -1,17 +1,18 @@
 """Mode definitions: what each --modes name means. Pure data (no torch), so the CLI validates before capture.
 
 Names: eager, default, max-autotune, reduce-overhead, dynamic (``torch.compile(dynamic=True)``: one process meets
-every shape point of a sweep, so its recompilations are counted), and ``max-autotune:B1+B2`` to pin the GEMM backends of one
-max-autotune mode (e.g. ``max-autotune:TRITON`` and ``max-autotune:ATEN`` side by side in one run).
+every shape point of a sweep, so its recompilations are counted), and ``max-autotune:B1+B2`` to pin the GEMM
+backends of one max-autotune mode (e.g. ``max-autotune:TRITON`` and ``max-autotune:ATEN`` side by side in one run).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kernelscope import vocab
 from kernelscope.errors import UsageError
 
-GEMM_BACKENDS = ("ATEN", "TRITON", "CUTLASS", "NVGEMM", "CPP", "CUTEDSL")
+GEMM_BACKENDS = vocab.GEMM_BACKENDS
 BASE_MODES = ("eager", "default", "max-autotune", "reduce-overhead", "dynamic")
 DEFAULT_MODES = ("eager", "default", "max-autotune")
 
@@ -61,7 +62,8 @@ def parse_modes(text: str, gemm_backends: tuple[str, ...] | None = None) -> list
                 f"use {', '.join(BASE_MODES)} (or max-autotune:BACKEND+BACKEND)",
             )
         if pinned and base != "max-autotune":
-            raise UsageError(f"mode {name!r}: only max-autotune takes pinned GEMM backends", "write max-autotune:TRITON+ATEN")
+            raise UsageError(f"mode {name!r}: only max-autotune takes pinned GEMM backends",
+                             "write max-autotune:TRITON+ATEN")
         if name in seen:
             raise UsageError(f"mode {name!r} is listed twice", "list each mode once")
         seen.add(name)

@@ -1,7 +1,8 @@
 """One mode in its own process: build the model, compile, time, profile, save the trace and Inductor code.
 
 Run as ``python -m kernelscope.capture.worker SPEC.json``. Writes ``capture.json`` (kernelscope/capture_record.py's
-CaptureRecord, schema kernelscope.capture/1) into the mode's folder whatever happens: a failure is a result too. Progress lines go to stdout as
+CaptureRecord, schema kernelscope.capture/1) into the mode's folder whatever happens: a failure is a result too.
+Progress lines go to stdout as
 ``@@progress <text>``; everything else (Inductor's fusion/autotune logs, warnings) goes to stderr, which the
 runner saves as the mode's log. A spec with ``timing_only`` (a later process of ``--processes``) builds, compiles
 on the first process's Inductor cache, warms up and times, then stops: no reference, numerics or profile.
@@ -128,7 +129,8 @@ def backend_available(torch: Any, name: str, device: str) -> tuple[bool, str]:
     if name == "CUTLASS":
         import torch._inductor.config as ic
 
-        cutlass_dir = getattr(getattr(ic, "cuda", None), "cutlass_dir", None) or os.environ.get("TORCHINDUCTOR_CUTLASS_DIR")
+        cutlass_dir = (getattr(getattr(ic, "cuda", None), "cutlass_dir", None)
+                       or os.environ.get("TORCHINDUCTOR_CUTLASS_DIR"))
         if not cutlass_dir or not Path(cutlass_dir, "include", "cutlass").is_dir():
             return False, "Inductor's CUTLASS backend needs CUTLASS source headers (set TORCHINDUCTOR_CUTLASS_DIR)"
         return True, ""
@@ -528,7 +530,8 @@ class _Setup:
         self.patches.close()
 
 
-def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: dict[str, Any]) -> tuple[Any, list[Any]]:
+def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any],
+                 rec: dict[str, Any]) -> tuple[Any, list[Any]]:
     from kernelscope import modelfile
 
     torch = setup.torch
@@ -635,33 +638,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
 
         codes: list[str] = []
         hooks = contextlib.ExitStack()
-        if mode.compiled:
-            from torch._inductor.graph import GraphLowering
-
-            if not reuse:
-                kwargs: dict[str, Any] = {"backend": "inductor"}
-                if mode.compile_mode:
-                    kwargs["mode"] = mode.compile_mode
-                if mode.dynamic:
-                    kwargs["dynamic"] = True
-                setup.fn, setup.model, setup.signature = torch.compile(model, **kwargs), model, signature
-            fn = setup.fn
-            orig = GraphLowering.save_output_code
-
-            def save_output_code(code: str) -> None:
-                if code not in codes:
-                    codes.append(code)
-                if orig is not None:
-                    orig(code)
-
-            # The compile's hooks, each undone by ``hooks`` in the finally around the first call (also when one
-            # of them fails to go on).
-            hooks.callback(setattr, GraphLowering, "save_output_code", orig)
-            GraphLowering.save_output_code = save_output_code  # same hook as torch._inductor.utils.run_and_get_code
-            hooks.callback(_record_provenance(torch, codes, setup.provenance))
-            hooks.callback(_announce_autotune())
-        else:
-            fn = model
+        fn = _compiled_fn(setup, model, signature, reuse, codes, hooks)
 
         def call() -> Any:
             if mode.cudagraphs:
@@ -669,120 +646,18 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             return fn(*inputs)
 
         before = _counters(torch) if mode.compiled else None
-        progress("compiling (first call)" if mode.compiled and not reuse else "first call")
-        t0 = time.perf_counter()
-        try:
-            out = call()
-            timer.sync()
-        finally:  # the compile's hooks come off whether or not it compiled
-            hooks.close()
-        rec["first_call_s"] = time.perf_counter() - t0
-        if device == "cuda":
-            memory["first_call_peak_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
-            memory["first_call_peak_reserved_bytes"] = int(torch.cuda.max_memory_reserved())
-        else:
-            # Compile-time peak RSS: from the reset above (after the model and the references were built).
-            memory["first_call_peak_rss_bytes"] = (_rss_hwm() if hwm_ok else None) or _peak_rss()
-        del out
-        if mode.compiled:
-            delta = _counter_delta(before, _counters(torch))  # type: ignore[arg-type]
-            # Reused: the graph compiled at an earlier point covers this shape, so nothing compiled here and the
-            # first call is no compile time.
-            reused = reuse and not delta["dynamo"].get("frames_compiled")
-            rec["compile"] = {"cold_s": None if reused else rec["first_call_s"], "cache": {"cold": delta["cache"]},
-                              "cache_dir_fresh": not spec.get("user_cache_dir")}
-            if reused:
-                rec["compile"].update(reused=True, first_call_s=rec["first_call_s"])
-            rec["dynamo"] = delta["dynamo"]
-        code_paths = []
-        for code in codes:
-            if code in setup.codes_seen:
-                continue
-            setup.codes_seen.append(code)
-            p = mode_dir / "code" / f"graph_{len(code_paths)}.py"
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(code, encoding="utf-8")
-            code_paths.append(str(p.relative_to(spec["out_dir"])))
-            prov = setup.provenance.get(code)
-            if prov is not None:  # read back beside the code (analysis/mode.py load_codes)
-                p.with_name(p.stem + PROVENANCE_SUFFIX).write_text(json.dumps(prov), encoding="utf-8")
-        if code_paths:
-            setup.last_code_paths = code_paths
-        # No new code at this point (a dynamic graph that already covers this shape): the running code is the
-        # last one compiled.
-        rec["inductor_code"] = code_paths or list(setup.last_code_paths)
-        if mode.compiled and not code_paths and setup.last_code_paths:
-            rec["code_reused"] = True
+        _first_call(setup, spec, rec, call, hooks, reuse, before, hwm_ok)
+        _save_code(setup, spec, mode_dir, codes, rec)
         if spec.get("compile_only"):
             rec["status"] = "ok"
             return
 
-        if mode.compiled and _shutdown_compile_workers(torch):
-            # Inductor's compile-worker pool (up to one process per core) idles or warms up in the background
-            # after the compile; timing a launch-bound model next to it measured the pool, not the model.
-            rec["compile_workers_stopped"] = True
-        progress("warming up")
-        per_call = _warm_up(timer, call, min_calls=spec.get("warmup", 10), max_seconds=WARMUP_BUDGET_S,
-                            agree=setup.group)
-        rec["warmup_calls"] = per_call["calls"]
-        if device == "cuda":
-            torch.cuda.reset_peak_memory_stats()
-        else:
-            warmup_peak = _rss_hwm() if hwm_ok else None
-            hwm_ok = _reset_hwm()
-        # Several calls per sample so one sample lasts >= ~1 ms: shorter ones time the timer, not the model.
-        estimate = per_call["estimate_s"] if setup.group is None else setup.group.agree_max(per_call["estimate_s"])
-        inner = max(1, min(1000, int(1e-3 / max(estimate, 1e-7))))
-        repeats = spec.get("repeats", 30)
-        progress(f"timing {repeats} samples x {inner} calls")
-        samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S,
-                                                  agree=setup.group)
-        rec["warmup_calls"] += (windows - 1) * repeats * inner  # the drifting windows were warm-up after all
-        rec["latency_ms"] = {**_quantiles(samples), "samples": samples, "timer": "cuda_events" if device == "cuda"
-                             else "perf_counter", "calls_per_sample": inner, "windows": windows,
-                             "drift": drift}
-        if spec.get("timing_only"):
-            # A later process of --processes: its timings are the measurement; numerics, memory and the
-            # profile come from the first process.
-            rec["status"] = "ok"
-            if drift > DRIFT_LIMIT:
-                rec["drifted"] = True
+        timed = _time_calls(setup, spec, rec, call, hwm_ok)
+        if timed is None:  # a later process of --processes: its timings are the measurement
             return
-        if drift > DRIFT_LIMIT:
-            notes.append(f"latency still drifted by {drift:.0%} between the first and second half of the timed "
-                         f"samples after {windows} windows: something changed under the measurement (another "
-                         f"process on the {'GPU or ' if device == 'cuda' else ''}CPU, clocks, a launch-bound model's "
-                         "CPU-side state); treat this mode's latency with care or raise --repeats")
-        got = _snapshot(torch, call())
-        timer.sync()
-        num = _numerics(torch, got, ref, reference, how, rec["dtype"])
-        rec["numerics"] = num
-        err = num["vs_eager"]
-        rec["max_abs_error"] = err.get("max_abs")
-        rec["max_rel_error"] = err.get("max_rel")
-        if err.get("nonfinite"):
-            notes.append(f"{err['nonfinite']} output elements are NaN or Inf")
-        if device == "cuda":
-            memory["peak_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
-            memory["peak_reserved_bytes"] = int(torch.cuda.max_memory_reserved())
-            rec["peak_memory_bytes"] = memory["peak_allocated_bytes"]
-        else:
-            # Steady-state peak RSS: the window of the timed calls (VmHWM reset after warm-up); the process's
-            # lifetime peak (compile included) is kept apart.
-            steady = _rss_hwm() if hwm_ok else None
-            # Resetting VmHWM resets getrusage's ru_maxrss too (the same counter): the lifetime peak is the
-            # largest of the windows read before each reset.
-            windows = [memory.get("build_peak_rss_bytes"), memory.get("first_call_peak_rss_bytes"), warmup_peak,
-                       steady]
-            memory["process_peak_rss_bytes"] = max((w for w in windows if w), default=None) or _peak_rss()
-            memory["peak_rss_bytes"] = steady or memory["process_peak_rss_bytes"]
-            memory["rss_after_bytes"] = _rss_now()
-            rec["peak_memory_bytes"] = memory["peak_rss_bytes"]
-            if rss_before:
-                for key in ("first_call", "peak"):
-                    peak = memory.get(f"{key}_peak_rss_bytes" if key == "first_call" else "peak_rss_bytes")
-                    memory[f"{key}_rss_growth_bytes"] = max(0, peak - rss_before) if peak else None
-                rec["peak_memory_bytes"] = memory["peak_rss_growth_bytes"]
+        warmup_peak, hwm_ok = timed
+        _check_numerics(setup, rec, call, ref, reference, how)
+        _record_peak_memory(setup, rec, hwm_ok, warmup_peak, rss_before)
 
         progress("profiling")
         rec["trace"] = _profile(torch, call, timer, device, {**spec, "tb_dir": point["tb_dir"]},
@@ -792,6 +667,187 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             # Recompiles after the first call (a guard that fails on the second call) count at this point too.
             rec["dynamo"] = _counter_delta(before, _counters(torch))["dynamo"]  # type: ignore[arg-type]
     rec["status"] = "ok"
+
+
+def _compiled_fn(setup: _Setup, model: Any, signature: Any, reuse: bool, codes: list[str],
+                 hooks: contextlib.ExitStack) -> Any:
+    """What each call runs: the model, or (compiled modes) its torch.compile'd function, compiled once per
+    parameter signature; the compile's hooks (output code, provenance, autotune announcements) go on ``hooks``."""
+    torch, mode = setup.torch, setup.mode
+    if mode.compiled:
+        from torch._inductor.graph import GraphLowering
+
+        if not reuse:
+            kwargs: dict[str, Any] = {"backend": "inductor"}
+            if mode.compile_mode:
+                kwargs["mode"] = mode.compile_mode
+            if mode.dynamic:
+                kwargs["dynamic"] = True
+            setup.fn, setup.model, setup.signature = torch.compile(model, **kwargs), model, signature
+        fn = setup.fn
+        orig = GraphLowering.save_output_code
+
+        def save_output_code(code: str) -> None:
+            if code not in codes:
+                codes.append(code)
+            if orig is not None:
+                orig(code)
+
+        # The compile's hooks, each undone by ``hooks`` in the finally around the first call (also when one
+        # of them fails to go on).
+        hooks.callback(setattr, GraphLowering, "save_output_code", orig)
+        GraphLowering.save_output_code = save_output_code  # same hook as torch._inductor.utils.run_and_get_code
+        hooks.callback(_record_provenance(torch, codes, setup.provenance))
+        hooks.callback(_announce_autotune())
+    else:
+        fn = model
+    return fn
+
+
+def _first_call(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: Any, hooks: contextlib.ExitStack,
+                reuse: bool, before: Any, hwm_ok: bool) -> None:
+    """The first call (the compile, in compiled modes): its time, its peak memory, the compile's counters."""
+    torch, mode, device, timer = setup.torch, setup.mode, setup.device, setup.timer
+    memory = rec["memory"]
+    progress("compiling (first call)" if mode.compiled and not reuse else "first call")
+    t0 = time.perf_counter()
+    try:
+        out = call()
+        timer.sync()
+    finally:  # the compile's hooks come off whether or not it compiled
+        hooks.close()
+    rec["first_call_s"] = time.perf_counter() - t0
+    if device == "cuda":
+        memory["first_call_peak_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
+        memory["first_call_peak_reserved_bytes"] = int(torch.cuda.max_memory_reserved())
+    else:
+        # Compile-time peak RSS: from the reset above (after the model and the references were built).
+        memory["first_call_peak_rss_bytes"] = (_rss_hwm() if hwm_ok else None) or _peak_rss()
+    del out
+    if mode.compiled:
+        delta = _counter_delta(before, _counters(torch))  # type: ignore[arg-type]
+        # Reused: the graph compiled at an earlier point covers this shape, so nothing compiled here and the
+        # first call is no compile time.
+        reused = reuse and not delta["dynamo"].get("frames_compiled")
+        rec["compile"] = {"cold_s": None if reused else rec["first_call_s"], "cache": {"cold": delta["cache"]},
+                          "cache_dir_fresh": not spec.get("user_cache_dir")}
+        if reused:
+            rec["compile"].update(reused=True, first_call_s=rec["first_call_s"])
+        rec["dynamo"] = delta["dynamo"]
+
+
+def _save_code(setup: _Setup, spec: dict[str, Any], mode_dir: Path, codes: list[str], rec: dict[str, Any]) -> None:
+    """Write the Inductor output code compiled at this point (and its provenance beside it)."""
+    mode = setup.mode
+    code_paths = []
+    for code in codes:
+        if code in setup.codes_seen:
+            continue
+        setup.codes_seen.append(code)
+        p = mode_dir / "code" / f"graph_{len(code_paths)}.py"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(code, encoding="utf-8")
+        code_paths.append(str(p.relative_to(spec["out_dir"])))
+        prov = setup.provenance.get(code)
+        if prov is not None:  # read back beside the code (analysis/mode.py load_codes)
+            p.with_name(p.stem + PROVENANCE_SUFFIX).write_text(json.dumps(prov), encoding="utf-8")
+    if code_paths:
+        setup.last_code_paths = code_paths
+    # No new code at this point (a dynamic graph that already covers this shape): the running code is the
+    # last one compiled.
+    rec["inductor_code"] = code_paths or list(setup.last_code_paths)
+    if mode.compiled and not code_paths and setup.last_code_paths:
+        rec["code_reused"] = True
+
+
+def _time_calls(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: Any,
+                hwm_ok: bool) -> tuple[int | None, bool] | None:
+    """Warm up, then the timed samples. (the warm-up's peak RSS, whether VmHWM was reset after it); None when
+    the timings are all this process measures (``timing_only``)."""
+    torch, mode, device, timer = setup.torch, setup.mode, setup.device, setup.timer
+    notes: list[str] = rec["notes"]
+    warmup_peak = None
+    if mode.compiled and _shutdown_compile_workers(torch):
+        # Inductor's compile-worker pool (up to one process per core) idles or warms up in the background
+        # after the compile; timing a launch-bound model next to it measured the pool, not the model.
+        rec["compile_workers_stopped"] = True
+    progress("warming up")
+    per_call = _warm_up(timer, call, min_calls=spec.get("warmup", 10), max_seconds=WARMUP_BUDGET_S,
+                        agree=setup.group)
+    rec["warmup_calls"] = per_call["calls"]
+    if device == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    else:
+        warmup_peak = _rss_hwm() if hwm_ok else None
+        hwm_ok = _reset_hwm()
+    # Several calls per sample so one sample lasts >= ~1 ms: shorter ones time the timer, not the model.
+    estimate = per_call["estimate_s"] if setup.group is None else setup.group.agree_max(per_call["estimate_s"])
+    inner = max(1, min(1000, int(1e-3 / max(estimate, 1e-7))))
+    repeats = spec.get("repeats", 30)
+    progress(f"timing {repeats} samples x {inner} calls")
+    samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S,
+                                              agree=setup.group)
+    rec["warmup_calls"] += (windows - 1) * repeats * inner  # the drifting windows were warm-up after all
+    rec["latency_ms"] = {**_quantiles(samples), "samples": samples, "timer": "cuda_events" if device == "cuda"
+                         else "perf_counter", "calls_per_sample": inner, "windows": windows,
+                         "drift": drift}
+    if spec.get("timing_only"):
+        # A later process of --processes: its timings are the measurement; numerics, memory and the
+        # profile come from the first process.
+        rec["status"] = "ok"
+        if drift > DRIFT_LIMIT:
+            rec["drifted"] = True
+        return None
+    if drift > DRIFT_LIMIT:
+        notes.append(f"latency still drifted by {drift:.0%} between the first and second half of the timed "
+                     f"samples after {windows} windows: something changed under the measurement (another "
+                     f"process on the {'GPU or ' if device == 'cuda' else ''}CPU, clocks, a launch-bound model's "
+                     "CPU-side state); treat this mode's latency with care or raise --repeats")
+    return warmup_peak, hwm_ok
+
+
+def _check_numerics(setup: _Setup, rec: dict[str, Any], call: Any, ref: Any, reference: Any,
+                    how: dict[str, Any]) -> None:
+    """One more call, compared with eager's output and the high-precision reference."""
+    torch, timer = setup.torch, setup.timer
+    notes: list[str] = rec["notes"]
+    got = _snapshot(torch, call())
+    timer.sync()
+    num = _numerics(torch, got, ref, reference, how, rec["dtype"])
+    rec["numerics"] = num
+    err = num["vs_eager"]
+    rec["max_abs_error"] = err.get("max_abs")
+    rec["max_rel_error"] = err.get("max_rel")
+    if err.get("nonfinite"):
+        notes.append(f"{err['nonfinite']} output elements are NaN or Inf")
+
+
+def _record_peak_memory(setup: _Setup, rec: dict[str, Any], hwm_ok: bool, warmup_peak: int | None,
+                        rss_before: int | None) -> None:
+    """The steady-state peak memory (GPU allocator, or RSS over the timed window on the CPU)."""
+    torch, device = setup.torch, setup.device
+    memory = rec["memory"]
+    if device == "cuda":
+        memory["peak_allocated_bytes"] = int(torch.cuda.max_memory_allocated())
+        memory["peak_reserved_bytes"] = int(torch.cuda.max_memory_reserved())
+        rec["peak_memory_bytes"] = memory["peak_allocated_bytes"]
+    else:
+        # Steady-state peak RSS: the window of the timed calls (VmHWM reset after warm-up); the process's
+        # lifetime peak (compile included) is kept apart.
+        steady = _rss_hwm() if hwm_ok else None
+        # Resetting VmHWM resets getrusage's ru_maxrss too (the same counter): the lifetime peak is the
+        # largest of the windows read before each reset.
+        windows = [memory.get("build_peak_rss_bytes"), memory.get("first_call_peak_rss_bytes"), warmup_peak,
+                   steady]
+        memory["process_peak_rss_bytes"] = max((w for w in windows if w), default=None) or _peak_rss()
+        memory["peak_rss_bytes"] = steady or memory["process_peak_rss_bytes"]
+        memory["rss_after_bytes"] = _rss_now()
+        rec["peak_memory_bytes"] = memory["peak_rss_bytes"]
+        if rss_before:
+            for key in ("first_call", "peak"):
+                peak = memory.get(f"{key}_peak_rss_bytes" if key == "first_call" else "peak_rss_bytes")
+                memory[f"{key}_rss_growth_bytes"] = max(0, peak - rss_before) if peak else None
+            rec["peak_memory_bytes"] = memory["peak_rss_growth_bytes"]
 
 
 def _peak_rss() -> int:
@@ -1097,8 +1153,9 @@ def _profile(torch: Any, call: Any, timer: _Timer, device: str, spec: dict[str, 
     hooks = _module_ranges(torch, modules) if modules is not None else []
     sources = _EagerRanges.make(torch) if modules is not None else None
     try:
-        with (sources if sources is not None else contextlib.nullcontext()), profile(activities=activities, record_shapes=True,
-                     schedule=schedule(wait=1, warmup=1, active=steps, repeat=1), on_trace_ready=handler) as prof:
+        with (sources if sources is not None else contextlib.nullcontext()), profile(
+                activities=activities, record_shapes=True,
+                schedule=schedule(wait=1, warmup=1, active=steps, repeat=1), on_trace_ready=handler) as prof:
             for i in range(steps + 2):
                 if i == 2:  # the first active step: metadata added before the profiler starts is dropped
                     # Kineto records no torch version; `kernelscope analyze` of this trace alone shows it.

@@ -155,7 +155,8 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
         hook_points = [describe_hook_entry(p["kind"], i, p["detail"])
                        for i, p in enumerate(list_input_points(opts, out_dir / "modes"))]
     points = plan_points(parsed_sweeps, hook_points) if (parsed_sweeps or hook_points) else []
-    command_line = "kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else "kernelscope profile"
+    command_line = ("kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:]
+                    else "kernelscope profile")
     # results[point index][mode index]; a run without a sweep is one point.
     n_points = max(1, len(points))
     results: list[list[ModeResult | None]] = [[None] * len(mode_defs) for _ in range(n_points)]

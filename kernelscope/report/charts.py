@@ -219,7 +219,8 @@ def timeline_chart(modes: Sequence[ModeResult]) -> Chart:
     legend = tuple((category_class(c), c) for c in CATEGORY_ORDER if c in seen) + tuple(
         (category_class(c), c) for c in seen if c not in CATEGORY_ORDER
     )
-    caption = "Kernel time from the iteration's start (the profiled run, so launch gaps show); hover a bar for its name."
+    caption = ("Kernel time from the iteration's start (the profiled run, so launch gaps show); "
+               "hover a bar for its name.")
     if own_scale:
         caption += " Iterations differ more than 10x in length: each row is drawn to its own scale."
     return Chart("One iteration per mode (timeline)", WIDTH, axis_y + AXIS_H, tuple(rects), tuple(ax_lines),

@@ -158,8 +158,9 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
             if k is None:
                 violations.append(Violation("--max-kernels-per-iter", mode.name, "kernels per iteration not measured"))
             elif k > rules.max_kernels_per_iter:
+                limit = fmt.count(rules.max_kernels_per_iter)
                 violations.append(Violation("--max-kernels-per-iter", mode.name,
-                                            f"{fmt.count(k)} kernels per iteration > {fmt.count(rules.max_kernels_per_iter)}"))
+                                            f"{fmt.count(k)} kernels per iteration > {limit}"))
         if rules.numerics:
             violations += _numerics(mode)
         for opt, limit in (("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup)):

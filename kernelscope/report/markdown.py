@@ -302,7 +302,8 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
                    f"### No mode worked ({len(ctx.rows)} tried)")
         shown = ctx.failure_groups[: lim.modes]
         for grp in shown:
-            kind = f", {md_text(grp.error_kind, in_table=False)}" if grp.error_kind and grp.error_kind != "skipped" else ""
+            shown_kind = grp.error_kind and grp.error_kind != "skipped"
+            kind = f", {md_text(grp.error_kind, in_table=False)}" if shown_kind else ""
             names = ", ".join(f"**{md_text(n, 40, in_table=False)}**" for n in grp.modes)
             out.append("")
             out.append(f"{names} ({md_text(grp.status, in_table=False)}{kind}): "

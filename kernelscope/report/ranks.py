@@ -76,7 +76,8 @@ def markdown_tables(result: RunResult) -> list[str]:
     out: list[str] = []
     for v in ranks_views(result):
         out += ["", f"### Ranks: {v.mode} ({v.world_size} ranks)", "", f"{v.headline}.", "",
-                "| rank | status | latency | kernels/iter | comm/iter | comm overlap | peak mem | GEMMs | differs from rank 0 |",
+                "| rank | status | latency | kernels/iter | comm/iter | comm overlap | peak mem | GEMMs "
+                "| differs from rank 0 |",
                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in v.rows:
             mark = " (slowest)" if r.slowest else ""
@@ -176,6 +177,7 @@ def check_ranks(mode: ModeResult, *, max_kernels_per_iter: float | None,
         if want in ("all", "none"):
             for v in r.verdicts:
                 label, _, verdict = v.rpartition(": ")
-                if (want == "all" and verdict not in ("fused", "none")) or (want == "none" and verdict in ("fused", "partial")):
+                if (want == "all" and verdict not in ("fused", "none")) or (
+                        want == "none" and verdict in ("fused", "partial")):
                     out.append(RankViolation("--expect-fused", who, f"GEMM {label}: {verdict}"))
     return out

@@ -5,7 +5,6 @@ wrapper's call sites aligned to them inside each ``## Call CompiledFxGraph ##`` 
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -27,13 +26,8 @@ from kernelscope.provenance import (
 from kernelscope.provenance import ModuleIndex as TraceModules
 from kernelscope.trace import CpuEvent, Trace
 
-_GRAPH_CALL = re.compile(r"^## Call CompiledFxGraph .* ##$")
-
-
-_BOOKKEEPING = re.compile(
-    r"^(TorchDynamo Cache Lookup|Torch-Compiled Region|Pregraph bytecode|AOTDispatcher|## |ProfilerStep#|"
-    r"PyTorch Profiler|CompiledFunction|autograd::)"
-)
+_GRAPH_CALL = vocab.GRAPH_CALL
+_BOOKKEEPING = vocab.BOOKKEEPING_RANGE
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +174,7 @@ def _groups(instances: Sequence[KernelInstance], tx: _TraceIndex) -> list[_Group
             op, key = None, ("solo", k.correlation, k.ts)
         # A split-K reduce belongs to the GEMM before it, even when a CUDA graph replay gives it no op of its
         # own.
-        joins_gemm = "splitKreduce" in k.name and out and out[-1].gemm_kernels
+        joins_gemm = vocab.is_split_k_reduce(k.name) and out and out[-1].gemm_kernels
         if out and (key == key_prev or joins_gemm):
             g = out[-1]
             out[-1] = _Group(g.op, g.kernels + (k,))

@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from kernelscope import vocab
+
 # ------------------------------------------------------------------------------------------------------------
 # Model
 
@@ -59,6 +61,17 @@ class Body:
             self._by_name.update({v.name: v for v in self.values})
         return self._by_name.get(name)
 
+    def at(self, name: str) -> Value:
+        """The value of a name the body defines (an input or a user of one of its values)."""
+        v = self.value(name)
+        if v is None:
+            raise KeyError(name)
+        return v
+
+    def inputs_of(self, name: str) -> tuple[str, ...]:
+        v = self.value(name)
+        return v.inputs if v is not None else ()
+
     def loads_of(self, params: Iterable[str]) -> tuple[str, ...]:
         ps = set(params)
         return tuple(v.name for v in self.values if v.param in ps and "load" in v.ops)
@@ -94,8 +107,7 @@ _TRITON_REDUCE = re.compile(
     r"(max2|min2|prod|welford\w*|any|online_softmax\w*|exp_sum|cumsum\w*|max_with_index|min_with_index|"
     r"argmax|argmin|bucketize\w*|sort\w*))$"
 )
-_TRITON_VIEW = frozenset({"broadcast_to", "reshape", "view", "expand_dims", "permute", "trans", "ravel",
-                          "join", "split", "interleave"})
+_TRITON_VIEW = vocab.TRITON_VIEW_FNS
 _BIN = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
         ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
         ast.LShift: "shl", ast.RShift: "shr", ast.MatMult: "dot"}
@@ -292,11 +304,7 @@ _CPP_NUM = re.compile(r"static_cast<\w+>\(\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*\)|^\s*(
 # data, not a value of its own.
 _CPP_LOCAL_ARRAY = re.compile(r"\b[\w:]+\s+(tmp\w*)\s*\[[^\]]*\]\s*;")
 _CPP_TRANSPOSE = re.compile(r"^\s*(?:at::vec::)?transpose_mxn<.*?>\(\s*(\w+)(?:\s*\+[^,]*)?,[^,]*,\s*(\w+)")
-_CPP_OP_NAMES = {"max_propagate_nan": "maximum", "clamp_min": "maximum", "max": "maximum", "maximum": "maximum",
-                 "min_propagate_nan": "minimum", "clamp_max": "minimum", "min": "minimum", "minimum": "minimum",
-                 "blendv": "where", "exp_u20": "exp", "sigmoid": "sigmoid", "erf": "erf", "exp": "exp",
-                 "tanh": "tanh", "neg": "neg", "rsqrt": "rsqrt", "sqrt": "sqrt", "reciprocal": "reciprocal",
-                 "log": "log", "log1p": "log1p", "abs": "abs", "expm1": "expm1", "pow": "pow", "erfc": "erfc"}
+_CPP_OP_NAMES = vocab.CPP_BODY_OPS
 
 
 def _cpp_ops(expr: str) -> list[str]:
@@ -541,7 +549,7 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
         if name in stored or not us:
             continue
         # (a ReLU before a max-pool window is the conv's epilogue op, as it is in eager: not the window's)
-        if all((body.value(u) is not None and body.value(u).reduces) or u in only_reduction for u in us):
+        if all(((vu := body.value(u)) is not None and vu.reduces) or u in only_reduction for u in us):
             only_reduction.add(name)
     kept = [d for d in derived if d not in start and d not in only_reduction]
     ops = label(body, kept, start, broadcast or {})
@@ -553,14 +561,13 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
             prev = merged.get(key)
             merged[key] = o if prev is None else replace(prev, values=prev.values + o.values)
         ops = list(merged.values())
-    pooled = tuple(w for w in (v.name for v in body.values) if w in windows and set(body.value(w).inputs) &
+    pooled = tuple(w for w in (v.name for v in body.values) if w in windows and set(body.at(w).inputs) &
                    (dset | windows))
     return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived), pooled)
 
 
-# Ops that combine the elements of a pooling window: max_pool's max, avg_pool's sum (divided afterwards).
-_WINDOW_OPS = frozenset({"maximum", "minimum", "add"})
-_PASS = frozenset({"cast", "view", "copy"})
+_WINDOW_OPS = vocab.BODY_WINDOW_OPS
+_PASS = vocab.BODY_PASS_OPS
 
 
 def pool_windows(body: Body, starts: Iterable[str]) -> set[str]:
@@ -600,8 +607,8 @@ def pool_windows(body: Body, starts: Iterable[str]) -> set[str]:
     return found
 
 
-_NOISE = frozenset({"cast", "view", "copy", "load", "const", "index"})
-_KEY_OPS = frozenset({"erf", "tanh", "sigmoid", "exp", "maximum", "minimum", "where", "rsqrt", "sqrt"})
+_NOISE = vocab.BODY_NOISE_OPS
+_KEY_OPS = vocab.BODY_KEY_OPS
 
 
 def _primary(v: Value) -> str:
@@ -612,9 +619,9 @@ def _primary(v: Value) -> str:
 def _const_of(body: Body, name: str, depth: int = 4) -> float | None:
     v = body.value(name)
     while v is not None and depth > 0:
-        if v.const is not None and (set(v.ops) <= {"const", "view", "cast", "copy"}):
+        if v.const is not None and (set(v.ops) <= _PASS | {"const"}):
             return v.const
-        if len(v.inputs) == 1 and set(v.ops) <= {"view", "cast", "copy"}:
+        if len(v.inputs) == 1 and set(v.ops) <= _PASS:
             v = body.value(v.inputs[0])
             depth -= 1
             continue
@@ -633,7 +640,7 @@ def _params_under(body: Body, name: str, depth: int = 3) -> set[str]:
         return set()
     if v.param is not None:
         return {v.param}
-    if depth <= 0 or not set(v.ops) <= {"view", "cast", "copy"}:
+    if depth <= 0 or not set(v.ops) <= _PASS:
         return set()
     out: set[str] = set()
     for i in v.inputs:
@@ -648,7 +655,7 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
     groups: list[tuple[str, list[str]]] = []
 
     def users(name: str) -> list[str]:
-        return [d for d in derived if name in (body.value(d).inputs if body.value(d) else ())]
+        return [d for d in derived if name in body.inputs_of(d)]
 
     def anc(name: str) -> set[str]:
         out: set[str] = set()
@@ -688,24 +695,24 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
         # the activation's own arithmetic: ancestors whose other operands are constants (x * 0.7071, x**3 *
         # 0.044715 + x), never an add of a parameter (the bias before the GELU is an op of its own)
         before = {b for b in anc(d) if all(i in dset or i in start or _is_const(body, i)
-                                           for i in body.value(b).inputs)}
+                                           for i in body.at(b).inputs)}
         cs = consts_in(before | {d})
         is_gelu = (p == "erf" and (0.707107 in cs or 0.707106 in cs or not cs)) or \
                   (p == "tanh" and (0.044715 in cs or 0.797885 in cs))
         if not is_gelu:
             continue
-        grp = {d} | {b for b in before if b not in start}
+        gelu = {d} | {b for b in before if b not in start}
         after = [u for u in users(d) if prim(u) == "add"]
         for a in after:
-            grp.add(a)
+            gelu.add(a)
             for u in users(a):
                 if prim(u) == "mul":
-                    grp.add(u)
-                    for i in body.value(u).inputs:  # x * 0.5
+                    gelu.add(u)
+                    for i in body.at(u).inputs:  # x * 0.5
                         if i in dset and prim(i) == "mul" and i not in start:
-                            grp.add(i)
-        groups.append(("gelu" if p == "erf" else "gelu-tanh", sorted(grp, key=derived.index)))
-        taken |= grp
+                            gelu.add(i)
+        groups.append(("gelu" if p == "erf" else "gelu-tanh", sorted(gelu, key=derived.index)))
+        taken |= gelu
 
     # Sigmoid as 1 / (1 + exp(-x)) (C++), or tl.sigmoid / .sigmoid(); times x it is SiLU.
     for d in derived:
@@ -716,18 +723,18 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
         sig_input: str | None = None
         if p == "sigmoid":
             grp = [d]
-            ins = [i for i in body.value(d).inputs if i in dset or i in start]
+            ins = [i for i in body.at(d).inputs if i in dset or i in start]
             sig_input = ins[0] if ins else None
         elif p == "exp":
-            v = body.value(d)
+            v = body.at(d)
             src = v.inputs[0] if v.inputs else None
             if src is not None and prim(src) == "neg" and src in dset:
-                x = next((i for i in body.value(src).inputs), None)
+                x = next((i for i in body.at(src).inputs), None)
                 adds = [u for u in users(d) if prim(u) == "add"]
                 if adds:
                     divs = [u for u in users(adds[0]) if prim(u) in ("div", "reciprocal")]
                     if divs:
-                        dv = body.value(divs[0])
+                        dv = body.at(divs[0])
                         numer = dv.inputs[0] if dv.inputs else None
                         grp = [src, d, adds[0], divs[0]]
                         if numer is not None and numer != adds[0] and not _is_const(body, numer):
@@ -739,7 +746,7 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
         if not grp:
             continue
         silu = [u for u in users(d) if prim(u) == "mul" and sig_input is not None
-                and sig_input in body.value(u).inputs]
+                and sig_input in body.at(u).inputs]
         if silu:
             grp.append(silu[0])
             groups.append(("silu", grp))
@@ -759,7 +766,7 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
             if not nxt:
                 break
             u = nxt[0]
-            others = [i for i in body.value(u).inputs if i != cur]
+            others = [i for i in body.at(u).inputs if i != cur]
             if prim(u) == "mul" and any(_derives_rsqrt(body, o) for o in others):
                 saw_scale = True
             chain.append(u)
@@ -773,7 +780,7 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
         if d in taken:
             continue
         p = prim(d)
-        v = body.value(d)
+        v = body.at(d)
         if p == "maximum":
             other = [i for i in v.inputs if i not in dset]
             c = _const_of(body, other[0]) if other else None
@@ -810,15 +817,15 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
         p = prim(d)
         if p in _NOISE or p in ("gt", "ge", "lt", "le", "eq", "ne", "not", "and", "or"):
             continue
-        if p in ("mul", "div") and any(_const_of(body, i) == 1.0 for i in body.value(d).inputs):
+        if p in ("mul", "div") and any(_const_of(body, i) == 1.0 for i in body.at(d).inputs):
             continue  # x * 1.0 (Inductor's softmax writes one before its max): computes nothing
         lab = p
         if p == "add":
-            v = body.value(d)
+            v = body.at(d)
             other = [i for i in v.inputs if i not in dset]
             params = set().union(*(_params_under(body, o) for o in other)) if other else set()
-            near = any(i in start or (body.value(i) and set(body.value(i).ops) <= {"cast", "view", "copy"}
-                                      and set(body.value(i).inputs) & start) for i in v.inputs)
+            near = any(i in start or ((vi := body.value(i)) is not None and set(vi.ops) <= _PASS
+                                      and bool(set(vi.inputs) & start)) for i in v.inputs)
             if params and near and all(broadcast.get(pp, False) for pp in params):
                 lab = "bias"
             elif other and all(_is_const(body, o) for o in other):
@@ -827,7 +834,7 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
                 # a sum of several tensors (x + o_proj + down_proj, summed in whatever order Inductor chose)
                 # is one add on this chain
                 prev = next((gi for gi, (gl, gv) in enumerate(groups) if gl == "add"
-                             and set(body.value(d).inputs) & set(gv)), None)
+                             and set(body.at(d).inputs) & set(gv)), None)
                 if prev is not None:
                     groups[prev][1].append(d)
                     taken.add(d)
@@ -839,10 +846,10 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
     for lab, vals in groups:
         # the line that shows the op: its characteristic value (the erf of a GELU), else its first real op
         key = [x for x in vals if prim(x) in _KEY_OPS] or [x for x in vals if prim(x) not in _NOISE] or vals
-        lines = [body.value(x).line for x in key if body.value(x)]
+        lines = [vx.line for x in key if (vx := body.value(x)) is not None]
         operand_params: set[str] = set()
         for x in vals:
-            for i in body.value(x).inputs if body.value(x) else ():
+            for i in body.inputs_of(x):
                 if i not in dset and i not in start:
                     operand_params |= _params_under(body, i)
         ops.append(Op(lab, tuple(vals), min(lines) if lines else 0, tuple(sorted(operand_params))))

@@ -83,8 +83,8 @@ def _found_from_code(
             f"{' + '.join(short_kernel_name(x) for x in kernels)} in {region}, "
             f"matched by {how}"
         )
-        if any("splitKreduce" in k for k in kernels):
-            evidence.append("[split-k] cublasLt::splitKreduce_kernel belongs to the GEMM launched before it")
+        if any(vocab.is_split_k_reduce(k) for k in kernels):
+            evidence.append(vocab.SPLIT_K_EVIDENCE)
         memsets = [k.name for k in group.kernels if k.is_memop]
         if memsets:
             evidence.append(f"[launch-order] the GEMM call also launched {', '.join(memsets)}")
@@ -101,8 +101,8 @@ def _found_from_code(
     if cg.bias == "extern" and group is not None and cg.launch.op in vocab.BIAS_OPS:
         # addmm's C operand: how the library applied it (a convolution or oneDNN linear takes its bias as an
         # operand of its own, which the [bias-in-call] evidence already names)
-        how = _library_bias(group, tx, cg.launch.name)
-        evidence.append(how.evidence)
+        bias = _library_bias(group, tx, cg.launch.name)
+        evidence.append(bias.evidence)
     if cg.launch.op == "_addmm_activation":
         use_gelu = dict(cg.launch.kwargs).get("use_gelu")
         act = "gelu" if use_gelu == "True" else "relu"  # use_gelu defaults to False

@@ -19,7 +19,7 @@ No torch import.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kernelscope import vocab
@@ -160,22 +160,24 @@ def _mnk_from_node(kd: KernelDef, node: FxNode) -> tuple[int | None, int | None,
     mats = [x for x in ins if x is not None and x.shape is not None and len(x.shape) >= 2]
     if node.aten_op in vocab.BIAS_OPS and len(ins) == 3 and ins[0] is not None and ins[0] in mats:
         mats = [x for x in mats if x is not ins[0]]
-    a = mats[0] if mats else None
+    a = mats[0].shape if mats else None
     out = node.shape
-    m = _int(out[-2]) if out and len(out) >= 2 else (_int(a.shape[-2]) if a else None)
+    m = _int(out[-2]) if out and len(out) >= 2 else (_int(a[-2]) if a else None)
     n = _int(out[-1]) if out else None
-    k = _int(a.shape[-1]) if a else None
+    k = _int(a[-1]) if a else None
     batch = _int(out[0]) if out and len(out) == 3 and node.aten_op in vocab.BATCHED_OPS else None
     return m, n, k, batch
 
 
-def _conv_mnk(x: Sequence[object] | None, w: Sequence[object] | None, out: Sequence[object] | None):
+def _conv_mnk(x: Sequence[object] | None, w: Sequence[object] | None,
+              out: Sequence[object] | None) -> tuple[int | None, int | None, int | None]:
     """Implicit GEMM of a convolution: M = batch x output pixels, N = output channels, K = input channels x
     kernel window (per group)."""
     if not w or not out or len(out) < 3:
         return None, None, None
     npix = _numel(out[2:])
-    m = _int(out[0]) * npix if _int(out[0]) is not None and npix is not None else None
+    batch = _int(out[0])
+    m = batch * npix if batch is not None and npix is not None else None
     n = _int(w[0])
     k = _numel(w[1:])
     return m, n, k
@@ -192,7 +194,11 @@ def _onednn_args(launch: Launch) -> tuple[int, int, int]:
     return 0, 1, 2
 
 
-def _extern_shapes(code: OutputCode, launch: Launch, op: str):
+Shape = tuple[int | str, ...]
+
+
+def _extern_shapes(code: OutputCode, launch: Launch, op: str
+                   ) -> tuple[int | None, int | None, int | None, str | None, int | None, Shape | None]:
     """(m, n, k, dtype, batch, c_shape) of an extern GEMM/conv call, from the call site's arguments."""
     shapes = [_shape_of_arg(code, a) for a in launch.args]
     out_name = launch.writes[0] if launch.writes else None
@@ -230,11 +236,12 @@ def _extern_shapes(code: OutputCode, launch: Launch, op: str):
         w = _shape_of_arg(code, launch.args[2])
         if w and len(w) == 2:
             n = _int(w[0])
-    if op.startswith("_linear_pointwise") and len(shapes) > wi and shapes[wi] and len(shapes[wi]) == 2:
+    w_shape = shapes[wi] if len(shapes) > wi else None
+    if op.startswith("_linear_pointwise") and w_shape and len(w_shape) == 2:
         a = shapes[xi]
         m = _int(a[-2]) if a and len(a) >= 2 else m
-        n = _int(shapes[wi][0])
-        k = _int(shapes[wi][1])
+        n = _int(w_shape[0])
+        k = _int(w_shape[1])
         if a and len(a) > 2:
             m = _numel(a[:-1])
     batch = _int(a[0]) if a and len(a) == 3 and op in vocab.BATCHED_OPS else None
@@ -391,7 +398,7 @@ class Graph:
                               and p not in _OPERAND_PARAMS] if s.gemm and s.kd is not None else []
                 operand_hit = s.gemm and any(p in _OPERAND_PARAMS for p, t in s.params.items()
                                              if self.code.storage(t) in live)
-                if s.gemm and epi_params and not operand_hit and s.body is not None:
+                if s.gemm and epi_params and not operand_hit and s.body is not None and s.kd is not None:
                     # another GEMM's template reads our result in its epilogue (SwiGLU: up_proj's template
                     # computes silu(gate) * acc): the ops on our value ran there, a kernel of its own for us
                     # that GEMM's own result does not depend on ours (it would read ours as an operand): an op
@@ -510,12 +517,12 @@ class Graph:
 
     def _conv_site_mnk(self, site: _Site) -> tuple[int | None, int | None, int | None]:
         """A convolution template's implicit GEMM from the call site's buffers: input, weight, output."""
-        def shape(name: str):
+        def shape(name: str) -> Shape | None:
             b = self.code.buffer(name)
             return b.shape if b else None
         outs = [site.params[p] for p in (site.kd.outputs if site.kd else ()) if p in site.params]
         ins = [t for p, t in site.params.items() if t not in outs]
-        big = [shape(t) for t in ins if shape(t) is not None and len(shape(t)) >= 3]
+        big = [sh for t in ins if (sh := shape(t)) is not None and len(sh) >= 3]
         out = shape(outs[0]) if outs else None
         if len(big) >= 2 and out is not None:
             return _conv_mnk(big[0], big[1], out)
@@ -534,14 +541,15 @@ class Graph:
                     return _int(b.shape[-2]), _int(b.shape[-1])
         return None, None
 
-    def _extern_fused(self, site: _Site, op: str, m: int | None, n: int | None, c_shape, g: int) -> list[ChainOp]:
+    def _extern_fused(self, site: _Site, op: str, m: int | None, n: int | None, c_shape: Shape | None,
+                      g: int) -> list[ChainOp]:
         """Ops a library call applies itself: the bias (or beta * C), oneDNN post-ops."""
         L = site.launch
         where = self.where(L.line)
         out: list[ChainOp] = []
         if op in vocab.BIAS_OPS and op != "addmv":
             cn = _numel(c_shape) if c_shape is not None else None
-            if cn is not None and m is not None and n is not None and cn >= m * n and cn != n:
+            if c_shape is not None and cn is not None and m is not None and n is not None and cn >= m * n and cn != n:
                 out.append(ChainOp("add", g, L.name, True,
                                    f"[beta-accumulate] {L.name} ({where}) adds {L.args[0]} (shape "
                                    f"{list(c_shape)}, as large as the output: a residual, not a bias) as its C "
@@ -611,7 +619,7 @@ def _name_labels(kd: KernelDef) -> list[str]:
     return [o for o in dict.fromkeys(ops) if vocab.op_class(o) == "pointwise" and o not in vocab.CAST_OPS]
 
 
-def _fragment_fused(kd: KernelDef, node: FxNode, g: int, L: Launch, where) -> list[ChainOp]:
+def _fragment_fused(kd: KernelDef, node: FxNode, g: int, L: Launch, where: Callable[[int], str]) -> list[ChainOp]:
     """Fused ops of a template whose body is not readable (NVGEMM, CUTLASS): the fragment nodes it computes
     after the GEMM node."""
     out: list[ChainOp] = []

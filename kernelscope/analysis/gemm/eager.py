@@ -20,105 +20,16 @@ from kernelscope.analysis.gemm.library import (
     _mnk_from_dims,
     conv_out_shape,
 )
-from kernelscope.analysis.gemm.model import BIAS_OPS, VIEW_OPS, EpilogueOp, _Config, _Found, short_kernel_name
+from kernelscope.analysis.gemm.model import BIAS_OPS, EpilogueOp, _Config, _Found, short_kernel_name
 from kernelscope.analysis.gemm.trace_only import _trace_only
 from kernelscope.analysis.gemm.whynot import _why_from_trace
 from kernelscope.analysis.kernels import KernelInstance
 from kernelscope.provenance import short_source
 from kernelscope.trace import CpuEvent
 
-_EAGER_GEMMS = frozenset(
-    "aten::" + n
-    for n in (
-        "mm",
-        "addmm",
-        "bmm",
-        "baddbmm",
-        "_addmm_activation",
-        "_scaled_mm",
-        "_int_mm",
-        "_grouped_mm",
-        "_scaled_grouped_mm",
-        "addmv",
-        "mv",
-    )
-) | frozenset({"mkl::_mkl_linear", "mkldnn::_linear_pointwise"}) | frozenset(
-    # convolutions are GEMM-class (implicit GEMMs); the innermost one of aten::conv2d -> convolution ->
-    # _convolution -> cudnn_convolution / mkldnn_convolution is the op that launches the work
-    "aten::" + n for n in ("convolution", "_convolution", "conv1d", "conv2d", "conv3d", "cudnn_convolution",
-                           "mkldnn_convolution", "_nnpack_spatial_convolution", "_slow_conv2d_forward",
-                           "slow_conv2d_forward", "thnn_conv2d", "miopen_convolution", "conv_transpose2d",
-                           "cudnn_convolution_relu", "cudnn_convolution_add_relu")
-) | frozenset({"mkldnn::_convolution_pointwise"})
-
-
-_EAGER_ELEMENTWISE = frozenset(
-    "aten::" + n
-    for n in [
-        "add",
-        "add_",
-        "sub",
-        "sub_",
-        "mul",
-        "mul_",
-        "div",
-        "div_",
-        "relu",
-        "relu_",
-        "gelu",
-        "gelu_",
-        "silu",
-        "silu_",
-        "sigmoid",
-        "sigmoid_",
-        "tanh",
-        "tanh_",
-        "hardtanh",
-        "hardtanh_",
-        "leaky_relu",
-        "leaky_relu_",
-        "mish",
-        "mish_",
-        "clamp",
-        "clamp_",
-        "clamp_min",
-        "clamp_min_",
-        "clamp_max",
-        "clamp_max_",
-        "elu",
-        "elu_",
-        "hardswish",
-        "hardswish_",
-        "hardsigmoid",
-        "hardsigmoid_",
-        "threshold",
-        "threshold_",
-        "_to_copy",
-        "to",
-        "type_as",
-        "where",
-        "maximum",
-        "minimum",
-        "pow",
-        "exp",
-        "softplus",
-        "selu",
-        "celu",
-        "rsub",
-        "neg",
-        "abs",
-        "square",
-        "sqrt",
-        "rsqrt",
-        "addcmul",
-        "erf",
-    ]
-)
-
-
-_EAGER_VIEWS = frozenset("aten::" + n for n in VIEW_OPS) | frozenset(
-    {"aten::dropout", "aten::feature_dropout"}
-)
+_EAGER_GEMMS = vocab.EAGER_GEMM_OPS
+_EAGER_ELEMENTWISE = vocab.EAGER_ELEMENTWISE_OPS
+_EAGER_VIEWS = vocab.EAGER_VIEW_OPS
 
 
 @dataclass(slots=True)
@@ -189,10 +100,10 @@ def _eager_ops(
     inst = tx.ka.iteration(it)
     kernels_by_ext: dict[int, list[KernelInstance]] = defaultdict(list)
     kernels_by_key: dict[tuple[str, float], KernelInstance] = {}
-    for k in inst:
-        if k.external_id is not None:
-            kernels_by_ext[k.external_id].append(k)
-        kernels_by_key[(k.name, k.ts)] = k
+    for ki in inst:
+        if ki.external_id is not None:
+            kernels_by_ext[ki.external_id].append(ki)
+        kernels_by_key[(ki.name, ki.ts)] = ki
 
     def kernels_of(indices: Sequence[int]) -> list[KernelInstance]:
         out: list[KernelInstance] = []
@@ -246,8 +157,8 @@ def _eager_ops(
             if gk
             else f"[eager-op] {e.name}"
         ]
-        if any("splitKreduce" in k.name for k in gk):
-            evidence.append("[split-k] cublasLt::splitKreduce_kernel belongs to the GEMM launched before it")
+        if any(vocab.is_split_k_reduce(k.name) for k in gk):
+            evidence.append(vocab.SPLIT_K_EVIDENCE)
         ops: list[EpilogueOp] = []
         group = _Group(e, tuple(ks))
         if base in BIAS_OPS:
@@ -339,8 +250,8 @@ def _eager_ops(
             dims = [d for d in (oj.input_dims or ()) if isinstance(d, list) and d]
             shape_ok = numel is not None and any(_numel(d) == numel for d in dims)
             if not is_elem or not shape_ok:
-                why = "not elementwise" if not is_elem else f"no input of the GEMM's output shape {out_shape}"
-                evidence.append(f"[eager-sequence] chain stops at {oj.name}: {why}")
+                stop = "not elementwise" if not is_elem else f"no input of the GEMM's output shape {out_shape}"
+                evidence.append(f"[eager-sequence] chain stops at {oj.name}: {stop}")
                 break
             label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
             if live is not None and fl is not None:

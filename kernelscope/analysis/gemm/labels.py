@@ -28,20 +28,7 @@ def _eager_label(name: str, concrete: Sequence[str] | None = None) -> str:
     return base
 
 
-_ATEN_KERNEL_LABELS = (
-    (re.compile(r"Gelu", re.IGNORECASE), "gelu"),
-    (re.compile(r"silu", re.IGNORECASE), "silu"),
-    (re.compile(r"sigmoid", re.IGNORECASE), "sigmoid"),
-    (re.compile(r"mish", re.IGNORECASE), "mish"),
-    (re.compile(r"hardtanh", re.IGNORECASE), "hardtanh"),
-    (re.compile(r"leaky_relu", re.IGNORECASE), "leaky_relu"),
-    (re.compile(r"tanh", re.IGNORECASE), "tanh"),
-    (re.compile(r"clamp|threshold", re.IGNORECASE), "clamp"),
-    (re.compile(r"Add|add_kernel", re.IGNORECASE), "add"),
-    (re.compile(r"Mul", re.IGNORECASE), "mul"),
-    (re.compile(r"Div", re.IGNORECASE), "div"),
-    (re.compile(r"copy", re.IGNORECASE), "copy"),
-)
+_ATEN_KERNEL_LABELS = vocab.ATEN_KERNEL_LABELS
 
 
 def pooling_in_name(name: str) -> str | None:

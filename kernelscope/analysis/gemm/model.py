@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernelscope import vocab
-from kernelscope.analysis import patterns
 from kernelscope.result import Verdict
 
 # The op vocabulary lives in kernelscope/vocab.py (one table for every path and module).
@@ -28,14 +27,10 @@ VIEW_OPS = vocab.VIEW_OPS
 CAST_OPS = vocab.CAST_OPS
 
 
-# Backends whose GEMM is a library call: Inductor cannot put its own epilogue into them.
-VENDOR_BACKENDS = frozenset(
-    {patterns.CUBLAS, patterns.CUBLASLT, patterns.CPU_BLAS, patterns.CPU_ATEN, patterns.ATEN}
-)
+VENDOR_BACKENDS = vocab.VENDOR_BACKENDS
 
 
-# max_autotune_gemm_backends entries that produce kernels Inductor can fuse an epilogue into.
-_FUSIBLE_BACKENDS = frozenset({"TRITON", "CUTLASS", "NVGEMM", "CPP", "CUTEDSL", "CK", "CKTILE"})
+_FUSIBLE_BACKENDS = vocab.FUSIBLE_GEMM_BACKENDS
 
 
 _CPP_GEMM_NAME = re.compile(r"gemm_m(\d+)n(\d+)k(\d+)")

@@ -45,8 +45,7 @@ class ModuleIndex:
         graphs: list[dict[str, Any]] = []
         if log_text and ("__graph_code" in log_text or "TRACED GRAPH" in log_text):
             for gs in parse_graph_code(log_text, params):
-                nodes = getattr(gs, "nodes", gs)
-                graphs.append(dict(nodes))
+                graphs.append(dict(gs.nodes))
         prov = [getattr(c, "provenance", None) for c in codes]
         if not graphs and not any(p is not None for p in prov):
             return None

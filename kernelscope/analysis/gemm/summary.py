@@ -63,7 +63,7 @@ def _ranges(values: Sequence[int]) -> str:
     vs = sorted(set(values))
     parts: list[str] = []
     start = prev = vs[0]
-    for v in vs[1:] + [None]:  # type: ignore[list-item]
+    for v in vs[1:] + [None]:
         if v is not None and v == prev + 1:
             prev = v
             continue
@@ -94,7 +94,8 @@ def group_gemms(gemms: Sequence[GemmEpilogue]) -> tuple[tuple[GemmEpilogue, ...]
         if not g.module:
             continue
         pat, idx = _pattern(g.module)
-        key = (pat, len(idx), g.op, g.m, g.n, g.k, g.batch, g.backend, g.verdict, g.fused, g.unfused, g.prologue)
+        key: tuple[object, ...] = (pat, len(idx), g.op, g.m, g.n, g.k, g.batch, g.backend, g.verdict, g.fused,
+                                   g.unfused, g.prologue)
         if key not in buckets:
             order.append(key)
         buckets[key].append(g)
@@ -103,10 +104,10 @@ def group_gemms(gemms: Sequence[GemmEpilogue]) -> tuple[tuple[GemmEpilogue, ...]
     for key in order:
         members = buckets[key]
         pat = str(key[0])
-        idx = [_pattern(m.module)[1] for m in members]
+        indices = [_pattern(m.module)[1] for m in members]
         label = pat
-        for pos in range(len(idx[0])):
-            label = label.replace("#", _ranges([i[pos] for i in idx]), 1)
+        for pos in range(len(indices[0])):
+            label = label.replace("#", _ranges([i[pos] for i in indices]), 1)
         if len(members) == 1:
             label = members[0].module
         first = members[0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.align import _groups, _TraceIndex
 from kernelscope.analysis.gemm.labels import _kernel_name_labels, pooling_in_name
@@ -42,7 +43,7 @@ def _trace_only(
         while (
             i + 1 < len(groups)
             and groups[i + 1].compute
-            and all("splitKreduce" in kk.name for kk in groups[i + 1].compute)
+            and all(vocab.is_split_k_reduce(kk.name) for kk in groups[i + 1].compute)
         ):
             i += 1
             gk = gk + groups[i].compute
@@ -52,8 +53,8 @@ def _trace_only(
             "code: "
             "verdict read from kernel names and their order, which list origins, not dataflow)"
         ]
-        if any("splitKreduce" in k.name for k in gk):
-            evidence.append("[split-k] cublasLt::splitKreduce_kernel belongs to the GEMM launched before it")
+        if any(vocab.is_split_k_reduce(k.name) for k in gk):
+            evidence.append(vocab.SPLIT_K_EVIDENCE)
         ops: list[EpilogueOp] = []
         op_name = g.op.name if g.op is not None else first.name
         base = op_name.split("::")[-1]

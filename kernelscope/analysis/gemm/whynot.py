@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.dataflow import CodeGemm
 from kernelscope.analysis.gemm.log import AutotuneTable, LogFacts, table_matches
@@ -175,17 +176,7 @@ def _why_not(
     return why, ev
 
 
-def _choice_backend(name: str) -> str:
-    n = name.lower()
-    if n.startswith("triton") or "decompose_k" in n:
-        return "Triton"
-    if "cutlass" in n:
-        return "CUTLASS"
-    if "nv_universal" in n or "nvgemm" in n or "cutedsl" in n:
-        return "NVGEMM"
-    if n.startswith("cpp"):
-        return "C++"
-    return "ATen"
+_choice_backend = vocab.choice_backend
 
 
 def _autotune_for(
