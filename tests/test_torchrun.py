@@ -161,6 +161,11 @@ def test_tp_compare_matches_ranks(tp_run: Path, tmp_path: Path):
     assert [r["rank"] for r in mode["ranks"]] == [0, 1]
     assert all(r["ratio"] == pytest.approx(1.0) and r["verdicts_changed"] == [] for r in mode["ranks"])
     assert "### Ranks: eager" in (tmp_path / "cmp" / "compare.md").read_text()
+    # compare.html shows the same per-rank rows: both ranks, one-way change, no verdict change
+    html = (tmp_path / "cmp" / "compare.html").read_text()
+    section = html[html.index('<section id="ranks">'):html.index('<section id="failures">')]
+    assert section.count("<tr><td>") == 2 and "<h3>eager</h3>" in section
+    assert "0.x" not in section and ("same speed" in section or "×" in section)
 
 
 # ------------------------------------------------------------------------------------------------- DDP, 2 ranks
