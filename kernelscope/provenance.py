@@ -483,7 +483,7 @@ class CallSiteProvenance:
 
     @property
     def source(self) -> str:
-        return f"{os.path.basename(self.file)}:{self.line}" if self.file and self.line else ""
+        return short_source(f"{self.file}:{self.line}") if self.file and self.line else ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -209,9 +209,9 @@ def _share_tables(out: list[AutotuneResult], tables: Sequence[AutotuneTable], wi
 
 
 def autotune_for_gemm(results: Sequence[AutotuneResult], gemm_id: str) -> AutotuneResult | None:
-    """The table that decided a GEMM: its own, or the one an identical earlier GEMM's selection key made."""
-    return next((r for r in results if r.gemm == gemm_id), None) or next(
-        (r for r in results if r.serves(gemm_id)), None)
+    """The table that decided a GEMM: its own, or the one an identical earlier GEMM's selection key made (a GEMM
+    joins one table only: its own claim, or a share of an unclaimed one)."""
+    return next((r for r in results if r.serves(gemm_id)), None)
 
 
 def summary(r: AutotuneResult) -> str:
