@@ -6,11 +6,11 @@ their attributes. Standard library only and no torch: capture/interpreter.py shi
 another interpreter.
 
 Three generations of files are in tests/data (before ``--processes``, before the float64 reference, today's);
-a field an older worker did not write reads as its default. The parts that reach result.json as they were
-written (``memory``, ``numerics``, ``compile``, ``dynamo``, ``config``, ``environment``) keep the difference
-between a field written as null and one not written at all: their fields default to ``UNSET`` and ``to_json``
-leaves those out, so re-writing a record never invents a key (the reports read "warm_s" being there as
-"the warm compile was measured").
+a field an older worker did not write reads as its default. The parts the result copies (``memory``,
+``numerics``, ``compile``, ``dynamo``, ``config``, ``environment``: kernelscope/result.py has a typed record of the
+same fields for each) keep the difference between a field written as null and one not written at all: their
+fields default to ``UNSET`` and ``to_json`` leaves those out, so re-writing a record (the runner merging the warm
+process or the later processes) never invents a key.
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ class _Record:
     __slots__ = ()
 
     def to_json(self) -> dict[str, Any]:
-        return _encode(self)
+        data: dict[str, Any] = _encode(self)
+        return data
 
 
 # --------------------------------------------------------------------------------------------------- parts
@@ -325,9 +326,10 @@ def capture_from_json(data: Mapping[str, Any], *, strict: bool = False, where: s
         raise CaptureFileError(f"{where} has schema {schema!r}; this kernelscope reads {CAPTURE_SCHEMA!r}",
                                "re-run `kernelscope profile` with this kernelscope to capture it again")
     try:
-        return _decode(CaptureRecord, data, "", strict)
+        record: CaptureRecord = _decode(CaptureRecord, data, "", strict)
     except _FieldError as exc:
         raise CaptureFileError(f"{where}: {exc}", "re-run `kernelscope profile` to capture it again") from None
+    return record
 
 
 def capture_to_json(record: CaptureRecord) -> dict[str, Any]:
@@ -391,7 +393,8 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def _key(f: dataclasses.Field[Any]) -> str:
-    return f.metadata.get("json", f.name)
+    key: str = f.metadata.get("json", f.name)
+    return key
 
 
 def _decode(cls: type, data: Any, where: str, strict: bool) -> Any:

@@ -1,6 +1,7 @@
 """House habits CI keeps: the linter and the type checker pass (they run here because CI runs pytest).
 
-ruff's settings and mypy's (strict on trace, inductor_code, analysis and result) live in pyproject.toml.
+ruff's settings and mypy's (strict on trace, inductor_code, analysis, result, result_file and capture_record) live in
+pyproject.toml.
 """
 
 from __future__ import annotations
