@@ -88,6 +88,7 @@ def _autotune_spread(results: list[Path]) -> dict:
 def report(a: argparse.Namespace) -> None:
     from kernelscope.report.compare import compare_data, compare_results
     from kernelscope.report.io import load_result
+    from kernelscope.result import to_json
 
     out = Path(a.out)
     dirs = sorted((p for p in out.glob("run-*") if (p / "result.json").exists()),
@@ -96,9 +97,9 @@ def report(a: argparse.Namespace) -> None:
     walls = json.loads((out / "walls.json").read_text())
     lines = [f"# issue 13 proofs: {len(results)} runs of {results[0].model}", ""]
     env = results[0].environment
-    lines.append(f"machine: {env.get('gpu') or env.get('cpu')}, torch {env.get('torch')}, triton {env.get('triton')}, "
-                 f"driver {env.get('driver')}; --processes {results[0].settings.get('processes')}")
-    data: dict = {"runs": [str(d) for d in dirs], "environment": env, "modes": {}, "pairs": []}
+    lines.append(f"machine: {env.gpu or env.cpu}, torch {env.torch}, triton {env.triton}, "
+                 f"driver {env.driver}; --processes {results[0].settings.get('processes')}")
+    data: dict = {"runs": [str(d) for d in dirs], "environment": to_json(env), "modes": {}, "pairs": []}
     names = [m.name for m in results[0].modes if m.latency_ms is not None]
     lines += ["", "| mode | run medians (ms) | intervals | runs whose interval holds every other run's median |",
               "| --- | --- | --- | --- |"]

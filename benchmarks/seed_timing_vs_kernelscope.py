@@ -58,7 +58,7 @@ def main() -> None:
 
     result = load_result(Path(args.out))
     env = result.environment
-    print(f"model {args.model} on {env.get('gpu') or env.get('cpu')} (torch {env.get('torch')}); "
+    print(f"model {args.model} on {env.gpu or env.cpu} (torch {env.torch}); "
           f"kernelscope wall {time.time() - t0:.0f} s")
     # kernelscope's speedup vs eager with its 95% bootstrap interval (the recommendation's candidates), next to
     # the seed's single ratio of two means: the seed cannot say whether its speedup is beyond noise.

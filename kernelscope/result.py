@@ -1,7 +1,11 @@
 """The result: one JSON-ready object that every renderer reads (html, md, json, check, compare).
 
-Schema ``kernelscope.result/1``. Renderers never re-derive facts: whatever a report shows is in here.
-Dataclasses are frozen with slots; ``to_json`` / ``from_json`` round-trip them through plain dicts.
+Schema ``kernelscope.result/2`` (kernelscope/result_file.py reads and writes result.json and migrates /1).
+Renderers never re-derive facts: whatever a report shows is in here. Dataclasses are frozen with slots;
+``to_json`` / ``from_json`` round-trip them through plain dicts. What a mode's worker measured beside its
+latency (memory, numerics, compile, Dynamo counters, its config) and the run's environment are typed parts
+too: analysis/mode.py fills them from the capture record (kernelscope/capture_record.py), field for field;
+a part the worker did not measure is None (null), a field it did not write is None (or empty).
 """
 
 from __future__ import annotations
@@ -9,11 +13,15 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-SCHEMA = "kernelscope.result/1"
+SCHEMA = "kernelscope.result/2"
+
+_T = TypeVar("_T")
 
 
 class Status(str, enum.Enum):
@@ -306,6 +314,198 @@ class RankResult:
     slowest: bool = False
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# What a mode's worker measured beside its latency, and the run's environment: typed copies of the capture
+# record's parts (kernelscope/capture_record.py), written by analysis/mode.py and read by analysis and report.
+
+
+def _json_key(name: str) -> dict[str, str]:
+    """Field metadata for a JSON key that is not a Python name (``"pass"``)."""
+    return {"json": name}
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPeaks:
+    """Peak memory of a mode, in bytes (the worker's ``memory``). On a GPU the CUDA allocator's peaks, reset before
+    the first call (compile + autotune) and again before the timed calls (steady state); on the CPU the
+    process's peak RSS in the same windows, the RSS before the model was built, and each window's growth over it
+    (what the mode itself allocated: ``peak_memory_bytes`` is that growth). None: not measured on this device."""
+
+    first_call_peak_allocated_bytes: int | None = None
+    first_call_peak_reserved_bytes: int | None = None
+    peak_allocated_bytes: int | None = None
+    peak_reserved_bytes: int | None = None
+    rss_before_bytes: int | None = None
+    build_peak_rss_bytes: int | None = None
+    first_call_peak_rss_bytes: int | None = None
+    process_peak_rss_bytes: int | None = None
+    peak_rss_bytes: int | None = None
+    rss_after_bytes: int | None = None
+    first_call_rss_growth_bytes: int | None = None
+    peak_rss_growth_bytes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutputError:
+    """One set of outputs against another (capture/worker.py ``_compare``): a mode against eager, or against the
+    float64 reference, which also carries eager's own errors against it (``eager_*``) and the rmse a mode may
+    reach and still pass (``bound_rmse``). ``passed`` is the call (JSON ``"pass"``); ``note``: the outputs
+    differ in structure (count or shape); ``reason``: why it failed, as the report says it."""
+
+    max_abs: float | None = None
+    max_rel: float | None = None
+    rmse: float | None = None
+    mismatch_fraction: float | None = None
+    differ_fraction: float | None = None
+    nonfinite: int | None = None
+    new_nonfinite: int | None = None
+    elements: int | None = None
+    allclose: bool | None = None
+    passed: bool | None = field(default=None, metadata=_json_key("pass"))
+    note: str = ""
+    reason: str = ""
+    eager_rmse: float | None = None
+    eager_max_abs: float | None = None
+    eager_nonfinite: int | None = None
+    bound_rmse: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToleranceUsed:
+    """The tolerance the worker counted mismatches with (kernelscope/tolerance.py) and the rules it applied."""
+
+    dtype: str | None = None
+    atol: float | None = None
+    rtol: float | None = None
+    vs_eager_rule: str = ""
+    vs_reference_rule: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceInfo:
+    """How the high-precision reference ran (``dtype`` on ``device``), or why it did not (``skipped``)."""
+
+    dtype: str | None = None
+    device: str | None = None
+    skipped: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NumericsResult:
+    """The mode's output against eager and against the float64 reference (None: that comparison was not made;
+    analysis/numerics.py makes the calls)."""
+
+    vs_eager: OutputError | None = None
+    tolerance: ToleranceUsed | None = None
+    reference: ReferenceInfo | None = None
+    vs_reference: OutputError | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DynamoStats:
+    """Dynamo's counters over one shape point: frames and graphs compiled, recompiles and the guards that failed,
+    graph breaks and why."""
+
+    frames_compiled: int | None = None
+    graphs: int | None = None
+    recompiles: int | None = None
+    guard_failures: tuple[str, ...] = ()
+    graph_breaks: int | None = None
+    graph_break_reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CompileCache:
+    """Inductor's cache counters (``fxgraph_cache_hit``, ``autograd_cache_miss``, ``select_algorithm_autotune``,
+    ...) over the cold first call and over the warm process's (``--warm-compile``; None when none ran)."""
+
+    cold: dict[str, int] = field(default_factory=dict)
+    warm: dict[str, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompileInfo:
+    """A compiled mode's first call. ``cold_s``: the cold compile (None: nothing compiled at this point,
+    ``reused``, as a dynamic graph compiled at an earlier shape point covers it; ``first_call_s`` is then that
+    call's time). ``warm_s``: the warm process's first call (``--warm-compile``): None when none ran, when it
+    failed (``warm_error``) or when nothing compiled here."""
+
+    cold_s: float | None = None
+    cache: CompileCache = field(default_factory=CompileCache)
+    cache_dir_fresh: bool = True  # False: --cache-dir, so the first call may reuse an earlier cache
+    reused: bool = False
+    first_call_s: float | None = None
+    warm_s: float | None = None
+    warm_dynamo: DynamoStats | None = None
+    warm_error: str = ""
+    warm_log: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModeConfig:
+    """How the mode ran: what ``--modes`` asked for and what the worker set (None: not recorded, as for a trace
+    analysed on its own). ``gemm_backends``: the usable max-autotune GEMM backends in Inductor's order;
+    ``inductor_config``: the Inductor config patch, as Inductor names its keys."""
+
+    compiled: bool | None = None
+    compile_mode: str | None = None
+    max_autotune: bool | None = None
+    cudagraphs: bool | None = None
+    dynamic: bool | None = None
+    device: str | None = None
+    capability: str | None = None
+    dtype: str | None = None
+    freezing: bool | None = None
+    gemm_backends: tuple[str, ...] | None = None
+    gemm_backends_requested: tuple[str, ...] = ()
+    cute_dsl_arch: str | None = None
+    inductor_config: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class BackendStatus:
+    """Whether a max-autotune GEMM backend could run here, and why not."""
+
+    available: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class InterpreterInfo:
+    """The interpreter the workers ran under (``--python``; capture/interpreter.py)."""
+
+    path: str
+    executable: str = ""
+    python: str | None = None
+    torch: str | None = None
+    triton: str | None = None
+    cuda: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunEnvironment:
+    """What a reviewer needs to place and reproduce a run (the worker's ``environment``; no hostnames, no
+    environment variables). None: not recorded (a CPU run has no GPU; a trace analysed on its own records what
+    its metadata says: device, GPU, torch, CUDA and ``cuda_driver_version``)."""
+
+    python: str | None = None
+    platform: str | None = None
+    torch: str | None = None
+    cuda: str | None = None
+    device: str | None = None
+    triton: str | None = None
+    gpu: str | None = None
+    capability: str | None = None
+    gpu_memory_bytes: int | None = None
+    sm_count: int | None = None
+    driver: str | None = None
+    cpu: str | None = None
+    cpu_count: int | None = None
+    gemm_backends: dict[str, BackendStatus] = field(default_factory=dict)
+    interpreter: InterpreterInfo | None = None
+    cuda_driver_version: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class ModeResult:
     name: str
@@ -316,10 +516,10 @@ class ModeResult:
     first_call_s: float | None = None
     latency_ms: LatencyStats | None = None
     peak_memory_bytes: int | None = None
-    memory: dict[str, Any] = field(default_factory=dict)
+    memory: MemoryPeaks | None = None
     max_abs_error: float | None = None
     max_rel_error: float | None = None
-    numerics: dict[str, Any] = field(default_factory=dict)
+    numerics: NumericsResult | None = None
     kernels_per_iter: float | None = None
     memops_per_iter: float | None = None
     kernels_by_category: dict[str, float] = field(default_factory=dict)
@@ -332,13 +532,13 @@ class ModeResult:
     trace: str | None = None
     inductor_code: tuple[str, ...] = ()
     log: str | None = None
-    config: dict[str, Any] = field(default_factory=dict)
+    config: ModeConfig | None = None
     notes: tuple[str, ...] = ()
     timeline: tuple[TimelineEntry, ...] = ()
-    # Issue 5 additions: compile {"cold_s", "warm_s", "cache": {"cold": {...}, "warm": {...}}}, Dynamo counters of
-    # the run (recompiles, guard failures, graphs, graph breaks), max-autotune tables per GEMM.
-    compile: dict[str, Any] = field(default_factory=dict)
-    dynamo: dict[str, Any] = field(default_factory=dict)
+    # Issue 5 additions: the compile (cold and warm first call, Inductor's cache counters), Dynamo counters of the
+    # run (recompiles, guard failures, graphs, graph breaks), max-autotune tables per GEMM. None: eager.
+    compile: CompileInfo | None = None
+    dynamo: DynamoStats | None = None
     autotune: tuple[AutotuneResult, ...] = ()
     # Issue 12 additions: identical layers grouped, and what the unfused epilogues cost the iteration.
     gemm_groups: tuple[GemmGroup, ...] = ()
@@ -441,7 +641,7 @@ class RunResult:
     model: str
     device: str
     dtype: str
-    environment: dict[str, Any]
+    environment: RunEnvironment
     modes: tuple[ModeResult, ...]
     settings: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
@@ -456,10 +656,16 @@ class RunResult:
         return next((m for m in self.modes if m.name == name), None)
 
 
+def _key(f: dataclasses.Field[Any]) -> str:
+    """A field's JSON key: its name, or the ``json`` of its metadata (``OutputError.passed`` is ``"pass"``)."""
+    key: str = f.metadata.get("json", f.name)
+    return key
+
+
 def to_json(obj: Any) -> Any:
     """Dataclasses/enums/tuples -> plain JSON types (dicts keep their order)."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {_key(f): to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, enum.Enum):
         return obj.value
     if isinstance(obj, (list, tuple)):
@@ -475,12 +681,15 @@ def _from(tp: Any, value: Any) -> Any:
     if value is None:
         return None
     origin = typing.get_origin(tp)
-    if origin is typing.Union or (origin is not None and str(origin) == "types.UnionType") or _is_union(tp):
+    if origin is typing.Union or isinstance(tp, types.UnionType):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         return _from(args[0], value) if len(args) == 1 else value
     if origin is tuple:
         (inner, *_rest) = typing.get_args(tp) or (Any,)
         return tuple(_from(inner, v) for v in value)
+    if origin is dict:
+        inner = typing.get_args(tp)[1]
+        return {str(k): _from(inner, v) for k, v in value.items()}
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if tp is Evidence and isinstance(value, str):  # result.json written before evidence was typed
             return Evidence("note", value)
@@ -488,24 +697,26 @@ def _from(tp: Any, value: Any) -> Any:
     return value
 
 
-def _is_union(tp: Any) -> bool:
-    import types
-
-    return isinstance(tp, types.UnionType)
-
-
 _HINTS: dict[type, dict[str, Any]] = {}
 
 
-def _dataclass_from(cls: type, data: dict[str, Any]) -> Any:
+def _dataclass_from(cls: type, data: Mapping[str, Any]) -> Any:
     hints = _HINTS.get(cls)
     if hints is None:
         hints = _HINTS[cls] = typing.get_type_hints(cls)
     kwargs = {}
     for f in dataclasses.fields(cls):
-        if f.name in data:
-            kwargs[f.name] = _from(hints[f.name], data[f.name])
+        key = _key(f)
+        if key in data:
+            kwargs[f.name] = _from(hints[f.name], data[key])
     return cls(**kwargs)
+
+
+def part_from_json(cls: type[_T], data: Mapping[str, Any]) -> _T:
+    """One of the result's records (``MemoryPeaks``, ``NumericsResult``, ``RunEnvironment``, ...) from its JSON
+    form; a key the record does not have is ignored, a field the data lacks takes its default."""
+    part: _T = _dataclass_from(cls, data)
+    return part
 
 
 def run_from_json(data: dict[str, Any]) -> RunResult:

@@ -25,10 +25,35 @@ RESULT_FILE = "result.json"
 SCHEMA_PREFIX = "kernelscope.result/"
 SCHEMA_VERSION = int(SCHEMA.rpartition("/")[2])
 
-# Older schema version -> the function that turns such a result.json's object into the next version's.
-# kernelscope.result/1 is the first schema: nothing to migrate from yet. When a change to result.py renames or
-# removes a field, bump SCHEMA and add the step here (a new field with a default needs neither).
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+# The parts of a mode that kernelscope.result/1 kept as the worker's dicts, {} when not measured.
+_V1_MODE_PARTS = ("memory", "numerics", "compile", "dynamo", "config")
+
+
+def _v1_mode(mode: Any) -> Any:
+    if not isinstance(mode, Mapping):
+        return mode
+    return {**mode, **{k: mode[k] or None for k in _V1_MODE_PARTS if k in mode}}
+
+
+def migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
+    """kernelscope.result/1 -> /2: a mode's ``memory``, ``numerics``, ``compile``, ``dynamo`` and ``config`` and the
+    run's ``environment`` became typed records (result.py) with the keys the worker wrote. Their keys are
+    unchanged; what changed is "not measured": /1 wrote ``{}``, /2 writes null (an empty environment stays an
+    environment with nothing recorded)."""
+    out = dict(data)
+    if isinstance(out.get("modes"), list):
+        out["modes"] = [_v1_mode(m) for m in out["modes"]]
+    if isinstance(out.get("points"), list):
+        out["points"] = [{**p, "modes": [_v1_mode(m) for m in p["modes"]]}
+                         if isinstance(p, Mapping) and isinstance(p.get("modes"), list) else p for p in out["points"]]
+    out["environment"] = out.get("environment") or {}
+    return out
+
+
+# Older schema version -> the function that turns such a result.json's object into the next version's. When a
+# change to result.py renames or removes a field or changes its shape, bump SCHEMA and add the step here (a new
+# field with a default needs neither).
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: migrate_1_to_2}
 
 
 def result_path(path: str | os.PathLike[str]) -> Path:

@@ -19,14 +19,18 @@ from pathlib import Path
 
 from kernelscope.result import (
     SCHEMA,
+    BackendStatus,
     Evidence,
     GemmEpilogue,
     Iterations,
     KernelStat,
     LatencyStats,
+    ModeConfig,
     ModeResult,
+    RunEnvironment,
     RunResult,
     TimelineEntry,
+    part_from_json,
 )
 
 DATA = Path(__file__).resolve().parent / "data"  # the committed runs (result.json per run directory)
@@ -70,7 +74,7 @@ NVGEMM_NO_CHOICES = (
     "torch/_inductor/config.py) to allow at least one choice."
 )
 
-ENV_H200_211 = {
+ENV_H200_211 = part_from_json(RunEnvironment, {
     "torch": "2.11.0+cu130",
     "triton": "3.6.0",
     "cuda": "13.0",
@@ -85,12 +89,15 @@ ENV_H200_211 = {
         "NVGEMM": {"available": False,
                    "reason": "torch 2.11 < 2.14; ModuleNotFoundError(\"No module named 'cutlass'\")"},
     },
-}
-ENV_H200_2141 = {
-    **ENV_H200_211,
-    "torch": "2.14.1+cu130",
-    "gemm_backends": {**ENV_H200_211["gemm_backends"], "NVGEMM": {"available": True, "reason": ""}},
-}
+})
+ENV_H200_2141 = dataclasses.replace(
+    ENV_H200_211, torch="2.14.1+cu130",
+    gemm_backends={**ENV_H200_211.gemm_backends, "NVGEMM": BackendStatus(available=True)},
+)
+# The config of a max-autotune mode with NVGEMM as its only GEMM backend, as the worker records it.
+NVGEMM_ONLY = ModeConfig(compiled=True, compile_mode="max-autotune-no-cudagraphs", max_autotune=True,
+                         cudagraphs=False, device="cuda", capability="9.0", gemm_backends=("NVGEMM",),
+                         inductor_config={"max_autotune_gemm_backends": "NVGEMM"})
 
 
 def timings(median_ms: float, rel_iqr: float = 0.02, n: int = 31, seed: int = 0) -> LatencyStats:
@@ -244,7 +251,7 @@ def seed_h200_2141() -> RunResult:
     )
     nvgemm = ModeResult(
         name="max-autotune-nvgemm", status="failed", error=NVGEMM_NO_CHOICES, error_kind="InductorError",
-        device="cuda:0 NVIDIA H200", config={"max_autotune_gemm_backends": "NVGEMM"},
+        device="cuda:0 NVIDIA H200", config=NVGEMM_ONLY,
         log="logs/max-autotune-nvgemm.stderr.txt",
     )
     base = seed_h200_211()
@@ -289,7 +296,7 @@ def big_h200_211(*, autotune_failed: bool = False) -> RunResult:
     if autotune_failed:
         autotune = ModeResult(name="max-autotune", status="failed", error=NVGEMM_NO_CHOICES,
                               error_kind="InductorError", device="cuda:0 NVIDIA H200",
-                              config={"max_autotune_gemm_backends": "NVGEMM"})
+                              config=NVGEMM_ONLY)
     else:
         autotune = _mode(
             "max-autotune", median=0.20661439895629882, first=5.337620803999982, err=0.0,
@@ -325,7 +332,7 @@ def with_hostile_names(result: RunResult) -> RunResult:
         modes.append(dataclasses.replace(m, kernels=kernels, timeline=timeline, gemms=gemms,
                                          error=m.error and HOSTILE + m.error))
     return dataclasses.replace(result, modes=tuple(modes), model=HOSTILE, command=f"kernelscope profile '{HOSTILE}'",
-                               environment={**result.environment, "gpu": HOSTILE})
+                               environment=dataclasses.replace(result.environment, gpu=HOSTILE))
 
 
 def huge_result(n_kernels: int = 3000, n_gemms: int = 400, n_modes: int = 4) -> RunResult:

@@ -23,6 +23,7 @@ def from_captures(model: str, modes: tuple[str, ...]) -> RunResult:
     """A RunResult from a captured model folder (modes/<mode>/capture.json + tb/<mode>/*.pt.trace.json.gz)."""
     from kernelscope.analysis.mode import build_mode_result, build_run_result
     from kernelscope.analysis.roofline import peaks_for
+    from kernelscope.result import RunEnvironment, part_from_json
 
     root = CAPTURES / model
     recs = [json.loads((root / "modes" / m / "capture.json").read_text()) for m in modes]
@@ -34,7 +35,8 @@ def from_captures(model: str, modes: tuple[str, ...]) -> RunResult:
             (trace,) = (root / "tb" / m).glob("*.pt.trace.json.gz")
             rec = {**rec, "trace": str(trace.relative_to(root))}
         results.append(build_mode_result(root, rec, peaks=peaks))
-    return build_run_result(results, environment=env, command=f"kernelscope profile samples/{model}.py",
+    return build_run_result(results, environment=part_from_json(RunEnvironment, env),
+                            command=f"kernelscope profile samples/{model}.py",
                             model=f"samples/{model}.py", device=env.get("device", "cuda"),
                             dtype=recs[0].get("dtype", ""), settings={}, peaks=peaks)
 

@@ -10,6 +10,7 @@ runner writes.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,23 @@ from kernelscope.capture_record import (
     write_capture,
 )
 from kernelscope.errors import CaptureFileError, ResultError
-from kernelscope.result import SCHEMA, to_json
+from kernelscope.result import (
+    SCHEMA,
+    BackendStatus,
+    CompileCache,
+    CompileInfo,
+    DynamoStats,
+    InterpreterInfo,
+    MemoryPeaks,
+    ModeConfig,
+    NumericsResult,
+    OutputError,
+    ReferenceInfo,
+    RunEnvironment,
+    ToleranceUsed,
+    part_from_json,
+    to_json,
+)
 from kernelscope.result_file import load_result, result_from_json, write_result
 from tests.conftest import DATA
 from tests.conftest_reports import seed_h200_211
@@ -182,12 +199,12 @@ def _result_with(schema: str, tool_version: str = "9.9.9") -> dict[str, Any]:
 
 
 def test_a_result_from_a_newer_kernelscope_says_to_upgrade(tmp_path: Path):
-    (tmp_path / "result.json").write_text(json.dumps(_result_with("kernelscope.result/2")))
+    (tmp_path / "result.json").write_text(json.dumps(_result_with("kernelscope.result/3")))
     with pytest.raises(ResultError) as info:
         load_result(tmp_path)
     msg = info.value.message
     assert "\n" not in msg and info.value.exit_code == 2
-    assert "has schema 'kernelscope.result/2'; this kernelscope reads 'kernelscope.result/1'" in msg
+    assert "has schema 'kernelscope.result/3'; this kernelscope reads 'kernelscope.result/2'" in msg
     assert "written by kernelscope 9.9.9, newer than this kernelscope" in msg
     assert "upgrade kernelscope" in msg
 
@@ -203,16 +220,69 @@ def test_a_result_of_an_older_schema_without_a_migration_says_to_profile_again(t
 
 
 def test_an_older_schema_with_a_migration_is_migrated(monkeypatch: pytest.MonkeyPatch):
-    # GIVEN a kernelscope whose schema is 2 and that migrates 1 -> 2 (a renamed field)
-    def one_to_two(data: dict[str, Any]) -> dict[str, Any]:
+    # GIVEN a kernelscope whose schema is 3 and that migrates 2 -> 3 (a renamed field)
+    def two_to_three(data: dict[str, Any]) -> dict[str, Any]:
         return {**{k: v for k, v in data.items() if k != "old_notes"}, "notes": data["old_notes"]}
 
-    monkeypatch.setattr(result_file, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(result_file.MIGRATIONS, 1, one_to_two)
-    data = {k: v for k, v in _result_with("kernelscope.result/1").items() if k != "notes"}
-    # WHEN a schema-1 file is read THEN the migration ran and the result is the current schema
-    result = result_from_json({**data, "old_notes": ["from schema 1"]})
-    assert result.notes == ("from schema 1",) and result.schema == "kernelscope.result/2"
+    monkeypatch.setattr(result_file, "SCHEMA_VERSION", 3)
+    monkeypatch.setitem(result_file.MIGRATIONS, 2, two_to_three)
+    data = {k: v for k, v in _result_with("kernelscope.result/2").items() if k != "notes"}
+    # WHEN a schema-2 file is read THEN the migration ran and the result is the current schema
+    result = result_from_json({**data, "old_notes": ["from schema 2"]})
+    assert result.notes == ("from schema 2",) and result.schema == "kernelscope.result/3"
+    # AND a schema-1 file takes every step in turn (1 -> 2 -> 3)
+    (path,) = [p for p in RESULTS if p.parent.name == "before" and p.parent.parent.name == "up-seed"]
+    one = {**json.loads(path.read_text()), "old_notes": ["from schema 1"]}
+    result = result_from_json(one)
+    assert result.notes == ("from schema 1",) and result.schema == "kernelscope.result/3"
+    assert result.mode("max-autotune:NVGEMM").memory is None
+
+
+def test_a_schema_1_result_reads_typed():
+    # GIVEN result.json files written as kernelscope.result/1 (the worker's parts as dicts, {} when not measured):
+    # one upgrade-check side on the H200 (--python: the interpreter is recorded) and one CPU run
+    gpu_path = DATA / "h200-torch2.14.1-kernelscope-run" / "up-seed" / "before" / "result.json"
+    cpu_path = DATA / "cpu-torch2.14.1" / "bert_layer" / "result.json"
+    assert json.loads(gpu_path.read_text())["schema"] == json.loads(cpu_path.read_text())["schema"] == \
+        "kernelscope.result/1"
+    # WHEN they are loaded THEN they are the current schema, every part a typed record with the values written
+    gpu, cpu = load_result(gpu_path), load_result(cpu_path)
+    assert gpu.schema == cpu.schema == SCHEMA == "kernelscope.result/2"
+    env = gpu.environment
+    assert isinstance(env, RunEnvironment) and env.gpu == "NVIDIA H200" and env.capability == "9.0"
+    assert env.sm_count == 132 and env.cpu is None
+    assert env.interpreter == InterpreterInfo(path="/opt/torch/.venv/bin/python3",
+                                              executable="/opt/torch/.venv/bin/python3", python="3.12.3",
+                                              torch="2.11.0+cu130", triton="3.6.0", cuda="13.0")
+    assert env.gemm_backends["NVGEMM"] == BackendStatus(False, "NVGEMM needs torch>=2.14 (this is 2.11.0+cu130)")
+    default = gpu.mode("default")
+    assert default.memory == MemoryPeaks(first_call_peak_allocated_bytes=131604480,
+                                         first_call_peak_reserved_bytes=134217728, peak_allocated_bytes=68689920,
+                                         peak_reserved_bytes=134217728)
+    assert default.numerics.vs_eager.passed is True and default.numerics.vs_eager.elements == 65536
+    assert default.numerics.tolerance.atol == 0.01 and default.numerics.tolerance.dtype == "float16"
+    # a mode that did not run: /1's {} parts are "not measured"
+    nvgemm = gpu.mode("max-autotune:NVGEMM")
+    assert nvgemm.status == "unavailable"
+    assert (nvgemm.memory, nvgemm.numerics, nvgemm.compile, nvgemm.dynamo, nvgemm.config) == (None,) * 5
+
+    assert cpu.environment.cpu_count == 2 and cpu.environment.gemm_backends["TRITON"].available is False
+    eager, compiled = cpu.mode("eager"), cpu.mode("default")
+    assert eager.memory.peak_rss_growth_bytes == 17170432 and eager.memory.rss_before_bytes == 622698496
+    assert eager.compile is None and eager.dynamo is None and eager.config.compiled is False
+    assert eager.numerics.reference == ReferenceInfo(dtype="float64", device="cpu")
+    assert eager.numerics.vs_reference.bound_rmse == pytest.approx(1.0185484015039699e-05)
+    assert compiled.compile == CompileInfo(cold_s=24.451010850999978,
+                                           cache=CompileCache(cold={"fxgraph_cache_bypass": 1,
+                                                                    "autograd_cache_bypass": 1}))
+    assert compiled.compile.warm_s is None and compiled.compile.cache.warm is None
+    assert compiled.dynamo == DynamoStats(frames_compiled=1, graphs=1, recompiles=0, guard_failures=(),
+                                          graph_breaks=0, graph_break_reasons=())
+    assert compiled.config.freezing is True and compiled.config.inductor_config["freezing"] is True
+    # AND written again, it is /2: "not measured" is null, and the worker's "pass" keeps its key
+    again = json.loads(result_file.dumps_result(gpu))
+    assert again["schema"] == "kernelscope.result/2" and again["modes"][3]["memory"] is None
+    assert again["modes"][1]["numerics"]["vs_eager"]["pass"] is True and "passed" not in again["modes"][1]["numerics"]
 
 
 def test_kernelscope_report_refuses_a_future_result_in_one_line(tmp_path: Path, capsys):
@@ -297,3 +367,74 @@ def test_the_worker_reads_no_spec_key_the_runner_does_not_write():
     worker = ast.parse((PACKAGE / "capture" / "worker.py").read_text())
     read = _string_keys(worker, "spec") | _string_keys(worker, "point")
     assert read and read - written == set()
+
+
+# --------------------------------------------------------------------------------------------------- the result's parts
+# What the worker records beside its latency reaches result.json as typed records of the same fields
+# (analysis/mode.py copies each part over): capture part -> result part, and the result's fields something else
+# writes (``analyze`` fills cuda_driver_version from a trace; ``--python`` adds the interpreter).
+PARTS = [(cr.MemoryRecord, MemoryPeaks, set()), (cr.Comparison, OutputError, set()),
+         (cr.NumericsTolerance, ToleranceUsed, set()), (cr.ReferenceRun, ReferenceInfo, set()),
+         (cr.Numerics, NumericsResult, set()), (cr.DynamoCounters, DynamoStats, set()),
+         (cr.CompileRecord, CompileInfo, set()), (cr.CaptureConfig, ModeConfig, set()),
+         (cr.BackendAvailability, BackendStatus, set()),
+         (cr.Environment, RunEnvironment, {"interpreter", "cuda_driver_version"})]
+
+
+def _json_keys(cls: type) -> set[str]:
+    return {f.metadata.get("json", f.name) for f in dataclasses.fields(cls)}
+
+
+@pytest.mark.parametrize(("written", "kept", "elsewhere"), PARTS, ids=[p[1].__name__ for p in PARTS])
+def test_a_result_part_has_every_field_the_worker_writes_and_no_other(written: type, kept: type, elsewhere: set):
+    assert _json_keys(written) <= _json_keys(kept)  # nothing the worker measured is dropped on the way
+    assert _json_keys(kept) - _json_keys(written) == elsewhere  # no field that nothing writes
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=_ids(CAPTURES))
+def test_every_recorded_capture_part_reaches_the_result_whole(path: Path):
+    rec = load_capture(path)
+    for name, cls in (("memory", MemoryPeaks), ("numerics", NumericsResult), ("compile", CompileInfo),
+                      ("dynamo", DynamoStats), ("config", ModeConfig), ("environment", RunEnvironment)):
+        part = getattr(rec, name)
+        if part is None:
+            continue
+        written = part.to_json()
+        assert _lost(written, to_json(part_from_json(cls, written))) == [], name
+
+
+# Names of the parts a ModeResult / RunResult holds as typed records (result.py).
+RESULT_PARTS = {"memory", "numerics", "compile", "dynamo", "config", "environment"}
+
+
+def _part_dict_reads(source: str, where: str) -> list[str]:
+    """``m.numerics.get(...)``, ``(m.compile or {}).get(...)``, ``r.environment["gpu"]``: a result part read as a
+    dict."""
+    def is_part(node: ast.AST) -> bool:
+        if isinstance(node, ast.BoolOp):
+            return any(is_part(v) for v in node.values)
+        return isinstance(node, ast.Attribute) and node.attr in RESULT_PARTS
+
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        target = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "get", "items", "keys", "values"):
+            target = node.func.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(
+                node.slice.value, str):
+            target = node.value
+        if target is not None and is_part(target):
+            out.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_nothing_reads_a_result_part_as_a_dict():
+    # GIVEN every module after capture, and the benchmarks that read result.json
+    files = [*sorted((PACKAGE / "analysis").rglob("*.py")), *sorted((PACKAGE / "report").rglob("*.py")),
+             *sorted((PACKAGE / "commands").rglob("*.py")), *sorted((PACKAGE.parent / "benchmarks").glob("*.py"))]
+    # THEN none reads memory, numerics, compile, dynamo, config or environment with .get() or ["key"]
+    assert [x for f in files for x in _part_dict_reads(f.read_text(), f.name)] == []
+    # (and the check sees such reads)
+    reads = "x = (m.compile or {}).get('cold_s')\ny = r.environment['gpu']\nz = m.numerics.get('vs_eager')\n"
+    assert len(_part_dict_reads(reads, "probe")) == 3

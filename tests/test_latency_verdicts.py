@@ -31,7 +31,7 @@ from kernelscope.cli import main
 from kernelscope.report.check import Rules, check_result
 from kernelscope.report.compare import GemmChange, compare_data, compare_results
 from kernelscope.report.io import load_result
-from kernelscope.result import GemmEpilogue, ModeResult
+from kernelscope.result import GemmEpilogue, ModeResult, NumericsResult, RunEnvironment, part_from_json
 from kernelscope.trace import load_trace
 
 from .conftest import DATA, run_cli
@@ -62,7 +62,9 @@ def latency(medians: list[float], seed: int = 0, **kw) -> object:
 
 
 def mode(name: str, lat, *, first_call: float = 1.0, numerics: dict | None = None) -> ModeResult:
-    return ModeResult(name=name, status="ok", latency_ms=lat, first_call_s=first_call, numerics=numerics or {})
+    """``numerics``: in result.json's form (``{"vs_eager": {"pass": True}}``)."""
+    return ModeResult(name=name, status="ok", latency_ms=lat, first_call_s=first_call,
+                      numerics=part_from_json(NumericsResult, numerics) if numerics else None)
 
 
 # ------------------------------------------------------------------------------------------------ statistics
@@ -161,7 +163,7 @@ def test_a_mode_failing_numerics_is_never_recommended_plainly():
     cands = {c.mode: c for c in rec.candidates}
     assert cands["eager"].numerics == "fail" and cands["eager"].vs_reference == "fail"
     # every mode fails: no mode is named
-    bad = dataclasses.replace(default, numerics=LOSSY_NUMERICS_EAGER)
+    bad = dataclasses.replace(default, numerics=part_from_json(NumericsResult, LOSSY_NUMERICS_EAGER))
     rec = recommend([eager, bad])
     assert rec.mode is None and rec.confidence == "none"
     assert rec.reason.startswith("no mode is recommended: every mode that ran fails numerics: eager (81 NaN/Inf")
@@ -246,7 +248,8 @@ def test_compare_labels_a_verdict_change_with_a_marginal_autotune():
 # ------------------------------------------------------------------------------------------------ compare header
 def test_compare_refuses_another_device_or_dtype_unless_forced(tmp_path):
     h200 = load_result(RUN / "linear_gelu")
-    cpu = dataclasses.replace(h200, device="cpu", dtype="float32", environment={"cpu": "AMD EPYC", "torch": "2.14.1"})
+    cpu = dataclasses.replace(h200, device="cpu", dtype="float32",
+                              environment=RunEnvironment(cpu="AMD EPYC", torch="2.14.1"))
     cmp = compare_results(cpu, h200)
     assert not cmp.comparable.ok
     assert cmp.comparable.refused == ("device name: AMD EPYC → NVIDIA H200", "device: cpu → cuda",

@@ -24,15 +24,19 @@ def test_writes_every_output(cpu_run: Path):
 
 
 def test_result_schema_and_modes(cpu_result: dict):
-    assert cpu_result["schema"] == "kernelscope.result/1"
+    assert cpu_result["schema"] == "kernelscope.result/2"
     assert [m["name"] for m in cpu_result["modes"]] == CPU_RUN_MODES.split(",")
+    # eager compiles nothing: its compile and Dynamo parts are null, its memory (RSS on the CPU) is measured
+    eager = cpu_result["modes"][0]
+    assert eager["compile"] is None and eager["dynamo"] is None and eager["memory"]["peak_rss_growth_bytes"] > 0
+    assert eager["memory"]["peak_allocated_bytes"] is None and eager["numerics"]["vs_eager"]["pass"] is True
     env = cpu_result["environment"]
     assert env["device"] == "cpu" and env["torch"].startswith("2.")
     assert env["gemm_backends"]["NVGEMM"]["available"] is False
     assert "GPU backend" in env["gemm_backends"]["NVGEMM"]["reason"]
     assert cpu_result["device"] == "cpu" and cpu_result["dtype"] == "float32"
     run = run_from_json(cpu_result)  # round-trips into the typed result
-    assert run.mode("eager").status == "ok"
+    assert run.mode("eager").status == "ok" and run.environment.device == "cpu"
 
 
 @pytest.mark.parametrize("mode", ["eager", "default", "max-autotune:CPP"])

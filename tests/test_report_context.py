@@ -13,8 +13,8 @@ from kernelscope import fmt
 from kernelscope.analysis.numerics import numerics_check
 from kernelscope.analysis.stats import bootstrap_ratio_of_medians, latency_ratio
 from kernelscope.report import charts
-from kernelscope.report.context import KV, build_context, flatten, kernel_table
-from kernelscope.result import LatencyStats, ModeResult
+from kernelscope.report.context import KV, build_context, environment_rows, flatten, kernel_table
+from kernelscope.result import LatencyStats, ModeResult, NumericsResult, OutputError
 from kernelscope.tolerance import TOLERANCES, tolerance_for
 from tests.conftest_reports import DATA, ZERO_X, big_h200_211, seed_h200_211, seed_h200_2141, timings
 
@@ -110,7 +110,7 @@ def test_numerics_pass_fail_against_the_dtype_tolerance(dtype, abs_err, rel_err,
 def test_numerics_recorded_allclose_decides_and_eager_is_the_reference():
     # the worker's element-wise check (numerics.vs_eager.pass) decides over the maxima
     mode = ModeResult(name="default", status="ok", max_abs_error=0.5, max_rel_error=0.5,
-                      numerics={"vs_eager": {"pass": True}})
+                      numerics=NumericsResult(vs_eager=OutputError(passed=True)))
     assert numerics_check(mode, "float16").status == "pass"
     assert numerics_check(ModeResult(name="eager", status="ok", max_abs_error=0.0), "float16").status == "reference"
 
@@ -144,10 +144,12 @@ def test_kernel_table_keeps_top_kernels_and_shows_memops_apart():
 
 
 def test_environment_rows_show_whatever_keys_exist():
-    rows = {kv.key: kv.value for kv in flatten(seed_h200_211().environment)}
+    rows = {kv.key: kv.value for kv in environment_rows(seed_h200_211().environment)}
     assert rows["torch"] == "2.11.0+cu130"
     assert rows["gemm_backends / NVGEMM / available"] == "no"
     assert "No module named 'cutlass'" in rows["gemm_backends / NVGEMM / reason"]
+    # what the run did not record (a CUDA run has no CPU model here) is left out, not shown as a dash
+    assert "cpu" not in rows and "interpreter" not in rows and "sm_count" not in rows
     assert flatten({"a": [1, 2], "b": {}, "c": None}) == [KV("a", "1, 2"), KV("b", fmt.DASH), KV("c", fmt.DASH)]
 
 

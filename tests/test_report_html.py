@@ -13,7 +13,7 @@ import jinja2
 import pytest
 
 from kernelscope.report.html import environment, relative_href, render_html
-from kernelscope.result import SCHEMA, ModeResult, RunResult, run_from_json, to_json
+from kernelscope.result import SCHEMA, ModeResult, RunEnvironment, RunResult, run_from_json, to_json
 from tests.conftest_reports import (
     DATA,
     HOSTILE_NAMES,
@@ -170,7 +170,7 @@ def test_failed_mode_with_error_and_fallback():
 def test_renders_with_nothing_optional():
     # StrictUndefined: a template that reached for a missing field would raise here
     bare = RunResult(schema=SCHEMA, tool_version="0", created="", command="", model="m.py", device="cpu", dtype="",
-                     environment={}, modes=(ModeResult(name="eager", status="failed", error="boom"),))
+                     environment=RunEnvironment(), modes=(ModeResult(name="eager", status="failed", error="boom"),))
     html = render_html(bare)
     assert "boom" in html
     assert "No GEMM found in any mode." in html

@@ -20,7 +20,7 @@ from kernelscope.report.upgrade import (
     render_upgrade_markdown,
     upgrade_data,
 )
-from kernelscope.result import GemmEpilogue, ModeResult, RunResult, to_json
+from kernelscope.result import GemmEpilogue, ModeResult, NumericsResult, RunResult, part_from_json, to_json
 from tests.conftest_reports import DATA, HOSTILE, ZERO_X, seed_h200_211, seed_h200_2141, timings
 
 
@@ -44,7 +44,8 @@ def pair(before_modes: tuple[ModeResult, ...], after_modes: tuple[ModeResult, ..
          ) -> tuple[RunResult, RunResult]:
     base = seed_h200_211()
     return (dataclasses.replace(base, modes=before_modes),
-            dataclasses.replace(base, modes=after_modes, environment={**base.environment, "torch": torch_after}))
+            dataclasses.replace(base, modes=after_modes, environment=dataclasses.replace(base.environment,
+                                                                                         torch=torch_after)))
 
 
 def mode(name: str, median: float, gemms: tuple[GemmEpilogue, ...], *, numerics: dict | None = None,
@@ -52,7 +53,8 @@ def mode(name: str, median: float, gemms: tuple[GemmEpilogue, ...], *, numerics:
     ok = status == "ok"
     return ModeResult(name=name, status=status, error=error, latency_ms=timings(median, seed=seed) if ok else None,
                       gemms=gemms if ok else (), kernels_per_iter=kernels if ok else None, first_call_s=3.0,
-                      peak_memory_bytes=1 << 25, numerics=numerics or {})
+                      peak_memory_bytes=1 << 25,
+                      numerics=part_from_json(NumericsResult, numerics) if numerics else None)
 
 
 PASS = {"vs_eager": {"pass": True}, "vs_reference": {"pass": True}}

@@ -31,7 +31,18 @@ from kernelscope.errors import UsageError
 from kernelscope.report.context import build_context
 from kernelscope.report.html import render_html
 from kernelscope.report.markdown import render_markdown
-from kernelscope.result import LatencyStats, ModeResult, RunResult, SweepPoint, run_from_json, to_json
+from kernelscope.result import (
+    DynamoStats,
+    LatencyStats,
+    ModeResult,
+    NumericsResult,
+    RunEnvironment,
+    RunResult,
+    SweepPoint,
+    part_from_json,
+    run_from_json,
+    to_json,
+)
 from kernelscope.tolerance import reference_pass, tolerance_for
 
 from .conftest import DATA
@@ -229,12 +240,14 @@ def test_reference_rule(mode_rmse, eager_rmse, mismatch, new_nonfinite, expected
 
 
 def test_numerics_verdict_combines_eager_and_reference():
-    more_accurate = {"vs_eager": {"pass": False}, "vs_reference": {"pass": True}}
-    assert numerics_verdict(more_accurate).status == "pass"
-    assert numerics_verdict(
-        {"vs_eager": {"pass": True}, "vs_reference": {"pass": False, "reason": "x"}}).status == "fail"
-    assert numerics_verdict({"vs_eager": {"pass": False, "reason": "y"}}).status == "fail"
-    assert numerics_verdict({}).status == "n/a"
+    def verdict(numerics: dict) -> str:  # numerics in result.json's form
+        return numerics_verdict(part_from_json(NumericsResult, numerics)).status
+
+    assert verdict({"vs_eager": {"pass": False}, "vs_reference": {"pass": True}}) == "pass"  # more accurate
+    assert verdict({"vs_eager": {"pass": True}, "vs_reference": {"pass": False, "reason": "x"}}) == "fail"
+    assert verdict({"vs_eager": {"pass": False, "reason": "y"}}) == "fail"
+    assert verdict({}) == "n/a"
+    assert numerics_verdict(None).status == "n/a"
 
 
 # ------------------------------------------------------------------------------------------------ recommendation
@@ -249,7 +262,9 @@ def mode(name: str, median: float | None, *, status: str = "ok", first: float = 
          spread: float = 0.01, dynamo: dict | None = None, kernels: float = 3) -> ModeResult:
     ok = status == "ok"
     return ModeResult(name=name, status=status, latency_ms=lat(median, spread) if median else None,
-                      first_call_s=first if ok else None, numerics=numerics or {}, dynamo=dynamo or {},
+                      first_call_s=first if ok else None,
+                      numerics=part_from_json(NumericsResult, numerics) if numerics else None,
+                      dynamo=part_from_json(DynamoStats, dynamo) if dynamo else None,
                       kernels_per_iter=kernels if ok else None,
                       error="boom" if status != "ok" else "", error_kind="compile" if status != "ok" else "")
 
@@ -307,8 +322,9 @@ def sweep_result() -> RunResult:
         SweepPoint({"batch_size": 256}, "batch_size=256", (mode("eager", 30.0), mode("default", None, status="failed"),
                                                              mode("dynamic", 20.0, dynamo=dyn(0), kernels=2))),
     ]
-    return build_run_result(points[0].modes, environment={"device": "cpu"}, command="kernelscope profile m.py",
-                            model="m.py", device="cpu", dtype="float32", settings={}, points=points)
+    return build_run_result(points[0].modes, environment=RunEnvironment(device="cpu"),
+                            command="kernelscope profile m.py", model="m.py", device="cpu", dtype="float32",
+                            settings={}, points=points)
 
 
 def test_sweep_result_has_points_recommendations_and_dynamic_summary():
@@ -326,8 +342,8 @@ def test_sweep_result_has_points_recommendations_and_dynamic_summary():
 
 
 def test_a_run_without_sweep_keeps_modes_and_gets_one_recommendation():
-    r = build_run_result([mode("eager", 1.0), mode("default", 0.5)], environment={}, command="", model="m.py",
-                         device="cpu", dtype="float32", settings={})
+    r = build_run_result([mode("eager", 1.0), mode("default", 0.5)], environment=RunEnvironment(), command="",
+                         model="m.py", device="cpu", dtype="float32", settings={})
     data = to_json(r)
     assert data["points"] == [] and len(data["modes"]) == 2
     (rec,) = data["recommendation"]

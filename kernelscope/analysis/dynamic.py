@@ -37,8 +37,9 @@ def dynamic_summary(points: Sequence[SweepPoint], mode: str = "dynamic") -> Dyna
     for p in points:
         d = p.mode(mode)
         s = p.mode(static) if static else None
-        rec = (d.dynamo or {}).get("recompiles") if d is not None else None
-        g = (d.dynamo or {}).get("graphs") if d is not None else None
+        dyn = d.dynamo if d is not None else None
+        rec = dyn.recompiles if dyn is not None else None
+        g = dyn.graphs if dyn is not None else None
         total = None if total is None or rec is None else total + int(rec)
         graphs = None if graphs is None or g is None else graphs + int(g)
         ratio = low = high = None
@@ -50,7 +51,7 @@ def dynamic_summary(points: Sequence[SweepPoint], mode: str = "dynamic") -> Dyna
                 call = "within noise" if r.within_noise else ("faster" if r.value < 1 else "slower")
         rows.append(DynamicPoint(
             label=p.label, recompiles=rec,
-            guard_failures=tuple((d.dynamo or {}).get("guard_failures") or ()) if d is not None else (),
+            guard_failures=dyn.guard_failures if dyn is not None else (),
             dynamic_ms=d.latency_ms.median if _ok(d) else None,  # type: ignore[union-attr]
             static_ms=s.latency_ms.median if _ok(s) else None,  # type: ignore[union-attr]
             ratio=ratio, low=low, high=high, call=call,

@@ -12,7 +12,7 @@ import re
 import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kernelscope import __version__, vocab
 from kernelscope.analysis.autotune import autotune_results
@@ -24,11 +24,25 @@ from kernelscope.analysis.launch import launch_profile
 from kernelscope.analysis.recommend import recommend
 from kernelscope.analysis.roofline import peaks_for, with_roofline
 from kernelscope.analysis.stats import combine_processes
-from kernelscope.capture_record import CaptureConfig, CaptureRecord, capture_from_json
+from kernelscope.capture_record import CaptureConfig, CaptureRecord, Environment, capture_from_json
 from kernelscope.errors import CodeFileError, KernelscopeError
 from kernelscope.inductor_code import OutputCode, parse_output_code
 from kernelscope.provenance import PROVENANCE_SUFFIX, parse_inductor_provenance
-from kernelscope.result import SCHEMA, LatencyStats, ModeResult, RunResult, Status, SweepPoint
+from kernelscope.result import (
+    SCHEMA,
+    CompileInfo,
+    DynamoStats,
+    LatencyStats,
+    MemoryPeaks,
+    ModeConfig,
+    ModeResult,
+    NumericsResult,
+    RunEnvironment,
+    RunResult,
+    Status,
+    SweepPoint,
+    part_from_json,
+)
 from kernelscope.trace import Trace, load_trace
 
 
@@ -130,24 +144,33 @@ def analyze_mode_trace(
     codes: Sequence[OutputCode],
     *,
     mode: str,
-    config: dict[str, Any],
+    config: ModeConfig | None,
     log_text: str | None,
     iterations: int | None = None,
     peaks: dict[str, Any] | None = None,
+    param_names: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The trace-derived fields of a ModeResult (kernels, categories, GEMM verdicts with their roofline and
-    autotune tables, iterations). ``peaks``: result.json's "peaks" (datasheet and calibrated ceilings)."""
+    autotune tables, iterations). ``peaks``: result.json's "peaks" (datasheet and calibrated ceilings);
+    ``param_names``: the model's parameters as the worker listed them (module paths for compiled GEMMs)."""
     ka: KernelAnalysis = analyze_kernels(trace, iterations)
-    gemm_config = dict(config)
-    gemm_config.setdefault("compiled", bool(codes))
-    gemm_config.setdefault("device", ka.device)
+    cfg = config or ModeConfig()
+    # The GEMM engine's settings (analysis/gemm/model.py _Config.of): what the mode's config recorded, else
+    # what the code and the trace say.
+    gemm_config = {
+        "compiled": bool(codes) if cfg.compiled is None else cfg.compiled,
+        "max_autotune": cfg.max_autotune,
+        "gemm_backends": cfg.gemm_backends,
+        "device": cfg.device or ka.device,
+        "capability": cfg.capability,
+        "freezing": bool(cfg.freezing),
+        "param_names": param_names,
+    }
     report = gemm_report(ka, trace, codes, mode=mode, mode_config=gemm_config, log_text=log_text)
     gemms, summary = report.gemms, report.summary
     gemms = with_roofline(gemms, peaks)
-    backends = config.get("gemm_backends")
     sources = {k.name: k.source for c in codes for k in c.kernels if k.source}
-    autotune = autotune_results(log_text, gemms, backends if isinstance(backends, (list, tuple)) else None,
-                                kernel_sources=sources)
+    autotune = autotune_results(log_text, gemms, cfg.gemm_backends, kernel_sources=sources)
     gemms = _mark_marginal(gemms, autotune)
     finite = [e - s for s, e in ka.windows if e != float("inf")]
     return {
@@ -236,9 +259,22 @@ def _failure_explained(capture: CaptureRecord, out_dir: Path) -> tuple[str, ...]
             "to the backends so that at least one choice exists",)
 
 
-def _as_json(part: Any) -> dict[str, Any]:
-    """A record part as result.json keeps it (a dict of what the worker wrote), {} when there is none."""
-    return part.to_json() if part is not None else {}
+_P = TypeVar("_P")
+
+
+def _part(cls: type[_P], part: Any) -> _P | None:
+    """A capture record's part (``MemoryRecord``, ``Numerics``, ...) as the result keeps it: the result's record
+    of the same fields (kernelscope/result.py), None when the worker wrote nothing of it."""
+    data = part.to_json() if part is not None else {}
+    return part_from_json(cls, data) if data else None
+
+
+def run_environment(env: Environment | None, interpreter: Mapping[str, Any] | None = None) -> RunEnvironment:
+    """The run's environment from a worker's record, with the interpreter the workers ran under (``--python``)."""
+    data = env.to_json() if env is not None else {}
+    if interpreter:
+        data["interpreter"] = dict(interpreter)
+    return part_from_json(RunEnvironment, data)
 
 
 def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any], *, iterations: int | None = None,
@@ -257,26 +293,26 @@ def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any],
         "first_call_s": capture.first_call_s,
         "latency_ms": latency,
         "peak_memory_bytes": capture.peak_memory_bytes,
-        "memory": _as_json(capture.memory),
+        "memory": _part(MemoryPeaks, capture.memory),
         "max_abs_error": capture.max_abs_error,
         "max_rel_error": capture.max_rel_error,
-        "numerics": _as_json(capture.numerics),
+        "numerics": _part(NumericsResult, capture.numerics),
         "trace": capture.trace,
         "inductor_code": capture.inductor_code,
         "log": capture.log,
-        "config": _as_json(capture.config),
+        "config": _part(ModeConfig, capture.config),
         "notes": capture.notes + tuple(latency_notes) + _failure_explained(capture, out_dir),
-        "compile": _as_json(capture.compile),
-        "dynamo": _as_json(capture.dynamo),
+        "compile": _part(CompileInfo, capture.compile),
+        "dynamo": _part(DynamoStats, capture.dynamo),
     }
     if capture.status == Status.OK.value and capture.trace:
         log_text = read_log(out_dir / capture.log) if capture.log else None
         try:
             trace = load_trace(out_dir / capture.trace)
             codes = load_codes([out_dir / p for p in capture.inductor_code])
-            config = {**base["config"], "param_names": capture.param_names}
-            base.update(analyze_mode_trace(trace, codes, mode=base["name"], config=config, log_text=log_text,
-                                           iterations=iterations, peaks=peaks))
+            base.update(analyze_mode_trace(trace, codes, mode=base["name"], config=base["config"],
+                                           log_text=log_text, iterations=iterations, peaks=peaks,
+                                           param_names=capture.param_names))
         except KernelscopeError as exc:
             # The measurements stand; only the trace analysis is lost, and the report says why.
             base["notes"] = base["notes"] + (f"trace analysis failed: {exc.message}",)
@@ -303,7 +339,8 @@ def timing_notes(fields: dict[str, Any]) -> list[str]:
     lat: LatencyStats | None = fields.get("latency_ms")
     prof = fields.get("profiled_iteration_ms")
     launch = fields.get("launch")
-    cudagraphs = bool((fields.get("config") or {}).get("cudagraphs"))
+    config: ModeConfig | None = fields.get("config")
+    cudagraphs = bool(config is not None and config.cudagraphs)
     if lat is not None and prof:
         low, high, method = median_interval(lat)
         low = lat.median if low is None else low
@@ -348,7 +385,7 @@ def timing_notes(fields: dict[str, Any]) -> list[str]:
 def build_run_result(
     modes: Sequence[ModeResult],
     *,
-    environment: dict[str, Any],
+    environment: RunEnvironment,
     command: str,
     model: str,
     device: str,
@@ -396,16 +433,17 @@ def analyze_trace_file(
     iterations: int | None,
     log_path: Path | None,
     command: str,
-    config: dict[str, Any] | None = None,
+    config: ModeConfig | None = None,
 ) -> RunResult:
     """``kernelscope analyze``: one mode from a trace made elsewhere."""
     trace = load_trace(trace_path)
     codes = load_codes(code_paths)
     log_text = log_path.read_text(encoding="utf-8", errors="replace") if log_path else None
-    cfg = dict(config or {})
-    # Without --code, Inductor's kernels in the trace still say it was compiled (never "eager: ATen runs ...").
-    cfg.setdefault("compiled", bool(codes) or any(_INDUCTOR_KERNEL.match(e.name) for e in trace.gpu)
-                   or any(_INDUCTOR_KERNEL.match(e.name) for e in trace.cpu))
+    cfg = config or ModeConfig()
+    if cfg.compiled is None:
+        # Without --code, Inductor's kernels in the trace still say it was compiled (never "eager: ATen runs ...").
+        cfg = dataclasses.replace(cfg, compiled=bool(codes) or any(_INDUCTOR_KERNEL.match(e.name) for e in trace.gpu)
+                                  or any(_INDUCTOR_KERNEL.match(e.name) for e in trace.cpu))
     env: dict[str, Any] = {}
     if trace.device_properties:
         p = trace.device_properties[0]
@@ -431,6 +469,7 @@ def analyze_trace_file(
     mr = ModeResult(name=mode, status=Status.OK.value, trace=str(trace_path),
                     inductor_code=tuple(str(p) for p in code_paths), config=cfg, notes=tuple(notes), **fields)
     return build_run_result(
-        [mr], environment=env, command=command, model=Path(trace_path).name, device=fields["device"], dtype="",
-        settings={"source": "analyze", "iterations": iterations}, notes=notes, peaks=peaks,
+        [mr], environment=part_from_json(RunEnvironment, env), command=command, model=Path(trace_path).name,
+        device=fields["device"], dtype="", settings={"source": "analyze", "iterations": iterations}, notes=notes,
+        peaks=peaks,
     )

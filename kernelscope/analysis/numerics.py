@@ -9,11 +9,10 @@ one tolerance table) for the element-wise counts; the report and the recommendat
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from kernelscope import fmt
 from kernelscope.analysis.speedup import EAGER
-from kernelscope.result import ModeResult, Status
+from kernelscope.result import ModeResult, NumericsResult, OutputError, Status
 from kernelscope.tolerance import Tolerance, tolerance_for
 
 
@@ -33,25 +32,21 @@ class NumericsVerdict:
     reason: str
 
 
-def numerics_verdict(numerics: dict[str, Any] | None, *, is_eager: bool = False) -> NumericsVerdict:
-    """Read a mode's recorded ``numerics`` dict (capture schema) into one call."""
-    n = numerics if isinstance(numerics, dict) else {}
-    ve, vr = n.get("vs_eager"), n.get("vs_reference")
-    ve = ve if isinstance(ve, dict) else {}
-    vr = vr if isinstance(vr, dict) else {}
-    pe = ve.get("pass") if isinstance(ve.get("pass"), bool) else None
-    pr = vr.get("pass") if isinstance(vr.get("pass"), bool) else None
-    nonfinite = int(ve.get("nonfinite") or vr.get("nonfinite") or 0)
+def numerics_verdict(numerics: NumericsResult | None, *, is_eager: bool = False) -> NumericsVerdict:
+    """Read a mode's recorded ``numerics`` into one call."""
+    n = numerics or NumericsResult()
+    ve, vr = n.vs_eager or OutputError(), n.vs_reference or OutputError()
+    pe, pr = ve.passed, vr.passed
+    nonfinite = int(ve.nonfinite or vr.nonfinite or 0)
     if is_eager:
         pe = None  # eager is the comparison's other side
     if pr is False:
-        why = vr.get("reason") or "less accurate than eager against the reference"
-        return NumericsVerdict("fail", pe, pr, nonfinite, str(why))
+        return NumericsVerdict("fail", pe, pr, nonfinite, vr.reason or "less accurate than eager against the reference")
     if pe is False and pr is None:
-        return NumericsVerdict("fail", pe, pr, nonfinite, str(ve.get("reason") or "outside tolerance vs eager"))
+        return NumericsVerdict("fail", pe, pr, nonfinite, ve.reason or "outside tolerance vs eager")
     if pe is False and pr is True:
-        mode_rmse, eager_rmse = vr.get("rmse"), vr.get("eager_rmse")
-        if isinstance(mode_rmse, (int, float)) and isinstance(eager_rmse, (int, float)) and mode_rmse < eager_rmse:
+        mode_rmse, eager_rmse = vr.rmse, vr.eager_rmse
+        if mode_rmse is not None and eager_rmse is not None and mode_rmse < eager_rmse:
             how = f"closer to the reference than eager (rmse {mode_rmse:.3g} vs {eager_rmse:.3g})"
         else:
             how = "as close to the reference as eager"
@@ -75,7 +70,7 @@ class NumericsCheck:
 def numerics_check(mode: ModeResult, dtype: str | None) -> NumericsCheck:
     """Pass when the largest errors are within the dtype's tolerance.
 
-    If the capture recorded the element-wise check (``numerics["vs_eager"]["pass"]``, computed by the worker with
+    If the capture recorded the element-wise check (``numerics.vs_eager.passed``, computed by the worker with
     ``tolerance_for``), it decides. Otherwise only the two maxima are known, and "max abs <= atol or max rel <= rtol"
     is a sufficient
     condition for allclose (every element then meets |a-b| <= atol + rtol*|b|): a pass is certain, a fail means
@@ -86,9 +81,9 @@ def numerics_check(mode: ModeResult, dtype: str | None) -> NumericsCheck:
         return NumericsCheck("n/a", None, None, tol, "eager did not run")
     if mode.name == EAGER:
         return NumericsCheck("reference", mode.max_abs_error, mode.max_rel_error, tol, "eager is the reference")
-    vs_eager = mode.numerics.get("vs_eager") if isinstance(mode.numerics, dict) else None
-    allclose = vs_eager.get("pass") if isinstance(vs_eager, dict) else None  # element-wise, counted by the worker
-    if isinstance(allclose, bool):
+    vs_eager = mode.numerics.vs_eager if mode.numerics is not None else None
+    allclose = vs_eager.passed if vs_eager is not None else None  # element-wise, counted by the worker
+    if allclose is not None:
         return NumericsCheck("pass" if allclose else "fail", mode.max_abs_error, mode.max_rel_error, tol,
                              "elementwise allclose recorded by the run")
     if mode.max_abs_error is None and mode.max_rel_error is None:

@@ -28,10 +28,10 @@ from kernelscope.result import Candidate, ModeResult, Recommendation, Status
 
 
 def _vs_reference(m: ModeResult) -> str:
-    vr = (m.numerics or {}).get("vs_reference") if isinstance(m.numerics, dict) else None
-    if not isinstance(vr, dict) or not isinstance(vr.get("pass"), bool):
+    vr = m.numerics.vs_reference if m.numerics is not None else None
+    if vr is None or vr.passed is None:
         return "n/a"
-    return "pass" if vr["pass"] else "fail"
+    return "pass" if vr.passed else "fail"
 
 
 def _candidate(m: ModeResult, eager: ModeResult | None) -> Candidate:
@@ -75,7 +75,7 @@ def launch_note(m: ModeResult) -> str:
     if lp is None or not lp.launch_bound or m.latency_ms is None or not m.latency_ms.median:
         return ""
     idle = 100.0 * max(0.0, 1.0 - lp.gpu_busy_us / (m.latency_ms.median * 1000.0))
-    fix = ("even CUDA graphs leave the CPU side (Python, guards)" if (m.config or {}).get("cudagraphs")
+    fix = ("even CUDA graphs leave the CPU side (Python, guards)" if m.config is not None and m.config.cudagraphs
            else "reduce-overhead (CUDA graphs) targets that")
     return (f"{m.name}: GPU idle {idle:.0f}% of the iteration ({fmt.us(lp.gpu_busy_us)} of kernels in "
             f"{fmt.ms(m.latency_ms.median)}): the CPU launch path dominates; {fix}")

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from kernelscope.capture_record import CAPTURE_FILE, CaptureRecord, write_capture
+from kernelscope.capture_record import CAPTURE_FILE, CaptureRecord, Environment, write_capture
 from kernelscope.errors import ModelFileError, UsageError
 
 # Three processes by default: the across-process interval uses Student's t with P - 1 degrees of freedom (t = 4.30
@@ -92,7 +92,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     TensorBoard traces into --out."""
 
     from kernelscope import modelfile
-    from kernelscope.analysis.mode import build_run_result
+    from kernelscope.analysis.mode import build_run_result, run_environment
     from kernelscope.analysis.ranks import build_any_mode_result
     from kernelscope.analysis.roofline import (
         default_calibration_path,
@@ -117,7 +117,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     from kernelscope.report import write_reports
     from kernelscope.report.progress import Progress
     from kernelscope.report.terminal import console_for
-    from kernelscope.result import ModeResult, SweepPoint
+    from kernelscope.result import ModeResult, RunEnvironment, SweepPoint, to_json
 
     err = console_for(stderr=True)
     progress = Progress(sys.stderr)
@@ -160,7 +160,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     # results[point index][mode index]; a run without a sweep is one point.
     n_points = max(1, len(points))
     results: list[list[ModeResult | None]] = [[None] * len(mode_defs) for _ in range(n_points)]
-    environment: dict[str, Any] = {}
+    worker_env: Environment | None = None  # the first worker's record of the environment
     fatal: tuple[str, str] | None = None
     interrupted = False
     run_dtype: str | None = dtype
@@ -239,8 +239,8 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                     mode=mode.name, status="interrupted", error="interrupted (Ctrl-C)"))
         job_recs[j] = recs
         for rec in recs:
-            if rec.environment and not environment:
-                environment = rec.environment.to_json()
+            if rec.environment and worker_env is None:
+                worker_env = rec.environment
             # A broken model file stops the run; in a sweep a forward that raises at one shape (a size the model
             # does not accept) fails that point only.
             fatal_kinds = ("model", "usage") if points else ("model", "usage", "forward")
@@ -276,10 +276,9 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                 for pi, rec in zip(pis, recs):
                     write_capture(record_dir(mi, pi) / CAPTURE_FILE, rec)
             finish(j, recs)
-    if interp is not None:
-        environment = {**environment, "interpreter": interp.as_dict()}
-    resolved_device = environment.get("device") or (device if device != "auto" else "")
-    peaks = peaks_for(environment, cal_data, str(cal_path)) if environment else {}
+    environment = run_environment(worker_env, interp.as_dict() if interp is not None else None)
+    resolved_device = environment.device or (device if device != "auto" else "")
+    peaks = peaks_for(to_json(environment), cal_data, str(cal_path)) if environment != RunEnvironment() else {}
     # The roofline needs the device's peaks, known once a worker reported the environment: fill it in now.
     grid = [[dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in row if m is not None]
             for row in results]
@@ -362,7 +361,7 @@ def print_mode_line(console: Any, label: str, m: Any) -> None:
     """One line per finished mode (status, first call, median, kernels, GEMMs); errors wait for the summary."""
     style = STATUS_STYLE.get(m.status, "white")
     parts = [f"[{style}]{m.status}[/]"]
-    if (m.compile or {}).get("reused"):
+    if m.compile is not None and m.compile.reused:
         parts.append(f"no recompile (first call {m.first_call_s:.2f} s)")
     elif m.first_call_s is not None:
         parts.append(f"first call {m.first_call_s:.2f} s")

@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from kernelscope.capture_record import CAPTURE_FILE, CaptureRecord, write_capture
+from kernelscope.capture_record import CAPTURE_FILE, CaptureRecord, Environment, write_capture
 from kernelscope.commands.profile import DEFAULT_PROCESSES
 from kernelscope.errors import ModelFileError, UsageError
 
@@ -72,7 +72,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     from rich.console import Console
 
     from kernelscope import modelfile
-    from kernelscope.analysis.mode import build_mode_result, build_run_result
+    from kernelscope.analysis.mode import build_mode_result, build_run_result, run_environment
     from kernelscope.analysis.roofline import (
         default_calibration_path,
         peaks_for,
@@ -98,7 +98,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         render_upgrade_markdown,
         upgrade_data,
     )
-    from kernelscope.result import ModeResult
+    from kernelscope.result import ModeResult, to_json
 
     err = Console(stderr=True, highlight=False)
     spec = modelfile.inspect_model_file(model)
@@ -123,7 +123,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     command_line = "kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else \
         "kernelscope upgrade-check"
     results: dict[str, list[ModeResult | None]] = {side: [None] * len(mode_defs) for side in SIDES}
-    environment: dict[str, dict[str, Any]] = {side: {} for side in SIDES}
+    worker_env: dict[str, Environment | None] = {side: None for side in SIDES}  # each side's first record of it
     run_dtype: dict[str, str | None] = {side: dtype for side in SIDES}
     fatal: tuple[str, str] | None = None
     interrupted = False
@@ -149,8 +149,8 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         except KeyboardInterrupt:
             interrupted = True
             rec = CaptureRecord(mode=mode.name, status="interrupted", error="interrupted (Ctrl-C)")
-        if rec.environment and not environment[side]:
-            environment[side] = rec.environment.to_json()
+        if rec.environment and worker_env[side] is None:
+            worker_env[side] = rec.environment
         run_dtype[side] = run_dtype[side] or rec.dtype
         firsts[j] = rec
         if processes == 1:
@@ -185,8 +185,8 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
             print_mode_line(err, f"{mode_defs[mi].name} ({side}, torch {interp[side].torch})", mr)
     run: dict[str, Any] = {}
     for side in SIDES:
-        env = {**environment[side], "interpreter": interp[side].as_dict()}
-        peaks = peaks_for(env, cal_data, str(cal_path)) if environment[side] else {}
+        env = run_environment(worker_env[side], interp[side].as_dict())
+        peaks = peaks_for(to_json(env), cal_data, str(cal_path)) if worker_env[side] else {}
         row = [dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in results[side] if m is not None]
         settings: dict[str, Any] = {
             "modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends, "sets": parsed_sets,
@@ -195,7 +195,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
             "freezing": freezing, "warm_compile": warm_compile, "reference": reference,
             "python": interp[side].path, "upgrade_check": side,
         }
-        resolved_device = env.get("device") or (device if device != "auto" else "")
+        resolved_device = env.device or (device if device != "auto" else "")
         run[side] = build_run_result(row, environment=env, command=command_line, model=str(model),
                                      device=resolved_device, dtype=run_dtype[side] or "", settings=settings,
                                      peaks=peaks)

@@ -22,7 +22,7 @@ from kernelscope import fmt
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
 from kernelscope.errors import UsageError
-from kernelscope.result import GemmEpilogue, ModeResult, RunResult, Status, Verdict
+from kernelscope.result import GemmEpilogue, ModeResult, NumericsResult, OutputError, RunResult, Status, Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,19 +186,18 @@ def _numerics(mode: ModeResult) -> list[Violation]:
     differs from eager but is closer to the reference is reported as such, and still violates (a gate that
     wants it to pass can check eager-only modes). Not measured at all is a violation too: a gate must not pass
     on a missing check."""
-    n = mode.numerics if isinstance(mode.numerics, dict) else {}
-    ve = n.get("vs_eager") if isinstance(n.get("vs_eager"), dict) else {}
-    vr = n.get("vs_reference") if isinstance(n.get("vs_reference"), dict) else {}
+    n = mode.numerics or NumericsResult()
+    ve, vr = n.vs_eager or OutputError(), n.vs_reference or OutputError()
     out = []
-    if mode.name != EAGER and ve.get("pass") is False:
-        better = " (closer to the float64 reference than eager)" if vr.get("pass") is True else ""
+    if mode.name != EAGER and ve.passed is False:
+        better = " (closer to the float64 reference than eager)" if vr.passed is True else ""
         out.append(Violation("--numerics", mode.name, f"output vs eager fails: "
-                             f"{ve.get('reason') or 'outside tolerance'}{better}"))
-    if vr.get("pass") is False:
+                             f"{ve.reason or 'outside tolerance'}{better}"))
+    if vr.passed is False:
         out.append(Violation("--numerics", mode.name, f"output vs the float64 reference fails: "
-                             f"{vr.get('reason') or 'outside tolerance'}"))
-    if not out and ve.get("pass") is None and vr.get("pass") is None:
-        skipped = (n.get("reference") or {}).get("skipped") if isinstance(n.get("reference"), dict) else None
+                             f"{vr.reason or 'outside tolerance'}"))
+    if not out and ve.passed is None and vr.passed is None:
+        skipped = n.reference.skipped if n.reference is not None else ""
         out.append(Violation("--numerics", mode.name, "numerics not measured" + (f" ({skipped})" if skipped else "")))
     return out
 

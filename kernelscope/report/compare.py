@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from kernelscope import fmt
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
 from kernelscope.report import charts
-from kernelscope.report.context import flatten
+from kernelscope.report.context import environment_rows
 from kernelscope.report.html import environment, page_assets
 from kernelscope.report.markdown import MAX_CHARS, md_code, md_text
 from kernelscope.report.ranks import compare_markdown as rank_compare_markdown
@@ -168,8 +168,7 @@ SETTINGS = ("warmup", "repeats", "processes", "profile_steps", "freezing", "gemm
 
 
 def _device_name(r: RunResult) -> str:
-    env = r.environment or {}
-    return str(env.get("gpu") or env.get("cpu") or fmt.DASH)
+    return r.environment.gpu or r.environment.cpu or fmt.DASH
 
 
 def _text(v: object) -> str:
@@ -195,14 +194,14 @@ def comparable_runs(base: RunResult, head: RunResult, *, force: bool = False) ->
 
     fields = [
         row("device name", _device_name),
-        row("device", lambda r: _text(r.device or (r.environment or {}).get("device"))),
+        row("device", lambda r: _text(r.device or r.environment.device)),
         row("dtype", lambda r: _text(r.dtype)),
         row("model file", lambda r: _text(r.model.replace("\\", "/").rsplit("/", 1)[-1] if r.model else "")),
         row("model file sha256", lambda r: _text((r.settings or {}).get("model_sha256") or "not recorded")),
         row("shape parameters", shape),
         row("inputs", lambda r: _text((r.settings or {}).get("inputs"))),
-        row("torch", lambda r: _text((r.environment or {}).get("torch"))),
-        row("triton", lambda r: _text((r.environment or {}).get("triton"))),
+        row("torch", lambda r: _text(r.environment.torch)),
+        row("triton", lambda r: _text(r.environment.triton)),
         row("modes", lambda r: _text((r.settings or {}).get("modes") or [m.name for m in r.modes])),
     ]
     fields += [row(f"setting {k}", lambda r, k=k: _text((r.settings or {}).get(k))) for k in SETTINGS]
@@ -302,8 +301,8 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             gemms=compare_gemms(mb.gemms, mh.gemms, _marginal(mb) | _marginal(mh)) if mb and mh else (),
             change=change, pad_note=_pad_note(mb, mh), ranks=compare_ranks(mb, mh),
         ))
-    env_b = {kv.key: kv.value for kv in flatten(base.environment)}
-    env_h = {kv.key: kv.value for kv in flatten(head.environment)}
+    env_b = {kv.key: kv.value for kv in environment_rows(base.environment)}
+    env_h = {kv.key: kv.value for kv in environment_rows(head.environment)}
     env = tuple((k, env_b.get(k, fmt.DASH), env_h.get(k, fmt.DASH)) for k in dict.fromkeys([*env_b, *env_h])
                 if env_b.get(k) != env_h.get(k))
     return Comparison(base, head, base_label, head_label, tuple(modes), env, comparable_runs(base, head, force=force))

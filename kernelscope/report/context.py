@@ -22,15 +22,22 @@ from kernelscope.report import charts
 from kernelscope.result import (
     AutotuneResult,
     DynamicSummary,
+    DynamoStats,
     Evidence,
     GemmEpilogue,
     GemmGroup,
     KernelStat,
+    MemoryPeaks,
     ModeResult,
+    NumericsResult,
+    OutputError,
     Recommendation,
+    ReferenceInfo,
+    RunEnvironment,
     RunResult,
     Status,
     SweepPoint,
+    to_json,
 )
 from kernelscope.tolerance import TOLERANCES, Tolerance, tolerance_for
 
@@ -57,10 +64,12 @@ class ModeRow:
     @property
     def memory_kind(self) -> str:
         """What "peak memory" measures when it is not CUDA's allocated bytes."""
-        mem = self.mode.memory or {}
-        if "peak_rss_growth_bytes" in mem:
+        mem = self.mode.memory
+        if mem is None:
+            return ""
+        if mem.peak_rss_growth_bytes is not None:
             return "RSS growth"
-        if "peak_rss_bytes" in mem:
+        if mem.peak_rss_bytes is not None:
             return "RSS, whole process"
         return ""
 
@@ -225,6 +234,13 @@ class KV:
     value: str
 
 
+def environment_rows(env: RunEnvironment) -> list[KV]:
+    """The environment as "key / sub-key: value" rows, in the record's order; what it did not record (None, no
+    GEMM backends) is left out."""
+    data = {k: v for k, v in to_json(env).items() if v is not None and v != {}}
+    return flatten(data)
+
+
 def flatten(data: Any, prefix: str = "") -> list[KV]:
     """Any JSON-like dict as "a / b: value" rows, so the report shows whatever keys the run recorded."""
     rows: list[KV] = []
@@ -297,7 +313,7 @@ def build_context(result: RunResult) -> ReportContext:
         sections=sections,
         failures=failures,
         failure_groups=failure_groups(result, (f.mode for f in failures)),
-        environment=tuple(flatten(result.environment)),
+        environment=tuple(environment_rows(result.environment)),
         settings=tuple(flatten(result.settings)),
         latency_chart=charts.latency_chart(result.modes),
         kernel_chart=charts.kernel_stack_chart(result.modes),
@@ -306,13 +322,13 @@ def build_context(result: RunResult) -> ReportContext:
         tolerance=tolerance_for(result.dtype),
         sweep=sweep_view(result),
         dynamic=result.dynamic if result.dynamic is not None and (result.points or any(
-            m.dynamo for m in result.modes if m.name == result.dynamic.mode)) else None,
+            m.dynamo is not None for m in result.modes if m.name == result.dynamic.mode)) else None,
         # A recommendation compares measured latencies: a trace analysed on its own has none to compare.
         recommendations=result.recommendation if any(
             m.latency_ms for p in (result.points or (result,)) for m in p.modes) else (),
-        numerics=tuple(numerics_row(m) for m in result.modes if m.numerics),
-        compile=tuple(compile_row(m) for m in result.modes if m.compile or m.dynamo),
-        memory=tuple(memory_row(m) for m in result.modes if m.memory),
+        numerics=tuple(numerics_row(m) for m in result.modes if m.numerics is not None),
+        compile=tuple(compile_row(m) for m in result.modes if m.compile is not None or m.dynamo is not None),
+        memory=tuple(memory_row(m) for m in result.modes if m.memory is not None),
         peaks=tuple(flatten({k: v for k, v in (result.peaks or {}).items() if v})),
         notes=mode_notes(result),
         headline=headline(result),
@@ -326,25 +342,16 @@ def _ranks_views(result: RunResult) -> tuple[Any, ...]:
     return ranks_views(result)
 
 
-# (environment key, label): the facts a reader needs to place a run, in this order.
-HEADLINE = (("gpu", "GPU"), ("capability", "compute capability"), ("cpu", "CPU"), ("torch", "torch"),
-            ("triton", "triton"), ("cuda", "CUDA"), ("driver", "driver"), ("cuda_driver_version", "CUDA driver"))
-
-
 def headline(result: RunResult) -> tuple[KV, ...]:
-    """Device first, then what the environment recorded of HEADLINE. A CPU run claims no CUDA version (a CUDA
-    build of torch reports one even where no GPU was used)."""
-    env = result.environment if isinstance(result.environment, dict) else {}
-    device = result.device or str(env.get("device") or "")
-    out = [KV("device", device or "unknown")]
-    for key, label in HEADLINE:
-        v = env.get(key)
-        if v in (None, "") or isinstance(v, (dict, list)):
-            continue
-        if device == "cpu" and key in ("cuda", "driver", "cuda_driver_version", "gpu", "capability"):
-            continue
-        out.append(KV(label, str(v)))
-    return tuple(out)
+    """Device first, then the facts a reader needs to place a run, as far as the environment recorded them. A
+    CPU run claims no CUDA version (a CUDA build of torch reports one even where no GPU was used)."""
+    env = result.environment
+    device = result.device or env.device or ""
+    cpu = device == "cpu"
+    facts = (("GPU", None if cpu else env.gpu), ("compute capability", None if cpu else env.capability),
+             ("CPU", env.cpu), ("torch", env.torch), ("triton", env.triton), ("CUDA", None if cpu else env.cuda),
+             ("driver", None if cpu else env.driver), ("CUDA driver", None if cpu else env.cuda_driver_version))
+    return (KV("device", device or "unknown"), *(KV(label, v) for label, v in facts if v))
 
 
 def mode_notes(result: RunResult) -> tuple[KV, ...]:
@@ -400,7 +407,7 @@ def _point_cells(point: SweepPoint) -> tuple[SweepCell, ...]:
         verdict = numerics_verdict(m.numerics, is_eager=m.name == EAGER)
         cells.append(SweepCell(m.name, m.status, m.latency_ms.median if m.latency_ms else None,
                                speedup_vs(m, eager_ok), m.kernels_per_iter, verdict.status,
-                               (m.dynamo or {}).get("recompiles") if m.dynamo else None))
+                               m.dynamo.recompiles if m.dynamo is not None else None))
     return tuple(cells)
 
 
@@ -421,29 +428,28 @@ class NumericsRow:
     mode: str
     verdict: str  # combined pass / fail / n/a
     reason: str
-    vs_eager: dict[str, Any]
-    vs_reference: dict[str, Any]
+    vs_eager: OutputError  # every figure None when not compared
+    vs_reference: OutputError
     reference: str  # "float64 on cpu" or why it was skipped
     nonfinite: int
     tolerance: Tolerance
+    measured_reference: bool = False  # the mode was compared with the high-precision reference
 
 
 def numerics_row(m: ModeResult) -> NumericsRow:
-    n = m.numerics if isinstance(m.numerics, dict) else {}
+    n = m.numerics or NumericsResult()
     v = numerics_verdict(n, is_eager=m.name == EAGER)
-    ref = n.get("reference") if isinstance(n.get("reference"), dict) else {}
-    if ref.get("skipped"):
-        ref_text = f"skipped: {ref['skipped']}"
-    elif ref.get("dtype"):
-        ref_text = f"{ref['dtype']} on {ref.get('device', '?')}"
+    ref = n.reference or ReferenceInfo()
+    if ref.skipped:
+        ref_text = f"skipped: {ref.skipped}"
+    elif ref.dtype:
+        ref_text = f"{ref.dtype} on {ref.device or '?'}"
     else:
         ref_text = fmt.DASH
-    tol = n.get("tolerance") if isinstance(n.get("tolerance"), dict) else {}
     return NumericsRow(
         m.name, "reference" if m.name == EAGER and v.status != "fail" else v.status, v.reason,
-        n.get("vs_eager") if isinstance(n.get("vs_eager"), dict) else {},
-        n.get("vs_reference") if isinstance(n.get("vs_reference"), dict) else {},
-        ref_text, v.nonfinite, tolerance_for(tol.get("dtype")) if tol else tolerance_for(None),
+        n.vs_eager or OutputError(), n.vs_reference or OutputError(), ref_text, v.nonfinite,
+        tolerance_for(n.tolerance.dtype if n.tolerance is not None else None), n.vs_reference is not None,
     )
 
 
@@ -469,25 +475,23 @@ class CompileRow:
 
 
 def compile_row(m: ModeResult) -> CompileRow:
-    c = m.compile or {}
-    cache = c.get("cache") or {}
-    d = m.dynamo or {}
-    note = ""
-    if c.get("reused"):
-        note = "nothing compiled at this point: the graph compiled at an earlier shape point covers it"
-    elif c.get("warm_error"):
-        note = f"warm compile failed: {c['warm_error']}"
-    elif "warm_s" not in c and c:
-        note = "warm compile not measured (--warm-compile)"
-    if c and not c.get("cache_dir_fresh", True):
-        note = (note + "; " if note else "") + "--cache-dir given: the first call may reuse an earlier cache"
-    if cache.get("cold", {}).get("fxgraph_cache_bypass"):
-        note = (note + "; " if note else "") + ("Inductor bypassed its FX-graph cache (freezing does: "
-                                               "constants are part of the graph)")
-    cold_s = c["cold_s"] if "cold_s" in c else m.first_call_s
-    return CompileRow(m.name, cold_s, c.get("warm_s"), _counts(cache.get("cold")),
-                      _counts(cache.get("warm")) if "warm" in cache else fmt.DASH, d.get("graphs"),
-                      d.get("recompiles"), d.get("graph_breaks"), tuple(d.get("guard_failures") or ()), note)
+    c, d = m.compile, m.dynamo or DynamoStats()
+    notes = []
+    if c is not None:
+        if c.reused:
+            notes.append("nothing compiled at this point: the graph compiled at an earlier shape point covers it")
+        elif c.warm_error:
+            notes.append(f"warm compile failed: {c.warm_error}")
+        elif c.warm_s is None:  # the warm process gives warm_s unless it failed or nothing compiled
+            notes.append("warm compile not measured (--warm-compile)")
+        if not c.cache_dir_fresh:
+            notes.append("--cache-dir given: the first call may reuse an earlier cache")
+        if c.cache.cold.get("fxgraph_cache_bypass"):
+            notes.append("Inductor bypassed its FX-graph cache (freezing does: constants are part of the graph)")
+    return CompileRow(m.name, c.cold_s if c is not None else m.first_call_s, c.warm_s if c is not None else None,
+                      _counts(c.cache.cold if c is not None else None),
+                      _counts(c.cache.warm) if c is not None and c.cache.warm is not None else fmt.DASH, d.graphs,
+                      d.recompiles, d.graph_breaks, d.guard_failures, "; ".join(notes))
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,16 +505,14 @@ class MemoryRow:
 
 
 def memory_row(m: ModeResult) -> MemoryRow:
-    mem = m.memory or {}
-    if "first_call_peak_allocated_bytes" in mem or "peak_allocated_bytes" in mem:
-        return MemoryRow(m.name, mem.get("first_call_peak_allocated_bytes"), mem.get("peak_allocated_bytes"),
-                         mem.get("first_call_peak_reserved_bytes"), mem.get("peak_reserved_bytes"), "allocated (CUDA)")
-    if "peak_rss_growth_bytes" in mem:
+    mem = m.memory or MemoryPeaks()
+    if mem.first_call_peak_allocated_bytes is not None or mem.peak_allocated_bytes is not None:
+        return MemoryRow(m.name, mem.first_call_peak_allocated_bytes, mem.peak_allocated_bytes,
+                         mem.first_call_peak_reserved_bytes, mem.peak_reserved_bytes, "allocated (CUDA)")
+    if mem.peak_rss_growth_bytes is not None:
         # What the mode itself allocated: RSS above what the process held before the model was built.
-        return MemoryRow(m.name, mem.get("first_call_rss_growth_bytes"), mem.get("peak_rss_growth_bytes"),
-                         kind="RSS growth (CPU)")
-    return MemoryRow(m.name, mem.get("first_call_peak_rss_bytes"), mem.get("peak_rss_bytes"),
-                     kind="RSS, whole process (CPU)")
+        return MemoryRow(m.name, mem.first_call_rss_growth_bytes, mem.peak_rss_growth_bytes, kind="RSS growth (CPU)")
+    return MemoryRow(m.name, mem.first_call_peak_rss_bytes, mem.peak_rss_bytes, kind="RSS, whole process (CPU)")
 
 
 def roofline_line(g: GemmEpilogue) -> str:

@@ -204,7 +204,7 @@ def _dynamic(ctx: ReportContext, lim: Limits) -> list[str]:
 
 
 def _numerics(ctx: ReportContext, lim: Limits) -> list[str]:
-    rows = [n for n in ctx.numerics if n.vs_reference or n.verdict == "fail" or n.nonfinite]
+    rows = [n for n in ctx.numerics if n.measured_reference or n.verdict == "fail" or n.nonfinite]
     if not rows:
         return []
     out = ["", "### Numerics", "", "| Mode | Verdict | vs eager: max abs, mismatch | vs reference: max abs, rmse "
@@ -212,9 +212,9 @@ def _numerics(ctx: ReportContext, lim: Limits) -> list[str]:
     for n in rows[: lim.modes]:
         ve, vr = n.vs_eager, n.vs_reference
         out.append(
-            f"| {md_text(n.mode, 40)} | {md_text(n.verdict)} | {fmt.sci(ve.get('max_abs'))}, "
-            f"{fmt.fraction(ve.get('mismatch_fraction'))} | {fmt.sci(vr.get('max_abs'))}, {fmt.sci(vr.get('rmse'))} "
-            f"({fmt.sci(vr.get('eager_rmse'))}) | {n.nonfinite} | {md_text(n.reference, 80)} |")
+            f"| {md_text(n.mode, 40)} | {md_text(n.verdict)} | {fmt.sci(ve.max_abs)}, "
+            f"{fmt.fraction(ve.mismatch_fraction)} | {fmt.sci(vr.max_abs)}, {fmt.sci(vr.rmse)} "
+            f"({fmt.sci(vr.eager_rmse)}) | {n.nonfinite} | {md_text(n.reference, 80)} |")
     return out
 
 

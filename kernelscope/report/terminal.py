@@ -153,7 +153,7 @@ def render_terminal(result: RunResult, console: Console) -> None:
             console.print(Text.assemble((c.mode, "bold"), f"  compile cold {fmt.seconds(c.cold_s)} ({c.cold_cache}), "
                                         f"warm {fmt.seconds(c.warm_s)} ({c.warm_cache})"))
     for n in ctx.numerics:
-        if n.verdict == "fail" or (n.vs_eager.get("pass") is False):
+        if n.verdict == "fail" or (n.vs_eager.passed is False):
             console.print(Text.assemble((n.mode, "bold"), "  numerics ", (n.verdict, _STYLE.get(n.verdict, "")),
                                         f": {n.reason}"))
     for n in ctx.notes:

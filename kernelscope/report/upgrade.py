@@ -17,7 +17,7 @@ from typing import Any
 from kernelscope import fmt
 from kernelscope.analysis.numerics import NumericsVerdict, numerics_verdict
 from kernelscope.analysis.stats import Ratio, latency_ratio
-from kernelscope.report.context import flatten
+from kernelscope.report.context import environment_rows
 from kernelscope.result import GemmEpilogue, LatencyStats, ModeResult, RunResult, Status
 
 SCHEMA = "kernelscope.compare/1"
@@ -210,8 +210,8 @@ def compare_upgrade(before: RunResult, after: RunResult) -> UpgradeComparison:
             numerics_after=numerics_verdict(ma.numerics, is_eager=name == EAGER) if _ok(ma) else None,
             gemms=match_gemms(mb.gemms, ma.gemms) if mb and ma else (),
         ))
-    env_b = {kv.key: kv.value for kv in flatten(before.environment)}
-    env_a = {kv.key: kv.value for kv in flatten(after.environment)}
+    env_b = {kv.key: kv.value for kv in environment_rows(before.environment)}
+    env_a = {kv.key: kv.value for kv in environment_rows(after.environment)}
     env = tuple((k, env_b.get(k, fmt.DASH), env_a.get(k, fmt.DASH)) for k in dict.fromkeys([*env_b, *env_a])
                 if env_b.get(k) != env_a.get(k))
     return UpgradeComparison(before, after, tuple(modes), env)
@@ -334,19 +334,18 @@ def mode_summary(m: UpgradeMode) -> list[Segment]:
     return out
 
 
-def _v(env: dict[str, Any], key: str) -> str:
-    v = env.get(key)
-    return str(v) if v not in (None, "") else "?"
+def _v(v: str | None) -> str:
+    return v or "?"
 
 
 def headline(cmp: UpgradeComparison) -> list[Segment]:
     """The first line: what was upgraded (torch, python, triton), where, in which dtype."""
-    eb, ea = cmp.before.environment or {}, cmp.after.environment or {}
-    parts = [f"torch {_v(eb, 'torch')} → {_v(ea, 'torch')}"]
-    for key in ("triton", "python"):
-        if eb.get(key) != ea.get(key):
-            parts.append(f"{key} {_v(eb, key)} → {_v(ea, key)}")
-    where = ea.get("gpu") or ea.get("cpu") or cmp.after.device or "?"
+    eb, ea = cmp.before.environment, cmp.after.environment
+    parts = [f"torch {_v(eb.torch)} → {_v(ea.torch)}"]
+    for key, b, a in (("triton", eb.triton, ea.triton), ("python", eb.python, ea.python)):
+        if b != a:
+            parts.append(f"{key} {_v(b)} → {_v(a)}")
+    where = ea.gpu or ea.cpu or cmp.after.device or "?"
     dtype = cmp.after.dtype or cmp.before.dtype
     return [(f"Upgrade check: {', '.join(parts)} on {where}{', ' + dtype if dtype else ''}", False)]
 
@@ -401,8 +400,8 @@ def _arrow(before: Any, after: Any) -> str:
 def _compile_s(m: ModeResult | None) -> float | None:
     if m is None:
         return None
-    cold = (m.compile or {}).get("cold_s")
-    return cold if isinstance(cold, (int, float)) else m.first_call_s
+    cold = m.compile.cold_s if m.compile is not None else None
+    return cold if cold is not None else m.first_call_s
 
 
 def _numerics(n: NumericsVerdict | None) -> dict[str, Any] | None:
@@ -412,11 +411,12 @@ def _numerics(n: NumericsVerdict | None) -> dict[str, Any] | None:
 
 def _comparable(cmp: UpgradeComparison) -> dict[str, Any]:
     b, a = cmp.before, cmp.after
-    eb, ea = b.environment or {}, a.environment or {}
-    side = {k: {"torch": e.get("torch"), "python": e.get("python"), "triton": e.get("triton"),
-                "interpreter": (e.get("interpreter") or {}).get("path"), "device": r.device, "dtype": r.dtype}
+    eb, ea = b.environment, a.environment
+    side = {k: {"torch": e.torch, "python": e.python, "triton": e.triton,
+                "interpreter": e.interpreter.path if e.interpreter is not None else None, "device": r.device,
+                "dtype": r.dtype}
             for k, e, r in (("before", eb, b), ("after", ea, a))}
-    return {**side, "upgrade": eb.get("torch") != ea.get("torch"), "same_model": b.model == a.model,
+    return {**side, "upgrade": eb.torch != ea.torch, "same_model": b.model == a.model,
             "same_device": b.device == a.device, "same_dtype": b.dtype == a.dtype}
 
 
