@@ -11,7 +11,8 @@ import pytest
 from kernelscope.analysis.mode import build_mode_result
 from kernelscope.report.html import render_html
 from kernelscope.report.markdown import render_markdown
-from kernelscope.result import run_from_json, to_json
+from kernelscope.result import to_json
+from kernelscope.result_file import result_from_json
 
 from .conftest import DATA
 
@@ -57,7 +58,7 @@ def test_what_the_h200_showed(recorded: dict):
 
 
 def test_reports_render_from_the_recorded_result(recorded: dict):
-    run = run_from_json(recorded)
+    run = result_from_json(recorded)
     html = render_html(run)
     md = render_markdown(run)
     assert "NVIDIA H200" in html and "triton_tem_fused_addmm_gelu_t_0" in html

@@ -12,7 +12,8 @@ import pytest
 from kernelscope.analysis.mode import build_mode_result
 from kernelscope.report.html import render_html
 from kernelscope.report.markdown import render_markdown
-from kernelscope.result import run_from_json, to_json
+from kernelscope.result import to_json
+from kernelscope.result_file import load_result, result_from_json
 
 from .conftest import DATA
 
@@ -41,11 +42,18 @@ def _at(r: dict, i: int) -> dict:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("i", [0, 1])
 def test_reanalysis_of_each_point_equals_the_recorded_result(sweep: dict, mode: str, i: int):
-    again = to_json(build_mode_result(SWEEP, _capture(POINTS[i], mode), peaks=sweep["peaks"]))
+    mr = build_mode_result(SWEEP, _capture(POINTS[i], mode), peaks=sweep["peaks"])
+    again = to_json(mr)
     before = _at(sweep, i)[mode]
     for key in ("kernels_per_iter", "kernels_by_category", "kernels_by_backend", "kernels", "iterations",
-                "first_call_s", "memory", "numerics", "dynamo"):
+                "first_call_s"):
         assert again[key] == before[key], key
+    # The worker's parts are typed records since result.json schema 2: the recorded (schema 1) file, migrated,
+    # holds the same records.
+    recorded = load_result(SWEEP).points[i].mode(mode)
+    for key in ("memory", "numerics", "dynamo", "compile"):
+        assert getattr(mr, key) == getattr(recorded, key), key
+    assert mr.memory is not None and mr.numerics is not None and (mr.dynamo is None) == (mode == "eager")
     # Fields added since the fixture was recorded (issue 13: per-process latency, autotune margins) are new keys;
     # every recorded key still reads the same.
     for key in ("latency_ms", "autotune"):
@@ -165,7 +173,7 @@ def test_recommendation_per_shape_on_the_h200(sweep: dict):
 
 
 def test_sweep_reports_render_from_the_recorded_result(sweep: dict):
-    run = run_from_json(sweep)
+    run = result_from_json(sweep)
     html = render_html(run)
     assert 'id="sweep"' in html and 'id="dynamic"' in html and "Speedup vs eager across shapes" in html
     assert "nothing compiled at this point" not in html  # the compile table is the first point's
@@ -204,11 +212,11 @@ def test_mode_notes_from_every_point_reach_every_report(sweep: dict):
     r = copy.deepcopy(sweep)
     for p in r["points"]:  # a note made at every shape is listed once, without shapes
         next(m for m in p["modes"] if m["name"] == "default")["notes"].append("GEMM backends unavailable here: X")
-    ctx = build_context(run_from_json(r))
+    ctx = build_context(result_from_json(r))
     keys = {n.key: n.value for n in ctx.notes}
     assert keys["default"] == "GEMM backends unavailable here: X"
     assert "still drifted by 52%" in keys["max-autotune @ batch_size=256"]  # only at the shape it happened
-    run = run_from_json(r)
+    run = result_from_json(r)
     html = render_html(run)
     assert 'id="mode-notes"' in html and "<strong>max-autotune @ batch_size=256</strong>: latency still drifted" in html
     md = render_markdown(run)

@@ -28,6 +28,7 @@ from kernelscope.result import (
     TimelineEntry,
     run_from_json,
 )
+from kernelscope.result_file import result_from_json
 
 from .conftest import run_cli
 
@@ -263,7 +264,7 @@ def test_combine_ranks_failed_rank_fails_the_mode():
 
 
 def test_old_result_without_ranks_loads():
-    run = run_from_json({"schema": "kernelscope.result/1", "tool_version": "0", "created": "", "command": "",
+    run = result_from_json({"schema": "kernelscope.result/1", "tool_version": "0", "created": "", "command": "",
                          "model": "m", "device": "cpu", "dtype": "float32", "environment": {},
                          "modes": [{"name": "eager", "status": "ok"}]})
     assert run.modes[0].ranks == () and run.modes[0].world_size is None
