@@ -86,7 +86,8 @@ def _autotune_spread(results: list[Path]) -> dict:
 
 
 def report(a: argparse.Namespace) -> None:
-    from kernelscope.report.compare import compare_data, compare_results
+    from kernelscope.analysis.compare import compare_results
+    from kernelscope.report.compare import compare_data
     from kernelscope.report.io import load_result
 
     out = Path(a.out)

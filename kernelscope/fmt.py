@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
+from typing import Any
 
 DASH = "—"
 
@@ -281,3 +283,41 @@ def fraction(x: float | None) -> str:
     if x == 0:
         return "0"
     return f"{x * 100:.3g}%"
+
+
+def first_line(text: str, limit: int = 160) -> str:
+    """The first non-empty line of an error, cut to ``limit``: what a one-line summary or a gate's message says."""
+    lines = [ln for ln in (text or "").strip().splitlines() if ln.strip()]
+    return short(lines[0].strip(), limit) if lines else "no reason given"
+
+
+@dataclass(frozen=True, slots=True)
+class KV:
+    key: str
+    value: str
+
+
+def flatten(data: Any, prefix: str = "") -> list[KV]:
+    """Any JSON-like dict as "a / b: value" rows, so the report shows whatever keys the run recorded."""
+    rows: list[KV] = []
+    if isinstance(data, dict):
+        if not data and prefix:
+            rows.append(KV(prefix, DASH))
+        for k, v in data.items():
+            rows += flatten(v, f"{prefix} / {k}" if prefix else str(k))
+        return rows
+    if isinstance(data, (list, tuple)):
+        if all(not isinstance(v, (dict, list, tuple)) for v in data):
+            return [KV(prefix, ", ".join(_scalar(v) for v in data) or DASH)]
+        for i, v in enumerate(data):
+            rows += flatten(v, f"{prefix} / {i}")
+        return rows
+    return [KV(prefix, _scalar(data))]
+
+
+def _scalar(v: Any) -> str:
+    if v is None or v == "":
+        return DASH
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)

@@ -12,8 +12,9 @@ import pytest
 from kernelscope import fmt
 from kernelscope.analysis.numerics import numerics_check
 from kernelscope.analysis.stats import bootstrap_ratio_of_medians, latency_ratio
+from kernelscope.fmt import KV, flatten
 from kernelscope.report import charts
-from kernelscope.report.context import KV, build_context, flatten, kernel_table
+from kernelscope.report.context import build_context, kernel_table
 from kernelscope.result import LatencyStats, ModeResult
 from kernelscope.tolerance import TOLERANCES, tolerance_for
 from tests.conftest_reports import DATA, ZERO_X, big_h200_211, seed_h200_211, seed_h200_2141, timings

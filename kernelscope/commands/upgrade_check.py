@@ -79,6 +79,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         read_calibration,
         with_roofline,
     )
+    from kernelscope.analysis.upgrade import compare_upgrade
     from kernelscope.capture.interpreter import probe
     from kernelscope.capture.modes import parse_backends, parse_modes
     from kernelscope.capture.runner import (
@@ -92,12 +93,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     from kernelscope.files import atomic_write_text
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report import write_reports
-    from kernelscope.report.upgrade import (
-        compare_upgrade,
-        render_upgrade_html,
-        render_upgrade_markdown,
-        upgrade_data,
-    )
+    from kernelscope.report.upgrade import render_upgrade_html, render_upgrade_markdown, upgrade_data
     from kernelscope.result import ModeResult
 
     err = Console(stderr=True, highlight=False)

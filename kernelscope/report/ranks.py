@@ -1,6 +1,7 @@
 """The per-rank view of modes run under torchrun (issue 17): one table per mode, read by html and markdown.
 
-Every figure comes from ``ModeResult.ranks`` (analysis/ranks.py); this module only formats them.
+Every figure comes from ``ModeResult.ranks`` (analysis/ranks.py) and, in ``compare``, from analysis/compare.py's
+``RankDelta``; this module only formats them.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kernelscope import fmt
+from kernelscope.analysis.compare import RankDelta
 from kernelscope.result import ModeResult, RankResult, RunResult
 
 
@@ -87,37 +89,7 @@ def markdown_tables(result: RunResult) -> list[str]:
     return out
 
 
-# --------------------------------------------------------------------------------------------- compare, check
-@dataclass(frozen=True, slots=True)
-class RankDelta:
-    """One rank of a mode in both runs of ``compare``, matched by rank index. The noise-aware call is the mode's
-    (its headline is the slowest rank's); per rank there is one median per run, so only the ratio is shown."""
-
-    rank: int
-    base: RankResult | None
-    head: RankResult | None
-    ratio: float | None  # head / base median
-    verdicts_changed: tuple[str, ...]  # "<GEMM>: base verdict -> head verdict"
-
-
-def compare_ranks(base: ModeResult | None, head: ModeResult | None) -> tuple[RankDelta, ...]:
-    b = {r.rank: r for r in (base.ranks if base else ())}
-    h = {r.rank: r for r in (head.ranks if head else ())}
-    out = []
-    for rank in sorted(set(b) | set(h)):
-        rb, rh = b.get(rank), h.get(rank)
-        ratio = (rh.latency_ms / rb.latency_ms if rb and rh and rb.latency_ms and rh.latency_ms is not None
-                 else None)
-        changed: list[str] = []
-        if rb and rh:
-            vb = dict(v.rsplit(": ", 1) for v in rb.verdicts if ": " in v)
-            vh = dict(v.rsplit(": ", 1) for v in rh.verdicts if ": " in v)
-            changed = [f"{k}: {vb.get(k, fmt.DASH)} -> {vh.get(k, fmt.DASH)}" for k in dict.fromkeys([*vb, *vh])
-                       if vb.get(k) != vh.get(k)]
-        out.append(RankDelta(rank, rb, rh, ratio, tuple(changed)))
-    return tuple(out)
-
-
+# ------------------------------------------------------------------------------------------------- compare
 def rank_delta_json(d: RankDelta) -> dict:
     def side(r: RankResult | None) -> dict | None:
         if r is None:
@@ -150,34 +122,4 @@ def compare_markdown(mode: str, deltas: tuple[RankDelta, ...]) -> list[str]:
         cells = [str(d.rank), f"{lat(d.base)} → {lat(d.head)}", change, f"{kern(d.base)} → {kern(d.head)}",
                  f"{comm(d.base)} → {comm(d.head)}", "; ".join(d.verdicts_changed) or fmt.DASH]
         out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-    return out
-
-
-@dataclass(frozen=True, slots=True)
-class RankViolation:
-    rule: str
-    mode: str  # "eager rank 1"
-    message: str
-
-
-def check_ranks(mode: ModeResult, *, max_kernels_per_iter: float | None,
-                expect_fused: str | None) -> list[RankViolation]:
-    """``check`` on every rank, not only the headline (slowest) one: kernels per iteration, and ``--expect-fused
-    all|none`` on each rank's GEMM verdicts. The latency rules use the mode's figures, the slowest rank's."""
-    out = []
-    for r in mode.ranks:
-        if r.rank == mode.slowest_rank or r.status != "ok":
-            continue  # the headline rank is the mode itself; a failed rank fails the mode
-        who = f"{mode.name} rank {r.rank}"
-        if max_kernels_per_iter is not None and r.kernels_per_iter is not None and \
-                r.kernels_per_iter > max_kernels_per_iter:
-            out.append(RankViolation("--max-kernels-per-iter", who, f"{fmt.count(r.kernels_per_iter)} kernels per "
-                                     f"iteration > {fmt.count(max_kernels_per_iter)}"))
-        want = (expect_fused or "").lower()
-        if want in ("all", "none"):
-            for v in r.verdicts:
-                label, _, verdict = v.rpartition(": ")
-                if (want == "all" and verdict not in ("fused", "none")) or (
-                        want == "none" and verdict in ("fused", "partial")):
-                    out.append(RankViolation("--expect-fused", who, f"GEMM {label}: {verdict}"))
     return out
