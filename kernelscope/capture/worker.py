@@ -416,6 +416,27 @@ def spec_points(spec: dict[str, Any]) -> list[dict[str, Any]]:
              "mode_dir": spec["mode_dir"], "tb_dir": spec["tb_dir"]}]
 
 
+def _mode_def(spec: dict[str, Any]) -> ModeDef:
+    return ModeDef(**{**spec["mode"], "gemm_backends": tuple(spec["mode"]["gemm_backends"])
+                      if spec["mode"]["gemm_backends"] else None})
+
+
+def _pick_device(torch: Any, want: str) -> str:
+    """--device: auto is cuda when torch sees a GPU; cuda without one is a usage error."""
+    if want == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if want == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda but torch sees no CUDA device", "run on a GPU machine or pass --device cpu")
+    return want
+
+
+def _check_dtype(torch: Any, device: str, dtype: str | None) -> str | None:
+    if device == "cuda" and dtype == "bfloat16" and not torch.cuda.is_bf16_supported():
+        raise UsageError(f"bfloat16 is not supported on {torch.cuda.get_device_name(0)}",
+                         "pass --dtype float16 or float32")
+    return dtype
+
+
 class _Setup:
     """What every point of one worker shares: torch, the device, the mode's Inductor configuration.
 
@@ -431,88 +452,22 @@ class _Setup:
             raise
 
     def _configure(self, spec: dict[str, Any], rec: dict[str, Any]) -> None:
-        self.mode = ModeDef(**{**spec["mode"], "gemm_backends": tuple(spec["mode"]["gemm_backends"])
-                               if spec["mode"]["gemm_backends"] else None})
+        self.mode = mode = _mode_def(spec)
         progress("importing torch")
         import torch
 
         self.torch = torch
-        want = spec["device"]
-        if want == "auto":
-            device = "cuda" if torch.cuda.is_available() else "cpu"
-        elif want == "cuda" and not torch.cuda.is_available():
-            raise UsageError("--device cuda but torch sees no CUDA device", "run on a GPU machine or pass --device cpu")
-        else:
-            device = want
-        self.device = device
+        self.device = device = _pick_device(torch, spec["device"])
         rec["device"] = device
         if spec.get("distributed") and device == "cuda":
             # A torchrun rank's GPU, before anything touches CUDA (else every rank opens a context on GPU 0).
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % max(1, torch.cuda.device_count()))
         rec["environment"] = environment(torch, device)
-        mode = self.mode
         if mode.needs_cuda and device != "cuda":
             raise Unavailable(f"{mode.name} uses CUDA graphs, which need a GPU (this run is on the CPU)")
-        self.group: Any = None
-        if spec.get("distributed"):
-            # Before the model is built: the model file may shard itself with torch.distributed (issue 17).
-            from kernelscope.capture.dist import Group
-
-            progress("initialising the process group")
-            self.group = Group(torch, device, float(spec.get("timeout_s") or 900.0))
-            self.patches.callback(self.group.close)
-            rec["distributed"] = self.group.describe()
-        dtype = spec.get("dtype")  # None: the model file's own dtypes
-        if device == "cuda" and dtype == "bfloat16" and not torch.cuda.is_bf16_supported():
-            raise UsageError(f"bfloat16 is not supported on {torch.cuda.get_device_name(0)}",
-                             "pass --dtype float16 or float32")
-        self.dtype = dtype
-        config: dict[str, Any] = {"compiled": mode.compiled, "compile_mode": mode.compile_mode,
-                                  "max_autotune": mode.max_autotune, "cudagraphs": mode.cudagraphs,
-                                  "dynamic": mode.dynamic, "device": device,
-                                  "capability": rec["environment"].get("capability"), "dtype": dtype}
-        notes: list[str] = rec.setdefault("notes", [])
-        inductor_patch: dict[str, Any] = {}
-        if mode.compiled:
-            import torch._inductor.config as ic
-
-            if device == "cpu":
-                inductor_patch["cpp.enable_kernel_profile"] = True  # C++ kernels appear in the trace
-            if hasattr(ic.trace, "provenance_tracking_level"):
-                # Inductor's provenance (kernel <-> FX nodes <-> source lines, and a "[Provenance debug handles]"
-                # comment at each call site): comments and bookkeeping only, the kernels are the same
-                inductor_patch["trace.provenance_tracking_level"] = 1
-            freezing = spec.get("freezing")
-            if freezing is None:
-                freezing = device == "cpu"  # Inductor's advice for CPU inference; CPP GEMM templates need it
-            inductor_patch["freezing"] = bool(freezing)
-            config["freezing"] = bool(freezing)
-            if mode.max_autotune:
-                requested = list(mode.gemm_backends or [b.strip() for b in ic.max_autotune_gemm_backends.split(",")])
-                usable, dropped = [], []
-                for b in requested:
-                    ok, why = backend_available(torch, b, device)
-                    (usable if ok else dropped).append(b if ok else f"{b} ({why})")
-                if dropped and mode.gemm_backends:  # Inductor's default list names GPU and CPU backends alike
-                    notes.append("GEMM backends unavailable here: " + "; ".join(dropped))
-                if not usable:
-                    raise Unavailable("no requested GEMM backend can run here: " + "; ".join(dropped))
-                inductor_patch["max_autotune_gemm_backends"] = ",".join(usable)
-                config["gemm_backends"] = usable
-                config["gemm_backends_requested"] = requested
-                if "NVGEMM" in usable and device == "cuda" and not os.environ.get("CUTE_DSL_ARCH"):
-                    # torch 2.14.1's autotune workers otherwise compile every NVGEMM choice for sm_100a and all
-                    # fail on sm90 ("expects arch to be sm_90a, but got sm_100a"; fixture nvgemm-arch-failure).
-                    arch = cute_dsl_arch(*torch.cuda.get_device_capability(0))
-                    self.patches.callback(_restore_env, "CUTE_DSL_ARCH", os.environ.get("CUTE_DSL_ARCH"))
-                    os.environ["CUTE_DSL_ARCH"] = arch
-                    notes.append(f"set CUTE_DSL_ARCH={arch} from the device's compute capability (unset by the user)")
-                    config["cute_dsl_arch"] = arch
-            config["inductor_config"] = dict(inductor_patch)
-            # Entered for the worker's life: every point (and every recompile) sees the mode's configuration.
-            self.patches.enter_context(ic.patch(inductor_patch))
-        else:
-            config["gemm_backends"] = None
+        self.group: Any = self._start_group(spec, rec)
+        self.dtype = _check_dtype(torch, device, spec.get("dtype"))  # None: the model file's own dtypes
+        config = self._mode_config(spec, rec)
         rec["config"] = config
         self.config = config
         self.timer = _Timer(torch, device)
@@ -524,6 +479,78 @@ class _Setup:
         # output code -> its Inductor provenance (kernel <-> FX nodes <-> stack traces), from the compile
         self.provenance: dict[str, dict[str, Any]] = {}
         self.last_code_paths: list[str] = []
+
+    def _start_group(self, spec: dict[str, Any], rec: dict[str, Any]) -> Any:
+        """A torchrun worker's process group, up before the model is built: the model file may shard itself with
+        torch.distributed (issue 17). None outside torchrun."""
+        if not spec.get("distributed"):
+            return None
+        from kernelscope.capture.dist import Group
+
+        progress("initialising the process group")
+        group = Group(self.torch, self.device, float(spec.get("timeout_s") or 900.0))
+        self.patches.callback(group.close)
+        rec["distributed"] = group.describe()
+        return group
+
+    def _mode_config(self, spec: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
+        """The mode's configuration as the record states it; for a compiled mode, Inductor's configuration patched
+        in for the worker's life (every point, and every recompile, sees it)."""
+        mode, device = self.mode, self.device
+        config: dict[str, Any] = {"compiled": mode.compiled, "compile_mode": mode.compile_mode,
+                                  "max_autotune": mode.max_autotune, "cudagraphs": mode.cudagraphs,
+                                  "dynamic": mode.dynamic, "device": device,
+                                  "capability": rec["environment"].get("capability"), "dtype": self.dtype}
+        notes: list[str] = rec.setdefault("notes", [])
+        if not mode.compiled:
+            config["gemm_backends"] = None
+            return config
+        import torch._inductor.config as ic
+
+        inductor_patch: dict[str, Any] = {}
+        if device == "cpu":
+            inductor_patch["cpp.enable_kernel_profile"] = True  # C++ kernels appear in the trace
+        if hasattr(ic.trace, "provenance_tracking_level"):
+            # Inductor's provenance (kernel <-> FX nodes <-> source lines, and a "[Provenance debug handles]"
+            # comment at each call site): comments and bookkeeping only, the kernels are the same
+            inductor_patch["trace.provenance_tracking_level"] = 1
+        freezing = spec.get("freezing")
+        if freezing is None:
+            freezing = device == "cpu"  # Inductor's advice for CPU inference; CPP GEMM templates need it
+        inductor_patch["freezing"] = bool(freezing)
+        config["freezing"] = bool(freezing)
+        if mode.max_autotune:
+            self._gemm_backends(ic, inductor_patch, config, notes)
+        config["inductor_config"] = dict(inductor_patch)
+        # Entered for the worker's life: every point (and every recompile) sees the mode's configuration.
+        self.patches.enter_context(ic.patch(inductor_patch))
+        return config
+
+    def _gemm_backends(self, ic: Any, inductor_patch: dict[str, Any], config: dict[str, Any],
+                       notes: list[str]) -> None:
+        """max-autotune's GEMM backends: the requested ones that can run here (an unavailable mode when none
+        can), and CUTE_DSL_ARCH for NVGEMM when the user left it unset."""
+        mode, device, torch = self.mode, self.device, self.torch
+        requested = list(mode.gemm_backends or [b.strip() for b in ic.max_autotune_gemm_backends.split(",")])
+        usable, dropped = [], []
+        for b in requested:
+            ok, why = backend_available(torch, b, device)
+            (usable if ok else dropped).append(b if ok else f"{b} ({why})")
+        if dropped and mode.gemm_backends:  # Inductor's default list names GPU and CPU backends alike
+            notes.append("GEMM backends unavailable here: " + "; ".join(dropped))
+        if not usable:
+            raise Unavailable("no requested GEMM backend can run here: " + "; ".join(dropped))
+        inductor_patch["max_autotune_gemm_backends"] = ",".join(usable)
+        config["gemm_backends"] = usable
+        config["gemm_backends_requested"] = requested
+        if "NVGEMM" in usable and device == "cuda" and not os.environ.get("CUTE_DSL_ARCH"):
+            # torch 2.14.1's autotune workers otherwise compile every NVGEMM choice for sm_100a and all
+            # fail on sm90 ("expects arch to be sm_90a, but got sm_100a"; fixture nvgemm-arch-failure).
+            arch = cute_dsl_arch(*torch.cuda.get_device_capability(0))
+            self.patches.callback(_restore_env, "CUTE_DSL_ARCH", os.environ.get("CUTE_DSL_ARCH"))
+            os.environ["CUTE_DSL_ARCH"] = arch
+            notes.append(f"set CUTE_DSL_ARCH={arch} from the device's compute capability (unset by the user)")
+            config["cute_dsl_arch"] = arch
 
     def close(self) -> None:
         """Take the mode's configuration off (Inductor's config, the environment): the process is as it was."""
@@ -1011,9 +1038,46 @@ class _EagerRanges:
 
     @staticmethod
     def make(torch: Any) -> Any:
-        import torch.nn.functional as F
         from torch.autograd.profiler import record_function
         from torch.overrides import TorchFunctionMode
+
+        funcs = _EagerRanges._gemm_functions(torch)
+        caller = _EagerRanges._user_line(torch)
+        Tensor = torch.Tensor
+        meta = _EagerRanges._META
+        counter = [0]
+
+        class Mode(TorchFunctionMode):
+            def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+                kwargs = kwargs or {}
+                gemm = func in funcs
+                if not gemm and getattr(func, "__name__", "") in meta:
+                    return func(*args, **kwargs)
+                ins: set[int] = set()
+                _flow_serials(Tensor, args, ins)
+                if kwargs:
+                    _flow_serials(Tensor, kwargs, ins)
+                if not gemm and not ins:
+                    return func(*args, **kwargs)
+                counter[0] += 1
+                serial = counter[0]
+                flow = f"{FLOW_RANGE_PREFIX}#{serial} in={','.join(map(str, sorted(ins)))}"
+                where = caller() if gemm else None
+                with record_function(flow):
+                    if where is None:
+                        out = func(*args, **kwargs)
+                    else:
+                        with record_function(SOURCE_RANGE_PREFIX + where):
+                            out = func(*args, **kwargs)
+                _tag_flow(Tensor, out, serial)
+                return out
+
+        return Mode()
+
+    @staticmethod
+    def _gemm_functions(torch: Any) -> set[Any]:
+        """The GEMM-class torch functions (and Tensor methods) this torch has."""
+        import torch.nn.functional as F
 
         names = {(torch, "matmul"), (torch, "mm"), (torch, "bmm"), (torch, "addmm"), (torch, "baddbmm"),
                  (torch, "addbmm"), (torch, "einsum"), (torch, "tensordot"), (torch.Tensor, "matmul"),
@@ -1021,12 +1085,13 @@ class _EagerRanges:
                  (torch.Tensor, "bmm"), (torch.Tensor, "addmm"), (torch.Tensor, "baddbmm"), (F, "linear"),
                  (F, "bilinear"), (F, "conv1d"), (F, "conv2d"), (F, "conv3d"), (F, "conv_transpose1d"),
                  (F, "conv_transpose2d"), (F, "conv_transpose3d")}
-        funcs = {getattr(owner, n) for owner, n in names if hasattr(owner, n)}
-        skip = tuple(str(Path(m.__file__).resolve().parent) for m in (torch, sys.modules["kernelscope"]))
-        Tensor = torch.Tensor
-        attr = _EagerRanges.ATTR
-        meta = _EagerRanges._META
+        return {getattr(owner, n) for owner, n in names if hasattr(owner, n)}
 
+    @staticmethod
+    def _user_line(torch: Any) -> Callable[[], str | None]:
+        """A function that, called from ``__torch_function__``, names the first frame outside torch and
+        kernelscope (``<file>:<line>``): the user's line that made the call."""
+        skip = tuple(str(Path(m.__file__).resolve().parent) for m in (torch, sys.modules["kernelscope"]))
         theirs: dict[str, bool] = {}  # file -> inside torch or kernelscope (realpath once per file)
 
         def caller() -> str | None:
@@ -1041,56 +1106,33 @@ class _EagerRanges:
                 f = f.f_back
             return None
 
-        def serials(obj: Any, out: set[int], depth: int = 0) -> None:
-            if isinstance(obj, Tensor):
-                s = getattr(obj, attr, None)
-                if s is not None:
-                    out.add(s)
-            elif depth < 2 and isinstance(obj, (list, tuple)):
-                for o in obj:
-                    serials(o, out, depth + 1)
-            elif depth < 2 and isinstance(obj, dict):
-                for o in obj.values():
-                    serials(o, out, depth + 1)
+        return caller
 
-        def tag(obj: Any, serial: int, depth: int = 0) -> None:
-            if isinstance(obj, Tensor):
-                try:
-                    setattr(obj, attr, serial)
-                except (AttributeError, RuntimeError, TypeError):  # a tensor subclass that takes no attributes
-                    pass
-            elif depth < 2 and isinstance(obj, (list, tuple)):
-                for o in obj:
-                    tag(o, serial, depth + 1)
 
-        counter = [0]
+def _flow_serials(tensor: type, obj: Any, out: set[int], depth: int = 0) -> None:
+    """The flow serials the tensors in ``obj`` (a call's args, in lists, tuples and dicts two deep) carry."""
+    if isinstance(obj, tensor):
+        s = getattr(obj, _EagerRanges.ATTR, None)
+        if s is not None:
+            out.add(s)
+    elif depth < 2 and isinstance(obj, (list, tuple)):
+        for o in obj:
+            _flow_serials(tensor, o, out, depth + 1)
+    elif depth < 2 and isinstance(obj, dict):
+        for o in obj.values():
+            _flow_serials(tensor, o, out, depth + 1)
 
-        class Mode(TorchFunctionMode):
-            def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-                kwargs = kwargs or {}
-                gemm = func in funcs
-                if not gemm and getattr(func, "__name__", "") in meta:
-                    return func(*args, **kwargs)
-                ins: set[int] = set()
-                serials(args, ins)
-                if kwargs:
-                    serials(kwargs, ins)
-                if not gemm and not ins:
-                    return func(*args, **kwargs)
-                counter[0] += 1
-                serial = counter[0]
-                flow = f"{FLOW_RANGE_PREFIX}#{serial} in={','.join(map(str, sorted(ins)))}"
-                where = caller() if gemm else None
-                with record_function(flow):
-                    if where is None:
-                        out = func(*args, **kwargs)
-                    else:
-                        with record_function(SOURCE_RANGE_PREFIX + where):
-                            out = func(*args, **kwargs)
-                tag(out, serial)
-                return out
 
-        return Mode()
+def _tag_flow(tensor: type, obj: Any, serial: int, depth: int = 0) -> None:
+    """Mark the tensors a call returned with its serial (an attribute: gone with the tensor)."""
+    if isinstance(obj, tensor):
+        try:
+            setattr(obj, _EagerRanges.ATTR, serial)
+        except (AttributeError, RuntimeError, TypeError):  # a tensor subclass that takes no attributes
+            pass
+    elif depth < 2 and isinstance(obj, (list, tuple)):
+        for o in obj:
+            _tag_flow(tensor, o, serial, depth + 1)
 
 
 def _announce_autotune() -> Callable[[], None]:
