@@ -995,111 +995,126 @@ def _extern_op(callee: str) -> str | None:
 def _wrapper_statement(
     stmt: ast.stmt, st: _WrapperState, src_nodes: tuple[str, ...], origins: tuple[str, ...]
 ) -> None:
+    """One statement of the wrapper's ``call()``: what it adds to the graph's inputs, buffers, aliases, launches
+    and outputs."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-        target, value = stmt.targets[0], stmt.value
-        if isinstance(target, ast.Tuple) and isinstance(value, ast.Name) and value.id == "args":
-            names = [e.id for e in target.elts if isinstance(e, ast.Name)]
-            st.graph_inputs.extend(names)
-            st.tensors.update(names)
-            return
-        names = (
-            [e.id for e in target.elts if isinstance(e, ast.Name)]
-            if isinstance(target, ast.Tuple)
-            else ([target.id] if isinstance(target, ast.Name) else [])
-        )
-        if not names:
-            return
-        if isinstance(value, ast.Name):
-            if value.id in st.tensors:  # buf1 = buf0; del buf0  # reuse
-                st.aliases.append((names[0], value.id))
-                st.tensors.add(names[0])
-            return
-        if isinstance(value, ast.Subscript) and _base_name(value) in st.tensors:
-            # buf7 = buf6[0]: an element of an extern op's tuple result (SDPA's output, its logsumexp): the
-            # data the op wrote, for the dataflow
-            st.aliases.append((names[0], _base_name(value)))  # type: ignore[arg-type]
-            st.tensors.add(names[0])
-            return
-        if isinstance(value, ast.Call):
-            callee = _dotted(value.func) or ""
-            if callee in _ALLOC:
-                shape = _shape_literal(value.args[0] if value.args else None)
-                dtype = _dtype_arg(value.args[2] if len(value.args) > 2 else None)
-                st.buffers.append(Buffer(names[0], shape, dtype, stmt.lineno + st.offset))
-                st.tensors.add(names[0])
-                if st.device is None:
-                    st.device = (
-                        "cuda" if callee.endswith("cuda") else "cpu" if callee.endswith("cpu") else None
-                    )
-                return
-            if callee in ("reinterpret_tensor", "torch.as_strided") or callee.endswith(".as_strided"):
-                base = _base_name(value.args[0]) if value.args else None
-                if base is not None:
-                    st.aliases.append((names[0], base))
-                    st.tensors.add(names[0])
-                    st.buffers.append(
-                        Buffer(
-                            names[0],
-                            _shape_literal(value.args[1] if len(value.args) > 1 else None),
-                            None,
-                            stmt.lineno + st.offset,
-                        )
-                    )
-                return
-            if callee == "copy_if_misaligned":
-                st.tensors.update(names)
-                return
-            if callee in _NOT_LAUNCHES:
-                return
-            if callee in st.kernels or callee.split(".")[0] in st.kernels:
-                st.tensors.update(names)
-                _record_launch(
-                    st, stmt, value, "kernel", callee.split(".")[0], None, tuple(names), src_nodes, origins
-                )
-                return
-            op = _extern_op(callee)
-            if op is not None:
-                st.tensors.update(names)
-                _record_launch(st, stmt, value, "extern", callee, op, tuple(names), src_nodes, origins)
-            return
-        return
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        call = stmt.value
-        callee = _dotted(call.func) or ""
-        if callee in ("assert_size_stride", "assert_tensor_metadata") and len(call.args) >= 2:
-            n = _base_name(call.args[0])
-            if n:
-                dtype = (
-                    _dtype_arg(call.args[3])
-                    if callee == "assert_tensor_metadata" and len(call.args) > 3
-                    else None
-                )
-                st.buffers.append(Buffer(n, _shape_literal(call.args[1]), dtype, stmt.lineno + st.offset))
-            return
-        if callee == "assert_size_stride_grouped" and len(call.args) >= 2:
-            if isinstance(call.args[0], ast.Tuple) and isinstance(call.args[1], ast.Tuple):
-                for e, s in zip(call.args[0].elts, call.args[1].elts):
-                    n = _base_name(e)
-                    if n:
-                        st.buffers.append(Buffer(n, _shape_literal(s), None, stmt.lineno + st.offset))
-            return
-        if callee in _NOT_LAUNCHES or callee.endswith(".clear"):
-            return
-        head = callee.split(".")[0]
-        if head in st.kernels:
-            # name.run(...) (Triton, NVGEMM), name.name(...) (CUTLASS .so), name(...) (C++ pybinding)
-            _record_launch(st, stmt, call, "kernel", head, None, (), src_nodes, origins)
-            return
-        op = _extern_op(callee)
-        if op is not None:
-            _record_launch(st, stmt, call, "extern", callee, op, (), src_nodes, origins)
-        return
-    if isinstance(stmt, ast.Return) and stmt.value is not None:
+        _assignment(stmt, st, src_nodes, origins)
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        _call_statement(stmt, stmt.value, st, src_nodes, origins)
+    elif isinstance(stmt, ast.Return) and stmt.value is not None:
         vals = stmt.value.elts if isinstance(stmt.value, (ast.Tuple, ast.List)) else [stmt.value]
         for v in vals:
             n = _base_name(v)
             if n:
                 st.outputs.append(n)
+
+
+def _assignment(stmt: ast.Assign, st: _WrapperState, src_nodes: tuple[str, ...], origins: tuple[str, ...]) -> None:
+    """``a, b = args`` (the graph's inputs), ``buf1 = buf0`` (a reuse), ``buf7 = buf6[0]``, or ``name = call(...)``."""
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Name) and value.id == "args":
+        names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+        st.graph_inputs.extend(names)
+        st.tensors.update(names)
+        return
+    names = (
+        [e.id for e in target.elts if isinstance(e, ast.Name)]
+        if isinstance(target, ast.Tuple)
+        else ([target.id] if isinstance(target, ast.Name) else [])
+    )
+    if not names:
+        return
+    if isinstance(value, ast.Name):
+        if value.id in st.tensors:  # buf1 = buf0; del buf0  # reuse
+            st.aliases.append((names[0], value.id))
+            st.tensors.add(names[0])
+        return
+    if isinstance(value, ast.Subscript) and _base_name(value) in st.tensors:
+        # buf7 = buf6[0]: an element of an extern op's tuple result (SDPA's output, its logsumexp): the
+        # data the op wrote, for the dataflow
+        st.aliases.append((names[0], _base_name(value)))  # type: ignore[arg-type]
+        st.tensors.add(names[0])
+        return
+    if isinstance(value, ast.Call):
+        _assigned_call(stmt, value, names, st, src_nodes, origins)
+
+
+def _assigned_call(
+    stmt: ast.Assign,
+    value: ast.Call,
+    names: list[str],
+    st: _WrapperState,
+    src_nodes: tuple[str, ...],
+    origins: tuple[str, ...],
+) -> None:
+    """``names = callee(...)``: an allocation, a view of another buffer, or a launch that returns its outputs."""
+    callee = _dotted(value.func) or ""
+    if callee in _ALLOC:
+        shape = _shape_literal(value.args[0] if value.args else None)
+        dtype = _dtype_arg(value.args[2] if len(value.args) > 2 else None)
+        st.buffers.append(Buffer(names[0], shape, dtype, stmt.lineno + st.offset))
+        st.tensors.add(names[0])
+        if st.device is None:
+            st.device = "cuda" if callee.endswith("cuda") else "cpu" if callee.endswith("cpu") else None
+        return
+    if callee in ("reinterpret_tensor", "torch.as_strided") or callee.endswith(".as_strided"):
+        base = _base_name(value.args[0]) if value.args else None
+        if base is not None:
+            st.aliases.append((names[0], base))
+            st.tensors.add(names[0])
+            shape = _shape_literal(value.args[1] if len(value.args) > 1 else None)
+            st.buffers.append(Buffer(names[0], shape, None, stmt.lineno + st.offset))
+        return
+    if callee == "copy_if_misaligned":
+        st.tensors.update(names)
+        return
+    if callee in _NOT_LAUNCHES:
+        return
+    if callee in st.kernels or callee.split(".")[0] in st.kernels:
+        st.tensors.update(names)
+        _record_launch(st, stmt, value, "kernel", callee.split(".")[0], None, tuple(names), src_nodes, origins)
+        return
+    op = _extern_op(callee)
+    if op is not None:
+        st.tensors.update(names)
+        _record_launch(st, stmt, value, "extern", callee, op, tuple(names), src_nodes, origins)
+
+
+def _call_statement(
+    stmt: ast.Expr, call: ast.Call, st: _WrapperState, src_nodes: tuple[str, ...], origins: tuple[str, ...]
+) -> None:
+    """A bare call: a shape assertion (a buffer's shape and dtype) or a launch that writes its arguments."""
+    callee = _dotted(call.func) or ""
+    if callee in ("assert_size_stride", "assert_tensor_metadata", "assert_size_stride_grouped"):
+        _size_assertion(stmt, call, callee, st)
+        return
+    if callee in _NOT_LAUNCHES or callee.endswith(".clear"):
+        return
+    head = callee.split(".")[0]
+    if head in st.kernels:
+        # name.run(...) (Triton, NVGEMM), name.name(...) (CUTLASS .so), name(...) (C++ pybinding)
+        _record_launch(st, stmt, call, "kernel", head, None, (), src_nodes, origins)
+        return
+    op = _extern_op(callee)
+    if op is not None:
+        _record_launch(st, stmt, call, "extern", callee, op, (), src_nodes, origins)
+
+
+def _size_assertion(stmt: ast.Expr, call: ast.Call, callee: str, st: _WrapperState) -> None:
+    """``assert_size_stride(buf, shape, ...)``, its grouped form and ``assert_tensor_metadata``: buffer shapes."""
+    if len(call.args) < 2:
+        return
+    if callee == "assert_size_stride_grouped":
+        if isinstance(call.args[0], ast.Tuple) and isinstance(call.args[1], ast.Tuple):
+            for e, s in zip(call.args[0].elts, call.args[1].elts):
+                n = _base_name(e)
+                if n:
+                    st.buffers.append(Buffer(n, _shape_literal(s), None, stmt.lineno + st.offset))
+        return
+    n = _base_name(call.args[0])
+    if n:
+        dtype = _dtype_arg(call.args[3]) if callee == "assert_tensor_metadata" and len(call.args) > 3 else None
+        st.buffers.append(Buffer(n, _shape_literal(call.args[1]), dtype, stmt.lineno + st.offset))
 
 
 # Module-level constants (freezing) carry their shape in a comment: "_frozen_param3 = None  #
