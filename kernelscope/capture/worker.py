@@ -622,8 +622,6 @@ def list_points(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: dict[str, Any]) -> None:
     """Measure one shape point: first call (compile), warm-up, timed samples, numerics, memory, profile."""
-    from kernelscope import modelfile
-
     torch, mode, device, timer = setup.torch, setup.mode, setup.device, setup.timer
     mode_dir = Path(point["mode_dir"])
     notes: list[str] = rec.setdefault("notes", [])
@@ -640,29 +638,11 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
     elif setup.fn is not None:
         notes.append("the model's parameters change at this point: it is compiled again as a new model")
     rec["memory"] = memory = {}
-    hwm_ok = False
     if device == "cpu":
         memory["rss_before_bytes"] = rss_before
 
     with torch.no_grad():
-        try:
-            ref = _snapshot(torch, model(*inputs))
-        except Exception as exc:
-            if mode.compiled:
-                raise
-            raise modelfile.fail_in_user_code("the model's forward (eager)", spec["model"], exc) from exc
-        timer.sync()
-        reference, how = (None, {"skipped": "--no-reference"})
-        if spec.get("reference", True) and not spec.get("compile_only") and not spec.get("timing_only"):
-            progress("reference forward (high precision)")
-            reference, how = _reference_output(torch, model, inputs, device, rec["dtype"])
-        if device == "cuda":
-            torch.cuda.empty_cache()
-            torch.cuda.reset_peak_memory_stats()
-        else:
-            memory["build_peak_rss_bytes"] = _rss_hwm()  # model, inputs and references built
-            hwm_ok = _reset_hwm()
-
+        ref, reference, how, hwm_ok = _eager_outputs(setup, spec, rec, model, inputs)
         codes: list[str] = []
         hooks = contextlib.ExitStack()
         fn = _compiled_fn(setup, model, signature, reuse, codes, hooks)
@@ -694,6 +674,35 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             # Recompiles after the first call (a guard that fails on the second call) count at this point too.
             rec["dynamo"] = _counter_delta(before, _counters(torch))["dynamo"]  # type: ignore[arg-type]
     rec["status"] = "ok"
+
+
+def _eager_outputs(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], model: Any,
+                   inputs: list[Any]) -> tuple[Any, Any, dict[str, Any], bool]:
+    """The eager output every mode's numerics compare with, the high-precision reference's (unless --no-reference,
+    or a compile-only / timing-only process), then the memory peak reset for the mode's own measurement. Returns
+    (eager output, reference output, how the reference was made, whether the RSS high-water mark was reset)."""
+    from kernelscope import modelfile
+
+    torch, device = setup.torch, setup.device
+    try:
+        ref = _snapshot(torch, model(*inputs))
+    except Exception as exc:
+        if setup.mode.compiled:
+            raise
+        raise modelfile.fail_in_user_code("the model's forward (eager)", spec["model"], exc) from exc
+    setup.timer.sync()
+    reference, how = (None, {"skipped": "--no-reference"})
+    if spec.get("reference", True) and not spec.get("compile_only") and not spec.get("timing_only"):
+        progress("reference forward (high precision)")
+        reference, how = _reference_output(torch, model, inputs, device, rec["dtype"])
+    hwm_ok = False
+    if device == "cuda":
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+    else:
+        rec["memory"]["build_peak_rss_bytes"] = _rss_hwm()  # model, inputs and references built
+        hwm_ok = _reset_hwm()
+    return ref, reference, how, hwm_ok
 
 
 def _compiled_fn(setup: _Setup, model: Any, signature: Any, reuse: bool, codes: list[str],
