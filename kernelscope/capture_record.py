@@ -330,10 +330,6 @@ def capture_from_json(data: Mapping[str, Any], *, strict: bool = False, where: s
         raise CaptureFileError(f"{where}: {exc}", "re-run `kernelscope profile` to capture it again") from None
 
 
-def capture_to_json(record: CaptureRecord) -> dict[str, Any]:
-    return record.to_json()
-
-
 def read_capture(path: str | os.PathLike[str]) -> CaptureRecord | None:
     """The record at ``path``, or None when there is none to read (missing, cut off, not ours, malformed):
     the runner then reports the worker as having died without a result."""

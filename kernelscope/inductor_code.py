@@ -193,11 +193,6 @@ class KernelDef:
         return next((v for k, v in self.detail if k == key), None)
 
     @property
-    def origin_ops(self) -> tuple[str, ...]:
-        """Origins without the namespace: ("t", "addmm")."""
-        return tuple(o.split(".")[-1] for o in self.origins)
-
-    @property
     def name_ops(self) -> tuple[str, ...]:
         """The op names Inductor put in the kernel name (sorted original ATen ops), e.g. ("addmm", "gelu")."""
         return name_tokens(self.name)

@@ -25,11 +25,6 @@ def _record(capture: CaptureRecord | Mapping[str, Any]) -> CaptureRecord:
     return capture if isinstance(capture, CaptureRecord) else capture_from_json(capture)
 
 
-def is_ranked(capture: CaptureRecord | Mapping[str, Any]) -> bool:
-    """A capture record the runner wrote for a torchrun group (``rank_records``: one capture.json per rank)."""
-    return bool(_record(capture).rank_records)
-
-
 def build_any_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any], *,
                           iterations: int | None = None, peaks: dict[str, Any] | None = None) -> ModeResult:
     """build_mode_result for a plain record, build_ranked_mode_result for a torchrun group's."""
