@@ -10,6 +10,10 @@ run it, e.g. reduce-overhead on a CPU).
 Latency rules are noise-aware, like the report: --max-slowdown is violated only when the whole 95%
 interval of (mode / eager) lies above the limit, --min-speedup only when the whole interval of (eager / mode)
 lies below it; without samples the point ratio decides. A gate must not flap on timing noise.
+
+Each rank of a torchrun mode is checked too (``check_ranks``). On an upgrade-check directory --max-regression
+checks the before/after comparison (``check_upgrade``) and the other rules check DIR/after. report/check.py prints
+the outcome.
 """
 
 from __future__ import annotations
