@@ -31,7 +31,7 @@ import enum
 import gzip
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -597,23 +597,13 @@ def _kernel_signature(
         KernelKind.TRITON_TEMPLATE,
         KernelKind.TRITON_OTHER,
     ):
-        for m in _PY_DEF.finditer(source):
-            if m.group(1) == name:
-                ps = [p.split(":")[0].split("=")[0].strip() for p in m.group(2).split(",")]
-                params = tuple(p for p in ps if p)
-                break
-        outputs = tuple(p for p in params if p.startswith(("out_ptr", "in_out_ptr")))
+        params, outputs = _py_params(source, name, lambda p: p.split(":")[0].split("=")[0].strip())
         # inductor_meta records the compile's config: says whether max-autotune was on when no one else does
         mm = re.search(r"'max_autotune': (True|False)", source)
         if mm:
             detail.append(("max_autotune", mm.group(1)))
     elif kind is KernelKind.NV_UNIVERSAL_GEMM:
-        for m in _PY_DEF.finditer(source):
-            if m.group(1) == f"{name}_main":
-                ps = [p.split("=")[0].strip() for p in m.group(2).split(",")]
-                params = tuple(p for p in ps if p and p != "stream")
-                break
-        outputs = tuple(p for p in params if p.startswith(("out_ptr", "in_out_ptr")))
+        params, outputs = _py_params(source, f"{name}_main", lambda p: p.split("=")[0].strip(), skip=("stream",))
         km = _NVGEMM_KERNEL.search(source)
         if km:
             detail.append(("operator", km.group(1)))
@@ -626,39 +616,73 @@ def _kernel_signature(
         KernelKind.CPP_KERNEL,
         KernelKind.CPP_GEMM_TEMPLATE,
     ):
-        for m in _C_SIGNATURE.finditer(source):
-            if m.group(1) in (name, "kernel"):
-                params, outputs = _c_params(m.group(2))
-                break
-        if arg_types and kind in (KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
-            # cpp_pybinding's first argument lists the C types in call order: trust it over the regex.
-            ptr = [t for t in arg_types if "*" in t]
-            if params and len(ptr) == len([p for p in params]):
-                outputs = tuple(p for p, t in zip(params, ptr) if not t.strip().startswith("const"))
-        cm = _CUTLASS_CONFIG.search(source)
-        if cm:
-            detail.append(("cutlass_config", cm.group(1)))
-        gm = _CPP_GEMM_NAME.search(source)
-        if gm and kind is KernelKind.CPP_GEMM_TEMPLATE:
-            detail += [("m", gm.group(1)), ("n", gm.group(2)), ("k", gm.group(3))]
-        code_part = source
-        if kind is KernelKind.CPP_GEMM_TEMPLATE:
-            ctype = re.search(r"\(\s*const\s+([\w:]+)\s*\*\s*X\b", source)
-            if ctype:
-                detail.append(("dtype", torch_dtype_name(ctype.group(1)) or ctype.group(1)))
-            # Epilogue code follows the micro-GEMM calls: it reloads the GEMM result (Y) and stores it back.
-            last_gemm = source.rfind("micro_gemm<")
-            code_part = source[last_gemm:] if last_gemm >= 0 else ""
-            epilogue = bool(re.search(r"loadu\(\s*Y\s*\+|Y\[", code_part) and ".store(" in code_part)
-            detail.append(("epilogue_code", str(epilogue)))
-            # Inputs besides X and W (in_ptr*) feed the epilogue: a bias, a residual.
-            extra = [p for p in params if p not in ("X", "W", "Y") and p not in outputs and "ptr" in p]
-            detail.append(("epilogue_inputs", str(len(extra))))
-        if kind in (KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
-            found = [op for op, rx in CPP_OP_SIGNATURES.items() if rx.search(code_part)]
-            detail.append(("code_ops", ",".join(found)))
+        params, outputs = _c_kernel_params(kind, name, source, arg_types)
+        detail += _c_kernel_detail(kind, source, params, outputs)
     profiler = tuple(dict.fromkeys(_RECORD_FUNCTION.findall(source)))
     return params, outputs, profiler, tuple(detail)
+
+
+def _py_params(
+    source: str, def_name: str, clean: Callable[[str], str], skip: tuple[str, ...] = ()
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(params, outputs) of the Python ``def <def_name>(...)`` in a Triton or NVGEMM kernel's source: outputs
+    are the ``out_ptr`` / ``in_out_ptr`` parameters."""
+    params: tuple[str, ...] = ()
+    for m in _PY_DEF.finditer(source):
+        if m.group(1) == def_name:
+            ps = [clean(p) for p in m.group(2).split(",")]
+            params = tuple(p for p in ps if p and p not in skip)
+            break
+    return params, tuple(p for p in params if p.startswith(("out_ptr", "in_out_ptr")))
+
+
+def _c_kernel_params(
+    kind: KernelKind, name: str, source: str, arg_types: list[str] | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(params, outputs) of a C++ / CUDA kernel's signature (non-const pointers are written)."""
+    params: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+    for m in _C_SIGNATURE.finditer(source):
+        if m.group(1) in (name, "kernel"):
+            params, outputs = _c_params(m.group(2))
+            break
+    if arg_types and kind in (KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
+        # cpp_pybinding's first argument lists the C types in call order: trust it over the regex.
+        ptr = [t for t in arg_types if "*" in t]
+        if params and len(ptr) == len([p for p in params]):
+            outputs = tuple(p for p, t in zip(params, ptr) if not t.strip().startswith("const"))
+    return params, outputs
+
+
+def _c_kernel_detail(
+    kind: KernelKind, source: str, params: tuple[str, ...], outputs: tuple[str, ...]
+) -> list[tuple[str, str]]:
+    """What a C++ / CUDA kernel's source says beyond its signature: the CUTLASS configuration; a C++ GEMM
+    template's M, N, K, dtype and epilogue; the ops a C++ kernel's code performs."""
+    detail: list[tuple[str, str]] = []
+    cm = _CUTLASS_CONFIG.search(source)
+    if cm:
+        detail.append(("cutlass_config", cm.group(1)))
+    gm = _CPP_GEMM_NAME.search(source)
+    if gm and kind is KernelKind.CPP_GEMM_TEMPLATE:
+        detail += [("m", gm.group(1)), ("n", gm.group(2)), ("k", gm.group(3))]
+    code_part = source
+    if kind is KernelKind.CPP_GEMM_TEMPLATE:
+        ctype = re.search(r"\(\s*const\s+([\w:]+)\s*\*\s*X\b", source)
+        if ctype:
+            detail.append(("dtype", torch_dtype_name(ctype.group(1)) or ctype.group(1)))
+        # Epilogue code follows the micro-GEMM calls: it reloads the GEMM result (Y) and stores it back.
+        last_gemm = source.rfind("micro_gemm<")
+        code_part = source[last_gemm:] if last_gemm >= 0 else ""
+        epilogue = bool(re.search(r"loadu\(\s*Y\s*\+|Y\[", code_part) and ".store(" in code_part)
+        detail.append(("epilogue_code", str(epilogue)))
+        # Inputs besides X and W (in_ptr*) feed the epilogue: a bias, a residual.
+        extra = [p for p in params if p not in ("X", "W", "Y") and p not in outputs and "ptr" in p]
+        detail.append(("epilogue_inputs", str(len(extra))))
+    if kind in (KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
+        found = [op for op, rx in CPP_OP_SIGNATURES.items() if rx.search(code_part)]
+        detail.append(("code_ops", ",".join(found)))
+    return detail
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -902,6 +926,39 @@ def _record_launch(
     literals = tuple(
         str(v) for a in list(call.args) + [k.value for k in call.keywords] for v in _flat_literals(a)
     )
+    reads, writes = _reads_writes(st, call, kind, name, arg_names, writes_extra)
+    st.launches.append(
+        Launch(
+            index=len(st.launches),
+            line=line,
+            kind=kind,
+            name=name,
+            op=op,
+            reads=tuple(dict.fromkeys(reads)),
+            writes=tuple(dict.fromkeys(writes)),
+            text=text,
+            source_nodes=src_nodes,
+            origins=origins,
+            literals=literals,
+            args=tuple(ast.unparse(a) for a in call.args),
+            kwargs=tuple((k.arg or "**", ast.unparse(k.value)) for k in call.keywords),
+            arg_names=tuple(n if n is not None and n in st.tensors else None for n in arg_names),
+            debug_handle=_handle_for(st.handle, name),
+        )
+    )
+    st.handle = None
+
+
+def _reads_writes(
+    st: _WrapperState,
+    call: ast.Call,
+    kind: str,
+    name: str,
+    arg_names: list[str | None],
+    writes_extra: tuple[str, ...],
+) -> tuple[list[str], list[str]]:
+    """The buffers a launch reads and writes: by the kernel's signature (its out_ptr / in_out_ptr parameters),
+    else outputs last; an ``out=`` keyword is written, other tensor keywords read."""
     reads: list[str] = []
     writes: list[str] = list(writes_extra)
     kd = st.kernels.get(name) if kind == "kernel" else None
@@ -931,26 +988,7 @@ def _record_launch(
             writes.append(n)
         else:
             reads.append(n)
-    st.launches.append(
-        Launch(
-            index=len(st.launches),
-            line=line,
-            kind=kind,
-            name=name,
-            op=op,
-            reads=tuple(dict.fromkeys(reads)),
-            writes=tuple(dict.fromkeys(writes)),
-            text=text,
-            source_nodes=src_nodes,
-            origins=origins,
-            literals=literals,
-            args=tuple(ast.unparse(a) for a in call.args),
-            kwargs=tuple((k.arg or "**", ast.unparse(k.value)) for k in call.keywords),
-            arg_names=tuple(n if n is not None and n in st.tensors else None for n in arg_names),
-            debug_handle=_handle_for(st.handle, name),
-        )
-    )
-    st.handle = None
+    return reads, writes
 
 
 def _handle_for(handle: str | None, name: str) -> str | None:
