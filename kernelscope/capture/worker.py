@@ -784,13 +784,17 @@ def _time_calls(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
     estimate = per_call["estimate_s"] if setup.group is None else setup.group.agree_max(per_call["estimate_s"])
     inner = max(1, min(1000, int(1e-3 / max(estimate, 1e-7))))
     repeats = spec.get("repeats", 30)
+    pinned = None
+    if device == "cuda" and setup.group is None and spec.get("cpu_pinning", "fastest") == "fastest":
+        progress("probing the CPUs")
+        pinned = _pin_fastest_cpu(timer, call, inner)
     progress(f"timing {repeats} samples x {inner} calls")
     samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S,
                                               agree=setup.group)
     rec["warmup_calls"] += (windows - 1) * repeats * inner  # the drifting windows were warm-up after all
     rec["latency_ms"] = {**_quantiles(samples), "samples": samples, "timer": "cuda_events" if device == "cuda"
                          else "perf_counter", "calls_per_sample": inner, "windows": windows,
-                         "drift": drift}
+                         "drift": drift, **(pinned or {})}
     if spec.get("timing_only"):
         # A later process of --processes: its timings are the measurement; numerics, memory and the
         # profile come from the first process.
@@ -890,6 +894,38 @@ def _steady_samples(timer: _Timer, call: Any, inner: int, repeats: int, *,
             done = agree.agree_all(done)
         if done:
             return samples, windows, drift
+
+
+def _pin_fastest_cpu(timer: _Timer, call: Any, inner: int) -> dict[str, Any] | None:
+    """Pin this (the launching) thread to the CPU where the model's calls ran fastest, and say so.
+
+    Why: on a shared VM (the H200 machine here: 16 vCPUs) the vCPUs differ in speed by up to 2x at any moment,
+    from contention on the host, and a process stays on the vCPU it started on; a launch-bound model's median
+    then depends on where the scheduler happened to put the process (benchmarks/launch_spread.py measured it:
+    one process, the same model, 31-62 us eager across its 16 CPUs). Every process timing on the least-contended
+    CPU measures the code, not the neighbours. Only the calling thread moves (threads started later inherit
+    it); a GPU-bound model reads the same on every CPU. None when there is no choice to make."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except OSError:
+        return None
+    if len(cpus) < 2:
+        return None
+    probe: dict[int, float] = {}
+    try:
+        for cpu in cpus:
+            os.sched_setaffinity(0, {cpu})
+            call()  # the first call after a move runs on cold caches
+            # median of 3: one lucky sample (a whole sample inside one time slice of a shared CPU) decides nothing
+            probe[cpu] = sorted(timer.time(call, inner) for _ in range(3))[1] * 1000.0
+        best = min(probe, key=lambda c: probe[c])
+        os.sched_setaffinity(0, {best})
+    except OSError:  # a CPU went offline or the cgroup changed: time where the scheduler puts us
+        os.sched_setaffinity(0, set(cpus))
+        return None
+    return {"cpu": best, "cpu_probe": {str(c): round(t, 6) for c, t in probe.items()}}
 
 
 def _shutdown_compile_workers(torch: Any) -> bool:

@@ -50,6 +50,8 @@ SIDES = ("before", "after")
 @click.option("--processes", type=click.IntRange(min=1, max=50), default=DEFAULT_PROCESSES, show_default=True,
               help="Time each mode and side in N fresh processes; later processes (timing only, on the first "
                    "one's Inductor cache) interleave both sides and all modes, so machine drift meets each alike.")
+@click.option("--cpu-pinning", type=click.Choice(["fastest", "off"]), default="fastest", show_default=True,
+              help="CUDA: time with the launching thread pinned to the CPU where the model ran fastest (as profile).")
 @click.option("--steps", type=click.IntRange(min=1, max=50), default=3, show_default=True,
               help="Profiled iterations.")
 @click.option("--freezing/--no-freezing", default=None, help="Inductor freezing [default: on for CPU, off for CUDA].")
@@ -62,7 +64,8 @@ SIDES = ("before", "after")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, before_py: str, after_py: str | None, out: Path, modes: str, gemm_backends: str | None,
             device: str, dtype: str | None, sets: tuple[str, ...], force: bool, timeout: float, warmup: int,
-            repeats: int, processes: int, steps: int, freezing: bool | None, warm_compile: bool, reference: bool,
+            repeats: int, processes: int, cpu_pinning: str, steps: int, freezing: bool | None, warm_compile: bool,
+            reference: bool,
             calibration: Path | None, no_tensorboard: bool, debug: bool) -> None:
     """Profile MODEL under the install before an upgrade (--before) and after it (--after, default this
     interpreter), interleaving their mode processes, and compare: per mode latency before/after with intervals,
@@ -116,7 +119,8 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     for name in ("compare.json", "compare.md", "compare.html"):
         (top / name).unlink(missing_ok=True)
     base = dict(model=spec.path, sets=parsed_sets, dtype=dtype, device=device, warmup=warmup, repeats=repeats,
-                profile_steps=steps, timeout_s=timeout, freezing=freezing, reference=reference)
+                profile_steps=steps, timeout_s=timeout, freezing=freezing, reference=reference,
+                cpu_pinning=cpu_pinning)
     opts = {"before": CaptureOptions(**base, python=interp["before"].path),  # type: ignore[arg-type]
             # the default after side is kernelscope's own interpreter, run exactly as `profile` runs it
             "after": CaptureOptions(**base, python=interp["after"].path if after_py else None)}  # type: ignore[arg-type]
@@ -193,7 +197,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
             "warmup": warmup, "repeats": repeats, "processes": processes, "profile_steps": steps,
             "timeout_s": timeout,
             "freezing": freezing, "warm_compile": warm_compile, "reference": reference,
-            "python": interp[side].path, "upgrade_check": side,
+            "python": interp[side].path, "upgrade_check": side, "cpu_pinning": cpu_pinning,
         }
         resolved_device = env.get("device") or (device if device != "auto" else "")
         run[side] = build_run_result(row, environment=env, command=command_line, model=str(model),
