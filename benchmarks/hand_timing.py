@@ -89,20 +89,27 @@ def worker(model_path: str, mode: str, device: str, pin: bool = True) -> dict:
         sync()
         per_call = statistics.median(timed(10) for _ in range(5))
         k = max(1, min(1000, int(1.0 / max(per_call, 1e-4))))
-        cpu = None
-        if cuda and pin and len(os.sched_getaffinity(0)) > 1:
+        cpu, all_cpus, tries = None, sorted(os.sched_getaffinity(0)), 0
+        samples = []
+        for tries in range(1, 4):  # noqa: B007 (the count is reported)
+            if not (cuda and pin and len(all_cpus) > 1):
+                samples = [timed(k) for _ in range(30)]
+                break
             # The same question kernelscope's --cpu-pinning asks, coded separately: which CPU runs the calls
-            # fastest right now (median of 3 samples there), then stay on it.
+            # fastest right now (median of 3 samples there); stay on it, and ask again if the 30 samples came out
+            # more than 15% slower than that CPU promised (it got busier meanwhile).
             speed = {}
-            for c in sorted(os.sched_getaffinity(0)):
+            for c in all_cpus:
                 os.sched_setaffinity(0, {c})
                 fn(*inputs)
                 speed[c] = statistics.median(timed(k) for _ in range(3))
             cpu = min(speed, key=speed.__getitem__)
             os.sched_setaffinity(0, {cpu})
-        samples = [timed(k) for _ in range(30)]
+            samples = [timed(k) for _ in range(30)]
+            if statistics.median(samples) <= 1.15 * speed[cpu]:
+                break
     return {"mode": mode, "first_call_s": first, "median_ms": statistics.median(samples), "calls_per_sample": k,
-            "samples": samples, "cpu": cpu}
+            "samples": samples, "cpu": cpu, "tries": tries}
 
 
 def main() -> None:

@@ -100,6 +100,7 @@ class Latency(_Record):
     # probe (ms per call, the median of 3 samples) it was chosen from; absent: not pinned.
     cpu: int | Unset = UNSET
     cpu_probe: dict[str, float] | Unset = UNSET
+    cpu_repins: int | Unset = UNSET  # windows that ran slower than their CPU's probe, then a new probe chose again
 
 
 @dataclass(frozen=True, slots=True)

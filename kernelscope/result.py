@@ -84,6 +84,7 @@ class LatencyStats:
     # and the largest slowest/fastest ratio among the CPUs a process probed before choosing.
     cpus: tuple[int | None, ...] = ()
     cpu_spread: float | None = None
+    cpu_repins: int = 0  # timed windows that ran slower than their CPU's probe and were timed again elsewhere
 
 
 @dataclass(frozen=True, slots=True)

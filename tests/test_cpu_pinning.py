@@ -15,7 +15,7 @@ import pytest
 
 from kernelscope.analysis.mode import _latency, pinning_note
 from kernelscope.analysis.stats import combine_processes, cpu_spread
-from kernelscope.capture.worker import _pin_fastest_cpu, _Timer
+from kernelscope.capture.worker import _pin_fastest_cpu, _pinned_samples, _Timer
 
 from .test_latency_verdicts import process
 
@@ -55,6 +55,47 @@ def test_the_probe_pins_to_the_cpu_where_the_calls_run_fastest():
     assert got["cpu_probe"][str(slow)] > 1.5 and got["cpu_probe"][str(got["cpu"])] < 0.5
 
 
+class _Busier:
+    """A call that runs ~0.1 ms everywhere until ``after`` calls, then ~2 ms on the CPU it was running on at that
+    moment: a CPU that became contended after the probe chose it."""
+
+    def __init__(self, after: int):
+        self.calls, self.after, self.slow = 0, after, None
+
+    def __call__(self) -> None:
+        self.calls += 1
+        cpu = _libc.sched_getcpu()
+        if self.calls == self.after:
+            self.slow = cpu
+        if self.slow is not None and cpu == self.slow:
+            time.sleep(0.002)
+        else:
+            t0 = time.perf_counter()
+            while time.perf_counter() - t0 < 1e-4:
+                pass
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs two CPUs and sched_setaffinity")
+def test_a_window_slower_than_its_cpus_probe_is_timed_again_on_a_new_choice():
+    cpus = sorted(os.sched_getaffinity(0))
+    # GIVEN a call that turns slow on its CPU right after the probe (per CPU: one call, then 3 samples of 3)
+    call = _Busier(after=10 * len(cpus) + 2)
+    try:
+        samples, windows, _drift, pinned = _pinned_samples(_Timer(None, "cpu"), call, 3, 10, pin=True)
+        where = os.sched_getaffinity(0)
+    finally:
+        os.sched_setaffinity(0, set(cpus))
+    # THEN the slow window did not count: a new probe moved the thread off that CPU and the kept window is fast
+    assert call.slow is not None
+    assert pinned is not None and pinned["cpu_repins"] >= 1 and pinned["cpu"] != call.slow
+    assert where == {pinned["cpu"]} and windows >= 2
+    assert sorted(samples)[len(samples) // 2] < 0.5
+    # and without pinning nothing moves and no pinning record is made
+    plain = _pinned_samples(_Timer(None, "cpu"), _slow_on(-1), 1, 5, pin=False)
+    assert plain[3] is None and len(plain[0]) == 5
+
+
 def test_one_cpu_is_no_choice():
     if not hasattr(os, "sched_setaffinity"):
         pytest.skip("no sched_setaffinity")
@@ -80,6 +121,11 @@ def test_the_processes_cpus_and_spread_reach_the_latency_and_its_note():
         "the CPUs' speeds for this model differed up to 2.1x (contention on a shared host); --cpu-pinning off "
         "times where the scheduler puts it")
     # a run without pinning (the CPU device, --cpu-pinning off, older captures) says nothing about it
+    recs[2]["cpu_repins"] = 2
+    assert _latency(combine_processes(recs)).cpu_repins == 2
+    assert pinning_note(_latency(combine_processes(recs))).endswith(
+        "; 2 timed window(s) ran slower than the chosen CPU's probe promised and were timed again after a new "
+        "choice; --cpu-pinning off times where the scheduler puts it")
     plain = _latency(combine_processes([process(0.03, seed=i) for i in range(3)]))
     assert plain.cpus == () and pinning_note(plain) is None
     assert cpu_spread({"0": 0.03}) is None and cpu_spread(None) is None

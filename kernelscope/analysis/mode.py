@@ -85,7 +85,7 @@ def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
         # bootstrap over its own samples, which covers the noise inside that process only.
         data = {**data, **{k: v for k, v in combine_processes([data]).items()
                            if k in ("low", "high", "interval", "outliers", "outlier_samples", "per_process",
-                                    "processes", "cpus", "cpu_spread")}}
+                                    "processes", "cpus", "cpu_spread", "cpu_repins")}}
     return LatencyStats(
         median=data["median"], iqr=data["iqr"], q1=data["q1"], q3=data["q3"], min=data["min"], mean=data["mean"],
         samples=tuple(data.get("samples") or ()), timer=data.get("timer", ""),
@@ -95,6 +95,7 @@ def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
         low=data.get("low"), high=data.get("high"), interval=data.get("interval") or "",
         outliers=tuple(data.get("outliers") or ()), outlier_samples=int(data.get("outlier_samples") or 0),
         cpus=tuple(data.get("cpus") or ()), cpu_spread=data.get("cpu_spread"),
+        cpu_repins=int(data.get("cpu_repins") or 0),
     )
 
 
@@ -106,8 +107,10 @@ def pinning_note(lat: LatencyStats) -> str | None:
     where = ", ".join(str(c) for c in lat.cpus if c is not None)
     spread = (f"; the CPUs' speeds for this model differed up to {lat.cpu_spread:.2g}x (contention on a shared "
               "host)" if lat.cpu_spread and lat.cpu_spread >= 1.1 else "")
+    again = (f"; {lat.cpu_repins} timed window(s) ran slower than the chosen CPU's probe promised and were timed "
+             "again after a new choice" if lat.cpu_repins else "")
     return (f"each process timed with its launching thread on the CPU where the model ran fastest (CPU "
-            f"{where}){spread}; --cpu-pinning off times where the scheduler puts it")
+            f"{where}){spread}{again}; --cpu-pinning off times where the scheduler puts it")
 
 
 def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[str]]:

@@ -302,6 +302,7 @@ def combine_processes(per: Sequence[dict[str, Any] | None]) -> dict[str, Any]:
     if any(c is not None for c in pins):
         out["cpus"] = pins
         out["cpu_spread"] = max((cpu_spread(d.get("cpu_probe")) or 1.0) for _, d in kept)
+        out["cpu_repins"] = sum(int(d.get("cpu_repins") or 0) for _, d in kept)
     out["iqr"] = out["q3"] - out["q1"]
     return out
 
