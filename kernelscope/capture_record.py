@@ -96,6 +96,11 @@ class Latency(_Record):
     calls_per_sample: int | None = None
     windows: int | None = None  # written since the drift check (older files: None)
     drift: float | None = None
+    # The CPU the launching thread was pinned to for the samples (CUDA, --cpu-pinning fastest), and each CPU's
+    # probe (ms per call, the median of 3 samples) it was chosen from; absent: not pinned.
+    cpu: int | Unset = UNSET
+    cpu_probe: dict[str, float] | Unset = UNSET
+    cpu_repins: int | Unset = UNSET  # windows that ran slower than their CPU's probe, then a new probe chose again
 
 
 @dataclass(frozen=True, slots=True)

@@ -184,7 +184,8 @@ class Comparison:
 # Differences that refuse a comparison (exit 2 without --force): timings from different hardware or dtypes
 # say nothing about a change in the code.
 REFUSE = ("device name", "device", "dtype")
-SETTINGS = ("warmup", "repeats", "processes", "profile_steps", "freezing", "gemm_backends", "reference", "timeout_s")
+SETTINGS = ("warmup", "repeats", "processes", "profile_steps", "freezing", "gemm_backends", "reference", "timeout_s",
+            "cpu_pinning")
 
 
 def _device_name(r: RunResult) -> str:

@@ -64,6 +64,7 @@ class CaptureOptions:
     # the rendezvous options passed through (--nnodes, --node-rank, --rdzv-*); none: --standalone.
     nproc: int | None = None
     torchrun_args: tuple[str, ...] = ()
+    cpu_pinning: str = "fastest"  # CUDA: time with the launching thread on the fastest CPU ("off": don't pin)
 
 
 def _kill_group(proc: subprocess.Popen[str]) -> None:
@@ -246,6 +247,7 @@ def _worker_spec(mode: ModeDef, opts: CaptureOptions, out_dir: Path, points: lis
         "process": process,
         "user_cache_dir": bool(opts.cache_dir),
         "timeout_s": opts.timeout_s,
+        "cpu_pinning": opts.cpu_pinning,
     }
     if opts.nproc:
         spec["distributed"] = {"nproc_per_node": opts.nproc, "torchrun_args": list(opts.torchrun_args)}

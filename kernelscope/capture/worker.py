@@ -820,13 +820,15 @@ def _time_calls(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
     estimate = per_call["estimate_s"] if setup.group is None else setup.group.agree_max(per_call["estimate_s"])
     inner = max(1, min(1000, int(1e-3 / max(estimate, 1e-7))))
     repeats = spec.get("repeats", 30)
+    # CUDA: the launching thread moves to the fastest CPU (a torchrun group's ranks keep theirs: two ranks could
+    # pick one CPU); on the CPU device Inductor's OpenMP threads are the measurement, so nothing moves there
+    pin = device == "cuda" and setup.group is None and spec.get("cpu_pinning", "fastest") == "fastest"
     progress(f"timing {repeats} samples x {inner} calls")
-    samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S,
-                                              agree=setup.group)
+    samples, windows, drift, pinned = _pinned_samples(timer, call, inner, repeats, pin=pin, agree=setup.group)
     rec["warmup_calls"] += (windows - 1) * repeats * inner  # the drifting windows were warm-up after all
     rec["latency_ms"] = {**_quantiles(samples), "samples": samples, "timer": "cuda_events" if device == "cuda"
                          else "perf_counter", "calls_per_sample": inner, "windows": windows,
-                         "drift": drift}
+                         "drift": drift, **(pinned or {})}
     if spec.get("timing_only"):
         # A later process of --processes: its timings are the measurement; numerics, memory and the
         # profile come from the first process.
@@ -908,24 +910,97 @@ def _drift(samples: list[float]) -> float:
     return abs(_quantiles(samples[h:])["median"] - _quantiles(samples[:h])["median"]) / mid if mid > 0 else 0.0
 
 
-def _steady_samples(timer: _Timer, call: Any, inner: int, repeats: int, *,
-                    budget_s: float, agree: Any = None) -> tuple[list[float], int, float]:
+def _steady_samples(timer: _Timer, call: Any, inner: int, repeats: int, *, budget_s: float, agree: Any = None,
+                    contended: Callable[[list[float]], bool] | None = None,
+                    before_retry: Callable[[], None] | None = None) -> tuple[list[float], int, float]:
     """Timed samples (ms per call) from a window whose halves agree: a window that still drifts (medians of its
     halves more than DRIFT_LIMIT apart, e.g. a per-call time still falling after the warm-up's single-call check
     passed) counts as warm-up and is timed again, up to MAX_WINDOWS windows while the windows fit in budget_s.
-    Returns (samples of the last window, windows timed, that window's drift)."""
+    ``contended(samples)``: True for a window that ran slower than its CPU promised (see _pinned_samples); such a
+    window is timed again too, after ``before_retry()``. Returns (samples of the last window, windows timed, that
+    window's drift)."""
     t0 = time.perf_counter()
     windows = 0
     while True:
         windows += 1
         samples = [timer.time(call, inner) * 1000.0 for _ in range(repeats)]
         drift = _drift(samples)
+        slow = contended is not None and contended(samples)
         spent = time.perf_counter() - t0
-        done = drift <= DRIFT_LIMIT or windows >= MAX_WINDOWS or spent * (windows + 1) / windows > budget_s
+        done = (drift <= DRIFT_LIMIT and not slow) or windows >= MAX_WINDOWS or \
+            spent * (windows + 1) / windows > budget_s
         if agree is not None:  # torchrun ranks time the same windows (their collectives pair up)
             done = agree.agree_all(done)
         if done:
             return samples, windows, drift
+        if slow and before_retry is not None:
+            before_retry()
+
+
+CONTENDED = 1.15  # a window's median this far above its CPU's probe: the CPU got busier after it was chosen
+
+
+def _pinned_samples(timer: _Timer, call: Any, inner: int, repeats: int, *, pin: bool,
+                    agree: Any = None) -> tuple[list[float], int, float, dict[str, Any] | None]:
+    """_steady_samples, on the fastest CPU when ``pin``: the probe chooses a CPU; a window whose median came out
+    more than CONTENDED x that CPU's probe (on the H200 VM a vCPU's contention changes within a second) is timed
+    again after a new probe, within the same MAX_WINDOWS. Returns _steady_samples' triple and the pinning record
+    (the CPU, its probe, how many times it was chosen again) or None when nothing was pinned."""
+    if not pin:
+        return (*_steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S, agree=agree), None)
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    state: dict[str, Any] = {"pinned": _pin_fastest_cpu(timer, call, inner, allowed), "repins": 0}
+
+    def contended(samples: list[float]) -> bool:
+        p = state["pinned"]
+        if p is None:
+            return False
+        promised = p["cpu_probe"][str(p["cpu"])]
+        return bool(promised > 0 and _quantiles(samples)["median"] > CONTENDED * promised)
+
+    def again() -> None:
+        state["repins"] += 1
+        state["pinned"] = _pin_fastest_cpu(timer, call, inner, allowed) or state["pinned"]
+
+    samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S, agree=agree,
+                                              contended=contended, before_retry=again)
+    pinned = state["pinned"]
+    if pinned is not None and state["repins"]:
+        pinned = {**pinned, "cpu_repins": state["repins"]}
+    return samples, windows, drift, pinned
+
+
+def _pin_fastest_cpu(timer: _Timer, call: Any, inner: int,
+                     cpus: list[int] | None = None) -> dict[str, Any] | None:
+    """Pin this (the launching) thread to the CPU where the model's calls ran fastest, and say so.
+
+    Why: on a shared VM (the H200 machine here: 16 vCPUs) the vCPUs differ in speed by up to 2x at any moment,
+    from contention on the host, and a process stays on the vCPU it started on; a launch-bound model's median
+    then depends on where the scheduler happened to put the process (benchmarks/launch_spread.py measured it:
+    one process, the same model, 31-62 us eager across its 16 CPUs). Every process timing on the least-contended
+    CPU measures the code, not the neighbours. Only the calling thread moves (threads started later inherit
+    it); a GPU-bound model reads the same on every CPU. None when there is no choice to make."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    try:
+        cpus = cpus or sorted(os.sched_getaffinity(0))  # a new probe passes the CPUs the process started with
+    except OSError:
+        return None
+    if len(cpus) < 2:
+        return None
+    probe: dict[int, float] = {}
+    try:
+        for cpu in cpus:
+            os.sched_setaffinity(0, {cpu})
+            call()  # the first call after a move runs on cold caches
+            # median of 3: one lucky sample (a whole sample inside one time slice of a shared CPU) decides nothing
+            probe[cpu] = sorted(timer.time(call, inner) for _ in range(3))[1] * 1000.0
+        best = min(probe, key=lambda c: probe[c])
+        os.sched_setaffinity(0, {best})
+    except OSError:  # a CPU went offline or the cgroup changed: time where the scheduler puts us
+        os.sched_setaffinity(0, set(cpus))
+        return None
+    return {"cpu": best, "cpu_probe": {str(c): round(t, 6) for c, t in probe.items()}}
 
 
 def _shutdown_compile_workers(torch: Any) -> bool:

@@ -52,6 +52,10 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
               help="Time each mode in N fresh processes, interleaved across modes; later processes reuse the "
                    "first one's Inductor cache. Latency = median of the processes' medians, with an interval "
                    "across processes (1: one process, an interval that covers noise inside it only).")
+@click.option("--cpu-pinning", type=click.Choice(["fastest", "off"]), default="fastest", show_default=True,
+              help="CUDA: before timing, probe each CPU and pin the launching thread to the one where the model "
+                   "ran fastest (on a shared host the CPUs' speeds differ and a process stays on one); off: time "
+                   "where the scheduler puts the process.")
 @click.option("--steps", type=click.IntRange(min=1, max=50), default=3, show_default=True,
               help="Profiled iterations (after 1 wait + 1 warm-up step).")
 @click.option("--freezing/--no-freezing", default=None,
@@ -83,7 +87,8 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, modes: str, gemm_backends: str | None, device: str, dtype: str | None, sets: tuple[str, ...],
             sweeps: tuple[str, ...], out: Path | None, force: bool, timeout: float, warmup: int, repeats: int,
-            processes: int, steps: int, freezing: bool | None, cache_dir: Path | None, warm_compile: bool,
+            processes: int, cpu_pinning: str, steps: int, freezing: bool | None, cache_dir: Path | None,
+            warm_compile: bool,
             reference: bool, calibration: Path | None, no_tensorboard: bool, python: str | None,
             nproc: int | None, nnodes: str | None, node_rank: int | None, rdzv_backend: str | None,
             rdzv_endpoint: str | None, rdzv_id: str | None, debug: bool) -> None:
@@ -113,7 +118,8 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     opts = CaptureOptions(model=spec.path, sets=parsed_sets, dtype=dtype, device=device,
                           warmup=warmup, repeats=repeats, profile_steps=steps, timeout_s=timeout, freezing=freezing,
                           cache_dir=str(cache_dir.resolve()) if cache_dir else None, reference=reference,
-                          python=interp.path if interp else None, nproc=nproc, torchrun_args=torchrun_args)
+                          python=interp.path if interp else None, nproc=nproc, torchrun_args=torchrun_args,
+                          cpu_pinning=cpu_pinning)
     hook_points = _input_points(err, spec.path, opts, out_dir)
     points = plan_points(parsed_sweeps, hook_points) if (parsed_sweeps or hook_points) else []
     command_line = invocation("kernelscope profile")
@@ -128,7 +134,8 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                              "sets": parsed_sets, "warmup": warmup, "repeats": repeats, "processes": processes,
                              "profile_steps": steps,
                              "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
-                             "reference": reference, "python": interp.path if interp else None}
+                             "reference": reference, "python": interp.path if interp else None,
+                             "cpu_pinning": cpu_pinning}
     if nproc:
         asked["nproc"] = nproc
         asked["torchrun_args"] = list(torchrun_args)

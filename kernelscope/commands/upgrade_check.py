@@ -48,6 +48,8 @@ SIDES = ("before", "after")
 @click.option("--processes", type=click.IntRange(min=1, max=50), default=DEFAULT_PROCESSES, show_default=True,
               help="Time each mode and side in N fresh processes; later processes (timing only, on the first "
                    "one's Inductor cache) interleave both sides and all modes, so machine drift meets each alike.")
+@click.option("--cpu-pinning", type=click.Choice(["fastest", "off"]), default="fastest", show_default=True,
+              help="CUDA: time with the launching thread pinned to the CPU where the model ran fastest (as profile).")
 @click.option("--steps", type=click.IntRange(min=1, max=50), default=3, show_default=True,
               help="Profiled iterations.")
 @click.option("--freezing/--no-freezing", default=None, help="Inductor freezing [default: on for CPU, off for CUDA].")
@@ -60,7 +62,8 @@ SIDES = ("before", "after")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, before_py: str, after_py: str | None, out: Path, modes: str, gemm_backends: str | None,
             device: str, dtype: str | None, sets: tuple[str, ...], force: bool, timeout: float, warmup: int,
-            repeats: int, processes: int, steps: int, freezing: bool | None, warm_compile: bool, reference: bool,
+            repeats: int, processes: int, cpu_pinning: str, steps: int, freezing: bool | None, warm_compile: bool,
+            reference: bool,
             calibration: Path | None, no_tensorboard: bool, debug: bool) -> None:
     """Profile MODEL under the install before an upgrade (--before) and after it (--after, default this
     interpreter), interleaving their mode processes, and compare: per mode latency before/after with intervals,
@@ -80,7 +83,8 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     cal_path, cal_data = _calibration(calibration)
     top, dirs = _out_dirs(out, force)
     base = dict(model=spec.path, sets=parsed_sets, dtype=dtype, device=device, warmup=warmup, repeats=repeats,
-                profile_steps=steps, timeout_s=timeout, freezing=freezing, reference=reference)
+                profile_steps=steps, timeout_s=timeout, freezing=freezing, reference=reference,
+                cpu_pinning=cpu_pinning)
     opts = {"before": CaptureOptions(**base, python=interp["before"].path),  # type: ignore[arg-type]
             # the default after side is kernelscope's own interpreter, run exactly as `profile` runs it
             "after": CaptureOptions(**base, python=interp["after"].path if after_py else None)}  # type: ignore[arg-type]
@@ -99,8 +103,10 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         "timeout_s": timeout,
         "freezing": freezing, "warm_compile": warm_compile, "reference": reference,
     }
-    results = {side: _side_result(run, side, asked, device=device, cal_data=cal_data, cal_path=cal_path,
-                                  command_line=command_line, model=model, tensorboard=not no_tensorboard)
+    results = {side: _side_result(run, side, {**asked, "python": interp[side].path, "upgrade_check": side,
+                                              "cpu_pinning": cpu_pinning},
+                                  device=device, cal_data=cal_data, cal_path=cal_path, command_line=command_line,
+                                  model=model, tensorboard=not no_tensorboard)
                for side in SIDES}
     html = _write_comparison(top, dirs, results, err)
     _exit_status(run, results, err, html)
@@ -228,8 +234,8 @@ class _SideRuns:
             print_mode_line(self.err, f"{self.mode_defs[mi].name} ({side}, torch {self.interp[side].torch})", mr)
 
 
-def _side_result(run: _SideRuns, side: str, asked: dict[str, Any], *, device: str, cal_data: Any, cal_path: Path,
-                 command_line: str, model: Path, tensorboard: bool) -> Any:
+def _side_result(run: _SideRuns, side: str, settings: dict[str, Any], *, device: str, cal_data: Any,
+                 cal_path: Path, command_line: str, model: Path, tensorboard: bool) -> Any:
     """One side's RunResult (with the roofline on its device's peaks), its reports written to DIR/<side>."""
     from kernelscope.analysis.mode import build_run_result
     from kernelscope.analysis.roofline import peaks_for, with_roofline
@@ -238,7 +244,6 @@ def _side_result(run: _SideRuns, side: str, asked: dict[str, Any], *, device: st
     env = {**run.environment[side], "interpreter": run.interp[side].as_dict()}
     peaks = peaks_for(env, cal_data, str(cal_path)) if run.environment[side] else {}
     row = [dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in run.results[side] if m is not None]
-    settings = {**asked, "python": run.interp[side].path, "upgrade_check": side}
     resolved_device = env.get("device") or (device if device != "auto" else "")
     result = build_run_result(row, environment=env, command=command_line, model=str(model), device=resolved_device,
                               dtype=run.run_dtype[side] or "", settings=settings, peaks=peaks)
