@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from kernelscope.capture_record import CAPTURE_FILE, CaptureRecord, write_capture
-from kernelscope.commands.profile import DEFAULT_PROCESSES
+from kernelscope.commands.profile import DEFAULT_PROCESSES, torchrun_options
 from kernelscope.errors import ModelFileError, UsageError
 
 SIDES = ("before", "after")
@@ -59,20 +59,25 @@ SIDES = ("before", "after")
 @click.option("--calibration", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Ceilings from `kernelscope calibrate` for the roofline.")
 @click.option("--no-tensorboard", is_flag=True, help="Skip TensorBoard scalars.")
+@torchrun_options
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, before_py: str, after_py: str | None, out: Path, modes: str, gemm_backends: str | None,
             device: str, dtype: str | None, sets: tuple[str, ...], force: bool, timeout: float, warmup: int,
             repeats: int, processes: int, steps: int, freezing: bool | None, warm_compile: bool, reference: bool,
-            calibration: Path | None, no_tensorboard: bool, debug: bool) -> None:
+            calibration: Path | None, no_tensorboard: bool, nproc: int | None, nnodes: str | None,
+            node_rank: int | None, rdzv_backend: str | None, rdzv_endpoint: str | None, rdzv_id: str | None,
+            debug: bool) -> None:
     """Profile MODEL under the install before an upgrade (--before) and after it (--after, default this
     interpreter), interleaving their mode processes, and compare: per mode latency before/after with intervals,
     compile time, kernels per iteration, peak memory, numerics; per GEMM (matched by module path and shape) the
     backend and epilogue verdict. Writes DIR/before, DIR/after, DIR/compare.html, compare.md and compare.json;
-    the summary's first lines answer the upgrade question. Gate on it with `kernelscope check DIR ...`."""
+    the summary's first lines answer the upgrade question. Gate on it with `kernelscope check DIR ...`.
+    With --nproc N each side's modes run under torchrun with N ranks, compared rank by rank."""
     from rich.console import Console
 
     from kernelscope import modelfile
-    from kernelscope.analysis.mode import build_mode_result, build_run_result
+    from kernelscope.analysis.mode import build_run_result
+    from kernelscope.analysis.ranks import build_any_mode_result
     from kernelscope.analysis.roofline import (
         default_calibration_path,
         peaks_for,
@@ -85,9 +90,11 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         CaptureOptions,
         check_torch_logs,
         merge_processes,
+        merge_ranks,
         merge_warm,
         run_mode,
     )
+    from kernelscope.capture.torchrun import rendezvous_args
     from kernelscope.commands.profile import fail, print_mode_line
     from kernelscope.files import atomic_write_text
     from kernelscope.outdir import prepare_out_dir
@@ -105,6 +112,8 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     parsed_sets = modelfile.parse_sets(sets)
     modelfile.check_sets(spec, parsed_sets)
     mode_defs = parse_modes(modes, parse_backends(gemm_backends))
+    torchrun_args = rendezvous_args(nproc, nnodes=nnodes, node_rank=node_rank, rdzv_backend=rdzv_backend,
+                                    rdzv_endpoint=rdzv_endpoint, rdzv_id=rdzv_id)
     # Both interpreters checked before anything runs: one subprocess each.
     interp = {"before": probe(before_py, "--before"), "after": probe(after_py or sys.executable, "--after")}
     for side in SIDES:
@@ -116,7 +125,8 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     for name in ("compare.json", "compare.md", "compare.html"):
         (top / name).unlink(missing_ok=True)
     base = dict(model=spec.path, sets=parsed_sets, dtype=dtype, device=device, warmup=warmup, repeats=repeats,
-                profile_steps=steps, timeout_s=timeout, freezing=freezing, reference=reference)
+                profile_steps=steps, timeout_s=timeout, freezing=freezing, reference=reference, nproc=nproc,
+                torchrun_args=torchrun_args)
     opts = {"before": CaptureOptions(**base, python=interp["before"].path),  # type: ignore[arg-type]
             # the default after side is kernelscope's own interpreter, run exactly as `profile` runs it
             "after": CaptureOptions(**base, python=interp["after"].path if after_py else None)}  # type: ignore[arg-type]
@@ -144,7 +154,8 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         try:
             rec = _capture(err, run_mode, mode, opts[side], dirs[side], label, warm=False)
             if warm_compile and mode.compiled and rec.status == "ok":
-                rec = merge_warm(rec, _capture(err, run_mode, mode, opts[side], dirs[side], label, warm=True))
+                warm = _capture(err, run_mode, mode, opts[side], dirs[side], label, warm=True)
+                rec = merge_ranks(dirs[side], rec, [warm], lambda a, o: merge_warm(a, o[0]))
                 write_capture(dirs[side] / "modes" / mode.dirname / CAPTURE_FILE, rec)
         except KeyboardInterrupt:
             interrupted = True
@@ -154,7 +165,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         run_dtype[side] = run_dtype[side] or rec.dtype
         firsts[j] = rec
         if processes == 1:
-            mr = build_mode_result(dirs[side], rec)
+            mr = build_any_mode_result(dirs[side], rec)
             results[side][mi] = mr
             print_mode_line(err, label, mr)
         if rec.error_kind in ("model", "usage", "forward") and not fatal:
@@ -178,9 +189,9 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         for j, rec in firsts.items():
             mi, side = jobs[j]
             if later.get(j):
-                rec = merge_processes(rec, later[j])
+                rec = merge_ranks(dirs[side], rec, later[j], merge_processes)
                 write_capture(dirs[side] / "modes" / mode_defs[mi].dirname / CAPTURE_FILE, rec)
-            mr = build_mode_result(dirs[side], rec)
+            mr = build_any_mode_result(dirs[side], rec)
             results[side][mi] = mr
             print_mode_line(err, f"{mode_defs[mi].name} ({side}, torch {interp[side].torch})", mr)
     run: dict[str, Any] = {}
@@ -195,6 +206,9 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
             "freezing": freezing, "warm_compile": warm_compile, "reference": reference,
             "python": interp[side].path, "upgrade_check": side,
         }
+        if nproc:
+            settings["nproc"] = nproc
+            settings["torchrun_args"] = list(torchrun_args)
         resolved_device = env.get("device") or (device if device != "auto" else "")
         run[side] = build_run_result(row, environment=env, command=command_line, model=str(model),
                                      device=resolved_device, dtype=run_dtype[side] or "", settings=settings,

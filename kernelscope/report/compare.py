@@ -10,13 +10,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from kernelscope import fmt
+from kernelscope.analysis.ranks import compare_ranks
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
 from kernelscope.report import charts
 from kernelscope.report.context import flatten
 from kernelscope.report.html import environment, page_assets
 from kernelscope.report.markdown import MAX_CHARS, md_code, md_text
 from kernelscope.report.ranks import compare_markdown as rank_compare_markdown
-from kernelscope.report.ranks import compare_ranks, rank_delta_json
+from kernelscope.report.ranks import rank_delta_json
 from kernelscope.result import GemmEpilogue, ModeResult, RunResult, Status
 
 

@@ -447,6 +447,7 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
                        "before": _side_gemm(g.before), "after": _side_gemm(g.after)} for g in m.gemms],
             "regressions": list(m.regressions),
             "summary": plain(mode_summary(m)),
+            **_ranks_json(m),
         })
     return {
         "schema": SCHEMA,
@@ -461,6 +462,15 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
         "environment_changes": [list(e) for e in cmp.environment],
         "modes": modes,
     }
+
+
+def _ranks_json(m: UpgradeMode) -> dict[str, Any]:
+    """torchrun runs (issue 17): each rank before and after, matched by rank index (report/ranks.py)."""
+    from kernelscope.analysis.ranks import compare_ranks
+    from kernelscope.report.ranks import rank_delta_json
+
+    deltas = compare_ranks(m.before, m.after)
+    return {"ranks": [rank_delta_json(d, ("before", "after")) for d in deltas]} if deltas else {}
 
 
 # ------------------------------------------------------------------------------------------------- renderers
@@ -537,6 +547,9 @@ def render_upgrade_markdown(data: dict[str, Any], max_gemms: int = 20) -> str:
                        f"| {_md_cell(_gemm_side(g['before']))} | {_md_cell(_gemm_side(g['after']))} |")
         if len(rows) > max_gemms:
             out.append(f"\n_{len(rows) - max_gemms} more GEMM rows in compare.html and compare.json._")
+    from kernelscope.report.ranks import upgrade_markdown
+
+    out += upgrade_markdown(data["modes"])  # torchrun runs: per rank before → after
     if data["environment_changes"]:
         out += ["", "Environment changes: " + "; ".join(
             f"{_md_cell(k)} {_md_cell(b)} → {_md_cell(a)}" for k, b, a in data["environment_changes"][:20])]
@@ -629,6 +642,32 @@ UPGRADE_TEMPLATE = r"""{% extends "_layout.html.j2" %}
   {% if not any.v %}<p class="muted">No GEMM on either side.</p>{% endif %}
 </section>
 
+{% if d.modes|selectattr("ranks")|list %}
+<section id="ranks">
+  <h2>Ranks</h2>
+  <p class="caption">torchrun runs: each rank before and after, matched by rank index; a mode's figures above are its slowest rank's.</p>
+  {% for m in d.modes if m.ranks %}
+  <h3>{{ m.name }}</h3>
+  <div class="scroll">
+  <table>
+    <thead><tr><th>Rank</th><th class="num">Latency before → after</th><th>Change</th><th class="num">Kernels / iter</th>
+      <th class="num">Communication / iter</th><th>GEMM verdicts changed</th></tr></thead>
+    <tbody>
+    {% for r in m.ranks %}
+    <tr{% if r.fusion_lost %} class="failed"{% endif %}><td>{{ r.rank }}</td>
+      <td class="num">{{ r.before.median_ms|ms if r.before and r.before.median_ms is not none else "—" }} → {{ r.after.median_ms|ms if r.after and r.after.median_ms is not none else "—" }}</td>
+      <td>{{ r.ratio|change if r.ratio is not none else "—" }}</td>
+      <td class="num">{{ r.before.kernels_per_iter|count if r.before else "—" }} → {{ r.after.kernels_per_iter|count if r.after else "—" }}</td>
+      <td class="num">{{ r.before.communication_us_per_iter|us if r.before and r.before.communication_us_per_iter is not none else "—" }} → {{ r.after.communication_us_per_iter|us if r.after and r.after.communication_us_per_iter is not none else "—" }}</td>
+      <td class="wrap">{{ r.verdicts_changed|join("; ") or "—" }}</td></tr>
+    {% endfor %}
+    </tbody>
+  </table>
+  </div>
+  {% endfor %}
+</section>
+{% endif %}
+
 <section id="failures">
   <h2>Errors</h2>
   {% for m in d.modes if m.errors.before or m.errors.after %}
@@ -708,6 +747,7 @@ def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence
             if g.lost:
                 violations.append(Violation(rule, m.name, f"GEMM {g.label} no longer fuses {', '.join(g.lost)} "
                                                           f"({g.after.backend if g.after else '?'})"))
+        violations += _rank_violations(m)
         r = m.latency
         if r.value is not None:
             best = r.low if r.method == "bootstrap" else r.value
@@ -716,6 +756,19 @@ def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence
                 violations.append(Violation(rule, m.name, f"{fmt.change(r.value)} after the upgrade{ci}, "
                                                           f"{slowdown_limit(max_regression)}"))
     return CheckOutcome(tuple(checked), (rule,), tuple(violations))
+
+
+def _rank_violations(m: UpgradeMode) -> list[Any]:
+    """torchrun runs: a rank whose GEMMs fused less after the upgrade. The mode's GEMM rows are its slowest
+    rank's on each side: when that is the same rank on both, its loss is already a violation of the mode."""
+    from kernelscope.analysis.ranks import compare_ranks
+    from kernelscope.report.check import Violation
+    from kernelscope.report.ranks import upgrade_rank_violations
+
+    b, a = m.before, m.after
+    same = b is not None and a is not None and b.slowest_rank is not None and b.slowest_rank == a.slowest_rank
+    deltas = tuple(d for d in compare_ranks(b, a) if not (same and a is not None and d.rank == a.slowest_rank))
+    return [Violation(v.rule, v.mode, v.message) for v in upgrade_rank_violations(m.name, deltas)]
 
 
 def check_upgrade_dir(path: Any, rules: Any, max_regression: float | None) -> Any:
