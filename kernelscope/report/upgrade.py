@@ -118,7 +118,24 @@ class UpgradeMode:
             out.append("numerics")
         if any(g.change in ("fusion lost", "fusion changed") and g.lost for g in self.gemms):
             out.append("fusion lost")
+        out += [f"fusion lost on rank {r}" for r in dict.fromkeys(r for r, _ in self.rank_fusion_lost)]
         return tuple(out)
+
+    @property
+    def ranks(self) -> tuple[Any, ...]:
+        """torchrun runs (issue 17): analysis/ranks.py RankDelta per rank, before and after matched by index."""
+        from kernelscope.analysis.ranks import compare_ranks
+
+        return compare_ranks(self.before, self.after)
+
+    @property
+    def rank_fusion_lost(self) -> tuple[tuple[int, str], ...]:
+        """(rank, "fc1: fused -> partial") for each GEMM of a rank that fused less after. The mode's GEMM rows are
+        its slowest rank's on each side: when that is one rank on both, its loss is the mode's own, not repeated."""
+        b, a = self.before, self.after
+        same = b is not None and a is not None and b.slowest_rank is not None and b.slowest_rank == a.slowest_rank
+        skip = a.slowest_rank if same and a is not None else None
+        return tuple((d.rank, line) for d in self.ranks if d.rank != skip for line in d.fusion_lost)
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +344,9 @@ def mode_summary(m: UpgradeMode) -> list[Segment]:
     if kb is not None and ka is not None and kb != ka:
         parts.append([(f"kernels/iter {fmt.count(kb)} → {fmt.count(ka)}", False)])
     parts.append([(_numerics_phrase(m), False)])
+    if b.ranks or a.ranks:  # torchrun runs: whose figures these are
+        parts.append([(f"{len(a.ranks or b.ranks)} ranks, figures of the slowest (rank {b.slowest_rank} → "
+                       f"rank {a.slowest_rank})", False)])
     for i, p in enumerate(parts):
         if i:
             out.append(("; ", False))
@@ -466,11 +486,9 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
 
 def _ranks_json(m: UpgradeMode) -> dict[str, Any]:
     """torchrun runs (issue 17): each rank before and after, matched by rank index (report/ranks.py)."""
-    from kernelscope.analysis.ranks import compare_ranks
     from kernelscope.report.ranks import rank_delta_json
 
-    deltas = compare_ranks(m.before, m.after)
-    return {"ranks": [rank_delta_json(d, ("before", "after")) for d in deltas]} if deltas else {}
+    return {"ranks": [rank_delta_json(d, ("before", "after")) for d in m.ranks]} if m.ranks else {}
 
 
 # ------------------------------------------------------------------------------------------------- renderers
@@ -759,16 +777,11 @@ def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence
 
 
 def _rank_violations(m: UpgradeMode) -> list[Any]:
-    """torchrun runs: a rank whose GEMMs fused less after the upgrade. The mode's GEMM rows are its slowest
-    rank's on each side: when that is the same rank on both, its loss is already a violation of the mode."""
-    from kernelscope.analysis.ranks import compare_ranks
+    """torchrun runs: a rank whose GEMMs fused less after the upgrade (UpgradeMode.rank_fusion_lost)."""
     from kernelscope.report.check import Violation
     from kernelscope.report.ranks import upgrade_rank_violations
 
-    b, a = m.before, m.after
-    same = b is not None and a is not None and b.slowest_rank is not None and b.slowest_rank == a.slowest_rank
-    deltas = tuple(d for d in compare_ranks(b, a) if not (same and a is not None and d.rank == a.slowest_rank))
-    return [Violation(v.rule, v.mode, v.message) for v in upgrade_rank_violations(m.name, deltas)]
+    return [Violation(v.rule, v.mode, v.message) for v in upgrade_rank_violations(m.name, m.rank_fusion_lost)]
 
 
 def check_upgrade_dir(path: Any, rules: Any, max_regression: float | None) -> Any:
