@@ -383,6 +383,43 @@ def test_nproc_1_with_rendezvous_options(tmp_path_factory: pytest.TempPathFactor
     assert m["slowest_rank"] == 0 and m["rank_skew"] == pytest.approx(1.0)
 
 
+def test_two_hosts_simulated_on_one(tmp_path: Path):
+    """The multi-host options as the README gives them, two "hosts" on this one: two kernelscope runs at once, one
+    rank each, meeting in a c10d rendezvous (--node-rank is static-rendezvous only: c10d hands out the ranks).
+    With --processes 2 every process is a new torchrun group on the same endpoint and id. The tensor-parallel
+    MLP's all_reduce crosses the hosts; each host's result holds the rank that ran on it."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    procs = []
+    for node in (0, 1):
+        args = ["profile", "tests/models/tp_mlp.py", "--nproc", "1", "--nnodes", "2", "--node-rank", str(node),
+                "--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}", "--rdzv-id", "two-hosts",
+                "--modes", "eager", "--device", "cpu", "--processes", "2", "--repeats", "5", "--warmup", "3",
+                "--steps", "2", "--out", str(tmp_path / f"h{node}")]
+        procs.append(subprocess.Popen([sys.executable, "-m", "kernelscope", *args], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parent.parent))
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outs]
+    held = []
+    for node in (0, 1):
+        m = _mode(tmp_path / f"h{node}")
+        assert m["status"] == "ok" and m["world_size"] == 2 and len(m["ranks"]) == 1
+        (r,) = m["ranks"]
+        held.append(r["rank"])
+        assert r["capture"] == f"modes/eager/rank-{r['rank']}/capture.json"
+        assert r["communication"]["time_us_per_iter"] > 0  # the all_reduce between the two hosts
+        assert m["latency_ms"]["processes"] == 2
+        (trace,) = (tmp_path / f"h{node}" / "tb" / "eager").glob("kernelscope_rank_*.pt.trace.json.gz")
+        assert _dist_info(trace)["rank"] == r["rank"] and _dist_info(trace)["world_size"] == 2
+        assert "1 of 2 ranks ran on this host" in (tmp_path / f"h{node}" / "summary.md").read_text()
+    assert sorted(held) == [0, 1]
+
+
 @pytest.mark.slow
 def test_tp_compiled_default(tmp_path_factory: pytest.TempPathFactory):
     """Inductor compiles the all_reduce into the graph (_c10d_functional.all_reduce_ + wait_tensor)."""

@@ -39,6 +39,7 @@ class RanksView:
     rows: tuple[RankRow, ...]
     differ: str  # "ranks 1, 3 differ from rank 0" or ""
     point: str = ""  # the shape point's label in a sweep ("batch_size=16"), else ""
+    base_rank: int = 0  # the rank the others are compared with: the first one this host ran
 
     @property
     def title(self) -> str:
@@ -68,12 +69,16 @@ def ranks_view(m: ModeResult, point: str = "") -> RanksView | None:
     if not m.ranks:
         return None
     skew = f"; skew slowest/fastest {m.rank_skew:.2f}x" if m.rank_skew is not None else ""
+    world = m.world_size or len(m.ranks)
     head = (f"rank {m.slowest_rank} is the slowest: the mode's figures are its{skew}"
-            if m.slowest_rank is not None and len(m.ranks) > 1 else f"{len(m.ranks)} rank{skew}")
+            if m.slowest_rank is not None and len(m.ranks) > 1 else f"the mode's figures are rank {m.ranks[0].rank}'s")
+    if len(m.ranks) < world:  # one host of several (--nnodes): each host's result holds the ranks that ran on it
+        head = f"{len(m.ranks)} of {world} ranks ran on this host (the other hosts' results hold the rest); {head}"
+    base = m.ranks[0].rank  # what the others are compared with (analysis/ranks.py combine_ranks)
     differ = (f"rank{'s' if len(m.ranks_differ) > 1 else ''} {', '.join(map(str, m.ranks_differ))} "
-              "differ from rank 0" if m.ranks_differ else "")
-    return RanksView(mode=m.name, world_size=m.world_size or len(m.ranks), headline=head,
-                     rows=tuple(rank_row(r) for r in m.ranks), differ=differ, point=point)
+              f"differ from rank {base}" if m.ranks_differ else "")
+    return RanksView(mode=m.name, world_size=world, headline=head,
+                     rows=tuple(rank_row(r) for r in m.ranks), differ=differ, point=point, base_rank=base)
 
 
 def ranks_views(result: RunResult) -> tuple[RanksView, ...]:
@@ -96,7 +101,7 @@ def markdown_tables(result: RunResult, max_tables: int | None = None) -> list[st
     for v in shown:
         out += ["", f"### Ranks: {v.title} ({v.world_size} ranks)", "", f"{v.headline}.", "",
                 "| rank | status | latency | kernels/iter | comm/iter | comm overlap | peak mem | GEMMs "
-                "| differs from rank 0 |",
+                f"| differs from rank {v.base_rank} |",
                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in v.rows:
             mark = " (slowest)" if r.slowest else ""
