@@ -516,10 +516,14 @@ def test_rank_dir_refusals(tmp_path: Path):
 
 @pytest.mark.chromium
 @pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs /usr/bin/chromium")
-def test_tp_report_fits_1280(tp_run: Path, tmp_path: Path):
+@pytest.mark.parametrize("run, page", [("tp_run", "report.html"), ("ddp_run", "report.html"),
+                                       ("upgrade_ranks", "compare.html")])
+def test_ranks_pages_fit_1280(run: str, page: str, tmp_path: Path, request: pytest.FixtureRequest):
+    """The Ranks sections: report.html (a sweep has one per shape point, with trace links) and upgrade-check's
+    compare.html."""
     from tests import browser
 
-    html = (tp_run / "report.html").read_text(encoding="utf-8")
+    html = (request.getfixturevalue(run) / page).read_text(encoding="utf-8")
     for open_details in (False, True):
         m = browser.measure(html, tmp_path, 1280, open_details=open_details)
         assert m["scroll"] <= 1280 and not m["wide"], (open_details, m)
