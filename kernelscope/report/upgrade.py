@@ -660,11 +660,12 @@ UPGRADE_TEMPLATE = r"""{% extends "_layout.html.j2" %}
   {% if not any.v %}<p class="muted">No GEMM on either side.</p>{% endif %}
 </section>
 
-{% if d.modes|selectattr("ranks")|list %}
+{% set ranked = d.modes|selectattr("ranks", "defined")|selectattr("ranks")|list %}
+{% if ranked %}
 <section id="ranks">
   <h2>Ranks</h2>
   <p class="caption">torchrun runs: each rank before and after, matched by rank index; a mode's figures above are its slowest rank's.</p>
-  {% for m in d.modes if m.ranks %}
+  {% for m in ranked %}
   <h3>{{ m.name }}</h3>
   <div class="scroll">
   <table>
