@@ -8,6 +8,7 @@ The real NCCL run (2 GPUs) is not here: it needs the 2-GPU machine (README, "Sev
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -479,6 +480,27 @@ def test_combine_ranks_failed_rank_fails_the_mode():
     m = combine_ranks([_mode_result(1.0), bad])
     assert m.status == "failed" and m.error == "rank 1: RuntimeError: boom"
     assert m.slowest_rank == 0 and m.ranks[1].status == "failed"
+
+
+def test_rank_views_per_point_limit_and_safe_trace_links():
+    from kernelscope.report.ranks import markdown_tables, ranks_views
+    from kernelscope.result import SweepPoint
+
+    def mode(trace: str) -> ModeResult:
+        m = combine_ranks([_mode_result(1.0), _mode_result(2.0)])
+        return dataclasses.replace(m, ranks=tuple(dataclasses.replace(r, trace=trace) for r in m.ranks))
+
+    points = (SweepPoint({"b": 1}, "b=1", (mode("tb/p0-b-1/eager/kernelscope_rank_0.1.pt.trace.json.gz"),)),
+              SweepPoint({"b": 2}, "b=2", (mode("javascript:alert(1)"),)))
+    run = RunResult(schema="kernelscope.result/1", tool_version="0", created="", command="", model="m",
+                    device="cpu", dtype="float32", environment={}, modes=points[0].modes, points=points)
+    views = ranks_views(run)
+    assert [v.title for v in views] == ["eager @ b=1", "eager @ b=2"]
+    assert views[0].rows[0].trace_href == "tb/p0-b-1/eager/kernelscope_rank_0.1.pt.trace.json.gz"
+    assert views[1].rows[0].trace_href == ""  # result.json may come from anyone: no javascript: link
+    md = "\n".join(markdown_tables(run, max_tables=1))
+    assert "### Ranks: eager @ b=1 (2 ranks)" in md and "@ b=2" not in md
+    assert "_1 more rank tables in report.html._" in md
 
 
 def test_old_result_without_ranks_loads():
