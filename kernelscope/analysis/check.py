@@ -304,6 +304,9 @@ def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence
             if g.lost:
                 violations.append(Violation(rule, m.name, f"GEMM {g.label} no longer fuses {', '.join(g.lost)} "
                                                           f"({g.after.backend if g.after else '?'})"))
+        # torchrun runs: a rank that fused less after the upgrade (the mode's own GEMM rows are its slowest rank's)
+        violations += [Violation(rule, f"{m.name} rank {rank}", f"GEMM {line.replace(' -> ', ' → ')} after the "
+                                                                "upgrade") for rank, line in m.rank_fusion_lost]
         r = m.latency
         if r.value is not None:
             best = r.low if r.method == "bootstrap" else r.value

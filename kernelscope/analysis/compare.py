@@ -14,8 +14,9 @@ from typing import Any
 
 from kernelscope import fmt
 from kernelscope.analysis.pairing import match_gemms
+from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
-from kernelscope.result import GemmEpilogue, ModeResult, RankResult, RunResult, Status
+from kernelscope.result import GemmEpilogue, ModeResult, RunResult, Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,18 +68,6 @@ class GemmChange:
         if self.base.verdict != self.head.verdict:
             return "verdict changed"
         return "backend switched" if self.backend_switched else "same"
-
-
-@dataclass(frozen=True, slots=True)
-class RankDelta:
-    """One rank of a mode in both runs of ``compare``, matched by rank index. The noise-aware call is the mode's
-    (its headline is the slowest rank's); per rank there is one median per run, so only the ratio is shown."""
-
-    rank: int
-    base: RankResult | None
-    head: RankResult | None
-    ratio: float | None  # head / base median
-    verdicts_changed: tuple[str, ...]  # "<GEMM>: base verdict -> head verdict"
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,24 +295,6 @@ def compare_gemms(base: tuple[GemmEpilogue, ...], head: tuple[GemmEpilogue, ...]
         lost = tuple(op for op in gb.fused if op not in gh.fused)
         out.append(GemmChange(key, gb, gh, gained, lost, gb.backend != gh.backend,
                               gb.id in marginal or gh.id in marginal, label=label, shapes=shapes))
-    return tuple(out)
-
-
-def compare_ranks(base: ModeResult | None, head: ModeResult | None) -> tuple[RankDelta, ...]:
-    b = {r.rank: r for r in (base.ranks if base else ())}
-    h = {r.rank: r for r in (head.ranks if head else ())}
-    out = []
-    for rank in sorted(set(b) | set(h)):
-        rb, rh = b.get(rank), h.get(rank)
-        ratio = (rh.latency_ms / rb.latency_ms if rb and rh and rb.latency_ms and rh.latency_ms is not None
-                 else None)
-        changed: list[str] = []
-        if rb and rh:
-            vb = dict(v.rsplit(": ", 1) for v in rb.verdicts if ": " in v)
-            vh = dict(v.rsplit(": ", 1) for v in rh.verdicts if ": " in v)
-            changed = [f"{k}: {vb.get(k, fmt.DASH)} -> {vh.get(k, fmt.DASH)}" for k in dict.fromkeys([*vb, *vh])
-                       if vb.get(k) != vh.get(k)]
-        out.append(RankDelta(rank, rb, rh, ratio, tuple(changed)))
     return tuple(out)
 
 

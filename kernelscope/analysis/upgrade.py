@@ -16,6 +16,7 @@ from typing import Any
 from kernelscope.analysis.compare import environment_changes
 from kernelscope.analysis.numerics import NumericsVerdict, numerics_verdict
 from kernelscope.analysis.pairing import GemmPair, match_gemms
+from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import Ratio, latency_ratio
 from kernelscope.result import ModeResult, RunResult, Status
@@ -79,7 +80,22 @@ class UpgradeMode:
             out.append("numerics")
         if any(g.change in ("fusion lost", "fusion changed") and g.lost for g in self.gemms):
             out.append("fusion lost")
+        out += [f"fusion lost on rank {r}" for r in dict.fromkeys(r for r, _ in self.rank_fusion_lost)]
         return tuple(out)
+
+    @property
+    def ranks(self) -> tuple[RankDelta, ...]:
+        """torchrun runs (issue 17): each rank before and after, matched by rank index."""
+        return compare_ranks(self.before, self.after)
+
+    @property
+    def rank_fusion_lost(self) -> tuple[tuple[int, str], ...]:
+        """(rank, "fc1: fused -> partial") for each GEMM of a rank that fused less after. The mode's GEMM rows are
+        its slowest rank's on each side: when that is one rank on both, its loss is the mode's own, not repeated."""
+        b, a = self.before, self.after
+        same = b is not None and a is not None and b.slowest_rank is not None and b.slowest_rank == a.slowest_rank
+        skip = a.slowest_rank if same and a is not None else None
+        return tuple((d.rank, line) for d in self.ranks if d.rank != skip for line in d.fusion_lost)
 
     @property
     def improved(self) -> bool:

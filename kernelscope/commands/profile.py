@@ -23,6 +23,27 @@ DEFAULT_PROCESSES = 3
 STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable": "yellow", "interrupted": "yellow"}
 
 
+def torchrun_options(f: Any) -> Any:
+    """``--nproc`` and torchrun's rendezvous options (issue 17), shared by ``profile`` and ``upgrade-check``: the
+    command gets nproc, nnodes, node_rank, rdzv_backend, rdzv_endpoint and rdzv_id
+    (capture/torchrun.py ``rendezvous_args`` turns them into torchrun's arguments)."""
+    options = [
+        click.option("--nproc", type=click.IntRange(min=1, max=1024), default=None, metavar="N",
+                     help="Run each mode's worker under torchrun with N ranks on this host (NCCL on CUDA, gloo on "
+                          "the CPU); the process group is up before the model is built, so the model file can shard "
+                          "itself. Every rank is profiled; the mode's figures are the slowest rank's."),
+        click.option("--nnodes", default=None, metavar="N|MIN:MAX",
+                     help="torchrun --nnodes (multi-host, with --rdzv-*)."),
+        click.option("--node-rank", type=int, default=None, help="torchrun --node-rank (static rendezvous)."),
+        click.option("--rdzv-backend", default=None, help="torchrun --rdzv-backend (e.g. c10d)."),
+        click.option("--rdzv-endpoint", default=None, metavar="HOST:PORT", help="torchrun --rdzv-endpoint."),
+        click.option("--rdzv-id", default=None, help="torchrun --rdzv-id (the same on every host)."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
 @click.command("profile")
 @click.argument("model", type=click.Path(dir_okay=True, path_type=Path))
 @click.option("--modes", default="eager,default,max-autotune", show_default=True,
@@ -75,15 +96,7 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
 @click.option("--python", "python", metavar="PATH", default=None,
               help="Run the mode workers under this interpreter (e.g. the pre-upgrade venv's bin/python, or an "
                    "executable wrapper script): it needs torch, not kernelscope. Analysis and reports run here.")
-@click.option("--nproc", type=click.IntRange(min=1, max=1024), default=None, metavar="N",
-              help="Run each mode's worker under torchrun with N ranks on this host (NCCL on CUDA, gloo on the "
-                   "CPU); the process group is up before the model is built, so the model file can shard itself. "
-                   "Every rank is profiled; the mode's figures are the slowest rank's.")
-@click.option("--nnodes", default=None, metavar="N|MIN:MAX", help="torchrun --nnodes (multi-host, with --rdzv-*).")
-@click.option("--node-rank", type=int, default=None, help="torchrun --node-rank (static rendezvous).")
-@click.option("--rdzv-backend", default=None, help="torchrun --rdzv-backend (e.g. c10d).")
-@click.option("--rdzv-endpoint", default=None, metavar="HOST:PORT", help="torchrun --rdzv-endpoint.")
-@click.option("--rdzv-id", default=None, help="torchrun --rdzv-id (the same on every host).")
+@torchrun_options
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, modes: str, gemm_backends: str | None, device: str, dtype: str | None, sets: tuple[str, ...],
             sweeps: tuple[str, ...], out: Path | None, force: bool, timeout: float, warmup: int, repeats: int,

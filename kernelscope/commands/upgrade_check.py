@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from kernelscope.capture_record import CAPTURE_FILE, CaptureRecord, write_capture
-from kernelscope.commands.profile import DEFAULT_PROCESSES
+from kernelscope.commands.profile import DEFAULT_PROCESSES, torchrun_options
 
 SIDES = ("before", "after")
 
@@ -59,21 +59,25 @@ SIDES = ("before", "after")
 @click.option("--calibration", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Ceilings from `kernelscope calibrate` for the roofline.")
 @click.option("--no-tensorboard", is_flag=True, help="Skip TensorBoard scalars.")
+@torchrun_options
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, before_py: str, after_py: str | None, out: Path, modes: str, gemm_backends: str | None,
             device: str, dtype: str | None, sets: tuple[str, ...], force: bool, timeout: float, warmup: int,
             repeats: int, processes: int, cpu_pinning: str, steps: int, freezing: bool | None, warm_compile: bool,
-            reference: bool,
-            calibration: Path | None, no_tensorboard: bool, debug: bool) -> None:
+            reference: bool, calibration: Path | None, no_tensorboard: bool, nproc: int | None, nnodes: str | None,
+            node_rank: int | None, rdzv_backend: str | None, rdzv_endpoint: str | None, rdzv_id: str | None,
+            debug: bool) -> None:
     """Profile MODEL under the install before an upgrade (--before) and after it (--after, default this
     interpreter), interleaving their mode processes, and compare: per mode latency before/after with intervals,
     compile time, kernels per iteration, peak memory, numerics; per GEMM (matched by module path and shape) the
     backend and epilogue verdict. Writes DIR/before, DIR/after, DIR/compare.html, compare.md and compare.json;
-    the summary's first lines answer the upgrade question. Gate on it with `kernelscope check DIR ...`."""
+    the summary's first lines answer the upgrade question. Gate on it with `kernelscope check DIR ...`.
+    With --nproc N each side's modes run under torchrun with N ranks, compared rank by rank."""
     from rich.console import Console
 
     from kernelscope.capture.modes import parse_backends, parse_modes
     from kernelscope.capture.runner import CaptureOptions
+    from kernelscope.capture.torchrun import rendezvous_args
     from kernelscope.commands.profile import _calibration, _read_model, invocation
 
     err = Console(stderr=True, highlight=False)
@@ -82,9 +86,11 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     interp = _interpreters(before_py, after_py)
     cal_path, cal_data = _calibration(calibration)
     top, dirs = _out_dirs(out, force)
+    torchrun_args = rendezvous_args(nproc, nnodes=nnodes, node_rank=node_rank, rdzv_backend=rdzv_backend,
+                                    rdzv_endpoint=rdzv_endpoint, rdzv_id=rdzv_id)
     base = dict(model=spec.path, sets=parsed_sets, dtype=dtype, device=device, warmup=warmup, repeats=repeats,
                 profile_steps=steps, timeout_s=timeout, freezing=freezing, reference=reference,
-                cpu_pinning=cpu_pinning)
+                cpu_pinning=cpu_pinning, nproc=nproc, torchrun_args=torchrun_args)
     opts = {"before": CaptureOptions(**base, python=interp["before"].path),  # type: ignore[arg-type]
             # the default after side is kernelscope's own interpreter, run exactly as `profile` runs it
             "after": CaptureOptions(**base, python=interp["after"].path if after_py else None)}  # type: ignore[arg-type]
@@ -103,6 +109,9 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
         "timeout_s": timeout,
         "freezing": freezing, "warm_compile": warm_compile, "reference": reference,
     }
+    if nproc:
+        asked["nproc"] = nproc
+        asked["torchrun_args"] = list(torchrun_args)
     results = {side: _side_result(run, side, {**asked, "python": interp[side].path, "upgrade_check": side,
                                               "cpu_pinning": cpu_pinning},
                                   device=device, cal_data=cal_data, cal_path=cal_path, command_line=command_line,
@@ -163,7 +172,7 @@ class _SideRuns:
                             process=process)
 
     def first_processes(self) -> None:
-        from kernelscope.analysis.mode import build_mode_result
+        from kernelscope.analysis.ranks import build_any_mode_result
         from kernelscope.commands.profile import print_mode_line, skipped
 
         for j, (mi, side) in enumerate(self.jobs):
@@ -178,7 +187,7 @@ class _SideRuns:
             self.run_dtype[side] = self.run_dtype[side] or rec.dtype
             self.firsts[j] = rec
             if self.processes == 1:
-                mr = build_mode_result(self.dirs[side], rec)
+                mr = build_any_mode_result(self.dirs[side], rec)
                 self.results[side][mi] = mr
                 print_mode_line(self.err, label, mr)
             if rec.error_kind in ("model", "usage", "forward") and not self.fatal:
@@ -186,14 +195,15 @@ class _SideRuns:
 
     def _first_process(self, j: int, label: str) -> CaptureRecord:
         """Process 1 of a mode on one side (and its warm-compile process)."""
-        from kernelscope.capture.runner import merge_warm
+        from kernelscope.capture.runner import merge_ranks, merge_warm
 
         mi, side = self.jobs[j]
         mode = self.mode_defs[mi]
         try:
             rec = self.capture(j, label, warm=False)
             if self.warm_compile and mode.compiled and rec.status == "ok":
-                rec = merge_warm(rec, self.capture(j, label, warm=True))
+                warm = self.capture(j, label, warm=True)
+                rec = merge_ranks(self.dirs[side], rec, [warm], lambda a, o: merge_warm(a, o[0]))
                 write_capture(self.dirs[side] / "modes" / mode.dirname / CAPTURE_FILE, rec)
         except KeyboardInterrupt:
             self.interrupted = True
@@ -220,16 +230,16 @@ class _SideRuns:
         """With --processes > 1: every process's timings merged into the first one's record, then analysed."""
         if self.processes == 1:
             return
-        from kernelscope.analysis.mode import build_mode_result
-        from kernelscope.capture.runner import merge_processes
+        from kernelscope.analysis.ranks import build_any_mode_result
+        from kernelscope.capture.runner import merge_processes, merge_ranks
         from kernelscope.commands.profile import print_mode_line
 
         for j, rec in self.firsts.items():
             mi, side = self.jobs[j]
             if self.later.get(j):
-                rec = merge_processes(rec, self.later[j])
+                rec = merge_ranks(self.dirs[side], rec, self.later[j], merge_processes)
                 write_capture(self.dirs[side] / "modes" / self.mode_defs[mi].dirname / CAPTURE_FILE, rec)
-            mr = build_mode_result(self.dirs[side], rec)
+            mr = build_any_mode_result(self.dirs[side], rec)
             self.results[side][mi] = mr
             print_mode_line(self.err, f"{self.mode_defs[mi].name} ({side}, torch {self.interp[side].torch})", mr)
 

@@ -129,6 +129,9 @@ def mode_summary(m: UpgradeMode) -> list[Segment]:
     if kb is not None and ka is not None and kb != ka:
         parts.append([(f"kernels/iter {fmt.count(kb)} → {fmt.count(ka)}", False)])
     parts.append([(_numerics_phrase(m), False)])
+    if b.ranks or a.ranks:  # torchrun runs: whose figures these are
+        parts.append([(f"{len(a.ranks or b.ranks)} ranks, figures of the slowest (rank {b.slowest_rank} → "
+                       f"rank {a.slowest_rank})", False)])
     for i, p in enumerate(parts):
         if i:
             out.append(("; ", False))
@@ -231,6 +234,7 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
                        "before": _side_gemm(g.before), "after": _side_gemm(g.after)} for g in m.gemms],
             "regressions": list(m.regressions),
             "summary": plain(mode_summary(m)),
+            **_ranks_json(m),
         })
     return {
         "schema": SCHEMA,
@@ -245,6 +249,13 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
         "environment_changes": [list(e) for e in cmp.environment],
         "modes": modes,
     }
+
+
+def _ranks_json(m: UpgradeMode) -> dict[str, Any]:
+    """torchrun runs (issue 17): each rank before and after, matched by rank index (report/ranks.py)."""
+    from kernelscope.report.ranks import rank_delta_json
+
+    return {"ranks": [rank_delta_json(d, ("before", "after")) for d in m.ranks]} if m.ranks else {}
 
 
 # ------------------------------------------------------------------------------------------------- renderers
@@ -321,6 +332,9 @@ def render_upgrade_markdown(data: dict[str, Any], max_gemms: int = 20) -> str:
                        f"| {_md_cell(_gemm_side(g['before']))} | {_md_cell(_gemm_side(g['after']))} |")
         if len(rows) > max_gemms:
             out.append(f"\n_{len(rows) - max_gemms} more GEMM rows in compare.html and compare.json._")
+    from kernelscope.report.ranks import upgrade_markdown
+
+    out += upgrade_markdown(data["modes"])  # torchrun runs: per rank before → after
     if data["environment_changes"]:
         out += ["", "Environment changes: " + "; ".join(
             f"{_md_cell(k)} {_md_cell(b)} → {_md_cell(a)}" for k, b, a in data["environment_changes"][:20])]
@@ -412,6 +426,33 @@ UPGRADE_TEMPLATE = r"""{% extends "_layout.html.j2" %}
   </table>
   {% if not any.v %}<p class="muted">No GEMM on either side.</p>{% endif %}
 </section>
+
+{% set ranked = d.modes|selectattr("ranks", "defined")|selectattr("ranks")|list %}
+{% if ranked %}
+<section id="ranks">
+  <h2>Ranks</h2>
+  <p class="caption">torchrun runs: each rank before and after, matched by rank index; a mode's figures above are its slowest rank's.</p>
+  {% for m in ranked %}
+  <h3>{{ m.name }}</h3>
+  <div class="scroll">
+  <table>
+    <thead><tr><th>Rank</th><th class="num">Latency before → after</th><th>Change</th><th class="num">Kernels / iter</th>
+      <th class="num">Communication / iter</th><th>GEMM verdicts changed</th></tr></thead>
+    <tbody>
+    {% for r in m.ranks %}
+    <tr{% if r.fusion_lost %} class="failed"{% endif %}><td>{{ r.rank }}</td>
+      <td class="num">{{ r.before.median_ms|ms if r.before and r.before.median_ms is not none else "—" }} → {{ r.after.median_ms|ms if r.after and r.after.median_ms is not none else "—" }}</td>
+      <td>{{ r.ratio|change if r.ratio is not none else "—" }}</td>
+      <td class="num">{{ r.before.kernels_per_iter|count if r.before else "—" }} → {{ r.after.kernels_per_iter|count if r.after else "—" }}</td>
+      <td class="num">{{ r.before.communication_us_per_iter|us if r.before and r.before.communication_us_per_iter is not none else "—" }} → {{ r.after.communication_us_per_iter|us if r.after and r.after.communication_us_per_iter is not none else "—" }}</td>
+      <td class="wrap">{{ r.verdicts_changed|join("; ") or "—" }}</td></tr>
+    {% endfor %}
+    </tbody>
+  </table>
+  </div>
+  {% endfor %}
+</section>
+{% endif %}
 
 <section id="failures">
   <h2>Errors</h2>
