@@ -7,8 +7,10 @@ Three steps, each under 10 minutes on the H200 for the seed sample, resumable (a
     python benchmarks/h200_proofs.py report --out kernelscope-out/proofs
 
 ``runs``: N identical ``kernelscope profile MODEL`` runs with the default --processes (or --processes P), each
-timed end to end; ``hand``: benchmarks/hand_timing.py with the same modes and processes (independent CUDA-event
-timing, same process layout; its wall time is the yardstick); ``report`` prints and writes proofs.json / proofs.md:
+timed end to end (``--paired``: each followed by a hand run, ``hand-N.json``: on a shared VM the machine's speed
+drifts over minutes, so an independent timing compared with it must run in the same minutes); ``hand``:
+benchmarks/hand_timing.py with the same modes and processes (independent CUDA-event timing, same process layout;
+its wall time is the yardstick); ``report`` prints and writes proofs.json / proofs.md:
 
 1. per mode, for each run whether every other run's median lies inside that run's interval (target: 4 of 5 runs);
 2. ``kernelscope compare`` of every pair of runs (target: change "none" for every mode);
@@ -50,18 +52,27 @@ def runs(a: argparse.Namespace) -> None:
         (out / f"run-{i}.log").write_text(proc.stdout + proc.stderr)
         print(f"run {i}: exit {proc.returncode}, {walls[str(i)]:.1f} s", flush=True)
         (out / "walls.json").write_text(json.dumps(walls, indent=1))
+    if a.paired:
+        for i in range(1, a.runs + 1):
+            if (out / f"run-{i}" / "result.json").exists() and not (out / f"hand-{i}.json").exists():
+                _hand(a, out, out / f"hand-{i}.json")
 
 
-def hand(a: argparse.Namespace) -> None:
-    out = Path(a.out)
+def _hand(a: argparse.Namespace, out: Path, dest: Path) -> None:
     r1 = json.loads((out / "run-1" / "result.json").read_text())
     processes = a.processes or r1["settings"].get("processes", 1)
     device = "cuda" if str(r1.get("device", "")).startswith("cuda") else "cpu"
     cmd = [sys.executable, str(HERE / "hand_timing.py"), a.model, "--modes", a.modes, "--processes", str(processes),
-           "--device", device, "--json", str(out / "hand.json")]
+           "--device", device, "--json", str(dest)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    (out / "hand.log").write_text(proc.stdout + proc.stderr)
-    print(proc.stdout[-3000:] or proc.stderr[-3000:])
+    dest.with_suffix(".log").write_text(proc.stdout + proc.stderr)
+    print(f"{dest.name}: exit {proc.returncode}", flush=True)
+
+
+def hand(a: argparse.Namespace) -> None:
+    out = Path(a.out)
+    _hand(a, out, out / "hand.json")
+    print((out / "hand.log").read_text()[-3000:])
 
 
 def _autotune_spread(results: list[Path]) -> dict:
@@ -86,7 +97,8 @@ def _autotune_spread(results: list[Path]) -> dict:
 
 
 def report(a: argparse.Namespace) -> None:
-    from kernelscope.report.compare import compare_data, compare_results
+    from kernelscope.analysis.compare import compare_results
+    from kernelscope.report.compare import compare_data
     from kernelscope.report.io import load_result
     from kernelscope.result import to_json
 
@@ -144,6 +156,29 @@ def report(a: argparse.Namespace) -> None:
         lines += ["", f"wall time: kernelscope profile {ks_wall:.1f} s (median of {len(walls)} runs: "
                       f"{', '.join(f'{v:.1f}' for v in walls.values())}), hand script {h['wall_s']:.1f} s: "
                       f"{ks_wall / h['wall_s']:.2f}x (target <= 1.25x)"]
+    pairs = [(i + 1, out / f"hand-{i + 1}.json") for i in range(len(dirs)) if (out / f"hand-{i + 1}.json").exists()]
+    if pairs:
+        # --paired: hand run i right after kernelscope run i, so both sample the machine's state of those minutes
+        lines += ["", "| mode | pair | kernelscope median (ms) | hand median (ms) | ratio |",
+                  "| --- | --- | --- | --- | --- |"]
+        data["paired"] = {}
+        for name in names:
+            ks_all, hand_all, ratios = [], [], []
+            for i, hp in pairs:
+                h = json.loads(hp.read_text())["modes"].get(name)
+                if not h:
+                    continue
+                lat = results[i - 1].mode(name).latency_ms
+                ks_all += list(lat.per_process)
+                hand_all += list(h["per_process_ms"])
+                ratios.append(lat.median / h["median_ms"])
+                lines.append(f"| {name} | {i} | {lat.median:.4f} | {h['median_ms']:.4f} | {ratios[-1]:.3f} |")
+            pooled = statistics.median(ks_all) / statistics.median(hand_all) if hand_all else None
+            data["paired"][name] = {"ratios": ratios, "pooled_ratio": pooled, "kernelscope_per_process": ks_all,
+                                    "hand_per_process": hand_all}
+            if pooled is not None:
+                lines.append(f"| {name} | all {len(ratios)} pairs, every process | {statistics.median(ks_all):.4f} "
+                             f"| {statistics.median(hand_all):.4f} | **{pooled:.3f}** (target within 3%) |")
     spread = _autotune_spread(dirs)
     data["autotune"] = spread
     if spread["choices"]:
@@ -164,6 +199,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--modes", default="eager,default,max-autotune")
     ap.add_argument("--processes", type=int, default=None, help="default: kernelscope's default --processes")
+    ap.add_argument("--paired", action="store_true", help="runs: after each kernelscope run, a hand run "
+                    "(hand-N.json), so each pair sees the machine in the same minutes; report compares them")
     a = ap.parse_args()
     {"runs": runs, "hand": hand, "report": report}[a.step](a)
 

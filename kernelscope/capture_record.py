@@ -97,6 +97,11 @@ class Latency(_Record):
     calls_per_sample: int | None = None
     windows: int | None = None  # written since the drift check (older files: None)
     drift: float | None = None
+    # The CPU the launching thread was pinned to for the samples (CUDA, --cpu-pinning fastest), and each CPU's
+    # probe (ms per call, the median of 3 samples) it was chosen from; absent: not pinned.
+    cpu: int | Unset = UNSET
+    cpu_probe: dict[str, float] | Unset = UNSET
+    cpu_repins: int | Unset = UNSET  # windows that ran slower than their CPU's probe, then a new probe chose again
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,10 +335,6 @@ def capture_from_json(data: Mapping[str, Any], *, strict: bool = False, where: s
     except _FieldError as exc:
         raise CaptureFileError(f"{where}: {exc}", "re-run `kernelscope profile` to capture it again") from None
     return record
-
-
-def capture_to_json(record: CaptureRecord) -> dict[str, Any]:
-    return record.to_json()
 
 
 def read_capture(path: str | os.PathLike[str]) -> CaptureRecord | None:

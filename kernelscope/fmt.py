@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
+from typing import Any
+
+from kernelscope.result import RunEnvironment, to_json
 
 DASH = "—"
 
@@ -281,3 +285,48 @@ def fraction(x: float | None) -> str:
     if x == 0:
         return "0"
     return f"{x * 100:.3g}%"
+
+
+def first_line(text: str, limit: int = 160) -> str:
+    """The first non-empty line of an error, cut to ``limit``: what a one-line summary or a gate's message says."""
+    lines = [ln for ln in (text or "").strip().splitlines() if ln.strip()]
+    return short(lines[0].strip(), limit) if lines else "no reason given"
+
+
+@dataclass(frozen=True, slots=True)
+class KV:
+    key: str
+    value: str
+
+
+def environment_rows(env: RunEnvironment) -> list[KV]:
+    """The environment as "key / sub-key: value" rows, in the record's order; what it did not record (None, no
+    GEMM backends) is left out."""
+    data = {k: v for k, v in to_json(env).items() if v is not None and v != {}}
+    return flatten(data)
+
+
+def flatten(data: Any, prefix: str = "") -> list[KV]:
+    """Any JSON-like dict as "a / b: value" rows, so the report shows whatever keys the run recorded."""
+    rows: list[KV] = []
+    if isinstance(data, dict):
+        if not data and prefix:
+            rows.append(KV(prefix, DASH))
+        for k, v in data.items():
+            rows += flatten(v, f"{prefix} / {k}" if prefix else str(k))
+        return rows
+    if isinstance(data, (list, tuple)):
+        if all(not isinstance(v, (dict, list, tuple)) for v in data):
+            return [KV(prefix, ", ".join(_scalar(v) for v in data) or DASH)]
+        for i, v in enumerate(data):
+            rows += flatten(v, f"{prefix} / {i}")
+        return rows
+    return [KV(prefix, _scalar(data))]
+
+
+def _scalar(v: Any) -> str:
+    if v is None or v == "":
+        return DASH
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)

@@ -31,7 +31,7 @@ import enum
 import gzip
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -191,11 +191,6 @@ class KernelDef:
 
     def get(self, key: str) -> str | None:
         return next((v for k, v in self.detail if k == key), None)
-
-    @property
-    def origin_ops(self) -> tuple[str, ...]:
-        """Origins without the namespace: ("t", "addmm")."""
-        return tuple(o.split(".")[-1] for o in self.origins)
 
     @property
     def name_ops(self) -> tuple[str, ...]:
@@ -602,23 +597,13 @@ def _kernel_signature(
         KernelKind.TRITON_TEMPLATE,
         KernelKind.TRITON_OTHER,
     ):
-        for m in _PY_DEF.finditer(source):
-            if m.group(1) == name:
-                ps = [p.split(":")[0].split("=")[0].strip() for p in m.group(2).split(",")]
-                params = tuple(p for p in ps if p)
-                break
-        outputs = tuple(p for p in params if p.startswith(("out_ptr", "in_out_ptr")))
+        params, outputs = _py_params(source, name, lambda p: p.split(":")[0].split("=")[0].strip())
         # inductor_meta records the compile's config: says whether max-autotune was on when no one else does
         mm = re.search(r"'max_autotune': (True|False)", source)
         if mm:
             detail.append(("max_autotune", mm.group(1)))
     elif kind is KernelKind.NV_UNIVERSAL_GEMM:
-        for m in _PY_DEF.finditer(source):
-            if m.group(1) == f"{name}_main":
-                ps = [p.split("=")[0].strip() for p in m.group(2).split(",")]
-                params = tuple(p for p in ps if p and p != "stream")
-                break
-        outputs = tuple(p for p in params if p.startswith(("out_ptr", "in_out_ptr")))
+        params, outputs = _py_params(source, f"{name}_main", lambda p: p.split("=")[0].strip(), skip=("stream",))
         km = _NVGEMM_KERNEL.search(source)
         if km:
             detail.append(("operator", km.group(1)))
@@ -631,39 +616,73 @@ def _kernel_signature(
         KernelKind.CPP_KERNEL,
         KernelKind.CPP_GEMM_TEMPLATE,
     ):
-        for m in _C_SIGNATURE.finditer(source):
-            if m.group(1) in (name, "kernel"):
-                params, outputs = _c_params(m.group(2))
-                break
-        if arg_types and kind in (KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
-            # cpp_pybinding's first argument lists the C types in call order: trust it over the regex.
-            ptr = [t for t in arg_types if "*" in t]
-            if params and len(ptr) == len([p for p in params]):
-                outputs = tuple(p for p, t in zip(params, ptr) if not t.strip().startswith("const"))
-        cm = _CUTLASS_CONFIG.search(source)
-        if cm:
-            detail.append(("cutlass_config", cm.group(1)))
-        gm = _CPP_GEMM_NAME.search(source)
-        if gm and kind is KernelKind.CPP_GEMM_TEMPLATE:
-            detail += [("m", gm.group(1)), ("n", gm.group(2)), ("k", gm.group(3))]
-        code_part = source
-        if kind is KernelKind.CPP_GEMM_TEMPLATE:
-            ctype = re.search(r"\(\s*const\s+([\w:]+)\s*\*\s*X\b", source)
-            if ctype:
-                detail.append(("dtype", torch_dtype_name(ctype.group(1)) or ctype.group(1)))
-            # Epilogue code follows the micro-GEMM calls: it reloads the GEMM result (Y) and stores it back.
-            last_gemm = source.rfind("micro_gemm<")
-            code_part = source[last_gemm:] if last_gemm >= 0 else ""
-            epilogue = bool(re.search(r"loadu\(\s*Y\s*\+|Y\[", code_part) and ".store(" in code_part)
-            detail.append(("epilogue_code", str(epilogue)))
-            # Inputs besides X and W (in_ptr*) feed the epilogue: a bias, a residual.
-            extra = [p for p in params if p not in ("X", "W", "Y") and p not in outputs and "ptr" in p]
-            detail.append(("epilogue_inputs", str(len(extra))))
-        if kind in (KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
-            found = [op for op, rx in CPP_OP_SIGNATURES.items() if rx.search(code_part)]
-            detail.append(("code_ops", ",".join(found)))
+        params, outputs = _c_kernel_params(kind, name, source, arg_types)
+        detail += _c_kernel_detail(kind, source, params, outputs)
     profiler = tuple(dict.fromkeys(_RECORD_FUNCTION.findall(source)))
     return params, outputs, profiler, tuple(detail)
+
+
+def _py_params(
+    source: str, def_name: str, clean: Callable[[str], str], skip: tuple[str, ...] = ()
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(params, outputs) of the Python ``def <def_name>(...)`` in a Triton or NVGEMM kernel's source: outputs
+    are the ``out_ptr`` / ``in_out_ptr`` parameters."""
+    params: tuple[str, ...] = ()
+    for m in _PY_DEF.finditer(source):
+        if m.group(1) == def_name:
+            ps = [clean(p) for p in m.group(2).split(",")]
+            params = tuple(p for p in ps if p and p not in skip)
+            break
+    return params, tuple(p for p in params if p.startswith(("out_ptr", "in_out_ptr")))
+
+
+def _c_kernel_params(
+    kind: KernelKind, name: str, source: str, arg_types: list[str] | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(params, outputs) of a C++ / CUDA kernel's signature (non-const pointers are written)."""
+    params: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+    for m in _C_SIGNATURE.finditer(source):
+        if m.group(1) in (name, "kernel"):
+            params, outputs = _c_params(m.group(2))
+            break
+    if arg_types and kind in (KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
+        # cpp_pybinding's first argument lists the C types in call order: trust it over the regex.
+        ptr = [t for t in arg_types if "*" in t]
+        if params and len(ptr) == len([p for p in params]):
+            outputs = tuple(p for p, t in zip(params, ptr) if not t.strip().startswith("const"))
+    return params, outputs
+
+
+def _c_kernel_detail(
+    kind: KernelKind, source: str, params: tuple[str, ...], outputs: tuple[str, ...]
+) -> list[tuple[str, str]]:
+    """What a C++ / CUDA kernel's source says beyond its signature: the CUTLASS configuration; a C++ GEMM
+    template's M, N, K, dtype and epilogue; the ops a C++ kernel's code performs."""
+    detail: list[tuple[str, str]] = []
+    cm = _CUTLASS_CONFIG.search(source)
+    if cm:
+        detail.append(("cutlass_config", cm.group(1)))
+    gm = _CPP_GEMM_NAME.search(source)
+    if gm and kind is KernelKind.CPP_GEMM_TEMPLATE:
+        detail += [("m", gm.group(1)), ("n", gm.group(2)), ("k", gm.group(3))]
+    code_part = source
+    if kind is KernelKind.CPP_GEMM_TEMPLATE:
+        ctype = re.search(r"\(\s*const\s+([\w:]+)\s*\*\s*X\b", source)
+        if ctype:
+            detail.append(("dtype", torch_dtype_name(ctype.group(1)) or ctype.group(1)))
+        # Epilogue code follows the micro-GEMM calls: it reloads the GEMM result (Y) and stores it back.
+        last_gemm = source.rfind("micro_gemm<")
+        code_part = source[last_gemm:] if last_gemm >= 0 else ""
+        epilogue = bool(re.search(r"loadu\(\s*Y\s*\+|Y\[", code_part) and ".store(" in code_part)
+        detail.append(("epilogue_code", str(epilogue)))
+        # Inputs besides X and W (in_ptr*) feed the epilogue: a bias, a residual.
+        extra = [p for p in params if p not in ("X", "W", "Y") and p not in outputs and "ptr" in p]
+        detail.append(("epilogue_inputs", str(len(extra))))
+    if kind in (KernelKind.CPP_KERNEL, KernelKind.CPP_GEMM_TEMPLATE):
+        found = [op for op, rx in CPP_OP_SIGNATURES.items() if rx.search(code_part)]
+        detail.append(("code_ops", ",".join(found)))
+    return detail
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -907,6 +926,39 @@ def _record_launch(
     literals = tuple(
         str(v) for a in list(call.args) + [k.value for k in call.keywords] for v in _flat_literals(a)
     )
+    reads, writes = _reads_writes(st, call, kind, name, arg_names, writes_extra)
+    st.launches.append(
+        Launch(
+            index=len(st.launches),
+            line=line,
+            kind=kind,
+            name=name,
+            op=op,
+            reads=tuple(dict.fromkeys(reads)),
+            writes=tuple(dict.fromkeys(writes)),
+            text=text,
+            source_nodes=src_nodes,
+            origins=origins,
+            literals=literals,
+            args=tuple(ast.unparse(a) for a in call.args),
+            kwargs=tuple((k.arg or "**", ast.unparse(k.value)) for k in call.keywords),
+            arg_names=tuple(n if n is not None and n in st.tensors else None for n in arg_names),
+            debug_handle=_handle_for(st.handle, name),
+        )
+    )
+    st.handle = None
+
+
+def _reads_writes(
+    st: _WrapperState,
+    call: ast.Call,
+    kind: str,
+    name: str,
+    arg_names: list[str | None],
+    writes_extra: tuple[str, ...],
+) -> tuple[list[str], list[str]]:
+    """The buffers a launch reads and writes: by the kernel's signature (its out_ptr / in_out_ptr parameters),
+    else outputs last; an ``out=`` keyword is written, other tensor keywords read."""
     reads: list[str] = []
     writes: list[str] = list(writes_extra)
     kd = st.kernels.get(name) if kind == "kernel" else None
@@ -936,26 +988,7 @@ def _record_launch(
             writes.append(n)
         else:
             reads.append(n)
-    st.launches.append(
-        Launch(
-            index=len(st.launches),
-            line=line,
-            kind=kind,
-            name=name,
-            op=op,
-            reads=tuple(dict.fromkeys(reads)),
-            writes=tuple(dict.fromkeys(writes)),
-            text=text,
-            source_nodes=src_nodes,
-            origins=origins,
-            literals=literals,
-            args=tuple(ast.unparse(a) for a in call.args),
-            kwargs=tuple((k.arg or "**", ast.unparse(k.value)) for k in call.keywords),
-            arg_names=tuple(n if n is not None and n in st.tensors else None for n in arg_names),
-            debug_handle=_handle_for(st.handle, name),
-        )
-    )
-    st.handle = None
+    return reads, writes
 
 
 def _handle_for(handle: str | None, name: str) -> str | None:
@@ -995,111 +1028,126 @@ def _extern_op(callee: str) -> str | None:
 def _wrapper_statement(
     stmt: ast.stmt, st: _WrapperState, src_nodes: tuple[str, ...], origins: tuple[str, ...]
 ) -> None:
+    """One statement of the wrapper's ``call()``: what it adds to the graph's inputs, buffers, aliases, launches
+    and outputs."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-        target, value = stmt.targets[0], stmt.value
-        if isinstance(target, ast.Tuple) and isinstance(value, ast.Name) and value.id == "args":
-            names = [e.id for e in target.elts if isinstance(e, ast.Name)]
-            st.graph_inputs.extend(names)
-            st.tensors.update(names)
-            return
-        names = (
-            [e.id for e in target.elts if isinstance(e, ast.Name)]
-            if isinstance(target, ast.Tuple)
-            else ([target.id] if isinstance(target, ast.Name) else [])
-        )
-        if not names:
-            return
-        if isinstance(value, ast.Name):
-            if value.id in st.tensors:  # buf1 = buf0; del buf0  # reuse
-                st.aliases.append((names[0], value.id))
-                st.tensors.add(names[0])
-            return
-        if isinstance(value, ast.Subscript) and _base_name(value) in st.tensors:
-            # buf7 = buf6[0]: an element of an extern op's tuple result (SDPA's output, its logsumexp): the
-            # data the op wrote, for the dataflow
-            st.aliases.append((names[0], _base_name(value)))  # type: ignore[arg-type]
-            st.tensors.add(names[0])
-            return
-        if isinstance(value, ast.Call):
-            callee = _dotted(value.func) or ""
-            if callee in _ALLOC:
-                shape = _shape_literal(value.args[0] if value.args else None)
-                dtype = _dtype_arg(value.args[2] if len(value.args) > 2 else None)
-                st.buffers.append(Buffer(names[0], shape, dtype, stmt.lineno + st.offset))
-                st.tensors.add(names[0])
-                if st.device is None:
-                    st.device = (
-                        "cuda" if callee.endswith("cuda") else "cpu" if callee.endswith("cpu") else None
-                    )
-                return
-            if callee in ("reinterpret_tensor", "torch.as_strided") or callee.endswith(".as_strided"):
-                base = _base_name(value.args[0]) if value.args else None
-                if base is not None:
-                    st.aliases.append((names[0], base))
-                    st.tensors.add(names[0])
-                    st.buffers.append(
-                        Buffer(
-                            names[0],
-                            _shape_literal(value.args[1] if len(value.args) > 1 else None),
-                            None,
-                            stmt.lineno + st.offset,
-                        )
-                    )
-                return
-            if callee == "copy_if_misaligned":
-                st.tensors.update(names)
-                return
-            if callee in _NOT_LAUNCHES:
-                return
-            if callee in st.kernels or callee.split(".")[0] in st.kernels:
-                st.tensors.update(names)
-                _record_launch(
-                    st, stmt, value, "kernel", callee.split(".")[0], None, tuple(names), src_nodes, origins
-                )
-                return
-            op = _extern_op(callee)
-            if op is not None:
-                st.tensors.update(names)
-                _record_launch(st, stmt, value, "extern", callee, op, tuple(names), src_nodes, origins)
-            return
-        return
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        call = stmt.value
-        callee = _dotted(call.func) or ""
-        if callee in ("assert_size_stride", "assert_tensor_metadata") and len(call.args) >= 2:
-            n = _base_name(call.args[0])
-            if n:
-                dtype = (
-                    _dtype_arg(call.args[3])
-                    if callee == "assert_tensor_metadata" and len(call.args) > 3
-                    else None
-                )
-                st.buffers.append(Buffer(n, _shape_literal(call.args[1]), dtype, stmt.lineno + st.offset))
-            return
-        if callee == "assert_size_stride_grouped" and len(call.args) >= 2:
-            if isinstance(call.args[0], ast.Tuple) and isinstance(call.args[1], ast.Tuple):
-                for e, s in zip(call.args[0].elts, call.args[1].elts):
-                    n = _base_name(e)
-                    if n:
-                        st.buffers.append(Buffer(n, _shape_literal(s), None, stmt.lineno + st.offset))
-            return
-        if callee in _NOT_LAUNCHES or callee.endswith(".clear"):
-            return
-        head = callee.split(".")[0]
-        if head in st.kernels:
-            # name.run(...) (Triton, NVGEMM), name.name(...) (CUTLASS .so), name(...) (C++ pybinding)
-            _record_launch(st, stmt, call, "kernel", head, None, (), src_nodes, origins)
-            return
-        op = _extern_op(callee)
-        if op is not None:
-            _record_launch(st, stmt, call, "extern", callee, op, (), src_nodes, origins)
-        return
-    if isinstance(stmt, ast.Return) and stmt.value is not None:
+        _assignment(stmt, st, src_nodes, origins)
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        _call_statement(stmt, stmt.value, st, src_nodes, origins)
+    elif isinstance(stmt, ast.Return) and stmt.value is not None:
         vals = stmt.value.elts if isinstance(stmt.value, (ast.Tuple, ast.List)) else [stmt.value]
         for v in vals:
             n = _base_name(v)
             if n:
                 st.outputs.append(n)
+
+
+def _assignment(stmt: ast.Assign, st: _WrapperState, src_nodes: tuple[str, ...], origins: tuple[str, ...]) -> None:
+    """``a, b = args`` (the graph's inputs), ``buf1 = buf0`` (a reuse), ``buf7 = buf6[0]``, or ``name = call(...)``."""
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Name) and value.id == "args":
+        names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+        st.graph_inputs.extend(names)
+        st.tensors.update(names)
+        return
+    names = (
+        [e.id for e in target.elts if isinstance(e, ast.Name)]
+        if isinstance(target, ast.Tuple)
+        else ([target.id] if isinstance(target, ast.Name) else [])
+    )
+    if not names:
+        return
+    if isinstance(value, ast.Name):
+        if value.id in st.tensors:  # buf1 = buf0; del buf0  # reuse
+            st.aliases.append((names[0], value.id))
+            st.tensors.add(names[0])
+        return
+    if isinstance(value, ast.Subscript) and _base_name(value) in st.tensors:
+        # buf7 = buf6[0]: an element of an extern op's tuple result (SDPA's output, its logsumexp): the
+        # data the op wrote, for the dataflow
+        st.aliases.append((names[0], _base_name(value)))  # type: ignore[arg-type]
+        st.tensors.add(names[0])
+        return
+    if isinstance(value, ast.Call):
+        _assigned_call(stmt, value, names, st, src_nodes, origins)
+
+
+def _assigned_call(
+    stmt: ast.Assign,
+    value: ast.Call,
+    names: list[str],
+    st: _WrapperState,
+    src_nodes: tuple[str, ...],
+    origins: tuple[str, ...],
+) -> None:
+    """``names = callee(...)``: an allocation, a view of another buffer, or a launch that returns its outputs."""
+    callee = _dotted(value.func) or ""
+    if callee in _ALLOC:
+        shape = _shape_literal(value.args[0] if value.args else None)
+        dtype = _dtype_arg(value.args[2] if len(value.args) > 2 else None)
+        st.buffers.append(Buffer(names[0], shape, dtype, stmt.lineno + st.offset))
+        st.tensors.add(names[0])
+        if st.device is None:
+            st.device = "cuda" if callee.endswith("cuda") else "cpu" if callee.endswith("cpu") else None
+        return
+    if callee in ("reinterpret_tensor", "torch.as_strided") or callee.endswith(".as_strided"):
+        base = _base_name(value.args[0]) if value.args else None
+        if base is not None:
+            st.aliases.append((names[0], base))
+            st.tensors.add(names[0])
+            shape = _shape_literal(value.args[1] if len(value.args) > 1 else None)
+            st.buffers.append(Buffer(names[0], shape, None, stmt.lineno + st.offset))
+        return
+    if callee == "copy_if_misaligned":
+        st.tensors.update(names)
+        return
+    if callee in _NOT_LAUNCHES:
+        return
+    if callee in st.kernels or callee.split(".")[0] in st.kernels:
+        st.tensors.update(names)
+        _record_launch(st, stmt, value, "kernel", callee.split(".")[0], None, tuple(names), src_nodes, origins)
+        return
+    op = _extern_op(callee)
+    if op is not None:
+        st.tensors.update(names)
+        _record_launch(st, stmt, value, "extern", callee, op, tuple(names), src_nodes, origins)
+
+
+def _call_statement(
+    stmt: ast.Expr, call: ast.Call, st: _WrapperState, src_nodes: tuple[str, ...], origins: tuple[str, ...]
+) -> None:
+    """A bare call: a shape assertion (a buffer's shape and dtype) or a launch that writes its arguments."""
+    callee = _dotted(call.func) or ""
+    if callee in ("assert_size_stride", "assert_tensor_metadata", "assert_size_stride_grouped"):
+        _size_assertion(stmt, call, callee, st)
+        return
+    if callee in _NOT_LAUNCHES or callee.endswith(".clear"):
+        return
+    head = callee.split(".")[0]
+    if head in st.kernels:
+        # name.run(...) (Triton, NVGEMM), name.name(...) (CUTLASS .so), name(...) (C++ pybinding)
+        _record_launch(st, stmt, call, "kernel", head, None, (), src_nodes, origins)
+        return
+    op = _extern_op(callee)
+    if op is not None:
+        _record_launch(st, stmt, call, "extern", callee, op, (), src_nodes, origins)
+
+
+def _size_assertion(stmt: ast.Expr, call: ast.Call, callee: str, st: _WrapperState) -> None:
+    """``assert_size_stride(buf, shape, ...)``, its grouped form and ``assert_tensor_metadata``: buffer shapes."""
+    if len(call.args) < 2:
+        return
+    if callee == "assert_size_stride_grouped":
+        if isinstance(call.args[0], ast.Tuple) and isinstance(call.args[1], ast.Tuple):
+            for e, s in zip(call.args[0].elts, call.args[1].elts):
+                n = _base_name(e)
+                if n:
+                    st.buffers.append(Buffer(n, _shape_literal(s), None, stmt.lineno + st.offset))
+        return
+    n = _base_name(call.args[0])
+    if n:
+        dtype = _dtype_arg(call.args[3]) if callee == "assert_tensor_metadata" and len(call.args) > 3 else None
+        st.buffers.append(Buffer(n, _shape_literal(call.args[1]), dtype, stmt.lineno + st.offset))
 
 
 # Module-level constants (freezing) carry their shape in a comment: "_frozen_param3 = None  #

@@ -27,7 +27,6 @@ from typing import Any
 from kernelscope.errors import ModelFileError, UsageError
 
 EXAMPLE = "see samples/linear_gelu.py"
-DTYPES = ("float32", "float16", "bfloat16")
 
 
 @dataclass(frozen=True, slots=True)

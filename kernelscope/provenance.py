@@ -359,8 +359,9 @@ class _Event(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class ModuleIndex:
-    """Disjoint time segments per thread, each labelled with the innermost module range open in it."""
+class RangeIndex:
+    """Disjoint time segments per thread, each labelled with the innermost range of one prefix open in it (module
+    paths, eager source lines or dataflow serials)."""
 
     segments: Mapping[Any, tuple[tuple[float, ...], tuple[float, ...], tuple[str, ...]]]  # tid -> starts, ends, paths
     ranges: int  # how many module ranges the trace has
@@ -381,7 +382,7 @@ class ModuleIndex:
         return self.at(event.ts, event.tid)
 
 
-def module_index(events: Iterable[_Event], prefix: str = MODULE_RANGE_PREFIX) -> ModuleIndex:
+def module_index(events: Iterable[_Event], prefix: str = MODULE_RANGE_PREFIX) -> RangeIndex:
     """Index the ``kernelscope.module: <path>`` ranges of a trace's CPU events (``trace.cpu``): O(n log n) once,
     then O(log n) per lookup. ``prefix=SOURCE_RANGE_PREFIX`` indexes the eager source-line ranges instead (the
     label is then ``/path/model.py:52``)."""
@@ -393,7 +394,7 @@ def module_index(events: Iterable[_Event], prefix: str = MODULE_RANGE_PREFIX) ->
         if name.startswith(prefix):
             by_tid.setdefault(e.tid, []).append((e.ts, e.ts + e.dur, name[n:]))
             count += 1
-    return ModuleIndex(MappingProxyType({tid: _segments(r) for tid, r in by_tid.items()}), count)
+    return RangeIndex(MappingProxyType({tid: _segments(r) for tid, r in by_tid.items()}), count)
 
 
 def _segments(ranges: list[tuple[float, float, str]]) -> tuple[tuple[float, ...], tuple[float, ...], tuple[str, ...]]:

@@ -88,6 +88,11 @@ class LatencyStats:
     interval: str = ""  # "processes" | "samples" | "" (no interval)
     outliers: tuple[str, ...] = ()  # flagged samples and processes, as sentences for the reports
     outlier_samples: int = 0  # samples flagged (far outside their process's spread)
+    # --cpu-pinning fastest (CUDA): the CPU each process's launching thread was pinned to (None: not pinned),
+    # and the largest slowest/fastest ratio among the CPUs a process probed before choosing.
+    cpus: tuple[int | None, ...] = ()
+    cpu_spread: float | None = None
+    cpu_repins: int = 0  # timed windows that ran slower than their CPU's probe and were timed again elsewhere
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,26 +50,6 @@ RUNTIME_CATS = frozenset({"cuda_runtime", "cuda_driver"})
 CPU_CATS = frozenset({"cpu_op", "user_annotation", "cpu_instant_event"})
 GPU_ANNOTATION_CATS = frozenset({"gpu_user_annotation"})
 
-# Runtime calls that put work on the GPU; their correlation id names the GPU event they launched.
-LAUNCH_NAMES = frozenset(
-    {
-        "cudaLaunchKernel",
-        "cudaLaunchKernelExC",
-        "cuLaunchKernel",
-        "cuLaunchKernelEx",
-        "cudaLaunchCooperativeKernel",
-        "cudaGraphLaunch",
-        "cudaMemcpyAsync",
-        "cudaMemcpy",
-        "cudaMemsetAsync",
-        "cudaMemset",
-        "cuMemcpyAsync",
-        "cuMemsetD8Async",
-        "cuMemsetD32Async",
-        "cudaMemcpy2DAsync",
-    }
-)
-
 
 # Which record each kept category becomes (the streaming reader's one-lookup form of the sets above).
 _GPU, _RUNTIME, _CPU, _GPU_ANNOTATION = range(4)

@@ -92,10 +92,6 @@ POINTWISE_OPS = frozenset({
     "sigmoid_backward", "tanh_backward", "masked_fill", "fill", "eq", "ne", "gt", "lt", "ge", "le", "hardshrink",
     "softshrink", "tanhshrink", "logit", "erfc", "exp2", "scalar_tensor",
 }) | CAST_OPS | EVAL_NORM_OPS | frozenset({"batch_norm"})
-# Activation labels the verdicts use (after recognising decomposed forms in kernel bodies).
-ACTIVATIONS = frozenset({"relu", "gelu", "gelu-tanh", "silu", "sigmoid", "tanh", "hardtanh", "leaky_relu", "mish",
-                         "elu", "hardswish", "hardsigmoid", "softplus", "clamp"})
-
 # Multi-word ATen op names that must not be split at their underscores when reading an Inductor kernel name
 # (inductor_code.name_tokens); longest first, so ``native_layer_norm`` wins over ``layer_norm``.
 MULTIWORD_OPS: tuple[str, ...] = tuple(sorted((

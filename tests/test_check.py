@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from kernelscope.analysis.check import Rules, check_result
 from kernelscope.cli import main
 from kernelscope.errors import UsageError
-from kernelscope.report.check import Rules, check_result
 from kernelscope.report.io import load_result
 from kernelscope.result import RunResult, to_json
 from tests.conftest_reports import ZERO_X, big_h200_211, seed_h200_211, seed_h200_2141, timings

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from kernelscope.analysis.compare import compare_results
 from kernelscope.cli import main
 from kernelscope.report.compare import (
-    compare_results,
     ratio_chart,
     render_compare_html,
     render_compare_markdown,

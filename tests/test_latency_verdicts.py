@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from kernelscope.analysis.autotune import autotune_results
+from kernelscope.analysis.check import Rules, check_result
+from kernelscope.analysis.compare import GemmChange, compare_results
 from kernelscope.analysis.kernels import analyze_kernels
 from kernelscope.analysis.launch import launch_profile
 from kernelscope.analysis.mode import _latency, build_mode_result
@@ -28,8 +30,7 @@ from kernelscope.analysis.stats import (
     separated,
 )
 from kernelscope.cli import main
-from kernelscope.report.check import Rules, check_result
-from kernelscope.report.compare import GemmChange, compare_data, compare_results
+from kernelscope.report.compare import compare_data
 from kernelscope.report.io import load_result
 from kernelscope.result import GemmEpilogue, ModeResult, NumericsResult, RunEnvironment, part_from_json
 from kernelscope.trace import load_trace

@@ -1,4 +1,5 @@
-"""The layers of STYLE.md point only down, and private names stay inside their package.
+"""The layers of STYLE.md point only down, private names stay inside their package, and reports derive no
+statistics or GEMM pairings of their own.
 
 Read from the source with ``ast`` (nothing is imported), so an import inside a function or under TYPE_CHECKING
 counts the same as one at the top of a module.
@@ -146,6 +147,26 @@ def private_leaks(source: str, module: str, package: str) -> list[str]:
     return out
 
 
+# Reports print what analysis decided (STYLE.md: "they derive no facts of their own"): every latency ratio, interval
+# and noise call (analysis/stats.py) and every pairing of GEMMs across two runs (analysis/pairing.py) is made in
+# analysis/ and read off its records (Comparison, UpgradeComparison, Speedup). A report may name their record
+# types (``Ratio``, ``GemmPair``), never call their functions.
+DERIVATIONS = ("kernelscope.analysis.stats", "kernelscope.analysis.pairing")
+REPORT = next(i for i, (name, _) in enumerate(LAYERS) if name == "report")
+
+
+def derivations_in_reports(source: str, module: str, package: str) -> list[str]:
+    if layer_of(module) != REPORT:
+        return []
+    out = []
+    for line, target, name in imports(source, package):
+        if target not in DERIVATIONS:
+            continue
+        if name is None or not name[:1].isupper():
+            out.append(f"{module}:{line} imports {name or 'the module'} from {target}: ask analysis/ for the fact")
+    return out
+
+
 def _id(path: Path) -> str:
     return str(path.relative_to(PACKAGE.parent))
 
@@ -166,6 +187,24 @@ def test_private_names_stay_in_their_package(path: Path):
     # A leading underscore means "this package's own": modules of one folder may share it; nothing outside the
     # folder imports it or reaches it through the module.
     assert private_leaks(path.read_text(encoding="utf-8"), module_name(path), package_of(path)) == []
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_id)
+def test_reports_derive_no_statistics_or_pairings(path: Path):
+    assert derivations_in_reports(path.read_text(encoding="utf-8"), module_name(path), package_of(path)) == []
+
+
+@pytest.mark.parametrize(("source", "module", "count"), [
+    ("from kernelscope.analysis.stats import latency_ratio\n", "kernelscope.report.compare", 1),
+    ("def f():\n    from kernelscope.analysis.pairing import match_gemms\n", "kernelscope.report.upgrade", 1),
+    ("from kernelscope.analysis import stats\n", "kernelscope.report.check", 1),
+    # allowed: a record type in a report; the functions anywhere below the report layer
+    ("from kernelscope.analysis.pairing import GemmPair\n", "kernelscope.report.upgrade", 0),
+    ("from kernelscope.analysis.stats import latency_ratio\n", "kernelscope.analysis.compare", 0),
+    ("from kernelscope.analysis.compare import compare_results\n", "kernelscope.commands.compare", 0),
+])
+def test_the_derivation_check_sees_calls(source: str, module: str, count: int):
+    assert len(derivations_in_reports(source, module, module.rpartition(".")[0])) == count
 
 
 @pytest.mark.parametrize(("source", "module", "package", "upward", "leaks"), [

@@ -295,6 +295,8 @@ def test_provenance_imports_no_torch():
 # code/graph_0.py carries "# [Provenance debug handles] <kernel>:<n>" above each call site and
 # code/graph_0.provenance.json maps each handle to the FX nodes it computes and their stack traces.
 H200P = DATA / "h200-torch2.11-provenance"
+H214P = DATA / "h200-torch2.14.1-provenance"  # torch 2.14.1 + cutlass.operators carried onto the H200 (NVGEMM)
+NV = "max-autotune:ATEN+TRITON+NVGEMM"
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
@@ -315,6 +317,7 @@ def _line(source: str) -> str:
 @pytest.mark.parametrize(("folder", "mode"), [
     (CPU / "llama_block", "default"), (CPU / "llama_block", "max-autotune:CPP"), (CPU / "llama_block", "max-autotune"),
     (H200P / "llama_block", "default"), (H200P / "llama_block", "max-autotune"),
+    (H214P / "llama_block", "default"), (H214P / "llama_block", NV),
 ])
 def test_every_compiled_gemm_names_its_module_and_line_from_inductor_provenance(folder, mode):
     # Each GEMM's call site handle -> the GEMM node it computes (_mkl_linear_13, mm_3: a C++ template that fused
@@ -327,9 +330,10 @@ def test_every_compiled_gemm_names_its_module_and_line_from_inductor_provenance(
         assert prov and prov[0].endswith("(Inductor provenance)"), (g.id, [e.text for e in g.evidence])
         attr = g.module.rsplit(".", 1)[-1]
         assert f"self.{attr}(" in _line(g.source), (g.module, g.source)
-    assert [g.module for g in m.gemms[:7]] == [f"layers.0.{p}" for p in (
+    # in launch order; under NVGEMM up_proj's GEMM runs before gate_proj's template, which reads its result
+    assert sorted(g.module for g in m.gemms[:7]) == sorted(f"layers.0.{p}" for p in (
         "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj",
-        "mlp.up_proj", "mlp.down_proj")]
+        "mlp.up_proj", "mlp.down_proj"))
 
 
 def test_provenance_and_the_graph_code_comments_agree_where_both_exist():
@@ -338,7 +342,7 @@ def test_provenance_and_the_graph_code_comments_agree_where_both_exist():
     from kernelscope.analysis.gemm.modules import ModuleIndex
     from kernelscope.analysis.mode import load_codes, read_log
 
-    for folder in (CPU / "llama_block", H200P / "llama_block"):
+    for folder in (CPU / "llama_block", H200P / "llama_block", H214P / "llama_block", H214P / "transformer_block"):
         _, cap = _mode(folder, "default")
         codes = load_codes([folder / p for p in cap["inductor_code"]])
         assert codes[0].provenance is not None
@@ -346,7 +350,7 @@ def test_provenance_and_the_graph_code_comments_agree_where_both_exist():
         idx = ModuleIndex.build(log, codes, cap.get("param_names"))
         sites = [L for L in codes[0].launches if L.debug_handle and codes[0].provenance.site(L.debug_handle)
                  and codes[0].provenance.site(L.debug_handle).gemm_nodes()]
-        assert len(sites) == 14
+        assert len(sites) == (4 if folder.name == "transformer_block" else 14)
         for L in sites:
             by_prov = idx._by_provenance(0, L.debug_handle)
             by_comment = idx._by_comment(0, L.source_nodes)
@@ -356,7 +360,8 @@ def test_provenance_and_the_graph_code_comments_agree_where_both_exist():
 def test_each_call_site_has_its_own_handle_also_for_a_reused_kernel():
     from kernelscope.analysis.mode import load_codes
 
-    for folder, mode in ((CPU / "llama_block", "default"), (H200P / "llama_block", "max-autotune")):
+    for folder, mode in ((CPU / "llama_block", "default"), (H200P / "llama_block", "max-autotune"),
+                         (H214P / "llama_block", NV)):
         _, cap = _mode(folder, mode)
         (code,) = load_codes([folder / p for p in cap["inductor_code"]])
         text = (folder / cap["inductor_code"][0]).read_text()
@@ -392,7 +397,8 @@ def test_a_freezing_pattern_replacement_loses_provenance_and_the_order_fallback_
     assert all(any("matched by order" in e.text for e in g.evidence) for g in m.gemms)
 
 
-@pytest.mark.parametrize("folder", [CPU / "llama_block", H200P / "llama_block", CPU / "conv_bn_relu"])
+@pytest.mark.parametrize("folder", [CPU / "llama_block", H200P / "llama_block", CPU / "conv_bn_relu",
+                                    H214P / "transformer_block"])
 def test_eager_gemms_carry_the_users_source_line(folder):
     # the eager worker's "kernelscope.source: <file>:<line>" range around each GEMM-class call (F.linear,
     # F.conv2d, @): the first frame outside torch, i.e. the model's line that called the module
@@ -408,6 +414,7 @@ def test_eager_gemms_carry_the_users_source_line(folder):
 @pytest.mark.parametrize(("folder", "compiled"), [
     (CPU / "llama_block", "default"), (CPU / "llama_block", "max-autotune"), (H200P / "llama_block", "default"),
     (H200P / "llama_block", "max-autotune"), (CPU / "pool_attention", "default"), (CPU / "bert_layer", "default"),
+    (H214P / "transformer_block", "default"), (H214P / "transformer_block", NV),
 ])
 def test_eager_dataflow_finds_the_same_epilogue_as_the_compiled_code(folder, compiled):
     # The eager worker's kernelscope.flow ranges tie each torch call to the calls whose tensors it read, so the
@@ -440,3 +447,49 @@ def test_torch_2141_gpu_output_code_carries_a_handle_at_every_call_site():
                                      for L in code.launches), [(L.name, L.debug_handle) for L in code.launches]
     (code,) = load_codes([DATA / "h200-torch2.14.1-nvgemm" / "mmrelu-nvgemm.code.py"])
     assert code.launches[0].debug_handle.startswith("nv_universal_gemm_fused_mm_t_")
+
+
+def test_torch_2141_nvgemm_and_triton_templates_each_take_the_swiglu_op_their_call_site_computes():
+    # llama_block, bf16, max-autotune with ATEN,TRITON,NVGEMM on the H200 under torch 2.14.1 (read from
+    # tests/data/h200-torch2.14.1-provenance/llama_block/modes/max-autotune_ATEN-TRITON-NVGEMM/code/graph_0.py and
+    # its provenance JSON): in layer 0 the NVGEMM wrapper `nv_universal_gemm_fused_mm_t_view_bff399d8:8` computes
+    # mm_5 (up_proj) into buf14 and the Triton template `..._silu_t_view_2:9` computes mm_4 (gate_proj) with
+    # silu(acc) * buf14 as its epilogue; in layer 1 the autotuner's choice flipped (`bff399d8:18` is mm_11, gate;
+    # the template `..._5:19` is mm_12, up, with silu applied to gate's buffer and the mul fused). Each call site's
+    # own handle decides the module; the kernel name (which lists silu for both templates) decides nothing.
+    m, _ = _mode(H214P / "llama_block", NV)
+    by = {g.module: g for g in m.gemms}
+    rows = {k: (by[k].backend, by[k].verdict, by[k].fused, by[k].unfused) for k in (
+        "layers.0.mlp.gate_proj", "layers.0.mlp.up_proj", "layers.1.mlp.gate_proj", "layers.1.mlp.up_proj")}
+    assert rows == {
+        "layers.0.mlp.gate_proj": ("Triton template", "fused", ("silu", "mul"), ()),
+        "layers.0.mlp.up_proj": ("NVGEMM/CuTeDSL", "unfused", (), ("mul",)),
+        "layers.1.mlp.gate_proj": ("NVGEMM/CuTeDSL", "unfused", (), ("silu", "mul")),
+        "layers.1.mlp.up_proj": ("Triton template", "fused", ("mul",), ()),
+    }
+    handles = {g.module: next(e.text.split()[3] for e in g.evidence if e.text.startswith("[provenance] call site"))
+               for g in m.gemms}
+    assert handles["layers.0.mlp.up_proj"] == "nv_universal_gemm_fused_mm_t_view_bff399d8:8"
+    assert handles["layers.0.mlp.gate_proj"].endswith("_silu_t_view_2:9")
+    assert handles["layers.1.mlp.gate_proj"] == "nv_universal_gemm_fused_mm_t_view_bff399d8:18"
+    assert handles["layers.1.mlp.up_proj"].endswith("_silu_t_view_5:19")
+    # the other 10 GEMMs ran the NVGEMM definition reused at each call site; none fused (sm90 offers NVGEMM no
+    # epilogue), o_proj / down_proj leave the residual add to the next RMSNorm kernel
+    nv = [g for g in m.gemms if g.backend == "NVGEMM/CuTeDSL"]
+    assert len(nv) == 12 and not any(g.fused for g in nv)
+    assert {g.module.rsplit(".", 1)[1]: g.unfused for g in nv if g.module.startswith("layers.0.")} == {
+        "q_proj": (), "k_proj": (), "v_proj": (), "o_proj": ("add",), "up_proj": ("mul",), "down_proj": ("add",)}
+
+
+def test_torch_2141_transformer_block_templates_fuse_bias_and_gelu_by_provenance():
+    # transformer_block, bf16: fc1's template `triton_tem_fused_add_addmm_gelu_native_layer_norm_t_view_3:6`
+    # computes addmm_2 (fc1) with bias and GELU in its epilogue; proj's template `..._addmm_t_transpose_view_1:4`
+    # adds the bias and leaves the residual add to the LayerNorm kernel (handle 5); qkv and fc2 stay cuBLAS addmm
+    m, _ = _mode(H214P / "transformer_block", NV)
+    got = [(g.module, g.backend, g.verdict, g.fused, g.unfused) for g in m.gemms]
+    assert got == [
+        ("qkv", "cuBLASLt", "fused", ("bias",), ()),
+        ("proj", "Triton template", "partial", ("bias",), ("add",)),
+        ("fc1", "Triton template", "fused", ("bias", "gelu"), ()),
+        ("fc2", "cuBLASLt", "partial", ("bias",), ("add",)),
+    ]

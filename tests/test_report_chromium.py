@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.report.compare import compare_results, render_compare_html
+from kernelscope.analysis.compare import compare_results
+from kernelscope.report.compare import render_compare_html
 from kernelscope.report.html import render_html
 from tests.conftest_reports import seed_h200_211, seed_h200_2141, with_hostile_names
 

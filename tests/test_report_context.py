@@ -12,8 +12,9 @@ import pytest
 from kernelscope import fmt
 from kernelscope.analysis.numerics import numerics_check
 from kernelscope.analysis.stats import bootstrap_ratio_of_medians, latency_ratio
+from kernelscope.fmt import KV, environment_rows, flatten
 from kernelscope.report import charts
-from kernelscope.report.context import KV, build_context, environment_rows, flatten, kernel_table
+from kernelscope.report.context import build_context, kernel_table
 from kernelscope.result import LatencyStats, ModeResult, NumericsResult, OutputError
 from kernelscope.tolerance import TOLERANCES, tolerance_for
 from tests.conftest_reports import DATA, ZERO_X, big_h200_211, seed_h200_211, seed_h200_2141, timings
@@ -176,6 +177,13 @@ def test_charts_geometry():
     assert min(widths) > 0.3 * max(widths)
     assert "own scale" not in timeline.caption
     assert charts.nice_ticks(0.156) == [0.0, 0.05, 0.1, 0.15, 0.2]
+    # a long mode name gets the room it needs left of every plot (it was cut to "TEN+TRITON+NVGEMM" at 150 px)
+    long = [dataclasses.replace(m, name="max-autotune:ATEN+TRITON+NVGEMM") if m.name == "max-autotune" else m
+            for m in r.modes]
+    for chart in (charts.latency_chart(long), charts.kernel_stack_chart(long), charts.timeline_chart(long)):
+        (label,) = [lb for lb in chart.labels if lb.text == "max-autotune:ATEN+TRITON+NVGEMM"]
+        assert label.x - 8.5 * len(label.text) >= 0
+        assert min(rect.x for rect in chart.rects) == label.x + 8
 
 
 def test_report_layer_does_not_import_torch():

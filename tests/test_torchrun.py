@@ -1,11 +1,14 @@
-"""`profile --nproc` under torchrun (issue 17) on the CPU with gloo: a tensor-parallel MLP and a DDP-wrapped MLP
-on 2 ranks, one rank with --nproc 1; `analyze DIR` of the rank traces; the overlap computation by hand.
+"""`profile --nproc` under torchrun (issue 17) on the CPU with gloo: a tensor-parallel MLP, a DDP-wrapped MLP (swept
+over two batch sizes) and an FSDP2-sharded training step on 2 ranks, one rank with --nproc 1; `upgrade-check
+--nproc 2`; `analyze DIR` of the rank traces; the rank traces read by torch-tb-profiler's loader as one distributed
+run and by HTA's rank rule; the overlap computation by hand.
 
 The real NCCL run (2 GPUs) is not here: it needs the 2-GPU machine (README, "Several GPUs (torchrun)").
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -20,17 +23,20 @@ from kernelscope.capture.torchrun import rendezvous_args
 from kernelscope.cli import _register, cli
 from kernelscope.errors import UsageError
 from kernelscope.result import (
+    SCHEMA,
     Communication,
     GemmEpilogue,
     LatencyStats,
     ModeResult,
     RankResult,
+    RunEnvironment,
+    RunResult,
     TimelineEntry,
     run_from_json,
 )
 from kernelscope.result_file import result_from_json
 
-from .conftest import run_cli
+from .conftest import run_cli, run_cli_isolated
 
 
 def _invoke(args: list[str]):
@@ -59,7 +65,13 @@ def tp_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def ddp_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _profile(tmp_path_factory, "tests/models/ddp_mlp.py", 2)
+    """Swept over two batch sizes: every shape point has its own ranks."""
+    return _profile(tmp_path_factory, "tests/models/ddp_mlp.py", 2, "eager", "--sweep", "batch_size=8,16")
+
+
+@pytest.fixture(scope="session")
+def fsdp_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _profile(tmp_path_factory, "tests/models/fsdp_mlp.py", 2)
 
 
 def _mode(run: Path, name: str = "eager") -> dict:
@@ -169,11 +181,82 @@ def test_tp_compare_matches_ranks(tp_run: Path, tmp_path: Path):
     assert "0.x" not in section and ("same speed" in section or "×" in section)
 
 
-# ------------------------------------------------------------------------------------------------- DDP, 2 ranks
+# ---------------------------------------------------------------------------- upgrade-check --nproc 2, 2 ranks
+@pytest.fixture(scope="session")
+def upgrade_ranks(torch_only_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The TP MLP before (a venv with torch and no kernelscope: the shipped worker under torchrun) and after (this
+    interpreter), 2 gloo ranks per side."""
+    out = tmp_path_factory.mktemp("upgrade-ranks") / "out"
+    proc = run_cli_isolated("upgrade-check", "tests/models/tp_mlp.py", "--before", str(torch_only_python),
+                            "--nproc", "2", "--modes", "eager", *FAST, "--no-tensorboard", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (out.parent / "stdout.txt").write_text(proc.stdout)
+    return out
+
+
+def test_upgrade_check_per_rank(upgrade_ranks: Path, torch_only_python: Path):
+    for side in ("before", "after"):
+        result = json.loads((upgrade_ranks / side / "result.json").read_text())
+        assert result["settings"]["nproc"] == 2 and result["settings"]["torchrun_args"] == ["--standalone"]
+        (m,) = result["modes"]
+        assert m["status"] == "ok" and m["world_size"] == 2 and [r["rank"] for r in m["ranks"]] == [0, 1]
+        assert all(r["verdicts"] == ["fc1: partial", "fc2: none"] for r in m["ranks"])
+        traces = sorted((upgrade_ranks / side / "tb" / "eager").glob("kernelscope_rank_*.pt.trace.json.gz"))
+        assert [_dist_info(t)["rank"] for t in traces] == [0, 1]
+    before = json.loads((upgrade_ranks / "before" / "result.json").read_text())
+    assert before["environment"]["interpreter"]["path"] == str(torch_only_python)
+    assert (upgrade_ranks / "before" / "worker" / "kernelscope_worker.py").is_file()  # shipped, run by torchrun
+    (mode,) = json.loads((upgrade_ranks / "compare.json").read_text())["modes"]
+    assert [r["rank"] for r in mode["ranks"]] == [0, 1]
+    for r in mode["ranks"]:
+        assert r["before"]["median_ms"] > 0 and r["after"]["median_ms"] > 0
+        assert r["ratio"] == pytest.approx(r["after"]["median_ms"] / r["before"]["median_ms"])
+        assert r["verdicts_changed"] == [] and r["fusion_lost"] == []
+    after = json.loads((upgrade_ranks / "after" / "result.json").read_text())
+    slowest = (before["modes"][0]["slowest_rank"], after["modes"][0]["slowest_rank"])
+    assert mode["summary"].endswith(f"2 ranks, figures of the slowest (rank {slowest[0]} → rank {slowest[1]})")
+    md = (upgrade_ranks / "compare.md").read_text()
+    assert "### Ranks: eager" in md and "| rank | latency before → after |" in md
+    html = (upgrade_ranks / "compare.html").read_text()
+    section = html[html.index('<section id="ranks">'):html.index('<section id="failures">')]
+    assert section.count("<td>0</td>") == 1 and section.count("<td>1</td>") == 1 and "0.x" not in section
+    res = _invoke(["check", str(upgrade_ranks), "--max-regression", "1000", "--max-kernels-per-iter", "5",
+                   "--mode", "eager"])
+    assert res.exit_code == 0, res.output
+
+
+def test_upgrade_rank_that_fused_less_is_a_regression():
+    """Rank 1 lost fusion after the upgrade while the headline (slowest, rank 0 on both sides) did not."""
+    from kernelscope.analysis.check import check_upgrade
+    from kernelscope.analysis.upgrade import compare_upgrade
+    from kernelscope.report.upgrade import upgrade_data
+
+    def run(verdict_rank1: str) -> RunResult:
+        mode = combine_ranks([_mode_result(2.0, verdict="fused"), _mode_result(1.0, verdict=verdict_rank1)])
+        return RunResult(schema=SCHEMA, tool_version="0", created="", command="", model="m",
+                         device="cpu", dtype="float32", environment=RunEnvironment(), modes=(mode,))
+
+    cmp = compare_upgrade(run("fused"), run("partial"))
+    (m,) = cmp.modes
+    assert m.rank_fusion_lost == ((1, "fc1: fused -> partial"),) and m.regressions == ("fusion lost on rank 1",)
+    data = upgrade_data(cmp)
+    assert data["verdict"] == "regression" and data["modes"][0]["ranks"][1]["fusion_lost"] == ["fc1: fused -> partial"]
+    (v,) = check_upgrade(cmp, 10.0).violations
+    assert (v.rule, v.mode, v.message) == ("--max-regression", "eager rank 1", "GEMM fc1: fused → partial after the "
+                                                                               "upgrade")
+    # the same loss on the headline rank is the mode's own GEMM row, not repeated per rank
+    same = compare_upgrade(run("fused"), run("fused"))
+    assert same.modes[0].rank_fusion_lost == () and same.modes[0].regressions == ()
+
+
+# ------------------------------------------------------------------------------------ DDP, 2 ranks, 2 shapes
+POINTS = (("p0-batch_size-8", "batch_size=8", 8), ("p1-batch_size-16", "batch_size=16", 16))
+
+
 def test_ddp_two_ranks(ddp_run: Path):
-    m = _mode(ddp_run)
+    m = _mode(ddp_run)  # the first shape point's
     assert m["status"] == "ok" and m["world_size"] == 2 and len(m["ranks"]) == 2
-    traces = sorted((ddp_run / "tb" / "eager").glob("kernelscope_rank_*.pt.trace.json.gz"))
+    traces = sorted((ddp_run / "tb" / POINTS[0][0] / "eager").glob("kernelscope_rank_*.pt.trace.json.gz"))
     assert sorted(_dist_info(t)["rank"] for t in traces) == [0, 1]
     for r in m["ranks"]:
         # DDP's module paths: the model file wrapped the model after the process group was up
@@ -181,6 +264,110 @@ def test_ddp_two_ranks(ddp_run: Path):
         # a forward under no_grad syncs no buffers after the first call: no collective in the profiled steps
         assert r["communication"] is None
     assert m["ranks_differ"] == []
+
+
+def test_sweep_has_ranks_at_every_shape_point(ddp_run: Path):
+    result = json.loads((ddp_run / "result.json").read_text())
+    assert [p["label"] for p in result["points"]] == [label for _, label, _ in POINTS]
+    for (dirname, label, batch), point in zip(POINTS, result["points"], strict=True):
+        (m,) = point["modes"]
+        assert m["status"] == "ok" and m["world_size"] == 2 and [r["rank"] for r in m["ranks"]] == [0, 1]
+        for r in m["ranks"]:
+            assert r["latency_ms"] > 0 and r["kernels_per_iter"] == 3
+            assert r["trace"].startswith(f"tb/{dirname}/eager/kernelscope_rank_{r['rank']}.")
+            assert r["capture"] == f"points/{dirname}/modes/eager/rank-{r['rank']}/capture.json"
+            rec = json.loads((ddp_run / r["capture"]).read_text())
+            assert rec["rank"] == r["rank"] and rec["point"]["label"] == label
+            assert rec["inputs"] == f"{batch}x64"
+        assert m["latency_ms"]["median"] == max(r["latency_ms"] for r in m["ranks"])
+    md = (ddp_run / "summary.md").read_text()
+    html = (ddp_run / "report.html").read_text()
+    out = (ddp_run / "cli-stdout.txt").read_text()
+    for dirname, label, _ in POINTS:
+        assert f"### Ranks: eager @ {label} (2 ranks)" in md
+        assert f"<h3>eager @ {label}: 2 ranks</h3>" in html
+        assert f"eager @ {label} ranks" in out
+        assert f'href="tb/{dirname}/eager/kernelscope_rank_1.' in html  # each rank's own trace
+
+
+# ------------------------------------------------------------------------------ FSDP2, 2 ranks, a training step
+def test_fsdp_training_step(fsdp_run: Path):
+    m = _mode(fsdp_run)
+    assert m["status"] == "ok" and m["world_size"] == 2 and [r["rank"] for r in m["ranks"]] == [0, 1]
+    # FSDP2 on gloo: an all_gather per layer before its forward and again before its backward, a reduce_scatter
+    # per layer after it (gloo runs the reduce_scatter as an all_reduce on its thread)
+    comm = {k["name"]: k["calls_per_iter"] for k in m["kernels"] if k["category"] == "communication"}
+    assert comm == {"c10d::_allgather_base_": 4, "c10d::_reduce_scatter_base_": 2}
+    assert m["kernels_by_category"]["communication"] == 6
+    for r in m["ranks"]:
+        assert r["status"] == "ok" and r["latency_ms"] > 0 and r["kernels_per_iter"] == m["kernels_per_iter"]
+        c = r["communication"]
+        assert c["source"] == "gloo ranges" and c["names"] == ["gloo:all_gather", "gloo:all_reduce"]
+        assert c["kernels_per_iter"] == 6 and c["time_us_per_iter"] > 0 and 0 <= c["overlap_fraction"] <= 1
+        # forward GEMMs by module (the model file wrapped them after the process group was up), then the
+        # backward's weight and input gradients
+        assert r["verdicts"][:2] == ["model.fc1: partial", "model.fc2: fused"] and len(r["verdicts"]) == 5
+        assert (fsdp_run / "modes" / "eager" / f"rank-{r['rank']}" / "capture.json").is_file()
+    # FSDP refuses deepcopy: the float64 reference is skipped with the reason, not failed
+    assert "FSDP does not support deepcopy" in m["numerics"]["reference"]["skipped"]
+
+
+# ----------------------------------------------- the rank traces in torch-tb-profiler's distributed view and HTA
+_TB_LOADER = """
+import json, sys, tempfile
+from torch_tb_profiler import io
+from torch_tb_profiler.profiler.loader import RunLoader
+from torch_tb_profiler.run import DistributedRunProfile
+
+def main():
+    with tempfile.TemporaryDirectory() as cache:
+        run = RunLoader("eager", sys.argv[1], io.Cache(cache)).load()
+        dist = [p for p in run.profiles.values() if isinstance(p, DistributedRunProfile)]
+        out = {"workers": run.workers, "distributed": [
+            {"worker": p.worker, "overlap_workers": sorted(p.steps_to_overlap["data"]["all"]),
+             "comm_ops": {w: sorted(row[0] for row in t["rows"]) for w, t in p.comm_ops["data"].items()}}
+            for p in dist]}
+    print(json.dumps(out))
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_tb_profiler_loads_the_rank_traces_as_one_distributed_run(fsdp_run: Path, tmp_path: Path):
+    """torch-tb-profiler (a dependency) names a worker by the file name before ``.<span>.pt.trace.json.gz`` and
+    groups the workers of a run folder into its Distributed view when each has gloo:/nccl: collectives (its
+    loader spawns a process per worker: run in a script of its own)."""
+    import subprocess
+    import sys
+
+    tb = fsdp_run / "tb" / "eager"
+    script = tmp_path / "load.py"
+    script.write_text(_TB_LOADER)
+    proc = subprocess.run([sys.executable, str(script), str(tb)], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    workers = ["kernelscope_rank_0", "kernelscope_rank_1"]
+    assert got["workers"] == ["All", *workers]
+    (dist,) = got["distributed"]
+    assert dist["worker"] == "All" and dist["overlap_workers"] == workers
+    assert dist["comm_ops"] == {w: ["gloo:all_gather", "gloo:all_reduce"] for w in workers}
+
+
+def test_rank_traces_follow_htas_rank_rule(tp_run: Path, fsdp_run: Path):
+    """HTA's ``TraceAnalysis(trace_dir=tb/<mode>)`` reads EVERY *.json and *.gz file of the folder and refuses one
+    without an int ``distributedInfo.rank`` (hta/common/trace_file.py, create_rank_to_trace_dict); ranks must be
+    unique. Checked here by that rule; with HTA installed (pip install -e '.[bench]') by HTA itself too."""
+    for tb in (tp_run / "tb" / "eager", fsdp_run / "tb" / "eager"):
+        files = [p for p in tb.iterdir() if p.name.endswith((".gz", ".json"))]
+        ranks = sorted(_dist_info(p)["rank"] for p in files)
+        assert ranks == [0, 1], files
+        try:
+            from hta.trace_analysis import TraceAnalysis
+        except ImportError:
+            continue
+        assert sorted(TraceAnalysis(trace_dir=str(tb)).t.traces) == [0, 1]
 
 
 # ------------------------------------------------------------------------------------------------ one rank
@@ -200,6 +387,43 @@ def test_nproc_1_with_rendezvous_options(tmp_path_factory: pytest.TempPathFactor
     assert _dist_info(trace)["world_size"] == 1 and trace_rank(trace) == 0
     assert m["communication"] is None  # world size 1: the model file skips its all_reduce
     assert m["slowest_rank"] == 0 and m["rank_skew"] == pytest.approx(1.0)
+
+
+def test_two_hosts_simulated_on_one(tmp_path: Path):
+    """The multi-host options as the README gives them, two "hosts" on this one: two kernelscope runs at once, one
+    rank each, meeting in a c10d rendezvous (--node-rank is static-rendezvous only: c10d hands out the ranks).
+    With --processes 2 every process is a new torchrun group on the same endpoint and id. The tensor-parallel
+    MLP's all_reduce crosses the hosts; each host's result holds the rank that ran on it."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    procs = []
+    for node in (0, 1):
+        args = ["profile", "tests/models/tp_mlp.py", "--nproc", "1", "--nnodes", "2", "--node-rank", str(node),
+                "--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}", "--rdzv-id", "two-hosts",
+                "--modes", "eager", "--device", "cpu", "--processes", "2", "--repeats", "5", "--warmup", "3",
+                "--steps", "2", "--out", str(tmp_path / f"h{node}")]
+        procs.append(subprocess.Popen([sys.executable, "-m", "kernelscope", *args], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parent.parent))
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outs]
+    held = []
+    for node in (0, 1):
+        m = _mode(tmp_path / f"h{node}")
+        assert m["status"] == "ok" and m["world_size"] == 2 and len(m["ranks"]) == 1
+        (r,) = m["ranks"]
+        held.append(r["rank"])
+        assert r["capture"] == f"modes/eager/rank-{r['rank']}/capture.json"
+        assert r["communication"]["time_us_per_iter"] > 0  # the all_reduce between the two hosts
+        assert m["latency_ms"]["processes"] == 2
+        (trace,) = (tmp_path / f"h{node}" / "tb" / "eager").glob("kernelscope_rank_*.pt.trace.json.gz")
+        assert _dist_info(trace)["rank"] == r["rank"] and _dist_info(trace)["world_size"] == 2
+        assert "1 of 2 ranks ran on this host" in (tmp_path / f"h{node}" / "summary.md").read_text()
+    assert sorted(held) == [0, 1]
 
 
 @pytest.mark.slow
@@ -263,6 +487,27 @@ def test_combine_ranks_failed_rank_fails_the_mode():
     assert m.slowest_rank == 0 and m.ranks[1].status == "failed"
 
 
+def test_rank_views_per_point_limit_and_safe_trace_links():
+    from kernelscope.report.ranks import markdown_tables, ranks_views
+    from kernelscope.result import SweepPoint
+
+    def mode(trace: str) -> ModeResult:
+        m = combine_ranks([_mode_result(1.0), _mode_result(2.0)])
+        return dataclasses.replace(m, ranks=tuple(dataclasses.replace(r, trace=trace) for r in m.ranks))
+
+    points = (SweepPoint({"b": 1}, "b=1", (mode("tb/p0-b-1/eager/kernelscope_rank_0.1.pt.trace.json.gz"),)),
+              SweepPoint({"b": 2}, "b=2", (mode("javascript:alert(1)"),)))
+    run = RunResult(schema=SCHEMA, tool_version="0", created="", command="", model="m",
+                    device="cpu", dtype="float32", environment=RunEnvironment(), modes=points[0].modes, points=points)
+    views = ranks_views(run)
+    assert [v.title for v in views] == ["eager @ b=1", "eager @ b=2"]
+    assert views[0].rows[0].trace_href == "tb/p0-b-1/eager/kernelscope_rank_0.1.pt.trace.json.gz"
+    assert views[1].rows[0].trace_href == ""  # result.json may come from anyone: no javascript: link
+    md = "\n".join(markdown_tables(run, max_tables=1))
+    assert "### Ranks: eager @ b=1 (2 ranks)" in md and "@ b=2" not in md
+    assert "_1 more rank tables in report.html._" in md
+
+
 def test_old_result_without_ranks_loads():
     run = result_from_json({"schema": "kernelscope.result/1", "tool_version": "0", "created": "", "command": "",
                          "model": "m", "device": "cpu", "dtype": "float32", "environment": {},
@@ -298,10 +543,14 @@ def test_rank_dir_refusals(tmp_path: Path):
 
 @pytest.mark.chromium
 @pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs /usr/bin/chromium")
-def test_tp_report_fits_1280(tp_run: Path, tmp_path: Path):
+@pytest.mark.parametrize("run, page", [("tp_run", "report.html"), ("ddp_run", "report.html"),
+                                       ("upgrade_ranks", "compare.html")])
+def test_ranks_pages_fit_1280(run: str, page: str, tmp_path: Path, request: pytest.FixtureRequest):
+    """The Ranks sections: report.html (a sweep has one per shape point, with trace links) and upgrade-check's
+    compare.html."""
     from tests import browser
 
-    html = (tp_run / "report.html").read_text(encoding="utf-8")
+    html = (request.getfixturevalue(run) / page).read_text(encoding="utf-8")
     for open_details in (False, True):
         m = browser.measure(html, tmp_path, 1280, open_details=open_details)
         assert m["scroll"] <= 1280 and not m["wide"], (open_details, m)

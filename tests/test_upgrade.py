@@ -1,5 +1,6 @@
-"""The upgrade comparison (report/upgrade.py): the H200 facts of torch 2.11 -> 2.14.1, GEMM matching, the summary
-that answers the upgrade question first, the regression verdict, the JSON view and its renderings, the gate."""
+"""The upgrade comparison (analysis/upgrade.py, report/upgrade.py): the H200 facts of torch 2.11 -> 2.14.1, GEMM
+matching, the summary that answers the upgrade question first, the regression verdict, the JSON view and its
+renderings, the gate."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from kernelscope.analysis.check import check_upgrade
+from kernelscope.analysis.pairing import match_gemms
+from kernelscope.analysis.upgrade import compare_upgrade
 from kernelscope.cli import main
 from kernelscope.errors import UsageError
 from kernelscope.report.upgrade import (
-    check_upgrade,
-    compare_upgrade,
-    match_gemms,
     render_upgrade_html,
     render_upgrade_markdown,
     upgrade_data,

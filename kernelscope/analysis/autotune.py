@@ -19,7 +19,6 @@ from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
 _ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b\s*(.*)$")
 _SUMMARY = re.compile(r"AUTOTUNE benchmarking takes ([\d.]+) seconds and ([\d.]+) seconds precompiling for (\d+) "
                       r"choices")
-_SIZE = re.compile(r"(\d+)x(\d+)")
 
 _REQUESTED = vocab.CHOICE_LABEL_OF_BACKEND
 

@@ -99,7 +99,7 @@ def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
         # bootstrap over its own samples, which covers the noise inside that process only.
         data = {**data, **{k: v for k, v in combine_processes([data]).items()
                            if k in ("low", "high", "interval", "outliers", "outlier_samples", "per_process",
-                                    "processes")}}
+                                    "processes", "cpus", "cpu_spread", "cpu_repins")}}
     return LatencyStats(
         median=data["median"], iqr=data["iqr"], q1=data["q1"], q3=data["q3"], min=data["min"], mean=data["mean"],
         samples=tuple(data.get("samples") or ()), timer=data.get("timer", ""),
@@ -108,7 +108,23 @@ def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
         process_samples=tuple(tuple(g) for g in data.get("process_samples") or ()),
         low=data.get("low"), high=data.get("high"), interval=data.get("interval") or "",
         outliers=tuple(data.get("outliers") or ()), outlier_samples=int(data.get("outlier_samples") or 0),
+        cpus=tuple(data.get("cpus") or ()), cpu_spread=data.get("cpu_spread"),
+        cpu_repins=int(data.get("cpu_repins") or 0),
     )
+
+
+def pinning_note(lat: LatencyStats) -> str | None:
+    """What --cpu-pinning did, when it pinned anything."""
+    pinned = [c for c in lat.cpus if c is not None]
+    if not pinned:
+        return None
+    where = ", ".join(str(c) for c in lat.cpus if c is not None)
+    spread = (f"; the CPUs' speeds for this model differed up to {lat.cpu_spread:.2g}x (contention on a shared "
+              "host)" if lat.cpu_spread and lat.cpu_spread >= 1.1 else "")
+    again = (f"; {lat.cpu_repins} timed window(s) ran slower than the chosen CPU's probe promised and were timed "
+             "again after a new choice" if lat.cpu_repins else "")
+    return (f"each process timed with its launching thread on the CPU where the model ran fastest (CPU "
+            f"{where}){spread}{again}; --cpu-pinning off times where the scheduler puts it")
 
 
 def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[str]]:
@@ -117,7 +133,8 @@ def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[s
     procs = capture.processes
     if len(procs) < 2:
         lat = _latency(capture.latency_ms.to_json() if capture.latency_ms is not None else None)
-        return lat, [f"latency outliers: {o}" for o in (lat.outliers if lat else ())]
+        pin = pinning_note(lat) if lat else None
+        return lat, [*([pin] if pin else []), *(f"latency outliers: {o}" for o in (lat.outliers if lat else ()))]
     notes = []
     # analysis/stats.py works on latency records in the capture's JSON form (ms, "median", "samples", ...)
     combined = combine_processes([p.latency_ms.to_json() if p.latency_ms is not None else None for p in procs])
@@ -135,6 +152,9 @@ def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[s
               if lat.low is not None and lat.high is not None else "")
         notes.insert(0, f"timed in {lat.processes} processes, medians {meds} ms: median of medians "
                         f"{lat.median:.4g} ms{iv}")
+        pin = pinning_note(lat)
+        if pin:
+            notes.insert(1, pin)
         notes.extend(f"latency outliers: {o}" for o in lat.outliers)
     return lat, notes
 

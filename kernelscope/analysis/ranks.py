@@ -13,21 +13,18 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kernelscope import fmt
 from kernelscope.capture_record import CaptureRecord, capture_from_json, read_capture
 from kernelscope.errors import UsageError
-from kernelscope.result import ModeResult, RankResult, RunResult, Status
+from kernelscope.result import ModeResult, RankResult, RunResult, Status, Verdict
 
 
 def _record(capture: CaptureRecord | Mapping[str, Any]) -> CaptureRecord:
     return capture if isinstance(capture, CaptureRecord) else capture_from_json(capture)
-
-
-def is_ranked(capture: CaptureRecord | Mapping[str, Any]) -> bool:
-    """A capture record the runner wrote for a torchrun group (``rank_records``: one capture.json per rank)."""
-    return bool(_record(capture).rank_records)
 
 
 def build_any_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any], *,
@@ -213,3 +210,53 @@ def analyze_rank_dir(directory: Path, *, mode: str, iterations: int | None, comm
                             device=first.device, dtype="", settings={"source": "analyze", "iterations": iterations,
                                                                       "ranks": len(files)},
                             notes=notes, peaks=first.peaks)
+
+
+# ------------------------------------------------------------------------------------ two runs, rank by rank
+# How much of its epilogue a GEMM fused: a verdict lower on this scale after than before lost fusion. "none" (no
+# epilogue to fuse) and "unknown" are off the scale.
+_FUSION_RANK = {Verdict.FUSED.value: 2, Verdict.PARTIAL.value: 1, Verdict.UNFUSED.value: 0}
+
+
+@dataclass(frozen=True, slots=True)
+class RankDelta:
+    """One rank of a mode in two runs (``compare`` base/head, ``upgrade-check`` before/after), matched by rank
+    index. The noise-aware call is the mode's (its headline is the slowest rank's); per rank there is one median
+    per run, so only the ratio is given."""
+
+    rank: int
+    base: RankResult | None
+    head: RankResult | None
+    ratio: float | None  # head / base median
+    verdicts_changed: tuple[str, ...]  # "<GEMM>: base verdict -> head verdict"
+    fusion_lost: tuple[str, ...] = ()  # the changes whose head verdict fused less ("fc1: fused -> partial")
+
+
+def compare_ranks(base: ModeResult | None, head: ModeResult | None) -> tuple[RankDelta, ...]:
+    b = {r.rank: r for r in (base.ranks if base else ())}
+    h = {r.rank: r for r in (head.ranks if head else ())}
+    out = []
+    for rank in sorted(set(b) | set(h)):
+        rb, rh = b.get(rank), h.get(rank)
+        ratio = (rh.latency_ms / rb.latency_ms if rb and rh and rb.latency_ms and rh.latency_ms is not None
+                 else None)
+        changed: list[str] = []
+        lost: list[str] = []
+        if rb and rh:
+            vb = dict(_split_verdict(v) for v in rb.verdicts if ": " in v)
+            vh = dict(_split_verdict(v) for v in rh.verdicts if ": " in v)
+            for k in dict.fromkeys([*vb, *vh]):
+                if vb.get(k) == vh.get(k):
+                    continue
+                line = f"{k}: {vb.get(k, fmt.DASH)} -> {vh.get(k, fmt.DASH)}"
+                changed.append(line)
+                before, after = _FUSION_RANK.get(vb.get(k, "")), _FUSION_RANK.get(vh.get(k, ""))
+                if before is not None and after is not None and after < before:
+                    lost.append(line)
+        out.append(RankDelta(rank, rb, rh, ratio, tuple(changed), tuple(lost)))
+    return tuple(out)
+
+
+def _split_verdict(v: str) -> tuple[str, str]:
+    label, _, verdict = v.rpartition(": ")
+    return label, verdict

@@ -298,8 +298,19 @@ def combine_processes(per: Sequence[dict[str, Any] | None]) -> dict[str, Any]:
         "outliers": flags,
         "outlier_samples": n_out,
     }
+    pins = [d.get("cpu") for _, d in kept]
+    if any(c is not None for c in pins):
+        out["cpus"] = pins
+        out["cpu_spread"] = max((cpu_spread(d.get("cpu_probe")) or 1.0) for _, d in kept)
+        out["cpu_repins"] = sum(int(d.get("cpu_repins") or 0) for _, d in kept)
     out["iqr"] = out["q3"] - out["q1"]
     return out
+
+
+def cpu_spread(probe: dict[str, float] | None) -> float | None:
+    """Slowest / fastest CPU of one process's probe (capture ``cpu_probe``: ms per call on each CPU)."""
+    times = [t for t in (probe or {}).values() if t and t > 0]
+    return max(times) / min(times) if len(times) >= 2 else None
 
 
 def _processes_ratio(num: LatencyStats, den: LatencyStats, sn: ProcessSpread | None,

@@ -14,7 +14,6 @@ from kernelscope.errors import UsageError
 
 GEMM_BACKENDS = vocab.GEMM_BACKENDS
 BASE_MODES = ("eager", "default", "max-autotune", "reduce-overhead", "dynamic")
-DEFAULT_MODES = ("eager", "default", "max-autotune")
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,7 @@ class CaptureOptions:
     # the rendezvous options passed through (--nnodes, --node-rank, --rdzv-*); none: --standalone.
     nproc: int | None = None
     torchrun_args: tuple[str, ...] = ()
+    cpu_pinning: str = "fastest"  # CUDA: time with the launching thread on the fastest CPU ("off": don't pin)
 
 
 def _kill_group(proc: subprocess.Popen[str]) -> None:
@@ -199,6 +200,33 @@ def _run_worker(
     if timing_only:
         worker_dir = _sub(worker_dir, False, process)
         worker_dir.mkdir(parents=True, exist_ok=True)
+    suffix = "-warm" if warm and not timing_only else ""
+    spec_path = worker_dir / f"spec{suffix}.json"
+    atomic_write_json(spec_path, _worker_spec(mode, opts, out_dir, points, warm=warm, process=process, multi=multi))
+    env = _worker_env(mode, opts, cache_dir, timing_only)
+    log_path = worker_dir / f"log{suffix}.txt"
+    timeout = opts.timeout_s * max(1, len(points))  # --timeout is per mode and shape point
+    started_at = time.time()  # wall clock: shows the processes' interleaving across modes
+    t0 = time.perf_counter()
+    argv = worker_argv(opts.python, out_dir)
+    if opts.nproc:
+        argv = torchrun_argv(argv, opts.nproc, opts.torchrun_args)
+
+    def relay(text: str) -> None:
+        if on_progress:
+            on_progress(mode.name, text)
+
+    returncode, stopped = _run_process([*argv, str(spec_path)], env, log_path, timeout, relay)
+    ran = _Ran(log_path, started_at, time.perf_counter() - t0, returncode, stopped)
+    recs = [_point_record(mode, opts, out_dir, p, ran, n_points=len(points), multi=multi) for p in points]
+    if stopped == "interrupted":
+        raise KeyboardInterrupt
+    return recs
+
+
+def _worker_spec(mode: ModeDef, opts: CaptureOptions, out_dir: Path, points: list[dict[str, Any]], *, warm: bool,
+                 process: int, multi: bool) -> dict[str, Any]:
+    """The worker's spec file: the model, the mode, the measurement settings, where its files go."""
     spec = {
         "model": opts.model,
         "sets": opts.sets,
@@ -215,18 +243,21 @@ def _run_worker(
         "seed": opts.seed,
         "reference": opts.reference,
         "compile_only": warm,
-        "timing_only": timing_only,
+        "timing_only": process > 1,
         "process": process,
         "user_cache_dir": bool(opts.cache_dir),
         "timeout_s": opts.timeout_s,
+        "cpu_pinning": opts.cpu_pinning,
     }
     if opts.nproc:
         spec["distributed"] = {"nproc_per_node": opts.nproc, "torchrun_args": list(opts.torchrun_args)}
     if multi:
         spec["points"] = points
-    suffix = "-warm" if warm and not timing_only else ""
-    spec_path = worker_dir / f"spec{suffix}.json"
-    atomic_write_json(spec_path, spec)
+    return spec
+
+
+def _worker_env(mode: ModeDef, opts: CaptureOptions, cache_dir: str, timing_only: bool) -> dict[str, str]:
+    """The worker's environment: its Inductor and Triton caches, and the compile logs the analysis reads."""
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     env["TORCHINDUCTOR_CACHE_DIR"] = cache_dir
@@ -239,18 +270,18 @@ def _run_worker(
         # The fusion log feeds the epilogue verdicts' why-not; graph_code gives each GEMM its module path and source
         # line (kernelscope.provenance); recompiles says why a dynamic graph recompiled.
         env["TORCH_LOGS"] = opts.torch_logs + (",recompiles" if mode.dynamic else "")
-    log_path = worker_dir / f"log{suffix}.txt"
-    timeout = opts.timeout_s * max(1, len(points))  # --timeout is per mode and shape point
-    started_at = time.time()  # wall clock: shows the processes' interleaving across modes
-    t0 = time.perf_counter()
-    status_override = None
+    return env
+
+
+def _run_process(argv: list[str], env: dict[str, str], log_path: Path, timeout: float,
+                 relay: Callable[[str], None]) -> tuple[int | None, str | None]:
+    """Run the worker to its end or until ``timeout``: its progress lines go to ``relay``, the rest of its output
+    to the log. Returns its exit code and "timeout" / "interrupted" when the runner stopped it (else None)."""
+    stopped = None
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         # No shell; a new session so a timeout can kill the worker and every process it started.
-        argv = worker_argv(opts.python, out_dir)
-        if opts.nproc:
-            argv = torchrun_argv(argv, opts.nproc, opts.torchrun_args)
         proc = subprocess.Popen(
-            [*argv, str(spec_path)],
+            argv,
             stdout=subprocess.PIPE,
             stderr=log,
             stdin=subprocess.DEVNULL,
@@ -264,8 +295,7 @@ def _run_worker(
             for line in proc.stdout:
                 line = _RANK_PREFIX.sub("", line, count=1)  # torchrun's "[rank0]:" when it tags the lines
                 if line.startswith("@@progress "):
-                    if on_progress:
-                        on_progress(mode.name, line[len("@@progress "):].strip())
+                    relay(line[len("@@progress "):].strip())
                 else:
                     log.write(line)
 
@@ -275,43 +305,64 @@ def _run_worker(
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            status_override = "timeout"
+            stopped = "timeout"
         except KeyboardInterrupt:
             _kill_group(proc)
-            status_override = "interrupted"
+            stopped = "interrupted"
         finally:
             # Compile workers that outlived a finished worker must not linger either.
             _kill_group(proc)
             reader.join(timeout=5)
-    wall = time.perf_counter() - t0
-    recs = []
-    for p in points:
-        capture_path = Path(p["mode_dir"]) / CAPTURE_FILE
-        rec = read_capture(capture_path) if not opts.nproc else _group_record(
-            Path(p["mode_dir"]), out_dir, mode.name, started_at=started_at, wall=wall if len(points) == 1 else None)
-        if status_override == "timeout" and (rec is None or rec.status != "ok"):
-            rec = replace(rec or CaptureRecord(), status="timeout", error_kind="timeout",
-                          error=f"mode {mode.name} did not finish within --timeout {opts.timeout_s:g} s"
-                                f"{' per shape point' if len(points) > 1 else ''} and was stopped")
-        elif status_override == "interrupted" and (rec is None or rec.status != "ok"):
-            rec = replace(rec or CaptureRecord(), status="interrupted", error_kind="interrupted",
-                          error="interrupted (Ctrl-C)")
-        elif rec is None:
-            code = proc.returncode
-            why = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-            tail = _log_tail(log_path)
-            rec = CaptureRecord(status="failed", error_kind="crash",
-                                error=f"the {mode.name} worker died without a result ({why})"
-                                      f"{': ' + tail if tail else ''}")
-        rec = replace(rec, mode=mode.name, wall_s=wall if len(points) == 1 else rec.wall_s,
-                      log=str(log_path.relative_to(out_dir)), started_at=started_at)
-        if multi and rec.point is None:
-            rec = replace(rec, point=CapturePoint(index=p["index"], label=p["label"], params=p["params"]))
-        write_capture(capture_path, rec)
-        recs.append(rec)
-    if status_override == "interrupted":
-        raise KeyboardInterrupt
-    return recs
+    return proc.returncode, stopped
+
+
+@dataclass(frozen=True, slots=True)
+class _Ran:
+    """What the runner saw of one worker process."""
+
+    log: Path
+    started_at: float
+    wall: float
+    returncode: int | None
+    stopped: str | None  # "timeout" | "interrupted": the runner stopped it
+
+
+def _point_record(mode: ModeDef, opts: CaptureOptions, out_dir: Path, p: dict[str, Any], ran: _Ran, *,
+                  n_points: int, multi: bool) -> CaptureRecord:
+    """A point's capture record as the worker wrote it (a torchrun group's, from its ranks' records), or the one
+    the runner writes for it when the worker was stopped or died without one; with the runner's fields."""
+    capture_path = Path(p["mode_dir"]) / CAPTURE_FILE
+    wall = ran.wall if n_points == 1 else None
+    rec = read_capture(capture_path) if not opts.nproc else _group_record(
+        Path(p["mode_dir"]), out_dir, mode.name, started_at=ran.started_at, wall=wall)
+    rec = _settled(rec, mode, opts, ran, n_points)
+    rec = replace(rec, mode=mode.name, wall_s=wall if n_points == 1 else rec.wall_s,
+                  log=str(ran.log.relative_to(out_dir)), started_at=ran.started_at)
+    if multi and rec.point is None:
+        rec = replace(rec, point=CapturePoint(index=p["index"], label=p["label"], params=p["params"]))
+    write_capture(capture_path, rec)
+    return rec
+
+
+def _settled(rec: CaptureRecord | None, mode: ModeDef, opts: CaptureOptions, ran: _Ran, n_points: int,
+             ) -> CaptureRecord:
+    """The record's status when the runner stopped the worker (timeout, Ctrl-C) before it finished, or when it
+    died without writing one."""
+    if ran.stopped == "timeout" and (rec is None or rec.status != "ok"):
+        return replace(rec or CaptureRecord(), status="timeout", error_kind="timeout",
+                       error=f"mode {mode.name} did not finish within --timeout {opts.timeout_s:g} s"
+                             f"{' per shape point' if n_points > 1 else ''} and was stopped")
+    if ran.stopped == "interrupted" and (rec is None or rec.status != "ok"):
+        return replace(rec or CaptureRecord(), status="interrupted", error_kind="interrupted",
+                       error="interrupted (Ctrl-C)")
+    if rec is None:
+        code = ran.returncode
+        why = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        tail = _log_tail(ran.log)
+        return CaptureRecord(status="failed", error_kind="crash",
+                             error=f"the {mode.name} worker died without a result ({why})"
+                                   f"{': ' + tail if tail else ''}")
+    return rec
 
 
 _RANK_PREFIX = re.compile(r"^\[(?:rank|default)\d+\]:")

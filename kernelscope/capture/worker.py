@@ -416,6 +416,27 @@ def spec_points(spec: dict[str, Any]) -> list[dict[str, Any]]:
              "mode_dir": spec["mode_dir"], "tb_dir": spec["tb_dir"]}]
 
 
+def _mode_def(spec: dict[str, Any]) -> ModeDef:
+    return ModeDef(**{**spec["mode"], "gemm_backends": tuple(spec["mode"]["gemm_backends"])
+                      if spec["mode"]["gemm_backends"] else None})
+
+
+def _pick_device(torch: Any, want: str) -> str:
+    """--device: auto is cuda when torch sees a GPU; cuda without one is a usage error."""
+    if want == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if want == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda but torch sees no CUDA device", "run on a GPU machine or pass --device cpu")
+    return want
+
+
+def _check_dtype(torch: Any, device: str, dtype: str | None) -> str | None:
+    if device == "cuda" and dtype == "bfloat16" and not torch.cuda.is_bf16_supported():
+        raise UsageError(f"bfloat16 is not supported on {torch.cuda.get_device_name(0)}",
+                         "pass --dtype float16 or float32")
+    return dtype
+
+
 class _Setup:
     """What every point of one worker shares: torch, the device, the mode's Inductor configuration.
 
@@ -431,88 +452,22 @@ class _Setup:
             raise
 
     def _configure(self, spec: dict[str, Any], rec: dict[str, Any]) -> None:
-        self.mode = ModeDef(**{**spec["mode"], "gemm_backends": tuple(spec["mode"]["gemm_backends"])
-                               if spec["mode"]["gemm_backends"] else None})
+        self.mode = mode = _mode_def(spec)
         progress("importing torch")
         import torch
 
         self.torch = torch
-        want = spec["device"]
-        if want == "auto":
-            device = "cuda" if torch.cuda.is_available() else "cpu"
-        elif want == "cuda" and not torch.cuda.is_available():
-            raise UsageError("--device cuda but torch sees no CUDA device", "run on a GPU machine or pass --device cpu")
-        else:
-            device = want
-        self.device = device
+        self.device = device = _pick_device(torch, spec["device"])
         rec["device"] = device
         if spec.get("distributed") and device == "cuda":
             # A torchrun rank's GPU, before anything touches CUDA (else every rank opens a context on GPU 0).
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % max(1, torch.cuda.device_count()))
         rec["environment"] = environment(torch, device)
-        mode = self.mode
         if mode.needs_cuda and device != "cuda":
             raise Unavailable(f"{mode.name} uses CUDA graphs, which need a GPU (this run is on the CPU)")
-        self.group: Any = None
-        if spec.get("distributed"):
-            # Before the model is built: the model file may shard itself with torch.distributed (issue 17).
-            from kernelscope.capture.dist import Group
-
-            progress("initialising the process group")
-            self.group = Group(torch, device, float(spec.get("timeout_s") or 900.0))
-            self.patches.callback(self.group.close)
-            rec["distributed"] = self.group.describe()
-        dtype = spec.get("dtype")  # None: the model file's own dtypes
-        if device == "cuda" and dtype == "bfloat16" and not torch.cuda.is_bf16_supported():
-            raise UsageError(f"bfloat16 is not supported on {torch.cuda.get_device_name(0)}",
-                             "pass --dtype float16 or float32")
-        self.dtype = dtype
-        config: dict[str, Any] = {"compiled": mode.compiled, "compile_mode": mode.compile_mode,
-                                  "max_autotune": mode.max_autotune, "cudagraphs": mode.cudagraphs,
-                                  "dynamic": mode.dynamic, "device": device,
-                                  "capability": rec["environment"].get("capability"), "dtype": dtype}
-        notes: list[str] = rec.setdefault("notes", [])
-        inductor_patch: dict[str, Any] = {}
-        if mode.compiled:
-            import torch._inductor.config as ic
-
-            if device == "cpu":
-                inductor_patch["cpp.enable_kernel_profile"] = True  # C++ kernels appear in the trace
-            if hasattr(ic.trace, "provenance_tracking_level"):
-                # Inductor's provenance (kernel <-> FX nodes <-> source lines, and a "[Provenance debug handles]"
-                # comment at each call site): comments and bookkeeping only, the kernels are the same
-                inductor_patch["trace.provenance_tracking_level"] = 1
-            freezing = spec.get("freezing")
-            if freezing is None:
-                freezing = device == "cpu"  # Inductor's advice for CPU inference; CPP GEMM templates need it
-            inductor_patch["freezing"] = bool(freezing)
-            config["freezing"] = bool(freezing)
-            if mode.max_autotune:
-                requested = list(mode.gemm_backends or [b.strip() for b in ic.max_autotune_gemm_backends.split(",")])
-                usable, dropped = [], []
-                for b in requested:
-                    ok, why = backend_available(torch, b, device)
-                    (usable if ok else dropped).append(b if ok else f"{b} ({why})")
-                if dropped and mode.gemm_backends:  # Inductor's default list names GPU and CPU backends alike
-                    notes.append("GEMM backends unavailable here: " + "; ".join(dropped))
-                if not usable:
-                    raise Unavailable("no requested GEMM backend can run here: " + "; ".join(dropped))
-                inductor_patch["max_autotune_gemm_backends"] = ",".join(usable)
-                config["gemm_backends"] = usable
-                config["gemm_backends_requested"] = requested
-                if "NVGEMM" in usable and device == "cuda" and not os.environ.get("CUTE_DSL_ARCH"):
-                    # torch 2.14.1's autotune workers otherwise compile every NVGEMM choice for sm_100a and all
-                    # fail on sm90 ("expects arch to be sm_90a, but got sm_100a"; fixture nvgemm-arch-failure).
-                    arch = cute_dsl_arch(*torch.cuda.get_device_capability(0))
-                    self.patches.callback(_restore_env, "CUTE_DSL_ARCH", os.environ.get("CUTE_DSL_ARCH"))
-                    os.environ["CUTE_DSL_ARCH"] = arch
-                    notes.append(f"set CUTE_DSL_ARCH={arch} from the device's compute capability (unset by the user)")
-                    config["cute_dsl_arch"] = arch
-            config["inductor_config"] = dict(inductor_patch)
-            # Entered for the worker's life: every point (and every recompile) sees the mode's configuration.
-            self.patches.enter_context(ic.patch(inductor_patch))
-        else:
-            config["gemm_backends"] = None
+        self.group: Any = self._start_group(spec, rec)
+        self.dtype = _check_dtype(torch, device, spec.get("dtype"))  # None: the model file's own dtypes
+        config = self._mode_config(spec, rec)
         rec["config"] = config
         self.config = config
         self.timer = _Timer(torch, device)
@@ -524,6 +479,78 @@ class _Setup:
         # output code -> its Inductor provenance (kernel <-> FX nodes <-> stack traces), from the compile
         self.provenance: dict[str, dict[str, Any]] = {}
         self.last_code_paths: list[str] = []
+
+    def _start_group(self, spec: dict[str, Any], rec: dict[str, Any]) -> Any:
+        """A torchrun worker's process group, up before the model is built: the model file may shard itself with
+        torch.distributed (issue 17). None outside torchrun."""
+        if not spec.get("distributed"):
+            return None
+        from kernelscope.capture.dist import Group
+
+        progress("initialising the process group")
+        group = Group(self.torch, self.device, float(spec.get("timeout_s") or 900.0))
+        self.patches.callback(group.close)
+        rec["distributed"] = group.describe()
+        return group
+
+    def _mode_config(self, spec: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
+        """The mode's configuration as the record states it; for a compiled mode, Inductor's configuration patched
+        in for the worker's life (every point, and every recompile, sees it)."""
+        mode, device = self.mode, self.device
+        config: dict[str, Any] = {"compiled": mode.compiled, "compile_mode": mode.compile_mode,
+                                  "max_autotune": mode.max_autotune, "cudagraphs": mode.cudagraphs,
+                                  "dynamic": mode.dynamic, "device": device,
+                                  "capability": rec["environment"].get("capability"), "dtype": self.dtype}
+        notes: list[str] = rec.setdefault("notes", [])
+        if not mode.compiled:
+            config["gemm_backends"] = None
+            return config
+        import torch._inductor.config as ic
+
+        inductor_patch: dict[str, Any] = {}
+        if device == "cpu":
+            inductor_patch["cpp.enable_kernel_profile"] = True  # C++ kernels appear in the trace
+        if hasattr(ic.trace, "provenance_tracking_level"):
+            # Inductor's provenance (kernel <-> FX nodes <-> source lines, and a "[Provenance debug handles]"
+            # comment at each call site): comments and bookkeeping only, the kernels are the same
+            inductor_patch["trace.provenance_tracking_level"] = 1
+        freezing = spec.get("freezing")
+        if freezing is None:
+            freezing = device == "cpu"  # Inductor's advice for CPU inference; CPP GEMM templates need it
+        inductor_patch["freezing"] = bool(freezing)
+        config["freezing"] = bool(freezing)
+        if mode.max_autotune:
+            self._gemm_backends(ic, inductor_patch, config, notes)
+        config["inductor_config"] = dict(inductor_patch)
+        # Entered for the worker's life: every point (and every recompile) sees the mode's configuration.
+        self.patches.enter_context(ic.patch(inductor_patch))
+        return config
+
+    def _gemm_backends(self, ic: Any, inductor_patch: dict[str, Any], config: dict[str, Any],
+                       notes: list[str]) -> None:
+        """max-autotune's GEMM backends: the requested ones that can run here (an unavailable mode when none
+        can), and CUTE_DSL_ARCH for NVGEMM when the user left it unset."""
+        mode, device, torch = self.mode, self.device, self.torch
+        requested = list(mode.gemm_backends or [b.strip() for b in ic.max_autotune_gemm_backends.split(",")])
+        usable, dropped = [], []
+        for b in requested:
+            ok, why = backend_available(torch, b, device)
+            (usable if ok else dropped).append(b if ok else f"{b} ({why})")
+        if dropped and mode.gemm_backends:  # Inductor's default list names GPU and CPU backends alike
+            notes.append("GEMM backends unavailable here: " + "; ".join(dropped))
+        if not usable:
+            raise Unavailable("no requested GEMM backend can run here: " + "; ".join(dropped))
+        inductor_patch["max_autotune_gemm_backends"] = ",".join(usable)
+        config["gemm_backends"] = usable
+        config["gemm_backends_requested"] = requested
+        if "NVGEMM" in usable and device == "cuda" and not os.environ.get("CUTE_DSL_ARCH"):
+            # torch 2.14.1's autotune workers otherwise compile every NVGEMM choice for sm_100a and all
+            # fail on sm90 ("expects arch to be sm_90a, but got sm_100a"; fixture nvgemm-arch-failure).
+            arch = cute_dsl_arch(*torch.cuda.get_device_capability(0))
+            self.patches.callback(_restore_env, "CUTE_DSL_ARCH", os.environ.get("CUTE_DSL_ARCH"))
+            os.environ["CUTE_DSL_ARCH"] = arch
+            notes.append(f"set CUTE_DSL_ARCH={arch} from the device's compute capability (unset by the user)")
+            config["cute_dsl_arch"] = arch
 
     def close(self) -> None:
         """Take the mode's configuration off (Inductor's config, the environment): the process is as it was."""
@@ -595,8 +622,6 @@ def list_points(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: dict[str, Any]) -> None:
     """Measure one shape point: first call (compile), warm-up, timed samples, numerics, memory, profile."""
-    from kernelscope import modelfile
-
     torch, mode, device, timer = setup.torch, setup.mode, setup.device, setup.timer
     mode_dir = Path(point["mode_dir"])
     notes: list[str] = rec.setdefault("notes", [])
@@ -613,29 +638,11 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
     elif setup.fn is not None:
         notes.append("the model's parameters change at this point: it is compiled again as a new model")
     rec["memory"] = memory = {}
-    hwm_ok = False
     if device == "cpu":
         memory["rss_before_bytes"] = rss_before
 
     with torch.no_grad():
-        try:
-            ref = _snapshot(torch, model(*inputs))
-        except Exception as exc:
-            if mode.compiled:
-                raise
-            raise modelfile.fail_in_user_code("the model's forward (eager)", spec["model"], exc) from exc
-        timer.sync()
-        reference, how = (None, {"skipped": "--no-reference"})
-        if spec.get("reference", True) and not spec.get("compile_only") and not spec.get("timing_only"):
-            progress("reference forward (high precision)")
-            reference, how = _reference_output(torch, model, inputs, device, rec["dtype"])
-        if device == "cuda":
-            torch.cuda.empty_cache()
-            torch.cuda.reset_peak_memory_stats()
-        else:
-            memory["build_peak_rss_bytes"] = _rss_hwm()  # model, inputs and references built
-            hwm_ok = _reset_hwm()
-
+        ref, reference, how, hwm_ok = _eager_outputs(setup, spec, rec, model, inputs)
         codes: list[str] = []
         hooks = contextlib.ExitStack()
         fn = _compiled_fn(setup, model, signature, reuse, codes, hooks)
@@ -667,6 +674,35 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             # Recompiles after the first call (a guard that fails on the second call) count at this point too.
             rec["dynamo"] = _counter_delta(before, _counters(torch))["dynamo"]  # type: ignore[arg-type]
     rec["status"] = "ok"
+
+
+def _eager_outputs(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], model: Any,
+                   inputs: list[Any]) -> tuple[Any, Any, dict[str, Any], bool]:
+    """The eager output every mode's numerics compare with, the high-precision reference's (unless --no-reference,
+    or a compile-only / timing-only process), then the memory peak reset for the mode's own measurement. Returns
+    (eager output, reference output, how the reference was made, whether the RSS high-water mark was reset)."""
+    from kernelscope import modelfile
+
+    torch, device = setup.torch, setup.device
+    try:
+        ref = _snapshot(torch, model(*inputs))
+    except Exception as exc:
+        if setup.mode.compiled:
+            raise
+        raise modelfile.fail_in_user_code("the model's forward (eager)", spec["model"], exc) from exc
+    setup.timer.sync()
+    reference, how = (None, {"skipped": "--no-reference"})
+    if spec.get("reference", True) and not spec.get("compile_only") and not spec.get("timing_only"):
+        progress("reference forward (high precision)")
+        reference, how = _reference_output(torch, model, inputs, device, rec["dtype"])
+    hwm_ok = False
+    if device == "cuda":
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+    else:
+        rec["memory"]["build_peak_rss_bytes"] = _rss_hwm()  # model, inputs and references built
+        hwm_ok = _reset_hwm()
+    return ref, reference, how, hwm_ok
 
 
 def _compiled_fn(setup: _Setup, model: Any, signature: Any, reuse: bool, codes: list[str],
@@ -784,13 +820,15 @@ def _time_calls(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
     estimate = per_call["estimate_s"] if setup.group is None else setup.group.agree_max(per_call["estimate_s"])
     inner = max(1, min(1000, int(1e-3 / max(estimate, 1e-7))))
     repeats = spec.get("repeats", 30)
+    # CUDA: the launching thread moves to the fastest CPU (a torchrun group's ranks keep theirs: two ranks could
+    # pick one CPU); on the CPU device Inductor's OpenMP threads are the measurement, so nothing moves there
+    pin = device == "cuda" and setup.group is None and spec.get("cpu_pinning", "fastest") == "fastest"
     progress(f"timing {repeats} samples x {inner} calls")
-    samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S,
-                                              agree=setup.group)
+    samples, windows, drift, pinned = _pinned_samples(timer, call, inner, repeats, pin=pin, agree=setup.group)
     rec["warmup_calls"] += (windows - 1) * repeats * inner  # the drifting windows were warm-up after all
     rec["latency_ms"] = {**_quantiles(samples), "samples": samples, "timer": "cuda_events" if device == "cuda"
                          else "perf_counter", "calls_per_sample": inner, "windows": windows,
-                         "drift": drift}
+                         "drift": drift, **(pinned or {})}
     if spec.get("timing_only"):
         # A later process of --processes: its timings are the measurement; numerics, memory and the
         # profile come from the first process.
@@ -872,24 +910,97 @@ def _drift(samples: list[float]) -> float:
     return abs(_quantiles(samples[h:])["median"] - _quantiles(samples[:h])["median"]) / mid if mid > 0 else 0.0
 
 
-def _steady_samples(timer: _Timer, call: Any, inner: int, repeats: int, *,
-                    budget_s: float, agree: Any = None) -> tuple[list[float], int, float]:
+def _steady_samples(timer: _Timer, call: Any, inner: int, repeats: int, *, budget_s: float, agree: Any = None,
+                    contended: Callable[[list[float]], bool] | None = None,
+                    before_retry: Callable[[], None] | None = None) -> tuple[list[float], int, float]:
     """Timed samples (ms per call) from a window whose halves agree: a window that still drifts (medians of its
     halves more than DRIFT_LIMIT apart, e.g. a per-call time still falling after the warm-up's single-call check
     passed) counts as warm-up and is timed again, up to MAX_WINDOWS windows while the windows fit in budget_s.
-    Returns (samples of the last window, windows timed, that window's drift)."""
+    ``contended(samples)``: True for a window that ran slower than its CPU promised (see _pinned_samples); such a
+    window is timed again too, after ``before_retry()``. Returns (samples of the last window, windows timed, that
+    window's drift)."""
     t0 = time.perf_counter()
     windows = 0
     while True:
         windows += 1
         samples = [timer.time(call, inner) * 1000.0 for _ in range(repeats)]
         drift = _drift(samples)
+        slow = contended is not None and contended(samples)
         spent = time.perf_counter() - t0
-        done = drift <= DRIFT_LIMIT or windows >= MAX_WINDOWS or spent * (windows + 1) / windows > budget_s
+        done = (drift <= DRIFT_LIMIT and not slow) or windows >= MAX_WINDOWS or \
+            spent * (windows + 1) / windows > budget_s
         if agree is not None:  # torchrun ranks time the same windows (their collectives pair up)
             done = agree.agree_all(done)
         if done:
             return samples, windows, drift
+        if slow and before_retry is not None:
+            before_retry()
+
+
+CONTENDED = 1.15  # a window's median this far above its CPU's probe: the CPU got busier after it was chosen
+
+
+def _pinned_samples(timer: _Timer, call: Any, inner: int, repeats: int, *, pin: bool,
+                    agree: Any = None) -> tuple[list[float], int, float, dict[str, Any] | None]:
+    """_steady_samples, on the fastest CPU when ``pin``: the probe chooses a CPU; a window whose median came out
+    more than CONTENDED x that CPU's probe (on the H200 VM a vCPU's contention changes within a second) is timed
+    again after a new probe, within the same MAX_WINDOWS. Returns _steady_samples' triple and the pinning record
+    (the CPU, its probe, how many times it was chosen again) or None when nothing was pinned."""
+    if not pin:
+        return (*_steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S, agree=agree), None)
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    state: dict[str, Any] = {"pinned": _pin_fastest_cpu(timer, call, inner, allowed), "repins": 0}
+
+    def contended(samples: list[float]) -> bool:
+        p = state["pinned"]
+        if p is None:
+            return False
+        promised = p["cpu_probe"][str(p["cpu"])]
+        return bool(promised > 0 and _quantiles(samples)["median"] > CONTENDED * promised)
+
+    def again() -> None:
+        state["repins"] += 1
+        state["pinned"] = _pin_fastest_cpu(timer, call, inner, allowed) or state["pinned"]
+
+    samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S, agree=agree,
+                                              contended=contended, before_retry=again)
+    pinned = state["pinned"]
+    if pinned is not None and state["repins"]:
+        pinned = {**pinned, "cpu_repins": state["repins"]}
+    return samples, windows, drift, pinned
+
+
+def _pin_fastest_cpu(timer: _Timer, call: Any, inner: int,
+                     cpus: list[int] | None = None) -> dict[str, Any] | None:
+    """Pin this (the launching) thread to the CPU where the model's calls ran fastest, and say so.
+
+    Why: on a shared VM (the H200 machine here: 16 vCPUs) the vCPUs differ in speed by up to 2x at any moment,
+    from contention on the host, and a process stays on the vCPU it started on; a launch-bound model's median
+    then depends on where the scheduler happened to put the process (benchmarks/launch_spread.py measured it:
+    one process, the same model, 31-62 us eager across its 16 CPUs). Every process timing on the least-contended
+    CPU measures the code, not the neighbours. Only the calling thread moves (threads started later inherit
+    it); a GPU-bound model reads the same on every CPU. None when there is no choice to make."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    try:
+        cpus = cpus or sorted(os.sched_getaffinity(0))  # a new probe passes the CPUs the process started with
+    except OSError:
+        return None
+    if len(cpus) < 2:
+        return None
+    probe: dict[int, float] = {}
+    try:
+        for cpu in cpus:
+            os.sched_setaffinity(0, {cpu})
+            call()  # the first call after a move runs on cold caches
+            # median of 3: one lucky sample (a whole sample inside one time slice of a shared CPU) decides nothing
+            probe[cpu] = sorted(timer.time(call, inner) for _ in range(3))[1] * 1000.0
+        best = min(probe, key=lambda c: probe[c])
+        os.sched_setaffinity(0, {best})
+    except OSError:  # a CPU went offline or the cgroup changed: time where the scheduler puts us
+        os.sched_setaffinity(0, set(cpus))
+        return None
+    return {"cpu": best, "cpu_probe": {str(c): round(t, 6) for c, t in probe.items()}}
 
 
 def _shutdown_compile_workers(torch: Any) -> bool:
@@ -1011,9 +1122,46 @@ class _EagerRanges:
 
     @staticmethod
     def make(torch: Any) -> Any:
-        import torch.nn.functional as F
         from torch.autograd.profiler import record_function
         from torch.overrides import TorchFunctionMode
+
+        funcs = _EagerRanges._gemm_functions(torch)
+        caller = _EagerRanges._user_line(torch)
+        Tensor = torch.Tensor
+        meta = _EagerRanges._META
+        counter = [0]
+
+        class Mode(TorchFunctionMode):
+            def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+                kwargs = kwargs or {}
+                gemm = func in funcs
+                if not gemm and getattr(func, "__name__", "") in meta:
+                    return func(*args, **kwargs)
+                ins: set[int] = set()
+                _flow_serials(Tensor, args, ins)
+                if kwargs:
+                    _flow_serials(Tensor, kwargs, ins)
+                if not gemm and not ins:
+                    return func(*args, **kwargs)
+                counter[0] += 1
+                serial = counter[0]
+                flow = f"{FLOW_RANGE_PREFIX}#{serial} in={','.join(map(str, sorted(ins)))}"
+                where = caller() if gemm else None
+                with record_function(flow):
+                    if where is None:
+                        out = func(*args, **kwargs)
+                    else:
+                        with record_function(SOURCE_RANGE_PREFIX + where):
+                            out = func(*args, **kwargs)
+                _tag_flow(Tensor, out, serial)
+                return out
+
+        return Mode()
+
+    @staticmethod
+    def _gemm_functions(torch: Any) -> set[Any]:
+        """The GEMM-class torch functions (and Tensor methods) this torch has."""
+        import torch.nn.functional as F
 
         names = {(torch, "matmul"), (torch, "mm"), (torch, "bmm"), (torch, "addmm"), (torch, "baddbmm"),
                  (torch, "addbmm"), (torch, "einsum"), (torch, "tensordot"), (torch.Tensor, "matmul"),
@@ -1021,12 +1169,13 @@ class _EagerRanges:
                  (torch.Tensor, "bmm"), (torch.Tensor, "addmm"), (torch.Tensor, "baddbmm"), (F, "linear"),
                  (F, "bilinear"), (F, "conv1d"), (F, "conv2d"), (F, "conv3d"), (F, "conv_transpose1d"),
                  (F, "conv_transpose2d"), (F, "conv_transpose3d")}
-        funcs = {getattr(owner, n) for owner, n in names if hasattr(owner, n)}
-        skip = tuple(str(Path(m.__file__).resolve().parent) for m in (torch, sys.modules["kernelscope"]))
-        Tensor = torch.Tensor
-        attr = _EagerRanges.ATTR
-        meta = _EagerRanges._META
+        return {getattr(owner, n) for owner, n in names if hasattr(owner, n)}
 
+    @staticmethod
+    def _user_line(torch: Any) -> Callable[[], str | None]:
+        """A function that, called from ``__torch_function__``, names the first frame outside torch and
+        kernelscope (``<file>:<line>``): the user's line that made the call."""
+        skip = tuple(str(Path(m.__file__).resolve().parent) for m in (torch, sys.modules["kernelscope"]))
         theirs: dict[str, bool] = {}  # file -> inside torch or kernelscope (realpath once per file)
 
         def caller() -> str | None:
@@ -1041,56 +1190,33 @@ class _EagerRanges:
                 f = f.f_back
             return None
 
-        def serials(obj: Any, out: set[int], depth: int = 0) -> None:
-            if isinstance(obj, Tensor):
-                s = getattr(obj, attr, None)
-                if s is not None:
-                    out.add(s)
-            elif depth < 2 and isinstance(obj, (list, tuple)):
-                for o in obj:
-                    serials(o, out, depth + 1)
-            elif depth < 2 and isinstance(obj, dict):
-                for o in obj.values():
-                    serials(o, out, depth + 1)
+        return caller
 
-        def tag(obj: Any, serial: int, depth: int = 0) -> None:
-            if isinstance(obj, Tensor):
-                try:
-                    setattr(obj, attr, serial)
-                except (AttributeError, RuntimeError, TypeError):  # a tensor subclass that takes no attributes
-                    pass
-            elif depth < 2 and isinstance(obj, (list, tuple)):
-                for o in obj:
-                    tag(o, serial, depth + 1)
 
-        counter = [0]
+def _flow_serials(tensor: type, obj: Any, out: set[int], depth: int = 0) -> None:
+    """The flow serials the tensors in ``obj`` (a call's args, in lists, tuples and dicts two deep) carry."""
+    if isinstance(obj, tensor):
+        s = getattr(obj, _EagerRanges.ATTR, None)
+        if s is not None:
+            out.add(s)
+    elif depth < 2 and isinstance(obj, (list, tuple)):
+        for o in obj:
+            _flow_serials(tensor, o, out, depth + 1)
+    elif depth < 2 and isinstance(obj, dict):
+        for o in obj.values():
+            _flow_serials(tensor, o, out, depth + 1)
 
-        class Mode(TorchFunctionMode):
-            def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-                kwargs = kwargs or {}
-                gemm = func in funcs
-                if not gemm and getattr(func, "__name__", "") in meta:
-                    return func(*args, **kwargs)
-                ins: set[int] = set()
-                serials(args, ins)
-                if kwargs:
-                    serials(kwargs, ins)
-                if not gemm and not ins:
-                    return func(*args, **kwargs)
-                counter[0] += 1
-                serial = counter[0]
-                flow = f"{FLOW_RANGE_PREFIX}#{serial} in={','.join(map(str, sorted(ins)))}"
-                where = caller() if gemm else None
-                with record_function(flow):
-                    if where is None:
-                        out = func(*args, **kwargs)
-                    else:
-                        with record_function(SOURCE_RANGE_PREFIX + where):
-                            out = func(*args, **kwargs)
-                tag(out, serial)
-                return out
 
-        return Mode()
+def _tag_flow(tensor: type, obj: Any, serial: int, depth: int = 0) -> None:
+    """Mark the tensors a call returned with its serial (an attribute: gone with the tensor)."""
+    if isinstance(obj, tensor):
+        try:
+            setattr(obj, _EagerRanges.ATTR, serial)
+        except (AttributeError, RuntimeError, TypeError):  # a tensor subclass that takes no attributes
+            pass
+    elif depth < 2 and isinstance(obj, (list, tuple)):
+        for o in obj:
+            _tag_flow(tensor, o, serial, depth + 1)
 
 
 def _announce_autotune() -> Callable[[], None]:

@@ -35,15 +35,14 @@ def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_
     """A CI gate on a run's result (RESULT_DIR holds result.json): exit 0 when every rule holds for the checked
     modes, 1 with one line per violated rule, 2 on usage errors (no rule, a bad option, an unreadable
     RESULT_DIR). A checked mode that failed violates every rule; latency rules allow for timing noise."""
-    from kernelscope.report.check import Rules, check_result, format_outcome
+    from kernelscope.analysis.check import Rules, check_result, check_upgrade_dir
+    from kernelscope.report.check import format_outcome
     from kernelscope.result_file import load_result
 
     names = tuple(n.strip() for spec in modes for n in spec.split(",") if n.strip())
     if expect_fused is not None and expect_fused.strip().lower() in ("all", "none"):
         expect_fused = expect_fused.strip().lower()  # the keywords in any case: ALL, None
     rules = Rules(expect_fused, max_kernels_per_iter, max_slowdown, min_speedup, names, numerics)
-    from kernelscope.report.upgrade import check_upgrade_dir
-
     outcome = check_upgrade_dir(result_dir, rules, max_regression)  # None: not an upgrade-check directory
     if outcome is None:
         if max_regression is not None:

@@ -24,12 +24,12 @@ def command(base_dir: Path, head_dir: Path, out: Path, force: bool, debug: bool)
     compare.html, compare.md and compare.json to --out."""
     import json
 
+    from kernelscope.analysis.compare import compare_results
     from kernelscope.errors import OutputDirError, UsageError
     from kernelscope.files import atomic_write_text
     from kernelscope.report.compare import (
         change_text,
         compare_data,
-        compare_results,
         render_compare_html,
         render_compare_markdown,
     )

@@ -6,7 +6,7 @@ import dataclasses
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -21,6 +21,27 @@ from kernelscope.errors import ModelFileError, UsageError
 DEFAULT_PROCESSES = 3
 
 STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable": "yellow", "interrupted": "yellow"}
+
+
+def torchrun_options(f: Any) -> Any:
+    """``--nproc`` and torchrun's rendezvous options (issue 17), shared by ``profile`` and ``upgrade-check``: the
+    command gets nproc, nnodes, node_rank, rdzv_backend, rdzv_endpoint and rdzv_id
+    (capture/torchrun.py ``rendezvous_args`` turns them into torchrun's arguments)."""
+    options = [
+        click.option("--nproc", type=click.IntRange(min=1, max=1024), default=None, metavar="N",
+                     help="Run each mode's worker under torchrun with N ranks on this host (NCCL on CUDA, gloo on "
+                          "the CPU); the process group is up before the model is built, so the model file can shard "
+                          "itself. Every rank is profiled; the mode's figures are the slowest rank's."),
+        click.option("--nnodes", default=None, metavar="N|MIN:MAX",
+                     help="torchrun --nnodes (multi-host, with --rdzv-*)."),
+        click.option("--node-rank", type=int, default=None, help="torchrun --node-rank (static rendezvous)."),
+        click.option("--rdzv-backend", default=None, help="torchrun --rdzv-backend (e.g. c10d)."),
+        click.option("--rdzv-endpoint", default=None, metavar="HOST:PORT", help="torchrun --rdzv-endpoint."),
+        click.option("--rdzv-id", default=None, help="torchrun --rdzv-id (the same on every host)."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
 
 
 @click.command("profile")
@@ -52,6 +73,10 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
               help="Time each mode in N fresh processes, interleaved across modes; later processes reuse the "
                    "first one's Inductor cache. Latency = median of the processes' medians, with an interval "
                    "across processes (1: one process, an interval that covers noise inside it only).")
+@click.option("--cpu-pinning", type=click.Choice(["fastest", "off"]), default="fastest", show_default=True,
+              help="CUDA: before timing, probe each CPU and pin the launching thread to the one where the model "
+                   "ran fastest (on a shared host the CPUs' speeds differ and a process stays on one); off: time "
+                   "where the scheduler puts the process.")
 @click.option("--steps", type=click.IntRange(min=1, max=50), default=3, show_default=True,
               help="Profiled iterations (after 1 wait + 1 warm-up step).")
 @click.option("--freezing/--no-freezing", default=None,
@@ -71,19 +96,12 @@ STATUS_STYLE = {"ok": "green", "failed": "red", "timeout": "red", "unavailable":
 @click.option("--python", "python", metavar="PATH", default=None,
               help="Run the mode workers under this interpreter (e.g. the pre-upgrade venv's bin/python, or an "
                    "executable wrapper script): it needs torch, not kernelscope. Analysis and reports run here.")
-@click.option("--nproc", type=click.IntRange(min=1, max=1024), default=None, metavar="N",
-              help="Run each mode's worker under torchrun with N ranks on this host (NCCL on CUDA, gloo on the "
-                   "CPU); the process group is up before the model is built, so the model file can shard itself. "
-                   "Every rank is profiled; the mode's figures are the slowest rank's.")
-@click.option("--nnodes", default=None, metavar="N|MIN:MAX", help="torchrun --nnodes (multi-host, with --rdzv-*).")
-@click.option("--node-rank", type=int, default=None, help="torchrun --node-rank (static rendezvous).")
-@click.option("--rdzv-backend", default=None, help="torchrun --rdzv-backend (e.g. c10d).")
-@click.option("--rdzv-endpoint", default=None, metavar="HOST:PORT", help="torchrun --rdzv-endpoint.")
-@click.option("--rdzv-id", default=None, help="torchrun --rdzv-id (the same on every host).")
+@torchrun_options
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, modes: str, gemm_backends: str | None, device: str, dtype: str | None, sets: tuple[str, ...],
             sweeps: tuple[str, ...], out: Path | None, force: bool, timeout: float, warmup: int, repeats: int,
-            processes: int, steps: int, freezing: bool | None, cache_dir: Path | None, warm_compile: bool,
+            processes: int, cpu_pinning: str, steps: int, freezing: bool | None, cache_dir: Path | None,
+            warm_compile: bool,
             reference: bool, calibration: Path | None, no_tensorboard: bool, python: str | None,
             nproc: int | None, nnodes: str | None, node_rank: int | None, rdzv_backend: str | None,
             rdzv_endpoint: str | None, rdzv_id: str | None, debug: bool) -> None:
@@ -91,36 +109,62 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     get_inputs()) in each mode, each in its own process, and write report.html, summary.md, result.json and
     TensorBoard traces into --out."""
 
-    from kernelscope import modelfile
-    from kernelscope.analysis.mode import build_run_result, run_environment
-    from kernelscope.analysis.ranks import build_any_mode_result
-    from kernelscope.analysis.roofline import (
-        default_calibration_path,
-        peaks_for,
-        read_calibration,
-        with_roofline,
-    )
+    from kernelscope.capture.interpreter import probe
     from kernelscope.capture.modes import parse_backends, parse_modes
-    from kernelscope.capture.runner import (
-        CaptureOptions,
-        check_torch_logs,
-        list_input_points,
-        merge_ranks,
-        merge_warm,
-        read_capture,
-        run_mode,
-        run_mode_at,
-        run_mode_points,
-    )
-    from kernelscope.capture.sweep import defines_input_sweep, describe_hook_entry, parse_sweeps, plan_points
+    from kernelscope.capture.runner import CaptureOptions, check_torch_logs
+    from kernelscope.capture.sweep import plan_points
+    from kernelscope.capture.torchrun import rendezvous_args
     from kernelscope.outdir import prepare_out_dir
-    from kernelscope.report import write_reports
     from kernelscope.report.progress import Progress
     from kernelscope.report.terminal import console_for
-    from kernelscope.result import ModeResult, RunEnvironment, SweepPoint, to_json
 
     err = console_for(stderr=True)
     progress = Progress(sys.stderr)
+    spec, parsed_sets, parsed_sweeps = _read_model(model, sets, sweeps)
+    mode_defs = parse_modes(modes, parse_backends(gemm_backends))
+    torchrun_args = rendezvous_args(nproc, nnodes=nnodes, node_rank=node_rank, rdzv_backend=rdzv_backend,
+                                    rdzv_endpoint=rdzv_endpoint, rdzv_id=rdzv_id)
+    interp = probe(python) if python else None  # one subprocess: a bad path or a missing/old torch fails here
+    check_torch_logs(interp.path if interp else sys.executable)
+    cal_path, cal_data = _calibration(calibration)
+    out_dir = prepare_out_dir(out or Path("kernelscope-out") / model.stem, force=force)
+    opts = CaptureOptions(model=spec.path, sets=parsed_sets, dtype=dtype, device=device,
+                          warmup=warmup, repeats=repeats, profile_steps=steps, timeout_s=timeout, freezing=freezing,
+                          cache_dir=str(cache_dir.resolve()) if cache_dir else None, reference=reference,
+                          python=interp.path if interp else None, nproc=nproc, torchrun_args=torchrun_args,
+                          cpu_pinning=cpu_pinning)
+    hook_points = _input_points(err, spec.path, opts, out_dir)
+    points = plan_points(parsed_sweeps, hook_points) if (parsed_sweeps or hook_points) else []
+    command_line = invocation("kernelscope profile")
+    err.print(f"[bold]kernelscope[/] profiling {model} -> {out_dir}"
+              + (f" at {len(points)} shape points" if points else ""))
+    run = _ModeRuns(mode_defs, points, opts, out_dir, processes=processes, warm_compile=warm_compile, err=err,
+                    progress=progress, dtype=dtype)
+    run.first_processes()
+    run.later_processes()
+    run.merge_and_analyse()
+    asked: dict[str, Any] = {"modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends,
+                             "sets": parsed_sets, "warmup": warmup, "repeats": repeats, "processes": processes,
+                             "profile_steps": steps,
+                             "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
+                             "reference": reference, "python": interp.path if interp else None,
+                             "cpu_pinning": cpu_pinning}
+    if nproc:
+        asked["nproc"] = nproc
+        asked["torchrun_args"] = list(torchrun_args)
+    result = _run_result(run, asked, interp=interp, device=device, cal_data=cal_data, cal_path=cal_path,
+                         model_path=spec.path, sweeps=parsed_sweeps, input_sweep=bool(hook_points),
+                         command_line=command_line, model=model)
+    _report(run, result, err, tensorboard=not no_tensorboard)
+
+
+# ------------------------------------------------------------------------------------------------ before the run
+def _read_model(model: Path, sets: tuple[str, ...], sweeps: tuple[str, ...]) -> tuple[Any, dict[str, Any],
+                                                                                      dict[str, list[Any]]]:
+    """The model file's spec, the --set values and the --sweep axes, checked against its constants."""
+    from kernelscope import modelfile
+    from kernelscope.capture.sweep import parse_sweeps
+
     spec = modelfile.inspect_model_file(model)
     parsed_sets = modelfile.parse_sets(sets)
     modelfile.check_sets(spec, parsed_sets)
@@ -133,207 +177,268 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     both = [n for n in parsed_sweeps if n in parsed_sets]
     if both:
         raise UsageError(f"{both[0]} is given to both --set and --sweep", "keep it in --sweep only")
-    mode_defs = parse_modes(modes, parse_backends(gemm_backends))
-    from kernelscope.capture.torchrun import rendezvous_args
+    return spec, parsed_sets, parsed_sweeps
 
-    torchrun_args = rendezvous_args(nproc, nnodes=nnodes, node_rank=node_rank, rdzv_backend=rdzv_backend,
-                                    rdzv_endpoint=rdzv_endpoint, rdzv_id=rdzv_id)
-    from kernelscope.capture.interpreter import probe
 
-    interp = probe(python) if python else None  # one subprocess: a bad path or a missing/old torch fails here
-    check_torch_logs(interp.path if interp else sys.executable)
+def _calibration(calibration: Path | None) -> tuple[Path, Any]:
+    """The calibration file's path and its ceilings (required when --calibration names it)."""
+    from kernelscope.analysis.roofline import default_calibration_path, read_calibration
+
     cal_path = calibration or default_calibration_path()
-    cal_data = read_calibration(cal_path, required=calibration is not None)
-    out_dir = prepare_out_dir(out or Path("kernelscope-out") / model.stem, force=force)
-    opts = CaptureOptions(model=spec.path, sets=parsed_sets, dtype=dtype, device=device,
-                          warmup=warmup, repeats=repeats, profile_steps=steps, timeout_s=timeout, freezing=freezing,
-                          cache_dir=str(cache_dir.resolve()) if cache_dir else None, reference=reference,
-                          python=interp.path if interp else None, nproc=nproc, torchrun_args=torchrun_args)
-    hook_points = None
-    if defines_input_sweep(spec.path):
-        err.print("reading get_input_sweep() from the model file")
-        hook_points = [describe_hook_entry(p["kind"], i, p["detail"])
-                       for i, p in enumerate(list_input_points(opts, out_dir / "modes"))]
-    points = plan_points(parsed_sweeps, hook_points) if (parsed_sweeps or hook_points) else []
-    command_line = ("kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:]
-                    else "kernelscope profile")
-    # results[point index][mode index]; a run without a sweep is one point.
-    n_points = max(1, len(points))
-    results: list[list[ModeResult | None]] = [[None] * len(mode_defs) for _ in range(n_points)]
-    worker_env: Environment | None = None  # the first worker's record of the environment
-    fatal: tuple[str, str] | None = None
-    interrupted = False
-    run_dtype: str | None = dtype
-    err.print(f"[bold]kernelscope[/] profiling {model} -> {out_dir}"
-              + (f" at {len(points)} shape points" if points else ""))
-    jobs: list[tuple[int, list[int]]] = []  # (mode index, point indices one worker measures)
-    for mi, mode in enumerate(mode_defs):
-        if mode.dynamic or not points:
-            jobs.append((mi, list(range(n_points))))
-        else:
-            jobs.extend((mi, [pi]) for pi in range(n_points))
-    def finish(j: int, recs: list[CaptureRecord]) -> None:
-        """Analyse a job's capture records (every process done) into ModeResults and print their lines."""
-        nonlocal run_dtype
-        mi, pis = jobs[j]
-        for pi, rec in zip(pis, recs):
-            run_dtype = run_dtype or rec.dtype
-            mr = build_any_mode_result(out_dir, rec)
-            results[pi][mi] = mr
-            label = job_label(j)
-            line = label if len(pis) == 1 else f"{label.split(' @ ')[0]} @ {points[pi].label}"
-            print_mode_line(err, line, mr)
+    return cal_path, read_calibration(cal_path, required=calibration is not None)
 
-    job_recs: dict[int, list[CaptureRecord]] = {}  # job -> one capture record per point (the first process's)
-    later: dict[int, list[list[CaptureRecord]]] = {j: [] for j in range(len(jobs))}  # job -> per later process
 
-    def job_label(j: int, process: int = 1) -> str:
-        mi, pis = jobs[j]
+def _input_points(err: Any, model_path: str, opts: Any, out_dir: Path) -> list[dict[str, Any]] | None:
+    """The model file's get_input_sweep() points, asked of a worker; None when it defines none."""
+    from kernelscope.capture.runner import list_input_points
+    from kernelscope.capture.sweep import defines_input_sweep, describe_hook_entry
+
+    if not defines_input_sweep(model_path):
+        return None
+    err.print("reading get_input_sweep() from the model file")
+    return [describe_hook_entry(p["kind"], i, p["detail"])
+            for i, p in enumerate(list_input_points(opts, out_dir / "modes"))]
+
+
+def invocation(default: str) -> str:
+    """The command line as the user typed it (for the report), or ``default`` when called without arguments."""
+    return "kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else default
+
+
+# ---------------------------------------------------------------------------------------------------- the run
+class _ModeRuns:
+    """The run's jobs (a mode at one shape point, or the dynamic mode at all of them, in one worker each) and what
+    they produced: process 1 of every job (compile, timing, numerics, profile), then each later process of every
+    job in the same order (eager, default, max-autotune, eager, default, ...) so that drift on the machine (clocks,
+    another job) meets every mode alike; then the processes' records merged and analysed."""
+
+    def __init__(self, mode_defs: list[Any], points: list[Any], opts: Any, out_dir: Path, *, processes: int,
+                 warm_compile: bool, err: Any, progress: Any, dtype: str | None) -> None:
+        self.mode_defs, self.points, self.opts, self.out_dir = mode_defs, points, opts, out_dir
+        self.processes, self.warm_compile, self.err, self.progress = processes, warm_compile, err, progress
+        # results[point index][mode index]; a run without a sweep is one point.
+        n_points = max(1, len(points))
+        self.results: list[list[Any]] = [[None] * len(mode_defs) for _ in range(n_points)]
+        self.grid: list[list[Any]] = []  # the results with the roofline, None (not run) left out: _run_result
+        self.environment: Environment | None = None  # the first worker's record of the environment
+        self.fatal: tuple[str, str] | None = None
+        self.interrupted = False
+        self.run_dtype: str | None = dtype
+        self.jobs: list[tuple[int, list[int]]] = []  # (mode index, point indices one worker measures)
+        for mi, mode in enumerate(mode_defs):
+            if mode.dynamic or not points:
+                self.jobs.append((mi, list(range(n_points))))
+            else:
+                self.jobs.extend((mi, [pi]) for pi in range(n_points))
+        self.job_recs: dict[int, list[CaptureRecord]] = {}  # job -> one capture record per point (first process)
+        self.later: dict[int, list[list[CaptureRecord]]] = {j: [] for j in range(len(self.jobs))}  # per later process
+
+    def label(self, j: int, process: int = 1) -> str:
+        mi, pis = self.jobs[j]
         where = ""
-        if points:
-            where = f" @ {points[pis[0]].label}" if len(pis) == 1 else f" @ {len(pis)} shapes"
-        head = f"[{j + 1}/{len(jobs)}]" if process == 1 else f"[process {process}/{processes}, {j + 1}/{len(jobs)}]"
-        return f"{head} {mode_defs[mi].name}{where}"
+        if self.points:
+            where = f" @ {self.points[pis[0]].label}" if len(pis) == 1 else f" @ {len(pis)} shapes"
+        n = len(self.jobs)
+        head = f"[{j + 1}/{n}]" if process == 1 else f"[process {process}/{self.processes}, {j + 1}/{n}]"
+        return f"{head} {self.mode_defs[mi].name}{where}"
 
-    def capture(j: int, warm: bool, process: int = 1) -> list[CaptureRecord]:
-        mi, pis = jobs[j]
-        mode = mode_defs[mi]
-        tag = f"{job_label(j, process)}{' (warm compile)' if warm else ''}"
-        with progress.mode(tag) as on_progress:
+    def point_label(self, j: int, pi: int) -> str:
+        """A job's line for one of its points (the dynamic mode's job measures several)."""
+        label = self.label(j)
+        return label if len(self.jobs[j][1]) == 1 else f"{label.split(' @ ')[0]} @ {self.points[pi].label}"
+
+    def record_dir(self, mi: int, pi: int) -> Path:
+        mode = self.mode_defs[mi]
+        return (self.out_dir / "modes" / mode.dirname) if not self.points else (
+            self.out_dir / "points" / self.points[pi].dirname / "modes" / mode.dirname)
+
+    def capture(self, j: int, warm: bool, process: int = 1) -> list[CaptureRecord]:
+        from kernelscope.capture.runner import run_mode, run_mode_at, run_mode_points
+
+        mi, pis = self.jobs[j]
+        mode, points = self.mode_defs[mi], self.points
+        tag = f"{self.label(j, process)}{' (warm compile)' if warm else ''}"
+        with self.progress.mode(tag) as on_progress:
             kw = {"warm": warm, "process": process}
             if not points:
-                return [run_mode(mode, opts, out_dir, on_progress, **kw)]
+                return [run_mode(mode, self.opts, self.out_dir, on_progress, **kw)]
             if len(pis) > 1 or mode.dynamic:
-                return run_mode_points(mode, opts, out_dir, [points[i] for i in pis], on_progress, **kw)
-            return [run_mode_at(mode, opts, out_dir, points[pis[0]], on_progress, **kw)]
+                return run_mode_points(mode, self.opts, self.out_dir, [points[i] for i in pis], on_progress, **kw)
+            return [run_mode_at(mode, self.opts, self.out_dir, points[pis[0]], on_progress, **kw)]
 
-    def record_dir(mi: int, pi: int) -> Path:
-        mode = mode_defs[mi]
-        return (out_dir / "modes" / mode.dirname) if not points else (
-            out_dir / "points" / points[pi].dirname / "modes" / mode.dirname)
+    def first_processes(self) -> None:
+        for j in range(len(self.jobs)):
+            if self.fatal or self.interrupted:
+                self._skip(j)
+                continue
+            recs = self._first_process(j)
+            self.job_recs[j] = recs
+            self._note(recs)
+            if self.processes == 1:
+                self.finish(j, recs)
+            else:
+                for pi, rec in zip(self.jobs[j][1], recs):
+                    _print_first_process_line(self.err, self.point_label(j, pi), rec)
 
-    # Process 1 of every mode (compile, timing, numerics, profile), then each later process of every mode in
-    # the same order: eager, default, max-autotune, eager, default, ... so that drift on the machine (clocks,
-    # another job) meets every mode alike.
-    for j, (mi, pis) in enumerate(jobs):
-        mode = mode_defs[mi]
-        if fatal or interrupted:
-            why = "interrupted before it ran" if interrupted else f"not run: {fatal[1]}"  # type: ignore[index]
-            for pi in pis:
-                results[pi][mi] = ModeResult(name=mode.name, status="interrupted" if interrupted else "failed",
-                                             error=why, error_kind="skipped")
-            continue
+    def _skip(self, j: int) -> None:
+        """A job not run: the run was interrupted, or a fatal error (a broken model file) stopped it."""
+        mi, pis = self.jobs[j]
+        for pi in pis:
+            self.results[pi][mi] = skipped(self.mode_defs[mi].name, self.fatal, self.interrupted)
+
+    def _first_process(self, j: int) -> list[CaptureRecord]:
+        """Process 1 of a job (and its warm-compile process): one capture record per point."""
+        from kernelscope.capture.runner import merge_ranks, merge_warm, read_capture
+
+        mi, pis = self.jobs[j]
+        mode = self.mode_defs[mi]
         try:
-            recs = capture(j, False)
-            if warm_compile and mode.compiled and any(r.status == "ok" for r in recs):
-                warm_recs = capture(j, True)
-                recs = [merge_ranks(out_dir, c, [w], lambda a, o: merge_warm(a, o[0]))
+            recs = self.capture(j, False)
+            if self.warm_compile and mode.compiled and any(r.status == "ok" for r in recs):
+                warm_recs = self.capture(j, True)
+                recs = [merge_ranks(self.out_dir, c, [w], lambda a, o: merge_warm(a, o[0]))
                         for c, w in zip(recs, warm_recs)]
                 for pi, rec in zip(pis, recs):
-                    write_capture(record_dir(mi, pi) / CAPTURE_FILE, rec)
+                    write_capture(self.record_dir(mi, pi) / CAPTURE_FILE, rec)
         except KeyboardInterrupt:
-            interrupted = True
+            self.interrupted = True
             recs = []
             for pi in pis:
-                recs.append(read_capture(record_dir(mi, pi) / CAPTURE_FILE) or CaptureRecord(
+                recs.append(read_capture(self.record_dir(mi, pi) / CAPTURE_FILE) or CaptureRecord(
                     mode=mode.name, status="interrupted", error="interrupted (Ctrl-C)"))
-        job_recs[j] = recs
+        return recs
+
+    def _note(self, recs: list[CaptureRecord]) -> None:
+        """The first environment a worker reported, and the first error that stops the run."""
         for rec in recs:
-            if rec.environment and worker_env is None:
-                worker_env = rec.environment
+            if rec.environment and self.environment is None:
+                self.environment = rec.environment
             # A broken model file stops the run; in a sweep a forward that raises at one shape (a size the model
             # does not accept) fails that point only.
-            fatal_kinds = ("model", "usage") if points else ("model", "usage", "forward")
-            if rec.error_kind in fatal_kinds and not fatal:
-                fatal = (rec.error_kind, rec.error)
-        if processes == 1:
-            finish(j, recs)
-        else:
-            for pi, rec in zip(pis, recs):
-                line = job_label(j) if len(pis) == 1 else f"{job_label(j).split(' @ ')[0]} @ {points[pi].label}"
-                _print_first_process_line(err, line, rec)
-    for process in range(2, processes + 1):
-        if fatal or interrupted:
-            break
-        for j in range(len(jobs)):
-            if not any(r.status == "ok" for r in job_recs.get(j, [])):
-                continue  # a mode that failed (or was unavailable) in its first process is not timed again
-            try:
-                later[j].append(capture(j, False, process))
-            except KeyboardInterrupt:
-                interrupted = True
-                break
-        if interrupted:
-            break
-    if processes > 1:
-        from kernelscope.capture.runner import merge_processes
+            fatal_kinds = ("model", "usage") if self.points else ("model", "usage", "forward")
+            if rec.error_kind in fatal_kinds and not self.fatal:
+                self.fatal = (rec.error_kind, rec.error)
 
-        for j, recs in job_recs.items():
-            mi, pis = jobs[j]
-            if later[j]:
-                recs = [merge_ranks(out_dir, rec, [rnd[q] for rnd in later[j]], merge_processes)
+    def later_processes(self) -> None:
+        """Processes 2..N of every job whose first process ran, in the jobs' order, process by process."""
+        for process in range(2, self.processes + 1):
+            if self.fatal or self.interrupted:
+                break
+            for j in range(len(self.jobs)):
+                if not any(r.status == "ok" for r in self.job_recs.get(j, [])):
+                    continue  # a mode that failed (or was unavailable) in its first process is not timed again
+                try:
+                    self.later[j].append(self.capture(j, False, process))
+                except KeyboardInterrupt:
+                    self.interrupted = True
+                    break
+            if self.interrupted:
+                break
+
+    def merge_and_analyse(self) -> None:
+        """With --processes > 1: every process's timings merged into the first one's records, then analysed."""
+        if self.processes == 1:
+            return
+        from kernelscope.capture.runner import merge_processes, merge_ranks
+
+        for j, recs in self.job_recs.items():
+            mi, pis = self.jobs[j]
+            if self.later[j]:
+                recs = [merge_ranks(self.out_dir, rec, [rnd[q] for rnd in self.later[j]], merge_processes)
                         for q, rec in enumerate(recs)]
                 for pi, rec in zip(pis, recs):
-                    write_capture(record_dir(mi, pi) / CAPTURE_FILE, rec)
-            finish(j, recs)
-    environment = run_environment(worker_env, interp.as_dict() if interp is not None else None)
-    resolved_device = environment.device or (device if device != "auto" else "")
-    peaks = peaks_for(to_json(environment), cal_data, str(cal_path)) if environment != RunEnvironment() else {}
-    # The roofline needs the device's peaks, known once a worker reported the environment: fill it in now.
-    grid = [[dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in row if m is not None]
-            for row in results]
-    sweep_points = [SweepPoint(params=p.params, label=p.label, modes=tuple(grid[p.index])) for p in points]
-    settings: dict[str, Any] = {"modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends,
-                                "sets": parsed_sets, "warmup": warmup, "repeats": repeats, "processes": processes,
-                                "profile_steps": steps,
-                                "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
-                                "reference": reference, "python": interp.path if interp else None}
-    if nproc:
-        settings["nproc"] = nproc
-        settings["torchrun_args"] = list(torchrun_args)
-    # What `compare` needs to say whether two runs are comparable: the model file's content and the inputs'
-    # shapes as the workers built them.
+                    write_capture(self.record_dir(mi, pi) / CAPTURE_FILE, rec)
+            self.finish(j, recs)
+
+    def finish(self, j: int, recs: list[CaptureRecord]) -> None:
+        """Analyse a job's capture records (every process done) into ModeResults and print their lines."""
+        from kernelscope.analysis.ranks import build_any_mode_result
+
+        mi, pis = self.jobs[j]
+        for pi, rec in zip(pis, recs):
+            self.run_dtype = self.run_dtype or rec.dtype
+            mr = build_any_mode_result(self.out_dir, rec)
+            self.results[pi][mi] = mr
+            print_mode_line(self.err, self.point_label(j, pi), mr)
+
+
+def skipped(mode: str, fatal: tuple[str, str] | None, interrupted: bool) -> Any:
+    """The result of a mode that was not run, after a Ctrl-C or a fatal error of an earlier one."""
+    from kernelscope.result import ModeResult
+
+    why = "interrupted before it ran" if interrupted else f"not run: {fatal[1]}"  # type: ignore[index]
+    return ModeResult(name=mode, status="interrupted" if interrupted else "failed", error=why, error_kind="skipped")
+
+
+# ------------------------------------------------------------------------------------------------- after the run
+def _run_result(run: _ModeRuns, asked: dict[str, Any], *, interp: Any, device: str, cal_data: Any, cal_path: Path,
+                model_path: str, sweeps: dict[str, list[Any]], input_sweep: bool, command_line: str,
+                model: Path) -> Any:
+    """The RunResult: the modes' results with the roofline (the device's peaks are known once a worker reported
+    the environment), the sweep's points, and the settings ``compare`` reads to say whether two runs compare."""
     import hashlib
 
-    settings["model_sha256"] = hashlib.sha256(Path(spec.path).read_bytes()).hexdigest()
-    settings["inputs"] = next((r.inputs for recs in job_recs.values() for r in recs if r.inputs), None)
+    from kernelscope.analysis.mode import build_run_result, run_environment
+    from kernelscope.analysis.roofline import peaks_for, with_roofline
+    from kernelscope.result import RunEnvironment, SweepPoint, to_json
+
+    environment = run_environment(run.environment, interp.as_dict() if interp is not None else None)
+    resolved_device = environment.device or (device if device != "auto" else "")
+    peaks = peaks_for(to_json(environment), cal_data, str(cal_path)) if environment != RunEnvironment() else {}
+    run.grid = [[dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in row if m is not None]
+                for row in run.results]
+    points = run.points
+    sweep_points = [SweepPoint(params=p.params, label=p.label, modes=tuple(run.grid[p.index])) for p in points]
+    settings = dict(asked)
+    # What `compare` needs to say whether two runs are comparable: the model file's content and the inputs'
+    # shapes as the workers built them.
+    settings["model_sha256"] = hashlib.sha256(Path(model_path).read_bytes()).hexdigest()
+    settings["inputs"] = next((r.inputs for recs in run.job_recs.values() for r in recs if r.inputs), None)
     if points:
-        settings["sweep"] = {k: v for k, v in parsed_sweeps.items()}
-        settings["input_sweep"] = bool(hook_points)
+        settings["sweep"] = {k: v for k, v in sweeps.items()}
+        settings["input_sweep"] = input_sweep
     if peaks.get("calibrated"):
         settings["calibration"] = str(cal_path)
-    result = build_run_result(
-        grid[0], environment=environment, command=command_line, model=str(model), device=resolved_device,
-        dtype=run_dtype or "", settings=settings, points=sweep_points, peaks=peaks,
+    return build_run_result(
+        run.grid[0], environment=environment, command=command_line, model=str(model), device=resolved_device,
+        dtype=run.run_dtype or "", settings=settings, points=sweep_points, peaks=peaks,
     )
-    if fatal and not interrupted and not any(m.status == "ok" for row in grid for m in row):
-        # The model never ran in any mode: no report to read, just the one error below.
-        kind, message = fatal
-        if kind == "forward":
-            raise click.exceptions.Exit(fail(err, message))
-        raise (ModelFileError(message) if kind == "model" else UsageError(message))
-    paths = write_reports(result, out_dir, tensorboard=not no_tensorboard)
+
+
+def _report(run: _ModeRuns, result: Any, err: Any, *, tensorboard: bool) -> None:
+    """Write the reports and leave with the run's status: a model that never ran is one error and no report;
+    Ctrl-C, a fatal error or a mode that did not finish exit non-zero after the reports are written."""
+    from kernelscope.report import write_reports
     from kernelscope.report.github import publish_profile
-    from kernelscope.report.terminal import render_terminal
+    from kernelscope.report.terminal import console_for, render_terminal
 
+    grid, out_dir = run.grid, run.out_dir
+    if run.fatal and not run.interrupted and not any(m.status == "ok" for row in grid for m in row):
+        raise_fatal(err, run.fatal)  # the model never ran in any mode: no report to read, just the one error
+    paths = write_reports(result, out_dir, tensorboard=tensorboard)
     publish_profile(paths["md"])  # GitHub Actions: the summary on the run's page
-
     render_terminal(result, console_for())
     err.print(f"report: {paths['html']}\nsummary: {paths['md']}\nresult: {paths['json']}\n"
               f"traces: tensorboard --logdir {out_dir / 'tb'}")
-    if interrupted:
+    if run.interrupted:
         raise KeyboardInterrupt
-    if fatal:
-        kind, message = fatal
-        if kind == "forward":
-            raise click.exceptions.Exit(fail(err, message))
-        raise (ModelFileError(message) if kind == "model" else UsageError(message))
-    failed = [(m, row_label) for row, row_label in zip(grid, [p.label for p in points] or [""])
+    if run.fatal:
+        raise_fatal(err, run.fatal)
+    failed = [(m, row_label) for row, row_label in zip(grid, [p.label for p in run.points] or [""])
               for m in row if m.status in ("failed", "timeout")]
     if failed:
         names = ", ".join(f"{m.name}{' @ ' + lbl if lbl else ''} ({m.status})" for m, lbl in failed)
         raise click.exceptions.Exit(fail(err, f"{len(failed)} mode(s) did not finish: {names}; the other modes' "
                                                f"results are in {paths['html']}"))
+
+
+def raise_fatal(err: Any, fatal: tuple[str, str]) -> NoReturn:
+    """Leave with the error that stopped the run: a forward that raised is exit 1, a model file or usage error
+    its own exit code."""
+    kind, message = fatal
+    if kind == "forward":
+        raise click.exceptions.Exit(fail(err, message))
+    raise (ModelFileError(message) if kind == "model" else UsageError(message))
 
 
 def fail(console: Any, message: str) -> int:

@@ -10,7 +10,6 @@ them); DIR/compare.{json,md,html} is the comparison, whose first lines answer th
 from __future__ import annotations
 
 import dataclasses
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,7 @@ from typing import Any
 import click
 
 from kernelscope.capture_record import CAPTURE_FILE, CaptureRecord, Environment, write_capture
-from kernelscope.commands.profile import DEFAULT_PROCESSES
-from kernelscope.errors import ModelFileError, UsageError
+from kernelscope.commands.profile import DEFAULT_PROCESSES, torchrun_options
 
 SIDES = ("before", "after")
 
@@ -50,6 +48,8 @@ SIDES = ("before", "after")
 @click.option("--processes", type=click.IntRange(min=1, max=50), default=DEFAULT_PROCESSES, show_default=True,
               help="Time each mode and side in N fresh processes; later processes (timing only, on the first "
                    "one's Inductor cache) interleave both sides and all modes, so machine drift meets each alike.")
+@click.option("--cpu-pinning", type=click.Choice(["fastest", "off"]), default="fastest", show_default=True,
+              help="CUDA: time with the launching thread pinned to the CPU where the model ran fastest (as profile).")
 @click.option("--steps", type=click.IntRange(min=1, max=50), default=3, show_default=True,
               help="Profiled iterations.")
 @click.option("--freezing/--no-freezing", default=None, help="Inductor freezing [default: on for CPU, off for CUDA].")
@@ -59,176 +59,239 @@ SIDES = ("before", "after")
 @click.option("--calibration", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Ceilings from `kernelscope calibrate` for the roofline.")
 @click.option("--no-tensorboard", is_flag=True, help="Skip TensorBoard scalars.")
+@torchrun_options
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, before_py: str, after_py: str | None, out: Path, modes: str, gemm_backends: str | None,
             device: str, dtype: str | None, sets: tuple[str, ...], force: bool, timeout: float, warmup: int,
-            repeats: int, processes: int, steps: int, freezing: bool | None, warm_compile: bool, reference: bool,
-            calibration: Path | None, no_tensorboard: bool, debug: bool) -> None:
+            repeats: int, processes: int, cpu_pinning: str, steps: int, freezing: bool | None, warm_compile: bool,
+            reference: bool, calibration: Path | None, no_tensorboard: bool, nproc: int | None, nnodes: str | None,
+            node_rank: int | None, rdzv_backend: str | None, rdzv_endpoint: str | None, rdzv_id: str | None,
+            debug: bool) -> None:
     """Profile MODEL under the install before an upgrade (--before) and after it (--after, default this
     interpreter), interleaving their mode processes, and compare: per mode latency before/after with intervals,
     compile time, kernels per iteration, peak memory, numerics; per GEMM (matched by module path and shape) the
     backend and epilogue verdict. Writes DIR/before, DIR/after, DIR/compare.html, compare.md and compare.json;
-    the summary's first lines answer the upgrade question. Gate on it with `kernelscope check DIR ...`."""
+    the summary's first lines answer the upgrade question. Gate on it with `kernelscope check DIR ...`.
+    With --nproc N each side's modes run under torchrun with N ranks, compared rank by rank."""
     from rich.console import Console
 
-    from kernelscope import modelfile
-    from kernelscope.analysis.mode import build_mode_result, build_run_result, run_environment
-    from kernelscope.analysis.roofline import (
-        default_calibration_path,
-        peaks_for,
-        read_calibration,
-        with_roofline,
-    )
-    from kernelscope.capture.interpreter import probe
     from kernelscope.capture.modes import parse_backends, parse_modes
-    from kernelscope.capture.runner import (
-        CaptureOptions,
-        check_torch_logs,
-        merge_processes,
-        merge_warm,
-        run_mode,
-    )
-    from kernelscope.commands.profile import fail, print_mode_line
-    from kernelscope.files import atomic_write_text
-    from kernelscope.outdir import prepare_out_dir
-    from kernelscope.report import write_reports
-    from kernelscope.report.upgrade import (
-        compare_upgrade,
-        render_upgrade_html,
-        render_upgrade_markdown,
-        upgrade_data,
-    )
-    from kernelscope.result import ModeResult, to_json
+    from kernelscope.capture.runner import CaptureOptions
+    from kernelscope.capture.torchrun import rendezvous_args
+    from kernelscope.commands.profile import _calibration, _read_model, invocation
 
     err = Console(stderr=True, highlight=False)
-    spec = modelfile.inspect_model_file(model)
-    parsed_sets = modelfile.parse_sets(sets)
-    modelfile.check_sets(spec, parsed_sets)
+    spec, parsed_sets, _ = _read_model(model, sets, ())
     mode_defs = parse_modes(modes, parse_backends(gemm_backends))
-    # Both interpreters checked before anything runs: one subprocess each.
+    interp = _interpreters(before_py, after_py)
+    cal_path, cal_data = _calibration(calibration)
+    top, dirs = _out_dirs(out, force)
+    torchrun_args = rendezvous_args(nproc, nnodes=nnodes, node_rank=node_rank, rdzv_backend=rdzv_backend,
+                                    rdzv_endpoint=rdzv_endpoint, rdzv_id=rdzv_id)
+    base = dict(model=spec.path, sets=parsed_sets, dtype=dtype, device=device, warmup=warmup, repeats=repeats,
+                profile_steps=steps, timeout_s=timeout, freezing=freezing, reference=reference,
+                cpu_pinning=cpu_pinning, nproc=nproc, torchrun_args=torchrun_args)
+    opts = {"before": CaptureOptions(**base, python=interp["before"].path),  # type: ignore[arg-type]
+            # the default after side is kernelscope's own interpreter, run exactly as `profile` runs it
+            "after": CaptureOptions(**base, python=interp["after"].path if after_py else None)}  # type: ignore[arg-type]
+    command_line = invocation("kernelscope upgrade-check")
+    err.print(f"[bold]kernelscope[/] upgrade check of {model} -> {top}\n"
+              f"  before: {interp['before'].path} (torch {interp['before'].torch})\n"
+              f"  after:  {interp['after'].path} (torch {interp['after'].torch})")
+    run = _SideRuns(mode_defs, opts, dirs, interp, processes=processes, warm_compile=warm_compile, err=err,
+                    dtype=dtype)
+    run.first_processes()
+    run.later_processes()
+    run.merge_and_analyse()
+    asked: dict[str, Any] = {
+        "modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends, "sets": parsed_sets,
+        "warmup": warmup, "repeats": repeats, "processes": processes, "profile_steps": steps,
+        "timeout_s": timeout,
+        "freezing": freezing, "warm_compile": warm_compile, "reference": reference,
+    }
+    if nproc:
+        asked["nproc"] = nproc
+        asked["torchrun_args"] = list(torchrun_args)
+    results = {side: _side_result(run, side, {**asked, "python": interp[side].path, "upgrade_check": side,
+                                              "cpu_pinning": cpu_pinning},
+                                  device=device, cal_data=cal_data, cal_path=cal_path, command_line=command_line,
+                                  model=model, tensorboard=not no_tensorboard)
+               for side in SIDES}
+    html = _write_comparison(top, dirs, results, err)
+    _exit_status(run, results, err, html)
+
+
+def _interpreters(before_py: str, after_py: str | None) -> dict[str, Any]:
+    """Both interpreters, checked before anything runs: one subprocess each (and TORCH_LOGS under each)."""
+    from kernelscope.capture.interpreter import probe
+    from kernelscope.capture.runner import check_torch_logs
+
     interp = {"before": probe(before_py, "--before"), "after": probe(after_py or sys.executable, "--after")}
     for side in SIDES:
         check_torch_logs(interp[side].path)
-    cal_path = calibration or default_calibration_path()
-    cal_data = read_calibration(cal_path, required=calibration is not None)
+    return interp
+
+
+def _out_dirs(out: Path, force: bool) -> tuple[Path, dict[str, Path]]:
+    """DIR and DIR/before, DIR/after, emptied; an earlier comparison's files removed."""
+    from kernelscope.outdir import prepare_out_dir
+
     top = prepare_out_dir(out, force=force)
     dirs = {side: prepare_out_dir(top / side, force=True) for side in SIDES}
     for name in ("compare.json", "compare.md", "compare.html"):
         (top / name).unlink(missing_ok=True)
-    base = dict(model=spec.path, sets=parsed_sets, dtype=dtype, device=device, warmup=warmup, repeats=repeats,
-                profile_steps=steps, timeout_s=timeout, freezing=freezing, reference=reference)
-    opts = {"before": CaptureOptions(**base, python=interp["before"].path),  # type: ignore[arg-type]
-            # the default after side is kernelscope's own interpreter, run exactly as `profile` runs it
-            "after": CaptureOptions(**base, python=interp["after"].path if after_py else None)}  # type: ignore[arg-type]
-    command_line = "kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else \
-        "kernelscope upgrade-check"
-    results: dict[str, list[ModeResult | None]] = {side: [None] * len(mode_defs) for side in SIDES}
-    worker_env: dict[str, Environment | None] = {side: None for side in SIDES}  # each side's first record of it
-    run_dtype: dict[str, str | None] = {side: dtype for side in SIDES}
-    fatal: tuple[str, str] | None = None
-    interrupted = False
-    err.print(f"[bold]kernelscope[/] upgrade check of {model} -> {top}\n"
-              f"  before: {interp['before'].path} (torch {interp['before'].torch})\n"
-              f"  after:  {interp['after'].path} (torch {interp['after'].torch})")
-    jobs = [(mi, side) for mi in range(len(mode_defs))
-            for side in (SIDES if mi % 2 == 0 else tuple(reversed(SIDES)))]
-    firsts: dict[int, CaptureRecord] = {}
-    for j, (mi, side) in enumerate(jobs):
-        mode = mode_defs[mi]
-        if fatal or interrupted:
-            why = "interrupted before it ran" if interrupted else f"not run: {fatal[1]}"  # type: ignore[index]
-            results[side][mi] = ModeResult(name=mode.name, status="interrupted" if interrupted else "failed",
-                                           error=why, error_kind="skipped")
-            continue
-        label = f"[{j + 1}/{len(jobs)}] {mode.name} ({side}, torch {interp[side].torch})"
-        try:
-            rec = _capture(err, run_mode, mode, opts[side], dirs[side], label, warm=False)
-            if warm_compile and mode.compiled and rec.status == "ok":
-                rec = merge_warm(rec, _capture(err, run_mode, mode, opts[side], dirs[side], label, warm=True))
-                write_capture(dirs[side] / "modes" / mode.dirname / CAPTURE_FILE, rec)
-        except KeyboardInterrupt:
-            interrupted = True
-            rec = CaptureRecord(mode=mode.name, status="interrupted", error="interrupted (Ctrl-C)")
-        if rec.environment and worker_env[side] is None:
-            worker_env[side] = rec.environment
-        run_dtype[side] = run_dtype[side] or rec.dtype
-        firsts[j] = rec
-        if processes == 1:
-            mr = build_mode_result(dirs[side], rec)
-            results[side][mi] = mr
-            print_mode_line(err, label, mr)
-        if rec.error_kind in ("model", "usage", "forward") and not fatal:
-            fatal = (rec.error_kind, rec.error)
-    # Later processes: timing only, on each side's own Inductor cache, in the same interleaved order.
-    later: dict[int, list[CaptureRecord]] = {j: [] for j in firsts}
-    for process in range(2, processes + 1):
-        if fatal or interrupted:
-            break
-        for j, (mi, side) in enumerate(jobs):
-            if j not in firsts or firsts[j].status != "ok":
+    return top, dirs
+
+
+class _SideRuns:
+    """Each mode once per side, the sides' processes interleaved (eager before, eager after, default after,
+    default before, ...), then the later, timing-only processes in the same order, then the records analysed."""
+
+    def __init__(self, mode_defs: list[Any], opts: dict[str, Any], dirs: dict[str, Path], interp: dict[str, Any],
+                 *, processes: int, warm_compile: bool, err: Any, dtype: str | None) -> None:
+        self.mode_defs, self.opts, self.dirs, self.interp = mode_defs, opts, dirs, interp
+        self.processes, self.warm_compile, self.err = processes, warm_compile, err
+        self.results: dict[str, list[Any]] = {side: [None] * len(mode_defs) for side in SIDES}
+        self.environment: dict[str, Environment | None] = {side: None for side in SIDES}  # each side's first record
+        self.run_dtype: dict[str, str | None] = {side: dtype for side in SIDES}
+        self.fatal: tuple[str, str] | None = None
+        self.interrupted = False
+        self.jobs = [(mi, side) for mi in range(len(mode_defs))
+                     for side in (SIDES if mi % 2 == 0 else tuple(reversed(SIDES)))]
+        self.firsts: dict[int, CaptureRecord] = {}
+        self.later: dict[int, list[CaptureRecord]] = {}
+
+    def capture(self, j: int, label: str, *, warm: bool, process: int = 1) -> CaptureRecord:
+        from kernelscope.capture.runner import run_mode
+        from kernelscope.report.progress import Progress
+
+        mi, side = self.jobs[j]
+        tag = f"{label}{' (warm compile)' if warm else ''}"
+        with Progress(sys.stderr).mode(tag) as on_progress:
+            return run_mode(self.mode_defs[mi], self.opts[side], self.dirs[side], on_progress, warm=warm,
+                            process=process)
+
+    def first_processes(self) -> None:
+        from kernelscope.analysis.ranks import build_any_mode_result
+        from kernelscope.commands.profile import print_mode_line, skipped
+
+        for j, (mi, side) in enumerate(self.jobs):
+            mode = self.mode_defs[mi]
+            if self.fatal or self.interrupted:
+                self.results[side][mi] = skipped(mode.name, self.fatal, self.interrupted)
                 continue
-            label = f"[process {process}/{processes}] {mode_defs[mi].name} ({side})"
-            try:
-                later[j].append(_capture(err, run_mode, mode_defs[mi], opts[side], dirs[side], label, warm=False,
-                                         process=process))
-            except KeyboardInterrupt:
-                interrupted = True
+            label = f"[{j + 1}/{len(self.jobs)}] {mode.name} ({side}, torch {self.interp[side].torch})"
+            rec = self._first_process(j, label)
+            if rec.environment and self.environment[side] is None:
+                self.environment[side] = rec.environment
+            self.run_dtype[side] = self.run_dtype[side] or rec.dtype
+            self.firsts[j] = rec
+            if self.processes == 1:
+                mr = build_any_mode_result(self.dirs[side], rec)
+                self.results[side][mi] = mr
+                print_mode_line(self.err, label, mr)
+            if rec.error_kind in ("model", "usage", "forward") and not self.fatal:
+                self.fatal = (rec.error_kind, rec.error)
+
+    def _first_process(self, j: int, label: str) -> CaptureRecord:
+        """Process 1 of a mode on one side (and its warm-compile process)."""
+        from kernelscope.capture.runner import merge_ranks, merge_warm
+
+        mi, side = self.jobs[j]
+        mode = self.mode_defs[mi]
+        try:
+            rec = self.capture(j, label, warm=False)
+            if self.warm_compile and mode.compiled and rec.status == "ok":
+                warm = self.capture(j, label, warm=True)
+                rec = merge_ranks(self.dirs[side], rec, [warm], lambda a, o: merge_warm(a, o[0]))
+                write_capture(self.dirs[side] / "modes" / mode.dirname / CAPTURE_FILE, rec)
+        except KeyboardInterrupt:
+            self.interrupted = True
+            rec = CaptureRecord(mode=mode.name, status="interrupted", error="interrupted (Ctrl-C)")
+        return rec
+
+    def later_processes(self) -> None:
+        """Timing only, on each side's own Inductor cache, in the same interleaved order."""
+        self.later = {j: [] for j in self.firsts}
+        for process in range(2, self.processes + 1):
+            if self.fatal or self.interrupted:
                 break
-    if processes > 1:
-        for j, rec in firsts.items():
-            mi, side = jobs[j]
-            if later.get(j):
-                rec = merge_processes(rec, later[j])
-                write_capture(dirs[side] / "modes" / mode_defs[mi].dirname / CAPTURE_FILE, rec)
-            mr = build_mode_result(dirs[side], rec)
-            results[side][mi] = mr
-            print_mode_line(err, f"{mode_defs[mi].name} ({side}, torch {interp[side].torch})", mr)
-    run: dict[str, Any] = {}
-    for side in SIDES:
-        env = run_environment(worker_env[side], interp[side].as_dict())
-        peaks = peaks_for(to_json(env), cal_data, str(cal_path)) if worker_env[side] else {}
-        row = [dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in results[side] if m is not None]
-        settings: dict[str, Any] = {
-            "modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends, "sets": parsed_sets,
-            "warmup": warmup, "repeats": repeats, "processes": processes, "profile_steps": steps,
-            "timeout_s": timeout,
-            "freezing": freezing, "warm_compile": warm_compile, "reference": reference,
-            "python": interp[side].path, "upgrade_check": side,
-        }
-        resolved_device = env.device or (device if device != "auto" else "")
-        run[side] = build_run_result(row, environment=env, command=command_line, model=str(model),
-                                     device=resolved_device, dtype=run_dtype[side] or "", settings=settings,
-                                     peaks=peaks)
-        write_reports(run[side], dirs[side], tensorboard=not no_tensorboard)
-    data = upgrade_data(compare_upgrade(run["before"], run["after"]))
+            for j, (mi, side) in enumerate(self.jobs):
+                if j not in self.firsts or self.firsts[j].status != "ok":
+                    continue
+                label = f"[process {process}/{self.processes}] {self.mode_defs[mi].name} ({side})"
+                try:
+                    self.later[j].append(self.capture(j, label, warm=False, process=process))
+                except KeyboardInterrupt:
+                    self.interrupted = True
+                    break
+
+    def merge_and_analyse(self) -> None:
+        """With --processes > 1: every process's timings merged into the first one's record, then analysed."""
+        if self.processes == 1:
+            return
+        from kernelscope.analysis.ranks import build_any_mode_result
+        from kernelscope.capture.runner import merge_processes, merge_ranks
+        from kernelscope.commands.profile import print_mode_line
+
+        for j, rec in self.firsts.items():
+            mi, side = self.jobs[j]
+            if self.later.get(j):
+                rec = merge_ranks(self.dirs[side], rec, self.later[j], merge_processes)
+                write_capture(self.dirs[side] / "modes" / self.mode_defs[mi].dirname / CAPTURE_FILE, rec)
+            mr = build_any_mode_result(self.dirs[side], rec)
+            self.results[side][mi] = mr
+            print_mode_line(self.err, f"{self.mode_defs[mi].name} ({side}, torch {self.interp[side].torch})", mr)
+
+
+def _side_result(run: _SideRuns, side: str, settings: dict[str, Any], *, device: str, cal_data: Any,
+                 cal_path: Path, command_line: str, model: Path, tensorboard: bool) -> Any:
+    """One side's RunResult (with the roofline on its device's peaks), its reports written to DIR/<side>."""
+    from kernelscope.analysis.mode import build_run_result, run_environment
+    from kernelscope.analysis.roofline import peaks_for, with_roofline
+    from kernelscope.report import write_reports
+    from kernelscope.result import to_json
+
+    env = run_environment(run.environment[side], run.interp[side].as_dict())
+    peaks = peaks_for(to_json(env), cal_data, str(cal_path)) if run.environment[side] else {}
+    row = [dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in run.results[side] if m is not None]
+    resolved_device = env.device or (device if device != "auto" else "")
+    result = build_run_result(row, environment=env, command=command_line, model=str(model), device=resolved_device,
+                              dtype=run.run_dtype[side] or "", settings=settings, peaks=peaks)
+    write_reports(result, run.dirs[side], tensorboard=tensorboard)
+    return result
+
+
+def _write_comparison(top: Path, dirs: dict[str, Path], results: dict[str, Any], err: Any) -> Path:
+    """DIR/compare.{json,md,html}; the summary's lines on stdout. Returns compare.html's path."""
     import json
 
+    from kernelscope.analysis.upgrade import compare_upgrade
+    from kernelscope.files import atomic_write_text
+    from kernelscope.report.upgrade import render_upgrade_html, render_upgrade_markdown, upgrade_data
+
+    data = upgrade_data(compare_upgrade(results["before"], results["after"]))
     paths = {"json": top / "compare.json", "md": top / "compare.md", "html": top / "compare.html"}
     atomic_write_text(paths["json"], json.dumps(data, indent=1, allow_nan=False) + "\n")
     atomic_write_text(paths["md"], render_upgrade_markdown(data))
-    atomic_write_text(paths["html"], render_upgrade_html(data, run["after"].tool_version))
+    atomic_write_text(paths["html"], render_upgrade_html(data, results["after"].tool_version))
     for line in data["summary"]:
         click.echo(line)
     err.print(f"comparison: {paths['html']}\nsummary: {paths['md']}\ndata: {paths['json']}\n"
               f"reports: {dirs['before'] / 'report.html'}, {dirs['after'] / 'report.html'}")
-    if interrupted:
+    return paths["html"]
+
+
+def _exit_status(run: _SideRuns, results: dict[str, Any], err: Any, html: Path) -> None:
+    """Ctrl-C, the error that stopped the run, or the mode runs that did not finish: exit non-zero."""
+    from kernelscope.commands.profile import fail, raise_fatal
+
+    if run.interrupted:
         raise KeyboardInterrupt
-    if fatal:
-        kind, message = fatal
-        if kind == "forward":
-            raise click.exceptions.Exit(fail(err, message))
-        raise (ModelFileError(message) if kind == "model" else UsageError(message))
-    failed = [f"{m.name} ({side}: {m.status})" for side in SIDES for m in run[side].modes
+    if run.fatal:
+        raise_fatal(err, run.fatal)
+    failed = [f"{m.name} ({side}: {m.status})" for side in SIDES for m in results[side].modes
               if m.status in ("failed", "timeout")]
     if failed:
         raise click.exceptions.Exit(fail(err, f"{len(failed)} mode run(s) did not finish: {', '.join(failed)}; "
-                                               f"everything else is in {paths['html']}"))
-
-
-def _capture(err: Any, run_mode: Any, mode: Any, opts: Any, out_dir: Path, label: str, *, warm: bool,
-             process: int = 1) -> CaptureRecord:
-    from kernelscope.report.progress import Progress
-
-    tag = f"{label}{' (warm compile)' if warm else ''}"
-    with Progress(sys.stderr).mode(tag) as on_progress:
-        return run_mode(mode, opts, out_dir, on_progress, warm=warm, process=process)
+                                               f"everything else is in {html}"))

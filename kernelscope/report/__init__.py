@@ -6,12 +6,7 @@ from pathlib import Path
 
 from kernelscope.files import atomic_write_text
 from kernelscope.result import RunResult
-from kernelscope.result_file import dumps_result, write_result
-
-
-def render_json(result: RunResult) -> str:
-    """result.json's text (kernelscope/result_file.py writes and reads it)."""
-    return dumps_result(result)
+from kernelscope.result_file import write_result
 
 
 def write_reports(result: RunResult, out_dir: Path, *, tensorboard: bool = True) -> dict[str, Path]:

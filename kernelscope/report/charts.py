@@ -86,11 +86,17 @@ def nice_ticks(vmax: float, n: int = 5, *, integer: bool = False) -> list[float]
     return [round(i * step, 12) for i in range(count + 1)]
 
 
-def _axis(ticks: list[float], scale: float, y: float, unit_fmt) -> tuple[list[Line], list[Label]]:
-    lines = [Line(LABEL_W, y, LABEL_W + ticks[-1] * scale, y, "axis")]
+def label_width(names: Sequence[str]) -> float:
+    """Room left of the plot for the longest row name ("max-autotune:ATEN+TRITON+NVGEMM": ~8.5 px a character at
+    the label size), between LABEL_W and 320 px."""
+    return min(max(LABEL_W, 8.5 * max((len(n) for n in names), default=0) + 16), 320.0)
+
+
+def _axis(ticks: list[float], scale: float, y: float, unit_fmt, x0: float = LABEL_W) -> tuple[list[Line], list[Label]]:
+    lines = [Line(x0, y, x0 + ticks[-1] * scale, y, "axis")]
     labels = []
     for t in ticks:
-        x = LABEL_W + t * scale
+        x = x0 + t * scale
         lines.append(Line(x, TOP, x, y, "grid"))
         labels.append(Label(x, y + 16, unit_fmt(t), "middle", "tick"))
     return lines, labels
@@ -104,32 +110,33 @@ def latency_chart(modes: Sequence[ModeResult]) -> Chart:
         return Chart("Steady-state latency per mode", WIDTH, 0)
     vmax = max(max(lat.q3, lat.median) for lat in measured)
     ticks = nice_ticks(vmax)
-    scale = (WIDTH - LABEL_W - RIGHT_PAD) / ticks[-1]
+    lw = label_width([m.name for m in rows])
+    scale = (WIDTH - lw - RIGHT_PAD) / ticks[-1]
     rects, lines, labels = [], [], []
     for i, m in enumerate(rows):
         y = TOP + i * ROW_H
         mid = y + ROW_H / 2
-        labels.append(Label(LABEL_W - 8, mid + 4, m.name, "end", "row-label"))
+        labels.append(Label(lw - 8, mid + 4, m.name, "end", "row-label"))
         lat = m.latency_ms
         if lat is None:
-            labels.append(Label(LABEL_W + 4, mid + 4, f"no latency ({m.status})", "start", "muted"))
+            labels.append(Label(lw + 4, mid + 4, f"no latency ({m.status})", "start", "muted"))
             continue
         title = (
             f"{m.name}: median {fmt.ms(lat.median)}, IQR {fmt.ms(lat.q1)}–{fmt.ms(lat.q3)}"
             f", min {fmt.ms(lat.min)}, {len(lat.samples)} samples"
         )
-        rects.append(Rect(LABEL_W, y + 6, lat.median * scale, ROW_H - 12, "bar-latency", title))
-        x1, x3 = LABEL_W + lat.q1 * scale, LABEL_W + lat.q3 * scale
+        rects.append(Rect(lw, y + 6, lat.median * scale, ROW_H - 12, "bar-latency", title))
+        x1, x3 = lw + lat.q1 * scale, lw + lat.q3 * scale
         lines += [Line(x1, mid, x3, mid, "whisker"), Line(x1, y + 4, x1, y + ROW_H - 4, "whisker"),
                   Line(x3, y + 4, x3, y + ROW_H - 4, "whisker")]
-        labels.append(Label(max(x3, LABEL_W + lat.median * scale) + 6, mid + 4,
+        labels.append(Label(max(x3, lw + lat.median * scale) + 6, mid + 4,
                             f"{fmt.ms(lat.median)} (IQR {fmt.ms(lat.iqr)})", "start", "value"))
     axis_y = TOP + len(rows) * ROW_H + 4
     # Tick labels in one unit for the whole axis, without trailing zeros ("50 µs", not "50.0 µs").
     if ticks[-1] < 1:
-        ax_lines, ax_labels = _axis(ticks, scale, axis_y, lambda t: f"{t * 1000:g} µs")
+        ax_lines, ax_labels = _axis(ticks, scale, axis_y, lambda t: f"{t * 1000:g} µs", x0=lw)
     else:
-        ax_lines, ax_labels = _axis(ticks, scale, axis_y, lambda t: f"{t:g} ms")
+        ax_lines, ax_labels = _axis(ticks, scale, axis_y, lambda t: f"{t:g} ms", x0=lw)
     return Chart(
         "Steady-state latency per mode",
         WIDTH,
@@ -149,13 +156,14 @@ def kernel_stack_chart(modes: Sequence[ModeResult]) -> Chart:
         return Chart("Kernels per iteration by category", WIDTH, 0)
     totals = [sum(m.kernels_by_category.values()) for m in rows]
     ticks = nice_ticks(max(totals), integer=True)
-    scale = (WIDTH - LABEL_W - RIGHT_PAD) / ticks[-1]
+    lw = label_width([m.name for m in rows])
+    scale = (WIDTH - lw - RIGHT_PAD) / ticks[-1]
     rects, labels = [], []
     seen: list[str] = []
     for i, m in enumerate(rows):
         y = TOP + i * ROW_H
-        labels.append(Label(LABEL_W - 8, y + ROW_H / 2 + 4, m.name, "end", "row-label"))
-        x = LABEL_W
+        labels.append(Label(lw - 8, y + ROW_H / 2 + 4, m.name, "end", "row-label"))
+        x = lw
         cats = sorted(m.kernels_by_category.items(),
                       key=lambda kv: (CATEGORY_ORDER.index(kv[0]) if kv[0] in CATEGORY_ORDER else 99, kv[0]))
         for cat, n in cats:
@@ -173,7 +181,7 @@ def kernel_stack_chart(modes: Sequence[ModeResult]) -> Chart:
         memops = f" + {fmt.count(m.memops_per_iter)} memops" if m.memops_per_iter else ""
         labels.append(Label(x + 6, y + ROW_H / 2 + 4, f"{kpi} {noun}{memops}", "start", "value"))
     axis_y = TOP + len(rows) * ROW_H + 4
-    ax_lines, ax_labels = _axis(ticks, scale, axis_y, lambda t: f"{t:g}")
+    ax_lines, ax_labels = _axis(ticks, scale, axis_y, lambda t: f"{t:g}", x0=lw)
     legend = tuple((category_class(c), c) for c in seen)
     return Chart("Kernels per iteration by category", WIDTH, axis_y + AXIS_H, tuple(rects), tuple(ax_lines),
                  tuple(ax_labels + labels), legend,
@@ -191,31 +199,32 @@ def timeline_chart(modes: Sequence[ModeResult]) -> Chart:
     # eager op on the CPU, say), the others would shrink to slivers, so each row then gets its own scale.
     own_scale = min(spans) > 0 and span / min(spans) > 10
     ticks = nice_ticks(span)
-    plot_w = WIDTH - LABEL_W - RIGHT_PAD
+    lw = label_width([m.name for m in rows])
+    plot_w = WIDTH - lw - RIGHT_PAD
     scale = plot_w / ticks[-1]
     rects, labels = [], []
     seen: list[str] = []
     for i, m in enumerate(rows):
         y = TOP + i * ROW_H
-        labels.append(Label(LABEL_W - 8, y + ROW_H / 2 + 4, m.name, "end", "row-label"))
+        labels.append(Label(lw - 8, y + ROW_H / 2 + 4, m.name, "end", "row-label"))
         if own_scale:
             scale = plot_w / spans[i]
-            labels.append(Label(LABEL_W + plot_w + 6, y + ROW_H / 2 + 4, f"{fmt.us(spans[i])} (own scale)",
+            labels.append(Label(lw + plot_w + 6, y + ROW_H / 2 + 4, f"{fmt.us(spans[i])} (own scale)",
                                 "start", "value"))
         for e in m.timeline:
             # 1.5 px minimum: a 1 µs kernel in a 200 µs iteration must still be visible and hoverable.
             w = max(e.dur_us * scale, 1.5)
             title = f"{e.name}\n{e.category}: starts +{fmt.us(e.start_us)}, runs {fmt.us(e.dur_us)}"
-            rects.append(Rect(LABEL_W + e.start_us * scale, y + 5, w, ROW_H - 10, category_class(e.category), title))
+            rects.append(Rect(lw + e.start_us * scale, y + 5, w, ROW_H - 10, category_class(e.category), title))
             if e.category not in seen:
                 seen.append(e.category)
     axis_y = TOP + len(rows) * ROW_H + 4
     if own_scale:
-        ax_lines, ax_labels = [Line(LABEL_W, axis_y, LABEL_W + plot_w, axis_y, "axis")], []
+        ax_lines, ax_labels = [Line(lw, axis_y, lw + plot_w, axis_y, "axis")], []
     elif ticks[-1] >= 1000:
-        ax_lines, ax_labels = _axis(ticks, plot_w / ticks[-1], axis_y, lambda t: f"{t / 1000:g} ms")
+        ax_lines, ax_labels = _axis(ticks, plot_w / ticks[-1], axis_y, lambda t: f"{t / 1000:g} ms", x0=lw)
     else:
-        ax_lines, ax_labels = _axis(ticks, plot_w / ticks[-1], axis_y, lambda t: f"{t:g} µs")
+        ax_lines, ax_labels = _axis(ticks, plot_w / ticks[-1], axis_y, lambda t: f"{t:g} µs", x0=lw)
     legend = tuple((category_class(c), c) for c in CATEGORY_ORDER if c in seen) + tuple(
         (category_class(c), c) for c in seen if c not in CATEGORY_ORDER
     )
@@ -240,8 +249,7 @@ def ratio_chart(title: str, rows: Sequence[tuple[str, float | None, float | None
     extent = max(abs(math.log(v)) for v in vals)
     extent = max(extent * 1.15, math.log(1.1) * 1.15)
     right_pad = RIGHT_PAD + 50  # "1.20× slower to 1.10× faster" after the plot
-    # room for the longest mode name ("max-autotune:ATEN+TRITON+NVGEMM": ~8.5 px a character at the label size)
-    label_w = min(max(LABEL_W, 8.5 * max(len(name) for name, *_ in rows) + 16), 320.0)
+    label_w = label_width([name for name, *_ in rows])
     plot_w = WIDTH - label_w - right_pad
 
     def x_of(r: float) -> float:  # r: head / base; its speedup base / head grows to the right

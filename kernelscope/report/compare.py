@@ -1,319 +1,27 @@
-"""Compare two runs (base -> head): latency with a noise-aware call, kernel counts, GEMM verdicts, failures.
-
-``compare_results`` builds a ``Comparison`` (plain frozen data, what the tests assert on);
-``render_compare_html`` and ``render_compare_markdown`` only print it.
+"""Compare two runs (base -> head): compare.html, compare.md and compare.json print analysis/compare.py's
+``Comparison`` (the latency calls, kernel counts, GEMM pairs, failures are all made there) and derive nothing.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass
+from typing import Any
 
 from kernelscope import fmt
-from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
+from kernelscope.analysis.compare import Comparison, GemmChange, ModeDelta, comparable_runs
 from kernelscope.report import charts
-from kernelscope.report.context import environment_rows
 from kernelscope.report.html import environment, page_assets
 from kernelscope.report.markdown import MAX_CHARS, md_code, md_text
 from kernelscope.report.ranks import compare_markdown as rank_compare_markdown
-from kernelscope.report.ranks import compare_ranks, rank_delta_json
-from kernelscope.result import GemmEpilogue, ModeResult, RunResult, Status
+from kernelscope.report.ranks import rank_delta_json
+from kernelscope.result import LatencyStats
 
 
-@dataclass(frozen=True, slots=True)
-class CountDelta:
-    key: str  # a category or a backend
-    base: float
-    head: float
-
-    @property
-    def delta(self) -> float:
-        return self.head - self.base
-
-
-@dataclass(frozen=True, slots=True)
-class GemmChange:
-    """One GEMM matched across the runs by (op, M, N, K, occurrence), or present in one run only."""
-
-    key: str
-    base: GemmEpilogue | None
-    head: GemmEpilogue | None
-    gained: tuple[str, ...]  # epilogue ops fused in head that were not fused in base
-    lost: tuple[str, ...]  # ops fused in base that are not fused in head
-    backend_switched: bool
-    # Either run's autotune for this GEMM was marginal (winner within noise of another kind): a change is then
-    # a coin that landed the other way, not a regression.
-    marginal_autotune: bool = False
-    label: str = ""  # how the report names it: the module path, else "op M × N × K"
-    shapes: str = ""  # its shape, or "8192 × 512 × 512 → 1024 × 512 × 512" when a shape parameter changed
-
-    @property
-    def kind(self) -> str:
-        base = self._kind
-        if self.marginal_autotune and base not in ("same", "new GEMM", "GEMM gone"):
-            return f"{base} (marginal autotune: may differ between runs)"
-        return base
-
-    @property
-    def _kind(self) -> str:
-        if self.base is None:
-            return "new GEMM"
-        if self.head is None:
-            return "GEMM gone"
-        if self.gained and not self.lost:
-            return "fusion gained"
-        if self.lost and not self.gained:
-            return "fusion lost"
-        if self.gained or self.lost:
-            return "fusion changed"
-        if self.base.verdict != self.head.verdict:
-            return "verdict changed"
-        return "backend switched" if self.backend_switched else "same"
-
-
-@dataclass(frozen=True, slots=True)
-class ModeDelta:
-    name: str
-    base: ModeResult | None
-    head: ModeResult | None
-    latency: Ratio  # head median / base median
-    call: str  # "faster" | "slower" | "within noise" | "n/a"
-    categories: tuple[CountDelta, ...]
-    backends: tuple[CountDelta, ...]
-    gemms: tuple[GemmChange, ...]
-    change: str = "none"  # "none" | "faster" | "slower": both runs' intervals separate (issue 13)
-    pad_note: str = ""  # kernels that differ are pad kernels: Inductor's pad_mm decision, benchmarked at compile
-    ranks: tuple = ()  # report/ranks.py RankDelta per rank, matched by index (torchrun runs, issue 17)
-
-    @property
-    def status_change(self) -> str:
-        """"new failure", "fixed", "only in base", "only in head", "still failing", "still unavailable" or ""."""
-        if self.base is None:
-            return "only in head" + (" (failed)" if not _ok(self.head) else "")
-        if self.head is None:
-            return "only in base"
-        if _ok(self.base) and not _ok(self.head):
-            return "new failure"
-        if not _ok(self.base) and _ok(self.head):
-            return "fixed"
-        if not _ok(self.base) and not _ok(self.head):
-            unavailable = Status.UNAVAILABLE.value
-            return "still unavailable" if self.base.status == self.head.status == unavailable else "still failing"
-        return ""
-
-    @property
-    def kernels_delta(self) -> CountDelta | None:
-        if self.base is None or self.head is None:
-            return None
-        if self.base.kernels_per_iter is None or self.head.kernels_per_iter is None:
-            return None
-        return CountDelta("kernels", self.base.kernels_per_iter, self.head.kernels_per_iter)
-
-    @property
-    def changed_gemms(self) -> tuple[GemmChange, ...]:
-        return tuple(g for g in self.gemms if g.kind != "same")
-
-
-@dataclass(frozen=True, slots=True)
-class Comparison:
-    base: RunResult
-    head: RunResult
-    base_label: str
-    head_label: str
-    modes: tuple[ModeDelta, ...]
-    environment: tuple[tuple[str, str, str], ...]  # (key, base value, head value) where they differ
-    comparable: Comparable | None = None
-
-    @property
-    def new_failures(self) -> tuple[ModeDelta, ...]:
-        return tuple(m for m in self.modes if m.status_change in ("new failure", "only in head (failed)"))
-
-    @property
-    def fixed(self) -> tuple[ModeDelta, ...]:
-        return tuple(m for m in self.modes if m.status_change == "fixed")
-
-
-@dataclass(frozen=True, slots=True)
-class Comparable:
-    """Whether two runs measured the same thing on the same kind of machine, said first in every compare output.
-
-    ``fields``: (name, base, head) for device name, device, dtype, model file hash, shape parameters, inputs,
-    torch / triton versions, modes and timing settings. A different device name or dtype makes the runs not
-    comparable (``compare`` refuses unless --force, and then every row is marked); a different torch or triton
-    version is the upgrade case, shown and not refused."""
-
-    ok: bool
-    forced: bool
-    fields: tuple[tuple[str, str, str], ...]
-    differences: tuple[str, ...]  # "torch: 2.11.0 -> 2.14.1", one per differing field
-    refused: tuple[str, ...]  # the differences that make the runs not comparable
-    warnings: tuple[str, ...] = ()  # e.g. a run timed in one process: its interval misses between-process noise
-
-    @property
-    def headline(self) -> str:
-        if self.ok and not self.differences:
-            text = "comparable: same device, dtype, model file, shapes, versions and settings"
-        elif self.ok:
-            text = "comparable, with differences: " + "; ".join(self.differences)
-        else:
-            text = ("NOT comparable" + (" (compared anyway, --force)" if self.forced else "") + ": "
-                    + "; ".join(self.refused))
-        return text + "".join(f". {w}" for w in self.warnings)
-
-
-# Differences that refuse a comparison (exit 2 without --force): timings from different hardware or dtypes
-# say nothing about a change in the code.
-REFUSE = ("device name", "device", "dtype")
-SETTINGS = ("warmup", "repeats", "processes", "profile_steps", "freezing", "gemm_backends", "reference", "timeout_s")
-
-
-def _device_name(r: RunResult) -> str:
-    return r.environment.gpu or r.environment.cpu or fmt.DASH
-
-
-def _text(v: object) -> str:
-    if v is None or v == "" or v == {}:
-        return fmt.DASH
-    if isinstance(v, dict):
-        return ", ".join(f"{k}={v[k]}" for k in sorted(v))
-    if isinstance(v, (list, tuple)):
-        return ",".join(str(x) for x in v)
-    return str(v)
-
-
-def comparable_runs(base: RunResult, head: RunResult, *, force: bool = False) -> Comparable:
-    def shape(r: RunResult) -> str:
-        st = r.settings or {}
-        parts = [_text(st.get("sets"))]
-        if st.get("sweep"):
-            parts.append("sweep " + _text(st.get("sweep")))
-        return "; ".join(p for p in parts if p != fmt.DASH) or fmt.DASH
-
-    def row(name: str, get: object) -> tuple[str, str, str]:
-        return (name, get(base), get(head))  # type: ignore[operator]
-
-    fields = [
-        row("device name", _device_name),
-        row("device", lambda r: _text(r.device or r.environment.device)),
-        row("dtype", lambda r: _text(r.dtype)),
-        row("model file", lambda r: _text(r.model.replace("\\", "/").rsplit("/", 1)[-1] if r.model else "")),
-        row("model file sha256", lambda r: _text((r.settings or {}).get("model_sha256") or "not recorded")),
-        row("shape parameters", shape),
-        row("inputs", lambda r: _text((r.settings or {}).get("inputs"))),
-        row("torch", lambda r: _text(r.environment.torch)),
-        row("triton", lambda r: _text(r.environment.triton)),
-        row("modes", lambda r: _text((r.settings or {}).get("modes") or [m.name for m in r.modes])),
-    ]
-    fields += [row(f"setting {k}", lambda r, k=k: _text((r.settings or {}).get(k))) for k in SETTINGS]
-    diffs = tuple(f"{n}: {b} → {h}" for n, b, h in fields if b != h)
-    refused = tuple(f"{n}: {b} → {h}" for n, b, h in fields if b != h and n in REFUSE)
-    single = [label for label, r in (("base", base), ("head", head))
-              if any(m.latency_ms is not None and (m.latency_ms.processes or 1) < 2 for m in r.modes)]
-    warnings = ()
-    if single:
-        warnings = (f"{' and '.join(single)} timed each mode in one process: {'their' if len(single) > 1 else 'its'} "
-                    "intervals cover the noise inside a process only, and separate runs differ by more (rerun "
-                    "with --processes 5)",)
-    return Comparable(not refused, force, tuple(fields), diffs, refused, warnings)
-
-
-def _marginal(m: ModeResult | None) -> set[str]:
-    return {gid for a in (m.autotune if m else ()) if a.marginal for gid in (a.gemms or ((a.gemm,) if a.gemm else ()))}
-
-
-def _pad_note(mb: ModeResult | None, mh: ModeResult | None) -> str:
-    """Kernels that appear in one run only, all of them pad kernels: Inductor's pad_mm benchmarked at compile
-    time whether padding a GEMM pays, and decided differently (a ViT's default graph gained six in one of two
-    runs)."""
-    if not mb or not mh:
-        return ""
-    kb, kh = {k.name for k in mb.kernels}, {k.name for k in mh.kernels}
-    diff = kb ^ kh
-    if diff and all("pad" in n.lower() for n in diff):
-        return (f"{len(diff)} pad kernel(s) differ ({', '.join(sorted(diff)[:3])}): Inductor's pad_mm decides at "
-                "compile time, by benchmarking, whether to pad a GEMM; the decision may differ between runs")
-    return ""
-
-
-def _ok(m: ModeResult | None) -> bool:
-    return m is not None and m.status == Status.OK.value
-
-
-def _counts(base: dict[str, float], head: dict[str, float]) -> tuple[CountDelta, ...]:
-    keys = list(dict.fromkeys([*base, *head]))
-    return tuple(CountDelta(k, base.get(k, 0.0), head.get(k, 0.0)) for k in keys)
-
-
-def compare_gemms(base: tuple[GemmEpilogue, ...], head: tuple[GemmEpilogue, ...],
-                  marginal: set[str] | None = None) -> tuple[GemmChange, ...]:
-    """The two runs' GEMMs paired as ``upgrade.match_gemms`` pairs them (module and shape, op and shape, shape,
-    then, when a shape parameter changed, the module or the nth GEMM of an op both runs launch equally often).
-    ``marginal``: GEMM ids (of either run) whose autotune winner was marginal."""
-    from kernelscope.report.upgrade import match_gemms
-
-    marginal = marginal or set()
-    out = []
-    seen: dict[str, int] = defaultdict(int)
-    for row in match_gemms(base, head):
-        gb, gh = row.before, row.after
-        one = gb or gh
-        assert one is not None
-        shape = fmt.shape(one.m, one.n, one.k, one.batch)
-        label = row.label if one.module else f"{one.op or 'gemm'} {shape}"
-        shapes = shape
-        if gb is not None and gh is not None and row.matched_by.endswith("new shape"):
-            shapes = f"{fmt.shape(gb.m, gb.n, gb.k, gb.batch)} → {fmt.shape(gh.m, gh.n, gh.k, gh.batch)}"
-        key = f"{label}: {shapes}" if one.module or shapes != shape else label
-        seen[key] += 1
-        if seen[key] > 1:
-            key = f"{key} #{seen[key]}"
-        if gb is None or gh is None:
-            out.append(GemmChange(key, gb, gh, (), (), False, label=label, shapes=shapes))
-            continue
-        gained = tuple(op for op in gh.fused if op not in gb.fused)
-        lost = tuple(op for op in gb.fused if op not in gh.fused)
-        out.append(GemmChange(key, gb, gh, gained, lost, gb.backend != gh.backend,
-                              gb.id in marginal or gh.id in marginal, label=label, shapes=shapes))
-    return tuple(out)
-
-
-def _call(change: str, r: Ratio) -> str:
-    if r.value is None:
-        return "n/a"
-    return change if change != "none" else "within noise"
-
-
-def compare_results(base: RunResult, head: RunResult, base_label: str = "base", head_label: str = "head", *,
-                    force: bool = False) -> Comparison:
-    names = list(dict.fromkeys([m.name for m in base.modes] + [m.name for m in head.modes]))
-    modes = []
-    for name in names:
-        mb, mh = base.mode(name), head.mode(name)
-        lb, lh = (mb.latency_ms if _ok(mb) else None), (mh.latency_ms if _ok(mh) else None)
-        r = latency_ratio(lh, lb)
-        # Beyond noise only when both runs' intervals (across processes) separate.
-        change = separated(lb, lh) if r.value is not None else "none"
-        modes.append(ModeDelta(
-            name=name, base=mb, head=mh, latency=r, call=_call(change, r),
-            categories=_counts(mb.kernels_by_category if mb else {}, mh.kernels_by_category if mh else {}),
-            backends=_counts(mb.kernels_by_backend if mb else {}, mh.kernels_by_backend if mh else {}),
-            # GEMMs of a mode that ran in one run only are not "gained" or "lost": the mode itself is.
-            gemms=compare_gemms(mb.gemms, mh.gemms, _marginal(mb) | _marginal(mh)) if mb and mh else (),
-            change=change, pad_note=_pad_note(mb, mh), ranks=compare_ranks(mb, mh),
-        ))
-    env_b = {kv.key: kv.value for kv in environment_rows(base.environment)}
-    env_h = {kv.key: kv.value for kv in environment_rows(head.environment)}
-    env = tuple((k, env_b.get(k, fmt.DASH), env_h.get(k, fmt.DASH)) for k in dict.fromkeys([*env_b, *env_h])
-                if env_b.get(k) != env_h.get(k))
-    return Comparison(base, head, base_label, head_label, tuple(modes), env, comparable_runs(base, head, force=force))
-
-
-def _lat_json(m: ModeResult | None) -> dict | None:
-    if m is None or m.latency_ms is None:
+def _lat_json(lat: LatencyStats | None, interval: tuple[float | None, float | None, str]) -> dict[str, Any] | None:
+    if lat is None:
         return None
-    low, high, method = median_interval(m.latency_ms)
-    return {"median_ms": m.latency_ms.median, "low_ms": low, "high_ms": high, "interval": method,
-            "processes": m.latency_ms.processes or 1, "per_process_ms": list(m.latency_ms.per_process)}
+    low, high, method = interval
+    return {"median_ms": lat.median, "low_ms": low, "high_ms": high, "interval": method,
+            "processes": lat.processes or 1, "per_process_ms": list(lat.per_process)}
 
 
 def compare_data(cmp: Comparison) -> dict:
@@ -335,8 +43,8 @@ def compare_data(cmp: Comparison) -> dict:
             "low": m.latency.low,
             "high": m.latency.high,
             "interval": m.latency.method,
-            "base": _lat_json(m.base),
-            "head": _lat_json(m.head),
+            "base": _lat_json(m.base.latency_ms if m.base else None, m.base_interval),
+            "head": _lat_json(m.head.latency_ms if m.head else None, m.head_interval),
             "kernels_per_iter": ({"base": m.kernels_delta.base, "head": m.kernels_delta.head}
                                  if m.kernels_delta else None),
             "gemms": [{"key": g.key, "kind": g.kind, "base": g.base.verdict if g.base else None,

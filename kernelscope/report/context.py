@@ -18,6 +18,7 @@ from kernelscope.analysis.failures import FailureGroup, failure_groups, fallback
 from kernelscope.analysis.numerics import NumericsCheck, NumericsVerdict, numerics_check, numerics_verdict
 from kernelscope.analysis.speedup import EAGER, Speedup, speedup_vs
 from kernelscope.analysis.sweep import numeric_axis
+from kernelscope.fmt import KV, environment_rows, flatten
 from kernelscope.report import charts
 from kernelscope.result import (
     AutotuneResult,
@@ -33,11 +34,9 @@ from kernelscope.result import (
     OutputError,
     Recommendation,
     ReferenceInfo,
-    RunEnvironment,
     RunResult,
     Status,
     SweepPoint,
-    to_json,
 )
 from kernelscope.tolerance import TOLERANCES, Tolerance, tolerance_for
 
@@ -226,45 +225,6 @@ class ModeSection:
     @property
     def unmatched_autotune(self) -> tuple[AutotuneResult, ...]:
         return tuple(a for a in self.row.mode.autotune if a.gemm is None)
-
-
-@dataclass(frozen=True, slots=True)
-class KV:
-    key: str
-    value: str
-
-
-def environment_rows(env: RunEnvironment) -> list[KV]:
-    """The environment as "key / sub-key: value" rows, in the record's order; what it did not record (None, no
-    GEMM backends) is left out."""
-    data = {k: v for k, v in to_json(env).items() if v is not None and v != {}}
-    return flatten(data)
-
-
-def flatten(data: Any, prefix: str = "") -> list[KV]:
-    """Any JSON-like dict as "a / b: value" rows, so the report shows whatever keys the run recorded."""
-    rows: list[KV] = []
-    if isinstance(data, dict):
-        if not data and prefix:
-            rows.append(KV(prefix, fmt.DASH))
-        for k, v in data.items():
-            rows += flatten(v, f"{prefix} / {k}" if prefix else str(k))
-        return rows
-    if isinstance(data, (list, tuple)):
-        if all(not isinstance(v, (dict, list, tuple)) for v in data):
-            return [KV(prefix, ", ".join(_scalar(v) for v in data) or fmt.DASH)]
-        for i, v in enumerate(data):
-            rows += flatten(v, f"{prefix} / {i}")
-        return rows
-    return [KV(prefix, _scalar(data))]
-
-
-def _scalar(v: Any) -> str:
-    if v is None or v == "":
-        return fmt.DASH
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    return str(v)
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,7 +110,7 @@ def render_terminal(result: RunResult, console: Console) -> None:
                 if g.why_not:
                     console.print(Text(f"    why not: {g.why_not}", style="dim"))
     for v in ctx.ranks:  # torchrun runs (issue 17): one line per rank, from report/ranks.py's view
-        console.print(Text.assemble((f"{v.mode} ranks", "bold"), f"  {v.headline}"
+        console.print(Text.assemble((f"{v.title} ranks", "bold"), f"  {v.headline}"
                                     + (f"; {v.differ}" if v.differ else "")))
         for r in v.rows:
             mark = " (slowest)" if r.slowest else ""

@@ -1,220 +1,27 @@
-"""The upgrade comparison: the same model under the old install (before) and the new one (after).
+"""The upgrade comparison's pages: compare.json (``upgrade_data``), compare.md and compare.html.
 
-``compare_upgrade`` builds an ``UpgradeComparison`` (plain frozen data, what the tests assert on): per mode the
-latency ratio after/before with its bootstrap interval, compile time, kernels per iteration, peak memory and the
-numerics verdict on each side; per GEMM (matched by module path and shape, else by op and shape, else by shape
-alone, since an upgrade may turn an addmm into mm + a fused bias) the backend and epilogue verdict on each side;
-and a summary that answers the upgrade question in its first lines. ``upgrade_data`` is the JSON view
-(compare.json) and what the markdown and HTML renderers print; they derive nothing themselves.
+analysis/upgrade.py's ``UpgradeComparison`` holds the facts (per mode the latency ratio after/before with its
+interval, the numerics verdicts, the GEMMs paired across the sides, the regressions); this module phrases them
+(the summary whose first lines answer the upgrade question) and renders them; it derives nothing itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from kernelscope import fmt
-from kernelscope.analysis.numerics import NumericsVerdict, numerics_verdict
-from kernelscope.analysis.stats import Ratio, latency_ratio
-from kernelscope.report.context import environment_rows
-from kernelscope.result import GemmEpilogue, LatencyStats, ModeResult, RunResult, Status
+from kernelscope.analysis.numerics import NumericsVerdict
+from kernelscope.analysis.pairing import GemmPair
+from kernelscope.analysis.speedup import EAGER
+from kernelscope.analysis.upgrade import KIND, UpgradeComparison, UpgradeMode, comparability
+from kernelscope.result import GemmEpilogue, LatencyStats
 
 SCHEMA = "kernelscope.compare/1"
-KIND = "upgrade"
-EAGER = "eager"
 
 # A summary line is a sequence of segments: (text, is_code). Plain text puts code in backticks; markdown and
 # HTML escape each segment as what it is, so a module path or kernel name never becomes markup.
 Segment = tuple[str, bool]
-
-
-@dataclass(frozen=True, slots=True)
-class GemmRow:
-    """One GEMM before and after, or present on one side only."""
-
-    label: str  # the module path when known, else "op M × N × K"
-    matched_by: str  # "module" | "op" | "shape" | "" (one side only)
-    before: GemmEpilogue | None
-    after: GemmEpilogue | None
-    gained: tuple[str, ...]
-    lost: tuple[str, ...]
-
-    @property
-    def change(self) -> str:
-        b, a = self.before, self.after
-        if b is None:
-            return "new GEMM"
-        if a is None:
-            return "GEMM gone"
-        if self.gained and not self.lost:
-            return "fusion gained"
-        if self.lost and not self.gained:
-            return "fusion lost"
-        if self.gained or self.lost:
-            return "fusion changed"
-        if b.verdict != a.verdict:
-            return "verdict changed"
-        return "backend switched" if b.backend != a.backend else "same"
-
-    @property
-    def time_us(self) -> float:
-        return max((g.time_us_per_iter or 0.0) for g in (self.before, self.after) if g is not None)
-
-
-@dataclass(frozen=True, slots=True)
-class UpgradeMode:
-    name: str
-    before: ModeResult | None
-    after: ModeResult | None
-    latency: Ratio  # after median / before median
-    numerics_before: NumericsVerdict | None
-    numerics_after: NumericsVerdict | None
-    gemms: tuple[GemmRow, ...]
-
-    @property
-    def change(self) -> str:
-        """Latency: "faster" / "slower" (the whole 95% interval past 1.0), "none" (within noise), "n/a"."""
-        r = self.latency
-        if r.value is None:
-            return "n/a"
-        if r.within_noise:
-            return "none"
-        return "faster" if r.value < 1 else "slower"
-
-    @property
-    def status_change(self) -> str:
-        """"new failure", "fixed", "available, fails" (unavailable before, e.g. NVGEMM on torch < 2.14, and
-        failing after), "only before", "only after", "still failing", "still unavailable" or ""."""
-        b, a = self.before, self.after
-        if b is None:
-            return "only after"
-        if a is None:
-            return "only before"
-        if _ok(b) and not _ok(a):
-            return "new failure"
-        if not _ok(b) and _ok(a):
-            return "fixed"
-        unavailable = Status.UNAVAILABLE.value
-        if b.status == unavailable and a.status != unavailable:
-            return "available, fails"
-        if not _ok(b) and not _ok(a):
-            return "still unavailable" if b.status == a.status == unavailable else "still failing"
-        return ""
-
-    @property
-    def numerics_regressed(self) -> bool:
-        na, nb = self.numerics_after, self.numerics_before
-        return na is not None and na.status == "fail" and (nb is None or nb.status != "fail")
-
-    @property
-    def regressions(self) -> tuple[str, ...]:
-        out = []
-        if self.status_change == "new failure":
-            out.append("new failure")
-        if self.change == "slower":
-            out.append("slower")
-        if self.numerics_regressed:
-            out.append("numerics")
-        if any(g.change in ("fusion lost", "fusion changed") and g.lost for g in self.gemms):
-            out.append("fusion lost")
-        return tuple(out)
-
-
-@dataclass(frozen=True, slots=True)
-class UpgradeComparison:
-    before: RunResult
-    after: RunResult
-    modes: tuple[UpgradeMode, ...]
-    environment: tuple[tuple[str, str, str], ...]  # (key, before, after) where they differ
-
-    def mode(self, name: str) -> UpgradeMode | None:
-        return next((m for m in self.modes if m.name == name), None)
-
-    @property
-    def regressions(self) -> tuple[tuple[str, str], ...]:
-        return tuple((m.name, r) for m in self.modes for r in m.regressions)
-
-
-def _ok(m: ModeResult | None) -> bool:
-    return m is not None and m.status == Status.OK.value
-
-
-# --------------------------------------------------------------------------------------------------- matching
-def _shape(g: GemmEpilogue) -> tuple[Any, ...]:
-    return (g.m, g.n, g.k, g.batch)
-
-
-def match_gemms(before: Sequence[GemmEpilogue], after: Sequence[GemmEpilogue]) -> tuple[GemmRow, ...]:
-    """Pair GEMMs across the two runs. Per-run ids mean nothing across runs; in order of preference a pair shares
-    the module path and shape (the engine knows the module), the aten op and shape, or the shape alone (the new
-    version may lower the same nn.Linear to mm + fused bias instead of addmm). Within a key, the nth matches
-    the nth."""
-    pairs: dict[int, tuple[int, str]] = {}  # after index -> (before index, how)
-    used: set[int] = set()
-    def same_count(op: str) -> bool:  # the op's GEMMs line up one to one: only their shapes changed
-        return sum(g.op == op for g in before) == sum(g.op == op for g in after)
-
-    keys = (
-        ("module", lambda g: (g.module, *_shape(g)) if g.module else None),
-        ("op", lambda g: (g.op, *_shape(g))),
-        ("shape", _shape),
-        # a shape parameter changed between the runs (batch 32 vs 4): the same module, or the nth GEMM of an op
-        # that both runs launch equally often, at its new shape
-        ("module, new shape", lambda g: (g.module,) if g.module else None),
-        ("order, new shape", lambda g: (g.op,) if g.op and same_count(g.op) else None),
-    )
-    for how, key in keys:
-        for ai, ga in enumerate(after):
-            ka = key(ga)
-            if ai in pairs or ka is None:
-                continue
-            bi = next((i for i, gb in enumerate(before) if i not in used and key(gb) == ka), None)
-            if bi is not None:
-                pairs[ai] = (bi, how)
-                used.add(bi)
-    by_before = {bi: (ai, how) for ai, (bi, how) in pairs.items()}
-    rows: list[GemmRow] = []
-    for bi, gb in enumerate(before):
-        if bi in by_before:
-            ai, how = by_before[bi]
-            ga = after[ai]
-            rows.append(GemmRow(_label(ga, gb), how, gb, ga, tuple(o for o in ga.fused if o not in gb.fused),
-                                tuple(o for o in gb.fused if o not in ga.fused)))
-        else:
-            rows.append(GemmRow(_label(gb), "", gb, None, (), ()))
-    rows += [GemmRow(_label(ga), "", None, ga, (), ()) for ai, ga in enumerate(after) if ai not in pairs]
-    return tuple(rows)
-
-
-def _label(g: GemmEpilogue, other: GemmEpilogue | None = None) -> str:
-    module = g.module or (other.module if other else "")
-    if module:
-        return module
-    op = g.op or (other.op if other else "") or "gemm"
-    if other is not None and other.op and g.op and other.op != g.op:
-        op = f"{other.op} → {g.op}"  # matched by shape: the new version lowered it differently
-    return f"{op} {fmt.shape(g.m, g.n, g.k, g.batch)}"
-
-
-# --------------------------------------------------------------------------------------------------- building
-def compare_upgrade(before: RunResult, after: RunResult) -> UpgradeComparison:
-    names = list(dict.fromkeys([m.name for m in before.modes] + [m.name for m in after.modes]))
-    modes = []
-    for name in names:
-        mb, ma = before.mode(name), after.mode(name)
-        r = latency_ratio(ma.latency_ms if _ok(ma) else None, mb.latency_ms if _ok(mb) else None)
-        modes.append(UpgradeMode(
-            name=name, before=mb, after=ma, latency=r,
-            numerics_before=numerics_verdict(mb.numerics, is_eager=name == EAGER) if _ok(mb) else None,
-            numerics_after=numerics_verdict(ma.numerics, is_eager=name == EAGER) if _ok(ma) else None,
-            gemms=match_gemms(mb.gemms, ma.gemms) if mb and ma else (),
-        ))
-    env_b = {kv.key: kv.value for kv in environment_rows(before.environment)}
-    env_a = {kv.key: kv.value for kv in environment_rows(after.environment)}
-    env = tuple((k, env_b.get(k, fmt.DASH), env_a.get(k, fmt.DASH)) for k in dict.fromkeys([*env_b, *env_a])
-                if env_b.get(k) != env_a.get(k))
-    return UpgradeComparison(before, after, tuple(modes), env)
 
 
 # ---------------------------------------------------------------------------------------------------- summary
@@ -230,7 +37,7 @@ def _ops(ops: Sequence[str]) -> str:
     return "+".join(ops)
 
 
-def _gemm_phrase(g: GemmRow) -> list[Segment]:
+def _gemm_phrase(g: GemmPair) -> list[Segment]:
     b, a = g.before, g.after
     head: list[Segment] = [("GEMM ", False), (g.label, True), (" ", False)]
     if b is None:
@@ -286,11 +93,6 @@ def _numerics_phrase(m: UpgradeMode) -> str:
     return f"numerics pass ({na.reason})"
 
 
-def _first_line(text: str) -> str:
-    lines = [ln for ln in (text or "").strip().splitlines() if ln.strip()]
-    return fmt.short(lines[0].strip(), 160) if lines else "no reason given"
-
-
 def mode_summary(m: UpgradeMode) -> list[Segment]:
     """One line answering "what did the upgrade do to this mode?"."""
     out: list[Segment] = [(f"{m.name}: ", False)]
@@ -303,15 +105,15 @@ def mode_summary(m: UpgradeMode) -> list[Segment]:
         return out + [("only before (not run after)", False)]
     assert a is not None and b is not None
     if sc == "new failure":
-        return out + [(f"now {a.status.upper()} ({_first_line(a.error)}); was ok", False)]
+        return out + [(f"now {a.status.upper()} ({fmt.first_line(a.error)}); was ok", False)]
     if sc == "available, fails":
-        return out + [(f"now available but {a.status.upper()} ({_first_line(a.error)}); was unavailable "
-                       f"({_first_line(b.error)})", False)]
+        return out + [(f"now available but {a.status.upper()} ({fmt.first_line(a.error)}); was unavailable "
+                       f"({fmt.first_line(b.error)})", False)]
     if sc in ("still failing", "still unavailable"):
-        return out + [(f"{sc} ({a.status}: {_first_line(a.error)})", False)]
+        return out + [(f"{sc} ({a.status}: {fmt.first_line(a.error)})", False)]
     parts: list[list[Segment]] = []
     if sc == "fixed":
-        parts.append([(f"now runs (was {b.status}: {_first_line(b.error)})", False)])
+        parts.append([(f"now runs (was {b.status}: {fmt.first_line(b.error)})", False)])
     changed = sorted((g for g in m.gemms if g.change != "same"), key=lambda g: -g.time_us)
     if changed:
         parts.append(_gemm_phrase(changed[0]))
@@ -327,6 +129,9 @@ def mode_summary(m: UpgradeMode) -> list[Segment]:
     if kb is not None and ka is not None and kb != ka:
         parts.append([(f"kernels/iter {fmt.count(kb)} → {fmt.count(ka)}", False)])
     parts.append([(_numerics_phrase(m), False)])
+    if b.ranks or a.ranks:  # torchrun runs: whose figures these are
+        parts.append([(f"{len(a.ranks or b.ranks)} ranks, figures of the slowest (rank {b.slowest_rank} → "
+                       f"rank {a.slowest_rank})", False)])
     for i, p in enumerate(parts):
         if i:
             out.append(("; ", False))
@@ -355,8 +160,7 @@ def verdict_line(cmp: UpgradeComparison) -> list[Segment]:
     if regs:
         what = "; ".join(f"{name} {r}" for name, r in regs)
         return [(f"Verdict: REGRESSION ({what})", False)]
-    better = [m.name for m in cmp.modes if m.change == "faster" or m.status_change == "fixed"
-              or any(g.change == "fusion gained" for g in m.gemms)]
+    better = cmp.improvements
     tail = f"; better: {', '.join(better)}" if better else ""
     return [(f"Verdict: no regression (no new failure, no mode slower beyond noise, no numerics or fusion "
              f"lost){tail}", False)]
@@ -387,7 +191,7 @@ def _side_gemm(g: GemmEpilogue | None) -> dict[str, Any] | None:
             "time_us_per_iter": g.time_us_per_iter, "why_not": g.why_not}
 
 
-def _gemm_shape(g: GemmRow) -> str:
+def _gemm_shape(g: GemmPair) -> str:
     one = g.after or g.before
     assert one is not None
     return fmt.shape(one.m, one.n, one.k) + (f" (batch {one.batch})" if one.batch else "")
@@ -397,27 +201,9 @@ def _arrow(before: Any, after: Any) -> str:
     return f"{fmt.DASH if before is None else before} → {fmt.DASH if after is None else after}"
 
 
-def _compile_s(m: ModeResult | None) -> float | None:
-    if m is None:
-        return None
-    cold = m.compile.cold_s if m.compile is not None else None
-    return cold if cold is not None else m.first_call_s
-
-
 def _numerics(n: NumericsVerdict | None) -> dict[str, Any] | None:
     return None if n is None else {"status": n.status, "reason": n.reason, "vs_eager": n.vs_eager,
                                    "vs_reference": n.vs_reference}
-
-
-def _comparable(cmp: UpgradeComparison) -> dict[str, Any]:
-    b, a = cmp.before, cmp.after
-    eb, ea = b.environment, a.environment
-    side = {k: {"torch": e.torch, "python": e.python, "triton": e.triton,
-                "interpreter": e.interpreter.path if e.interpreter is not None else None, "device": r.device,
-                "dtype": r.dtype}
-            for k, e, r in (("before", eb, b), ("after", ea, a))}
-    return {**side, "upgrade": eb.torch != ea.torch, "same_model": b.model == a.model,
-            "same_device": b.device == a.device, "same_dtype": b.dtype == a.dtype}
 
 
 def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
@@ -434,24 +220,25 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
             "latency": {"before": _lat(b.latency_ms) if b else None, "after": _lat(a.latency_ms) if a else None,
                         "ratio": r.value, "low": r.low, "high": r.high, "method": r.method,
                         "speedup": (1 / r.value) if r.value else None},
-            "compile_s": {"before": _compile_s(b), "after": _compile_s(a)},
+            "compile_s": dict(zip(("before", "after"), m.compile_s)),
             "kernels_per_iter": {"before": b.kernels_per_iter if b else None,
                                  "after": a.kernels_per_iter if a else None},
             "peak_memory_bytes": {"before": b.peak_memory_bytes if b else None,
                                   "after": a.peak_memory_bytes if a else None},
             "numerics": {"before": _numerics(m.numerics_before), "after": _numerics(m.numerics_after)},
-            "errors": {"before": _first_line(b.error) if b and b.error else "",
-                       "after": _first_line(a.error) if a and a.error else ""},
+            "errors": {"before": fmt.first_line(b.error) if b and b.error else "",
+                       "after": fmt.first_line(a.error) if a and a.error else ""},
             "gemms": [{"label": g.label, "matched_by": g.matched_by, "change": g.change, "gained": list(g.gained),
                        "lost": list(g.lost), "shape": _gemm_shape(g),
                        "before": _side_gemm(g.before), "after": _side_gemm(g.after)} for g in m.gemms],
             "regressions": list(m.regressions),
             "summary": plain(mode_summary(m)),
+            **_ranks_json(m),
         })
     return {
         "schema": SCHEMA,
         "kind": KIND,
-        "comparable": _comparable(cmp),
+        "comparable": comparability(cmp),
         "summary": [plain(line) for line in lines],
         "summary_segments": [[[t, code] for t, code in line] for line in lines],
         "verdict": "regression" if cmp.regressions else "ok",
@@ -461,6 +248,13 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
         "environment_changes": [list(e) for e in cmp.environment],
         "modes": modes,
     }
+
+
+def _ranks_json(m: UpgradeMode) -> dict[str, Any]:
+    """torchrun runs (issue 17): each rank before and after, matched by rank index (report/ranks.py)."""
+    from kernelscope.report.ranks import rank_delta_json
+
+    return {"ranks": [rank_delta_json(d, ("before", "after")) for d in m.ranks]} if m.ranks else {}
 
 
 # ------------------------------------------------------------------------------------------------- renderers
@@ -537,6 +331,9 @@ def render_upgrade_markdown(data: dict[str, Any], max_gemms: int = 20) -> str:
                        f"| {_md_cell(_gemm_side(g['before']))} | {_md_cell(_gemm_side(g['after']))} |")
         if len(rows) > max_gemms:
             out.append(f"\n_{len(rows) - max_gemms} more GEMM rows in compare.html and compare.json._")
+    from kernelscope.report.ranks import upgrade_markdown
+
+    out += upgrade_markdown(data["modes"])  # torchrun runs: per rank before → after
     if data["environment_changes"]:
         out += ["", "Environment changes: " + "; ".join(
             f"{_md_cell(k)} {_md_cell(b)} → {_md_cell(a)}" for k, b, a in data["environment_changes"][:20])]
@@ -629,6 +426,33 @@ UPGRADE_TEMPLATE = r"""{% extends "_layout.html.j2" %}
   {% if not any.v %}<p class="muted">No GEMM on either side.</p>{% endif %}
 </section>
 
+{% set ranked = d.modes|selectattr("ranks", "defined")|selectattr("ranks")|list %}
+{% if ranked %}
+<section id="ranks">
+  <h2>Ranks</h2>
+  <p class="caption">torchrun runs: each rank before and after, matched by rank index; a mode's figures above are its slowest rank's.</p>
+  {% for m in ranked %}
+  <h3>{{ m.name }}</h3>
+  <div class="scroll">
+  <table>
+    <thead><tr><th>Rank</th><th class="num">Latency before → after</th><th>Change</th><th class="num">Kernels / iter</th>
+      <th class="num">Communication / iter</th><th>GEMM verdicts changed</th></tr></thead>
+    <tbody>
+    {% for r in m.ranks %}
+    <tr{% if r.fusion_lost %} class="failed"{% endif %}><td>{{ r.rank }}</td>
+      <td class="num">{{ r.before.median_ms|ms if r.before and r.before.median_ms is not none else "—" }} → {{ r.after.median_ms|ms if r.after and r.after.median_ms is not none else "—" }}</td>
+      <td>{{ r.ratio|change if r.ratio is not none else "—" }}</td>
+      <td class="num">{{ r.before.kernels_per_iter|count if r.before else "—" }} → {{ r.after.kernels_per_iter|count if r.after else "—" }}</td>
+      <td class="num">{{ r.before.communication_us_per_iter|us if r.before and r.before.communication_us_per_iter is not none else "—" }} → {{ r.after.communication_us_per_iter|us if r.after and r.after.communication_us_per_iter is not none else "—" }}</td>
+      <td class="wrap">{{ r.verdicts_changed|join("; ") or "—" }}</td></tr>
+    {% endfor %}
+    </tbody>
+  </table>
+  </div>
+  {% endfor %}
+</section>
+{% endif %}
+
 <section id="failures">
   <h2>Errors</h2>
   {% for m in d.modes if m.errors.before or m.errors.after %}
@@ -650,92 +474,3 @@ UPGRADE_TEMPLATE = r"""{% extends "_layout.html.j2" %}
 <footer><p>Generated by kernelscope {{ tool_version }} from before/result.json and after/result.json.</p></footer>
 {% endblock %}
 """
-
-
-# ------------------------------------------------------------------------------------------------------- gate
-def upgrade_dir(path: Any) -> Any:
-    """The upgrade-check directory ``path`` is (it holds compare.json of kind "upgrade" and before/, after/ with
-    result.json), or None for any other directory."""
-    import json
-    from pathlib import Path
-
-    p = Path(path)
-    try:
-        data = json.loads((p / "compare.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("kind") != KIND:
-        return None
-    return p if all((p / side / "result.json").is_file() for side in ("before", "after")) else None
-
-
-def load_upgrade(path: Any) -> UpgradeComparison:
-    """The comparison, rebuilt from before/result.json and after/result.json (the results are the facts;
-    compare.json is their rendering)."""
-    from kernelscope.result_file import load_result
-
-    return compare_upgrade(load_result(path / "before"), load_result(path / "after"))
-
-
-def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence[str] = ()) -> Any:
-    """``check --max-regression X`` on an upgrade-check directory: each checked mode (``modes``, default all)
-    violates it on a new failure, numerics that fail after but not before, an epilogue op no longer fused, or a
-    latency after/before whose whole 95% interval lies above X (the point ratio without samples)."""
-    from kernelscope.errors import UsageError
-    from kernelscope.report.check import CheckOutcome, Violation, slowdown_limit
-
-    rule = "--max-regression"
-    if not max_regression > 0:
-        raise UsageError(f"{rule} must be positive (got {max_regression})", f"e.g. {rule} 1.05")
-    names = [m.name for m in cmp.modes]
-    for name in modes:
-        if name not in names:
-            raise UsageError(f"--mode {name}: the comparison has no such mode", f"modes in it: {', '.join(names)}")
-    violations: list[Violation] = []
-    checked = []
-    for m in cmp.modes:
-        if modes and m.name not in modes:
-            continue
-        checked.append(m.name)
-        if m.status_change == "new failure":
-            assert m.after is not None
-            violations.append(Violation(rule, m.name, f"ran before, {m.after.status} after: {_first_line(m.after.error)}"))
-            continue
-        if m.numerics_regressed:
-            assert m.numerics_after is not None
-            violations.append(Violation(rule, m.name, f"numerics fail after the upgrade ({m.numerics_after.reason})"))
-        for g in m.gemms:
-            if g.lost:
-                violations.append(Violation(rule, m.name, f"GEMM {g.label} no longer fuses {', '.join(g.lost)} "
-                                                          f"({g.after.backend if g.after else '?'})"))
-        r = m.latency
-        if r.value is not None:
-            best = r.low if r.method == "bootstrap" else r.value
-            if best is not None and best > max_regression:
-                ci = f", 95% CI {fmt.change_interval(r.low, r.high)}" if r.method == "bootstrap" else ""
-                violations.append(Violation(rule, m.name, f"{fmt.change(r.value)} after the upgrade{ci}, "
-                                                          f"{slowdown_limit(max_regression)}"))
-    return CheckOutcome(tuple(checked), (rule,), tuple(violations))
-
-
-def check_upgrade_dir(path: Any, rules: Any, max_regression: float | None) -> Any:
-    """`kernelscope check DIR` on an upgrade-check directory: the result rules (--expect-fused, ...) on DIR/after,
-    --max-regression on the comparison. None when DIR is not an upgrade-check directory."""
-    from kernelscope.errors import UsageError
-    from kernelscope.report.check import CheckOutcome, check_result
-    from kernelscope.result_file import load_result
-
-    top = upgrade_dir(path)
-    if top is None:
-        return None
-    if rules.empty and max_regression is None:
-        raise UsageError("no rule given", "pass --max-regression X (after vs before) and/or the rules for the "
-                                          "after run: --expect-fused, --max-kernels-per-iter, --max-slowdown, --min-speedup")
-    parts = []
-    if not rules.empty:
-        parts.append(check_result(load_result(top / "after"), rules))
-    if max_regression is not None:
-        parts.append(check_upgrade(load_upgrade(top), max_regression, rules.modes))
-    return CheckOutcome(tuple(dict.fromkeys(n for o in parts for n in o.checked_modes)),
-                        tuple(r for o in parts for r in o.rules), tuple(v for o in parts for v in o.violations),
-                        tuple(n for o in parts for n in o.notes))

@@ -20,10 +20,10 @@ from kernelscope.inductor_code import (
 from kernelscope.provenance import (
     FLOW_RANGE_PREFIX,
     SOURCE_RANGE_PREFIX,
+    RangeIndex,
     module_index,
     parse_flow,
 )
-from kernelscope.provenance import ModuleIndex as TraceModules
 from kernelscope.trace import CpuEvent, Trace
 
 _GRAPH_CALL = vocab.GRAPH_CALL
@@ -66,9 +66,9 @@ class _TraceIndex:
     by_ext: dict[int, CpuEvent] = field(default_factory=dict)
     cpu_by_key: dict[tuple[str, float], CpuEvent] = field(default_factory=dict)
     regions: tuple[CpuEvent, ...] = ()
-    modules: TraceModules | None = None
-    sources: TraceModules | None = None  # eager GEMM-class calls' source lines (kernelscope.source: ranges)
-    flows: TraceModules | None = None  # eager dataflow (kernelscope.flow: ranges)
+    modules: RangeIndex | None = None
+    sources: RangeIndex | None = None  # eager GEMM-class calls' source lines (kernelscope.source: ranges)
+    flows: RangeIndex | None = None  # eager dataflow (kernelscope.flow: ranges)
     _flow_labels: dict[str, tuple[int, frozenset[int]] | None] = field(default_factory=dict)
     _copies: dict[object, tuple[list[float], list[CpuEvent]]] | None = None
 

@@ -63,6 +63,11 @@ class ModuleIndex:
     def _nodes(self, graph: int) -> dict[str, Any]:
         return self.graphs[graph] if graph < len(self.graphs) else {}
 
+    def _gemm_nodes(self, graph: int, names: Sequence[str]) -> list[Any]:
+        """The GEMM-class traced nodes among ``names``, in their order (names the graph lacks are skipped)."""
+        nodes = self._nodes(graph)
+        return [nodes[n] for n in names if n in nodes and vocab.is_gemm(str(getattr(nodes[n], "op", "")))]
+
     def _by_provenance(self, graph: int, handle: str | None) -> tuple[str, str, str] | None:
         prov = self.provenance[graph] if graph < len(self.provenance) else None
         site = prov.site(handle) if prov is not None else None
@@ -72,9 +77,7 @@ class ModuleIndex:
         if gemm is None:
             return None
         post, pre = gemm
-        nodes = self._nodes(graph)
-        cands = [nodes[n] for n in pre if n in nodes]
-        gemms = [c for c in cands if vocab.is_gemm(str(getattr(c, "op", "")))]
+        gemms = self._gemm_nodes(graph, pre)
         pick = gemms[0] if len(gemms) == 1 else None
         module = (getattr(pick, "module", None) or "") if pick is not None else ""
         # the traced node's own line is the GEMM's; the call's first stack may be an op fused before it
@@ -93,11 +96,7 @@ class ModuleIndex:
         return module, source, ev
 
     def _by_comment(self, graph: int, source_nodes: Sequence[str]) -> tuple[str, str, str]:
-        nodes = self._nodes(graph)
-        if not nodes:
-            return "", "", ""
-        cands = [nodes[n] for n in source_nodes if n in nodes]
-        gemms = [c for c in cands if vocab.is_gemm(str(getattr(c, "op", "")))]
+        gemms = self._gemm_nodes(graph, source_nodes)
         pick = gemms[-1] if gemms else None
         if pick is None:
             return "", "", ""

@@ -1,0 +1,336 @@
+"""The CI gate's rules (``kernelscope check``), evaluated on a result: each violated rule becomes one line.
+
+Which modes a rule looks at: the ``--mode`` names, or by default every mode except eager (the rules are about
+what compilation did). A checked mode that did not run (failed, timeout, interrupted) violates every rule, since
+none can be shown to hold; an ``unavailable`` mode is skipped unless named with ``--mode`` (the machine cannot
+run it, e.g. reduce-overhead on a CPU).
+
+--numerics fails a checked mode whose output fails against eager or against the float64 reference.
+
+Latency rules are noise-aware, like the report: --max-slowdown is violated only when the whole 95%
+interval of (mode / eager) lies above the limit, --min-speedup only when the whole interval of (eager / mode)
+lies below it; without samples the point ratio decides. A gate must not flap on timing noise.
+
+Each rank of a torchrun mode is checked too (``check_ranks``). On an upgrade-check directory --max-regression
+checks the before/after comparison (``check_upgrade``) and the other rules check DIR/after. report/check.py prints
+the outcome.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernelscope import fmt
+from kernelscope.analysis.speedup import EAGER
+from kernelscope.analysis.stats import latency_ratio
+from kernelscope.analysis.upgrade import UpgradeComparison, load_upgrade, upgrade_dir
+from kernelscope.errors import UsageError
+from kernelscope.result import GemmEpilogue, ModeResult, NumericsResult, OutputError, RunResult, Status, Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    expect_fused: str | None = None  # "all" | "none" | a regular expression on epilogue op names
+    max_kernels_per_iter: float | None = None
+    max_slowdown: float | None = None
+    min_speedup: float | None = None
+    modes: tuple[str, ...] = ()
+    numerics: bool = False  # --numerics: a checked mode's output must pass vs eager and vs the reference
+
+    @property
+    def empty(self) -> bool:
+        return (self.expect_fused is None and self.max_kernels_per_iter is None and self.max_slowdown is None
+                and self.min_speedup is None and not self.numerics)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    rule: str  # the option, e.g. "--max-kernels-per-iter"
+    mode: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.mode}: {self.message} ({self.rule})"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOutcome:
+    checked_modes: tuple[str, ...]
+    rules: tuple[str, ...]
+    violations: tuple[Violation, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def validate(rules: Rules, result: RunResult) -> re.Pattern[str] | None:
+    """Usage errors (exit 2): no rule, bad numbers, a bad pattern, a --mode the result does not have."""
+    if rules.empty:
+        raise UsageError(
+            "no rule given",
+            "pass at least one of --expect-fused, --max-kernels-per-iter, --max-slowdown, --min-speedup, "
+            "--numerics",
+        )
+    for opt, v in (("--max-kernels-per-iter", rules.max_kernels_per_iter), ("--max-slowdown", rules.max_slowdown),
+                   ("--min-speedup", rules.min_speedup)):
+        if v is not None and not v > 0:
+            raise UsageError(f"{opt} must be positive (got {v})", f"e.g. {opt} 1.5")
+    names = [m.name for m in result.modes]
+    for name in rules.modes:
+        if name not in names:
+            raise UsageError(f"--mode {name}: the result has no such mode", f"modes in this result: {', '.join(names)}")
+    if rules.expect_fused is None or rules.expect_fused in ("all", "none"):
+        return None
+    try:
+        return re.compile(rules.expect_fused)
+    except re.error as exc:
+        raise UsageError(f"--expect-fused {rules.expect_fused!r} is not a valid regular expression: {exc}",
+                         "pass all, none, or a pattern matching epilogue op names, e.g. 'gelu|relu'") from exc
+
+
+def _fusion(mode: ModeResult, expect: str, pattern: re.Pattern[str] | None) -> list[Violation]:
+    rule = "--expect-fused"
+    out: list[Violation] = []
+
+    def v(g: GemmEpilogue, msg: str) -> None:
+        out.append(Violation(rule, mode.name, f"GEMM {g.id} ({g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k, g.batch)}, "
+                                              f"{g.backend}) {msg}"))
+
+    if not mode.gemms and (mode.kernels_by_category or {}).get("gemm", 0) > 0:
+        # GEMM-class kernels ran but no verdict came out: "all fused" must not pass on an empty list
+        out.append(Violation(rule, mode.name, f"{mode.kernels_by_category['gemm']:g} GEMM-class kernel(s) per "
+                                              "iteration ran but no GEMM verdict was derived: nothing to check, so "
+                                              "nothing passes (pass the output code and the trace of the run)"))
+        return out
+    if expect == "all":
+        for g in mode.gemms:
+            if g.verdict not in (Verdict.FUSED.value, Verdict.NONE.value):
+                detail = f"; unfused: {', '.join(g.unfused)}" if g.unfused else ""
+                v(g, f"is {g.verdict}, expected fused{detail}")
+    elif expect == "none":
+        for g in mode.gemms:
+            if g.fused:
+                v(g, f"fused {', '.join(g.fused)}, expected no epilogue fusion")
+    else:
+        assert pattern is not None
+        matched = False
+        for g in mode.gemms:
+            ops = [op for op in g.epilogue or (*g.fused, *g.unfused) if pattern.search(op)]
+            matched = matched or bool(ops)
+            missing = [op for op in ops if op not in g.fused]
+            if missing:
+                v(g, f"does not fuse {', '.join(missing)} (fused: {', '.join(g.fused) or 'nothing'})")
+        if not matched:
+            # A pattern that matches nothing would pass forever: a typo or a changed model must not look green.
+            out.append(Violation(rule, mode.name, f"no GEMM epilogue op matches {pattern.pattern!r}"))
+    return out
+
+
+def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
+    pattern = validate(rules, result)
+    explicit = bool(rules.modes)
+    selected = [result.mode(n) for n in rules.modes] if explicit else [m for m in result.modes if m.name != EAGER]
+    eager = result.mode(EAGER)
+    violations: list[Violation] = []
+    notes: list[str] = []
+    checked: list[str] = []
+    active = [opt for opt, v in (("--expect-fused", rules.expect_fused),
+                                 ("--max-kernels-per-iter", rules.max_kernels_per_iter),
+                                 ("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup),
+                                 ("--numerics", True if rules.numerics else None))
+              if v is not None]
+    if not selected:
+        violations.append(Violation("--mode", "-", "the result has no compiled mode to check"))
+    for mode in selected:
+        assert mode is not None
+        if mode.status == Status.UNAVAILABLE.value and not explicit:
+            notes.append(f"{mode.name}: unavailable on that machine, skipped ({mode.error or 'no reason given'})")
+            continue
+        checked.append(mode.name)
+        if mode.status != Status.OK.value:
+            first = (mode.error or "").strip().splitlines()
+            reason = f": {first[-1]}" if first else ""
+            violations.append(Violation(", ".join(active), mode.name, f"status {mode.status}{reason}"))
+            continue
+        if rules.expect_fused is not None:
+            violations += _fusion(mode, rules.expect_fused, pattern)
+        if rules.max_kernels_per_iter is not None:
+            k = mode.kernels_per_iter
+            if k is None:
+                violations.append(Violation("--max-kernels-per-iter", mode.name, "kernels per iteration not measured"))
+            elif k > rules.max_kernels_per_iter:
+                violations.append(Violation("--max-kernels-per-iter", mode.name, f"{fmt.count(k)} kernels per "
+                                            f"iteration > {fmt.count(rules.max_kernels_per_iter)}"))
+        if rules.numerics:
+            violations += _numerics(mode)
+        for opt, limit in (("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup)):
+            if limit is None:
+                continue
+            violation = _latency_rule(opt, limit, mode, eager)
+            if violation:
+                violations.append(violation)
+        if mode.ranks:  # torchrun (issue 17): every rank, and the latency rules on the slowest one
+            violations += check_ranks(mode, max_kernels_per_iter=rules.max_kernels_per_iter,
+                                      expect_fused=rules.expect_fused)
+            if len(mode.ranks) > 1 and (rules.max_slowdown is not None or rules.min_speedup is not None):
+                notes.append(f"{mode.name}: {len(mode.ranks)} ranks; the latency rules use the slowest rank's "
+                             f"figures (rank {mode.slowest_rank})")
+    return CheckOutcome(tuple(checked), tuple(active), tuple(violations), tuple(notes))
+
+
+def _numerics(mode: ModeResult) -> list[Violation]:
+    """--numerics: the mode's output against eager (every element within the dtype's tolerance, no new NaN/Inf)
+    and against the float64 reference (analysis/numerics.py's rules). Both are checked: a compiled mode that
+    differs from eager but is closer to the reference is reported as such, and still violates (a gate that
+    wants it to pass can check eager-only modes). Not measured at all is a violation too: a gate must not pass
+    on a missing check."""
+    n = mode.numerics or NumericsResult()
+    ve, vr = n.vs_eager or OutputError(), n.vs_reference or OutputError()
+    out = []
+    if mode.name != EAGER and ve.passed is False:
+        better = " (closer to the float64 reference than eager)" if vr.passed is True else ""
+        out.append(Violation("--numerics", mode.name, f"output vs eager fails: "
+                             f"{ve.reason or 'outside tolerance'}{better}"))
+    if vr.passed is False:
+        out.append(Violation("--numerics", mode.name, f"output vs the float64 reference fails: "
+                             f"{vr.reason or 'outside tolerance'}"))
+    if not out and ve.passed is None and vr.passed is None:
+        skipped = n.reference.skipped if n.reference is not None else ""
+        out.append(Violation("--numerics", mode.name, "numerics not measured" + (f" ({skipped})" if skipped else "")))
+    return out
+
+
+_INTERVAL = ("bootstrap", "processes")  # Ratio methods that carry a 95% interval (analysis/stats.py)
+
+
+def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | None) -> Violation | None:
+    if mode.name == EAGER:
+        return None  # eager against itself: always 1.0
+    if eager is None or eager.status != Status.OK.value or eager.latency_ms is None:
+        return Violation(opt, mode.name, "no eager latency to compare with (run eager too)")
+    if mode.latency_ms is None:
+        return Violation(opt, mode.name, "latency not measured")
+    slowdown = latency_ratio(mode.latency_ms, eager.latency_ms)  # mode / eager
+    assert slowdown.value is not None
+    if opt == "--max-slowdown":
+        worst_case_good = slowdown.low if slowdown.method in _INTERVAL else slowdown.value
+        assert worst_case_good is not None
+        if worst_case_good > limit:
+            ci = fmt.change_interval(slowdown.low, slowdown.high) if slowdown.method in _INTERVAL else ""
+            return Violation(opt, mode.name, f"{fmt.change(slowdown.value)} than eager "
+                             f"({fmt.ms(mode.latency_ms.median)} vs {fmt.ms(eager.latency_ms.median)}"
+                             + (f", 95% CI {ci}" if ci else "") + f"), {slowdown_limit(limit)}")
+        return None
+    speedup = slowdown.inverted()
+    best_case = speedup.high if speedup.method in _INTERVAL else speedup.value
+    assert best_case is not None and speedup.value is not None
+    if best_case < limit:
+        # read one way (issue 15): "2.51× slower than eager", never "speedup 0.398×"
+        ci = fmt.speedup_interval(speedup.low, speedup.high, speedup.value) if speedup.method in _INTERVAL else ""
+        return Violation(opt, mode.name, f"{fmt.speedup(speedup.value)} than eager "
+                         f"({fmt.ms(mode.latency_ms.median)} vs {fmt.ms(eager.latency_ms.median)}"
+                         + (f", 95% CI {ci}" if ci else "") + f"), {_speedup_limit(limit)}")
+    return None
+
+
+def slowdown_limit(limit: float) -> str:
+    """A limit on a latency ratio new / old, read one way: 1.5 -> "allowed at most 1.50× slower", 0.9 -> "required
+    at least 1.11× faster" (a limit below 1 asks for a speedup)."""
+    return f"allowed at most {fmt.change(limit)}" if limit >= 1 else f"required at least {fmt.change(limit)}"
+
+
+def _speedup_limit(limit: float) -> str:
+    # --min-speedup 0.8 allows a slowdown: "may be at most 1.25× slower", never "a speedup of at least 0.800×".
+    return f"needs a speedup of at least {fmt.ratio(limit)}" if limit >= 1 else f"may be at most {fmt.speedup(limit)}"
+
+
+def check_ranks(mode: ModeResult, *, max_kernels_per_iter: float | None,
+                expect_fused: str | None) -> list[Violation]:
+    """``check`` on every rank, not only the headline (slowest) one: kernels per iteration, and ``--expect-fused
+    all|none`` on each rank's GEMM verdicts. The latency rules use the mode's figures, the slowest rank's."""
+    out = []
+    for r in mode.ranks:
+        if r.rank == mode.slowest_rank or r.status != "ok":
+            continue  # the headline rank is the mode itself; a failed rank fails the mode
+        who = f"{mode.name} rank {r.rank}"
+        if max_kernels_per_iter is not None and r.kernels_per_iter is not None and \
+                r.kernels_per_iter > max_kernels_per_iter:
+            out.append(Violation("--max-kernels-per-iter", who, f"{fmt.count(r.kernels_per_iter)} kernels per "
+                                 f"iteration > {fmt.count(max_kernels_per_iter)}"))
+        want = (expect_fused or "").lower()
+        if want in ("all", "none"):
+            for v in r.verdicts:
+                label, _, verdict = v.rpartition(": ")
+                if (want == "all" and verdict not in ("fused", "none")) or (
+                        want == "none" and verdict in ("fused", "partial")):
+                    out.append(Violation("--expect-fused", who, f"GEMM {label}: {verdict}"))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ upgrade-check DIR
+def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence[str] = ()) -> CheckOutcome:
+    """``check --max-regression X`` on an upgrade-check directory: each checked mode (``modes``, default all)
+    violates it on a new failure, numerics that fail after but not before, an epilogue op no longer fused, or a
+    latency after/before whose whole 95% interval lies above X (the point ratio without samples)."""
+    rule = "--max-regression"
+    if not max_regression > 0:
+        raise UsageError(f"{rule} must be positive (got {max_regression})", f"e.g. {rule} 1.05")
+    names = [m.name for m in cmp.modes]
+    for name in modes:
+        if name not in names:
+            raise UsageError(f"--mode {name}: the comparison has no such mode", f"modes in it: {', '.join(names)}")
+    violations: list[Violation] = []
+    checked = []
+    for m in cmp.modes:
+        if modes and m.name not in modes:
+            continue
+        checked.append(m.name)
+        if m.status_change == "new failure":
+            assert m.after is not None
+            violations.append(Violation(rule, m.name,
+                                        f"ran before, {m.after.status} after: {fmt.first_line(m.after.error)}"))
+            continue
+        if m.numerics_regressed:
+            assert m.numerics_after is not None
+            violations.append(Violation(rule, m.name, f"numerics fail after the upgrade ({m.numerics_after.reason})"))
+        for g in m.gemms:
+            if g.lost:
+                violations.append(Violation(rule, m.name, f"GEMM {g.label} no longer fuses {', '.join(g.lost)} "
+                                                          f"({g.after.backend if g.after else '?'})"))
+        # torchrun runs: a rank that fused less after the upgrade (the mode's own GEMM rows are its slowest rank's)
+        violations += [Violation(rule, f"{m.name} rank {rank}", f"GEMM {line.replace(' -> ', ' → ')} after the "
+                                                                "upgrade") for rank, line in m.rank_fusion_lost]
+        r = m.latency
+        if r.value is not None:
+            best = r.low if r.method == "bootstrap" else r.value
+            if best is not None and best > max_regression:
+                ci = f", 95% CI {fmt.change_interval(r.low, r.high)}" if r.method == "bootstrap" else ""
+                violations.append(Violation(rule, m.name, f"{fmt.change(r.value)} after the upgrade{ci}, "
+                                                          f"{slowdown_limit(max_regression)}"))
+    return CheckOutcome(tuple(checked), (rule,), tuple(violations))
+
+
+def check_upgrade_dir(path: str | Path, rules: Rules, max_regression: float | None) -> CheckOutcome | None:
+    """`kernelscope check DIR` on an upgrade-check directory: the result rules (--expect-fused, ...) on DIR/after,
+    --max-regression on the comparison. None when DIR is not an upgrade-check directory."""
+    from kernelscope.result_file import load_result
+
+    top = upgrade_dir(path)
+    if top is None:
+        return None
+    if rules.empty and max_regression is None:
+        raise UsageError("no rule given", "pass --max-regression X (after vs before) and/or the rules for the after "
+                                          "run: --expect-fused, --max-kernels-per-iter, --max-slowdown, --min-speedup")
+    parts = []
+    if not rules.empty:
+        parts.append(check_result(load_result(top / "after"), rules))
+    if max_regression is not None:
+        parts.append(check_upgrade(load_upgrade(top), max_regression, rules.modes))
+    return CheckOutcome(tuple(dict.fromkeys(n for o in parts for n in o.checked_modes)),
+                        tuple(r for o in parts for r in o.rules), tuple(v for o in parts for v in o.violations),
+                        tuple(n for o in parts for n in o.notes))
