@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kernelscope import fmt
-from kernelscope.analysis.pairing import match_gemms
+from kernelscope.analysis.pairing import change_kind, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
 from kernelscope.result import GemmEpilogue, ModeResult, RunEnvironment, RunResult, Status
@@ -54,19 +54,7 @@ class GemmChange:
 
     @property
     def _kind(self) -> str:
-        if self.base is None:
-            return "new GEMM"
-        if self.head is None:
-            return "GEMM gone"
-        if self.gained and not self.lost:
-            return "fusion gained"
-        if self.lost and not self.gained:
-            return "fusion lost"
-        if self.gained or self.lost:
-            return "fusion changed"
-        if self.base.verdict != self.head.verdict:
-            return "verdict changed"
-        return "backend switched" if self.backend_switched else "same"
+        return change_kind(self.base, self.head, self.gained, self.lost, self.backend_switched)
 
 
 @dataclass(frozen=True, slots=True)

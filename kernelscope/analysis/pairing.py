@@ -28,19 +28,7 @@ class GemmPair:
     @property
     def change(self) -> str:
         b, a = self.before, self.after
-        if b is None:
-            return "new GEMM"
-        if a is None:
-            return "GEMM gone"
-        if self.gained and not self.lost:
-            return "fusion gained"
-        if self.lost and not self.gained:
-            return "fusion lost"
-        if self.gained or self.lost:
-            return "fusion changed"
-        if b.verdict != a.verdict:
-            return "verdict changed"
-        return "backend switched" if b.backend != a.backend else "same"
+        return change_kind(b, a, self.gained, self.lost, b is not None and a is not None and b.backend != a.backend)
 
     @property
     def time_us(self) -> float:
@@ -102,3 +90,21 @@ def _label(g: GemmEpilogue, other: GemmEpilogue | None = None) -> str:
     if other is not None and other.op and g.op and other.op != g.op:
         op = f"{other.op} → {g.op}"  # matched by shape: the new version lowered it differently
     return f"{op} {fmt.shape(g.m, g.n, g.k, g.batch)}"
+
+
+def change_kind(before: GemmEpilogue | None, after: GemmEpilogue | None, gained: Sequence[str], lost: Sequence[str],
+                backend_switched: bool) -> str:
+    """What happened to one GEMM between two runs (compare's base/head, upgrade-check's before/after)."""
+    if before is None:
+        return "new GEMM"
+    if after is None:
+        return "GEMM gone"
+    if gained and not lost:
+        return "fusion gained"
+    if lost and not gained:
+        return "fusion lost"
+    if gained or lost:
+        return "fusion changed"
+    if before.verdict != after.verdict:
+        return "verdict changed"
+    return "backend switched" if backend_switched else "same"
