@@ -92,7 +92,7 @@ def label_width(names: Sequence[str]) -> float:
     return min(max(LABEL_W, 8.5 * max((len(n) for n in names), default=0) + 16), 320.0)
 
 
-def _axis(ticks: list[float], scale: float, y: float, unit_fmt, x0: float = LABEL_W) -> tuple[list[Line], list[Label]]:
+def _axis(ticks: list[float], scale: float, y: float, unit_fmt, *, x0: float) -> tuple[list[Line], list[Label]]:
     lines = [Line(x0, y, x0 + ticks[-1] * scale, y, "axis")]
     labels = []
     for t in ticks:
