@@ -38,10 +38,21 @@ def runs(a: argparse.Namespace) -> None:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     walls = json.loads((out / "walls.json").read_text()) if (out / "walls.json").exists() else {}
-    for i in range(1, a.runs + 1):
+    for i in range(a.first, a.first + a.runs):
         d = out / f"run-{i}"
-        if (d / "result.json").exists() and str(i) in walls:
+        hand_i = out / f"hand-{i}.json"
+        if (d / "result.json").exists() and str(i) in walls and (hand_i.exists() or not a.paired):
             continue
+        if a.paired and hand_i.exists():
+            hand_i.unlink()  # a pair is timed together or not at all: its kernelscope run is timed again
+        # --paired: the hand run right after its kernelscope run, so both see the machine of the same minutes; on
+        # even pairs it goes first (ABBA), so a machine that speeds up or slows down over the proof does not favour
+        # whichever side always ran second
+        earlier = next((out / f"run-{j}" for j in range(i - 1, 0, -1) if (out / f"run-{j}" / "result.json").exists()),
+                       None)
+        hand_first = a.paired and i % 2 == 0 and earlier is not None
+        if hand_first:
+            _hand(a, earlier, hand_i)  # type: ignore[arg-type]
         cmd = [sys.executable, "-m", "kernelscope", "profile", a.model, "--out", str(d), "--force",
                "--modes", a.modes]
         if a.processes:
@@ -52,14 +63,13 @@ def runs(a: argparse.Namespace) -> None:
         (out / f"run-{i}.log").write_text(proc.stdout + proc.stderr)
         print(f"run {i}: exit {proc.returncode}, {walls[str(i)]:.1f} s", flush=True)
         (out / "walls.json").write_text(json.dumps(walls, indent=1))
-    if a.paired:
-        for i in range(1, a.runs + 1):
-            if (out / f"run-{i}" / "result.json").exists() and not (out / f"hand-{i}.json").exists():
-                _hand(a, out, out / f"hand-{i}.json")
+        if a.paired and not hand_first and (d / "result.json").exists():
+            _hand(a, d, hand_i)
 
 
-def _hand(a: argparse.Namespace, out: Path, dest: Path) -> None:
-    r1 = json.loads((out / "run-1" / "result.json").read_text())
+def _hand(a: argparse.Namespace, run_dir: Path, dest: Path) -> None:
+    """The hand timing with run_dir's settings (its --processes, its device), into dest."""
+    r1 = json.loads((run_dir / "result.json").read_text())
     processes = a.processes or r1["settings"].get("processes", 1)
     device = "cuda" if str(r1.get("device", "")).startswith("cuda") else "cpu"
     cmd = [sys.executable, str(HERE / "hand_timing.py"), a.model, "--modes", a.modes, "--processes", str(processes),
@@ -71,7 +81,7 @@ def _hand(a: argparse.Namespace, out: Path, dest: Path) -> None:
 
 def hand(a: argparse.Namespace) -> None:
     out = Path(a.out)
-    _hand(a, out, out / "hand.json")
+    _hand(a, out / "run-1", out / "hand.json")
     print((out / "hand.log").read_text()[-3000:])
 
 
@@ -158,7 +168,7 @@ def report(a: argparse.Namespace) -> None:
                       f"{ks_wall / h['wall_s']:.2f}x (target <= 1.25x)"]
     pairs = [(i + 1, out / f"hand-{i + 1}.json") for i in range(len(dirs)) if (out / f"hand-{i + 1}.json").exists()]
     if pairs:
-        # --paired: hand run i right after kernelscope run i, so both sample the machine's state of those minutes
+        # --paired: hand run i next to kernelscope run i, so both sample the machine's state of those minutes
         lines += ["", "| mode | pair | kernelscope median (ms) | hand median (ms) | ratio |",
                   "| --- | --- | --- | --- | --- |"]
         data["paired"] = {}
@@ -179,6 +189,13 @@ def report(a: argparse.Namespace) -> None:
             if pooled is not None:
                 lines.append(f"| {name} | all {len(ratios)} pairs, every process | {statistics.median(ks_all):.4f} "
                              f"| {statistics.median(hand_all):.4f} | **{pooled:.3f}** (target within 3%) |")
+    if pairs:
+        hand_walls = {str(i): json.loads(hp.read_text())["wall_s"] for i, hp in pairs}
+        ks_w = statistics.median(walls[i] for i in hand_walls if i in walls)
+        hw = statistics.median(hand_walls.values())
+        data["paired_wall"] = {"profile_s": walls, "hand_s": hand_walls, "ratio": ks_w / hw}
+        lines += ["", f"wall time, pairs: kernelscope profile median {ks_w:.1f} s, hand script median {hw:.1f} s "
+                      f"({', '.join(f'{v:.1f}' for v in hand_walls.values())}): {ks_w / hw:.2f}x (target <= 1.25x)"]
     spread = _autotune_spread(dirs)
     data["autotune"] = spread
     if spread["choices"]:
@@ -197,6 +214,8 @@ def main() -> None:
     ap.add_argument("model", nargs="?", default="samples/linear_gelu.py")
     ap.add_argument("--out", default="kernelscope-out/proofs")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--first", type=int, default=1, help="runs: number of the first run (split a long proof "
+                    "over several calls: --first 4 --runs 2 makes run-4 and run-5)")
     ap.add_argument("--modes", default="eager,default,max-autotune")
     ap.add_argument("--processes", type=int, default=None, help="default: kernelscope's default --processes")
     ap.add_argument("--paired", action="store_true", help="runs: after each kernelscope run, a hand run "
