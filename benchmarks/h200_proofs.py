@@ -57,6 +57,7 @@ def runs(a: argparse.Namespace) -> None:
                "--modes", a.modes]
         if a.processes:
             cmd += ["--processes", str(a.processes)]
+        cmd += [f"--set={x}" for x in a.set]
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         walls[str(i)] = time.perf_counter() - t0
@@ -73,7 +74,7 @@ def _hand(a: argparse.Namespace, run_dir: Path, dest: Path) -> None:
     processes = a.processes or r1["settings"].get("processes", 1)
     device = "cuda" if str(r1.get("device", "")).startswith("cuda") else "cpu"
     cmd = [sys.executable, str(HERE / "hand_timing.py"), a.model, "--modes", a.modes, "--processes", str(processes),
-           "--device", device, "--json", str(dest)]
+           "--device", device, "--json", str(dest), *(f"--set={x}" for x in a.set)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     dest.with_suffix(".log").write_text(proc.stdout + proc.stderr)
     print(f"{dest.name}: exit {proc.returncode}", flush=True)
@@ -218,6 +219,9 @@ def main() -> None:
                     "over several calls: --first 4 --runs 2 makes run-4 and run-5)")
     ap.add_argument("--modes", default="eager,default,max-autotune")
     ap.add_argument("--processes", type=int, default=None, help="default: kernelscope's default --processes")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="runs/hand: a model constant for both kernelscope and the hand script (e.g. batch_size=8192 "
+                    "makes the seed sample GPU-bound)")
     ap.add_argument("--paired", action="store_true", help="runs: after each kernelscope run, a hand run "
                     "(hand-N.json), so each pair sees the machine in the same minutes; report compares them")
     a = ap.parse_args()

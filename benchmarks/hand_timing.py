@@ -11,7 +11,7 @@ later rounds reuse it, as kernelscope's later processes do. Prints one JSON line
 per mode the median of the processes' medians, and the total wall time.
 
     python benchmarks/hand_timing.py samples/linear_gelu.py [--modes eager,default,max-autotune] [--processes 5]
-        [--device cuda] [--json OUT.json]
+        [--device cuda] [--json OUT.json] [--set NAME=VALUE ...]
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from pathlib import Path
 MODES = {"eager": None, "default": "default", "max-autotune": "max-autotune-no-cudagraphs"}
 
 
-def worker(model_path: str, mode: str, device: str, pin: bool = True) -> dict:
+def worker(model_path: str, mode: str, device: str, pin: bool = True, sets: list[str] | None = None) -> dict:
+    import ast
     import importlib.util
     import random
 
@@ -40,6 +41,13 @@ def worker(model_path: str, mode: str, device: str, pin: bool = True) -> dict:
     spec = importlib.util.spec_from_file_location("hand_model", model_path)
     mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    for item in sets or []:  # as kernelscope's --set: module constants overridden after the import
+        name, _, raw = item.partition("=")
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            value = raw
+        setattr(mod, name.strip(), value)
     model = mod.get_model().to(device).eval()
     inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in mod.get_inputs()]
     cuda = device == "cuda"
@@ -123,9 +131,11 @@ def main() -> None:
     ap.add_argument("--no-pin", action="store_true", help="CUDA: time where the scheduler puts the process "
                     "(default: on the CPU where the calls ran fastest, as kernelscope's --cpu-pinning fastest)")
     ap.add_argument("--mode", default=None)
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="override a module-level constant of the model file, as kernelscope's --set")
     a = ap.parse_args()
     if a.worker:
-        print("@@hand " + json.dumps(worker(a.model, a.mode, a.device, not a.no_pin)), flush=True)
+        print("@@hand " + json.dumps(worker(a.model, a.mode, a.device, not a.no_pin, a.set)), flush=True)
         return
     modes = [m.strip() for m in a.modes.split(",") if m.strip()]
     caches = {m: tempfile.mkdtemp(prefix=f"hand-cache-{m}-") for m in modes}
@@ -137,7 +147,7 @@ def main() -> None:
                    "TRITON_CACHE_DIR": os.path.join(caches[m], "triton")}
             p0 = time.perf_counter()
             proc = subprocess.run([sys.executable, __file__, a.model, "--worker", "--mode", m, "--device", a.device,
-                                   *(["--no-pin"] if a.no_pin else [])],
+                                   *(["--no-pin"] if a.no_pin else []), *(f"--set={x}" for x in a.set)],
                                   capture_output=True, text=True, env=env, check=False)
             line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("@@hand ")), None)
             if line is None:
