@@ -809,7 +809,7 @@ def _time_calls(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
         rec["compile_workers_stopped"] = True
     progress("warming up")
     per_call = _warm_up(timer, call, min_calls=spec.get("warmup", 10), max_seconds=WARMUP_BUDGET_S,
-                        agree=setup.group)
+                        min_seconds=WARMUP_MIN_S, agree=setup.group)
     rec["warmup_calls"] = per_call["calls"]
     if device == "cuda":
         torch.cuda.reset_peak_memory_stats()
@@ -817,8 +817,7 @@ def _time_calls(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
         warmup_peak = _rss_hwm() if hwm_ok else None
         hwm_ok = _reset_hwm()
     # Several calls per sample so one sample lasts >= ~1 ms: shorter ones time the timer, not the model.
-    estimate = per_call["estimate_s"] if setup.group is None else setup.group.agree_max(per_call["estimate_s"])
-    inner = max(1, min(1000, int(1e-3 / max(estimate, 1e-7))))
+    inner = calls_per_sample(_batched_estimate(timer, call, per_call["estimate_s"], agree=setup.group))
     repeats = spec.get("repeats", 30)
     # CUDA: the launching thread moves to the fastest CPU (a torchrun group's ranks keep theirs: two ranks could
     # pick one CPU); on the CPU device Inductor's OpenMP threads are the measurement, so nothing moves there
@@ -897,6 +896,10 @@ def _peak_rss() -> int:
 # Seconds the warm-up may take before timing starts anyway, and the timed windows' budget. A constant: no option
 # sets it (the spec's "warmup" is the minimum number of warm-up calls).
 WARMUP_BUDGET_S = 10.0
+# ... and the least it takes, however stable the first calls look: a GPU idles at its lowest clocks (the H200's SM
+# clock read 345 MHz idle, 1980 MHz max) and a launch-bound model's sparse kernels raise them over time; the CPU's
+# caches and Python's adaptive interpreter warm up too. The probe of --cpu-pinning and the samples come after.
+WARMUP_MIN_S = 0.5
 DRIFT_LIMIT = 0.10  # first-half vs second-half median of a timed window, relative to the window's median
 MAX_WINDOWS = 3
 
@@ -1018,15 +1021,51 @@ def _shutdown_compile_workers(torch: Any) -> bool:
         return False
 
 
-def _warm_up(timer: _Timer, call: Any, *, min_calls: int, max_seconds: float, agree: Any = None) -> dict[str, Any]:
-    """Run until per-call time is stable (last 5 within 10% of their median) or the time budget is spent.
+SAMPLE_S = 1e-3  # a timed sample lasts at least this long: shorter ones time the timer, not the model
+
+
+def calls_per_sample(per_call_s: float) -> int:
+    """Back-to-back calls in one timed sample, so that it lasts about SAMPLE_S (1 to 1000)."""
+    return max(1, min(1000, int(SAMPLE_S / max(per_call_s, 1e-7))))
+
+
+def _batched_estimate(timer: _Timer, call: Any, single_s: float, agree: Any = None) -> float:
+    """Seconds per call when calls run back to back, as the timed samples run them.
+
+    The warm-up times single calls, each ending in a synchronize: on a GPU that adds the last kernel's tail and
+    the event's latency to every call, and a launch-bound model read 1.2-3x its back-to-back time that way on the
+    H200 (default mode: 83-333 µs single against 64-122 µs per call in the samples), so samples of
+    ``1 ms / single`` calls lasted 0.3-0.9 ms and each carried that tail over fewer calls than a sample of 1 ms.
+    Here samples of the estimated length are timed (median of 3) and the count recomputed until it stops growing
+    (at most 3 rounds, ~10 ms). A call of SAMPLE_S or more needs no batch: one call per sample either way.
+    ``agree``: a torchrun group; its ranks make the same calls (their collectives pair up), so each round's count
+    and the decision to stop are agreed, on the slowest rank's time."""
+
+    def agreed(x: float) -> float:
+        return x if agree is None else float(agree.agree_max(x))
+
+    estimate = agreed(single_s)
+    if estimate >= 2 * SAMPLE_S:
+        return estimate
+    for _ in range(3):
+        n = calls_per_sample(estimate)
+        estimate = agreed(sorted(timer.time(call, n) for _ in range(3))[1])
+        if calls_per_sample(estimate) <= n * 1.25:  # the same on every rank: the estimate is agreed
+            break
+    return estimate
+
+
+def _warm_up(timer: _Timer, call: Any, *, min_calls: int, max_seconds: float, min_seconds: float = 0.0,
+             agree: Any = None) -> dict[str, Any]:
+    """Run for at least min_seconds and min_calls, until per-call time is stable (last 5 within 10% of their
+    median), or until the time budget is spent.
     ``agree``: a torchrun group, whose ranks stop together (every rank stable, or one out of time)."""
     times: list[float] = []
     t_start = time.perf_counter()
     while True:
         times.append(timer.time(call, 1))
         stable = False
-        if len(times) >= max(min_calls, 5):
+        if len(times) >= max(min_calls, 5) and time.perf_counter() - t_start >= min_seconds:
             last = sorted(times[-5:])
             med = last[2]
             stable = med > 0 and (last[-1] - last[0]) / med < 0.10
