@@ -157,3 +157,70 @@ def test_a_workers_inductor_configuration_comes_off_when_it_closes():
     # WHEN it closes THEN Inductor's configuration is what it was
     setup.close()
     assert config() == before
+
+
+class _TailTimer:
+    """A GPU-like timer: a sample of n back-to-back calls pays a fixed tail once (the last kernel and the event's
+    latency after the final launch), so one synchronized call reads per + tail."""
+
+    def __init__(self, per_s, tail_s):
+        self.per, self.tail, self.calls = per_s, tail_s, 0
+
+    def time(self, call, n):
+        self.calls += n
+        return (self.tail + n * self.per) / n
+
+
+def test_calls_per_sample_come_from_back_to_back_time_not_from_a_synchronized_single_call():
+    # GIVEN 30 µs per call back to back and a 40 µs tail per sample (a single call reads 70 µs, as default mode's
+    # read up to 3x on the H200) WHEN the count per sample is chosen THEN samples last ~1 ms (33 calls), not the 14
+    # calls (0.4 ms) that the single call's time gives
+    from kernelscope.capture.worker import _batched_estimate, calls_per_sample
+
+    timer = _TailTimer(30e-6, 40e-6)
+    single = timer.time(None, 1)
+    assert calls_per_sample(single) == 14
+    est = _batched_estimate(timer, None, single)
+    n = calls_per_sample(est)
+    assert 29 <= n <= 34 and n * 30e-6 >= 0.85e-3
+    assert timer.calls < 300  # a few short rounds, not a second warm-up
+
+
+def test_a_call_of_a_millisecond_or_more_is_not_batched():
+    from kernelscope.capture.worker import SAMPLE_S, _batched_estimate, calls_per_sample
+
+    timer = _TailTimer(5e-3, 40e-6)
+    assert _batched_estimate(timer, None, 5.04e-3) == 5.04e-3 and timer.calls == 0
+    assert calls_per_sample(5.04e-3) == 1 and calls_per_sample(SAMPLE_S / 10) == 10
+
+
+def test_torchrun_ranks_batch_on_the_slowest_ranks_estimate():
+    # GIVEN a group whose slowest rank runs 60 µs per call WHEN this rank (30 µs) estimates THEN every round uses
+    # the agreed (slowest) time, so every rank makes the same calls and picks the same count
+    from kernelscope.capture.worker import _batched_estimate, calls_per_sample
+
+    class Group:
+        def __init__(self):
+            self.asked = []
+
+        def agree_max(self, x):
+            self.asked.append(x)
+            return max(x, 60e-6)
+
+    g = Group()
+    est = _batched_estimate(_TailTimer(30e-6, 40e-6), None, 70e-6, agree=g)
+    assert est == 60e-6 and calls_per_sample(est) == 16  # not this rank's 33 calls
+    assert g.asked[0] == 70e-6 and len(g.asked) == 2
+
+
+def test_the_warm_up_lasts_at_least_its_minimum_time_however_stable_the_first_calls_are():
+    import time
+
+    from kernelscope.capture.worker import _warm_up
+
+    timer = _cpu_timer()
+    quick = _warm_up(timer, _Sleeper(lambda n: 0.001), min_calls=5, max_seconds=10)
+    assert quick["calls"] == 5
+    t0 = time.perf_counter()
+    slow = _warm_up(timer, _Sleeper(lambda n: 0.001), min_calls=5, max_seconds=10, min_seconds=0.1)
+    assert time.perf_counter() - t0 >= 0.1 and slow["calls"] > 20
