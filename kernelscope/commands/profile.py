@@ -66,7 +66,8 @@ def torchrun_options(f: Any) -> Any:
 @click.option("--timeout", type=click.FloatRange(min=1), default=900.0, show_default=True,
               help="Seconds per mode and shape point (compile included); past it the mode is stopped, marked timeout.")
 @click.option("--warmup", type=click.IntRange(min=1), default=10, show_default=True,
-              help="Minimum warm-up calls before timing (more until per-call time is stable).")
+              help="Minimum warm-up calls before timing (more until per-call time is stable, and for at least "
+                   "0.5 s).")
 @click.option("--repeats", type=click.IntRange(min=3), default=30, show_default=True,
               help="Timed samples per process.")
 @click.option("--processes", type=click.IntRange(min=1, max=50), default=DEFAULT_PROCESSES, show_default=True,
