@@ -6,7 +6,7 @@ For each of N rounds, for each mode in order (eager, default, max-autotune, eage
 as kernelscope does (mode default / "max-autotune-no-cudagraphs", freezing off on CUDA), makes the first call,
 warms up for at least 200 calls and 1 s, on CUDA moves to the CPU where the calls run fastest (unless
 --no-pin), then takes 30 samples of k back-to-back calls between two CUDA events
-(k chosen so a sample lasts ~1 ms; perf_counter on the CPU). Round 1 of a mode starts on an empty Inductor cache,
+(k chosen so a sample lasts ~5 ms, from back-to-back calls; perf_counter on the CPU). Round 1 of a mode starts on an empty Inductor cache,
 later rounds reuse it, as kernelscope's later processes do. Prints one JSON line per process and a summary:
 per mode the median of the processes' medians, and the total wall time.
 
@@ -96,7 +96,9 @@ def worker(model_path: str, mode: str, device: str, pin: bool = True, sets: list
             calls += 1
         sync()
         per_call = statistics.median(timed(10) for _ in range(5))
-        k = max(1, min(1000, int(1.0 / max(per_call, 1e-4))))
+        # ~5 ms a sample: each sample pays the synchronize's wake-up and the last kernel's tail once (22-48 µs on
+        # the H200, benchmarks/sample_length.py), under 1% of 5 ms
+        k = max(1, min(1000, int(5.0 / max(per_call, 1e-4))))
         cpu, all_cpus, tries = None, sorted(os.sched_getaffinity(0)), 0
         samples = []
         for tries in range(1, 4):  # noqa: B007 (the count is reported)

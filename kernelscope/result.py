@@ -73,7 +73,7 @@ class LatencyStats:
     mean: float
     samples: tuple[float, ...] = ()
     timer: str = ""  # "cuda_events" or "perf_counter"
-    calls_per_sample: int | None = None  # back-to-back calls each sample averages (a sample lasts >= ~1 ms)
+    calls_per_sample: int | None = None  # back-to-back calls each sample averages (a sample lasts ~5 ms)
     windows: int | None = None  # timed windows: one that drifted counted as warm-up and was timed again
     drift: float | None = None  # |median(2nd half) - median(1st half)| / median of the kept window
     # Issue 13 additions: the mode timed in several fresh processes (``--processes``). ``median`` is then the

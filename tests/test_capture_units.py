@@ -172,26 +172,28 @@ class _TailTimer:
 
 
 def test_calls_per_sample_come_from_back_to_back_time_not_from_a_synchronized_single_call():
-    # GIVEN 30 µs per call back to back and a 40 µs tail per sample (a single call reads 70 µs, as default mode's
-    # read up to 3x on the H200) WHEN the count per sample is chosen THEN samples last ~1 ms (33 calls), not the 14
-    # calls (0.4 ms) that the single call's time gives
-    from kernelscope.capture.worker import _batched_estimate, calls_per_sample
+    # GIVEN 30 µs per call back to back and a 40 µs cost per sample (a single synchronized call reads 70 µs, as
+    # default mode's read up to 3x on the H200) WHEN the count per sample is chosen THEN a sample lasts SAMPLE_S,
+    # not the 0.43 of it that the single call's time gives
+    from kernelscope.capture.worker import SAMPLE_S, _batched_estimate, calls_per_sample
 
     timer = _TailTimer(30e-6, 40e-6)
     single = timer.time(None, 1)
-    assert calls_per_sample(single) == 14
+    assert calls_per_sample(single) * 30e-6 < 0.45 * SAMPLE_S
     est = _batched_estimate(timer, None, single)
     n = calls_per_sample(est)
-    assert 29 <= n <= 34 and n * 30e-6 >= 0.85e-3
-    assert timer.calls < 300  # a few short rounds, not a second warm-up
+    assert 0.95 * SAMPLE_S <= n * 30e-6 <= SAMPLE_S
+    assert (est - 30e-6) * n / (n * 30e-6) < 0.01  # what c still adds per call: under 1%
+    assert timer.calls < 3 * 3 * n  # at most 3 rounds of 3 samples, not a second warm-up
 
 
-def test_a_call_of_a_millisecond_or_more_is_not_batched():
+def test_a_call_of_two_samples_or_more_is_not_batched():
     from kernelscope.capture.worker import SAMPLE_S, _batched_estimate, calls_per_sample
 
-    timer = _TailTimer(5e-3, 40e-6)
-    assert _batched_estimate(timer, None, 5.04e-3) == 5.04e-3 and timer.calls == 0
-    assert calls_per_sample(5.04e-3) == 1 and calls_per_sample(SAMPLE_S / 10) == 10
+    slow = 2 * SAMPLE_S + 40e-6
+    timer = _TailTimer(2 * SAMPLE_S, 40e-6)
+    assert _batched_estimate(timer, None, slow) == slow and timer.calls == 0
+    assert calls_per_sample(slow) == 1 and calls_per_sample(SAMPLE_S / 10) == 10
 
 
 def test_torchrun_ranks_batch_on_the_slowest_ranks_estimate():
@@ -209,7 +211,8 @@ def test_torchrun_ranks_batch_on_the_slowest_ranks_estimate():
 
     g = Group()
     est = _batched_estimate(_TailTimer(30e-6, 40e-6), None, 70e-6, agree=g)
-    assert est == 60e-6 and calls_per_sample(est) == 16  # not this rank's 33 calls
+    assert est == 60e-6 and calls_per_sample(est) == calls_per_sample(60e-6)  # not this rank's own count
+    assert calls_per_sample(60e-6) < calls_per_sample(31e-6)
     assert g.asked[0] == 70e-6 and len(g.asked) == 2
 
 
@@ -224,3 +227,5 @@ def test_the_warm_up_lasts_at_least_its_minimum_time_however_stable_the_first_ca
     t0 = time.perf_counter()
     slow = _warm_up(timer, _Sleeper(lambda n: 0.001), min_calls=5, max_seconds=10, min_seconds=0.1)
     assert time.perf_counter() - t0 >= 0.1 and slow["calls"] > 20
+    capped = _warm_up(timer, _Sleeper(lambda n: 0.001), min_calls=5, max_seconds=0.05, min_seconds=5)
+    assert capped["calls"] < 60  # the budget still ends it

@@ -816,7 +816,7 @@ def _time_calls(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
     else:
         warmup_peak = _rss_hwm() if hwm_ok else None
         hwm_ok = _reset_hwm()
-    # Several calls per sample so one sample lasts >= ~1 ms: shorter ones time the timer, not the model.
+    # Several calls per sample so one sample lasts ~SAMPLE_S: shorter ones time the timer, not the model.
     inner = calls_per_sample(_batched_estimate(timer, call, per_call["estimate_s"], agree=setup.group))
     repeats = spec.get("repeats", 30)
     # CUDA: the launching thread moves to the fastest CPU (a torchrun group's ranks keep theirs: two ranks could
@@ -898,8 +898,10 @@ def _peak_rss() -> int:
 WARMUP_BUDGET_S = 10.0
 # ... and the least it takes, however stable the first calls look: a GPU idles at its lowest clocks (the H200's SM
 # clock read 345 MHz idle, 1980 MHz max) and a launch-bound model's sparse kernels raise them over time; the CPU's
-# caches and Python's adaptive interpreter warm up too. The probe of --cpu-pinning and the samples come after.
-WARMUP_MIN_S = 0.5
+# caches and Python's adaptive interpreter warm up too. On the H200 the seed sample's eager calls read 79-89 µs
+# for the first 1.0 s after the first call and 66-74 µs from 1.1 s on (benchmarks/sample_length.py, ramp). The
+# probe of --cpu-pinning and the samples come after.
+WARMUP_MIN_S = 1.0
 DRIFT_LIMIT = 0.10  # first-half vs second-half median of a timed window, relative to the window's median
 MAX_WINDOWS = 3
 
@@ -1021,7 +1023,12 @@ def _shutdown_compile_workers(torch: Any) -> bool:
         return False
 
 
-SAMPLE_S = 1e-3  # a timed sample lasts at least this long: shorter ones time the timer, not the model
+# A timed sample lasts about this long. Each sample of k back-to-back calls between two CUDA events pays a fixed
+# cost c once (the synchronize's wake-up, the first launch after it, the last kernel's tail), so it reads
+# t + c/k per call. On the H200 (benchmarks/sample_length.py, one process, k interleaved) the seed sample read
+# default mode at 173/145/131/126/125 µs per call for k = 1/3/10/30/100 (c ~ 48 µs) and eager at
+# 79/63/59/58/57 µs (c ~ 22 µs): a 1 ms sample reads 2-5% high, a 5 ms one under 1%.
+SAMPLE_S = 5e-3
 
 
 def calls_per_sample(per_call_s: float) -> int:
@@ -1032,12 +1039,12 @@ def calls_per_sample(per_call_s: float) -> int:
 def _batched_estimate(timer: _Timer, call: Any, single_s: float, agree: Any = None) -> float:
     """Seconds per call when calls run back to back, as the timed samples run them.
 
-    The warm-up times single calls, each ending in a synchronize: on a GPU that adds the last kernel's tail and
-    the event's latency to every call, and a launch-bound model read 1.2-3x its back-to-back time that way on the
-    H200 (default mode: 83-333 µs single against 64-122 µs per call in the samples), so samples of
-    ``1 ms / single`` calls lasted 0.3-0.9 ms and each carried that tail over fewer calls than a sample of 1 ms.
-    Here samples of the estimated length are timed (median of 3) and the count recomputed until it stops growing
-    (at most 3 rounds, ~10 ms). A call of SAMPLE_S or more needs no batch: one call per sample either way.
+    The warm-up times single calls, each ending in a synchronize: on a GPU that adds c (see SAMPLE_S) to every
+    call, and a launch-bound model read 1.2-3x its back-to-back time that way on the H200 (default mode: 83-333 µs
+    single against 64-122 µs per call in the samples), so samples counted from it came out 0.3-0.9 of their
+    intended length, each carrying c over fewer calls. Here samples of the estimated length are timed (median of
+    3) and the count recomputed until it stops growing (at most 3 rounds, ~50 ms). A call of 2 x SAMPLE_S or more
+    needs no batch: one call per sample either way.
     ``agree``: a torchrun group; its ranks make the same calls (their collectives pair up), so each round's count
     and the decision to stop are agreed, on the slowest rank's time."""
 

@@ -67,9 +67,9 @@ def torchrun_options(f: Any) -> Any:
               help="Seconds per mode and shape point (compile included); past it the mode is stopped, marked timeout.")
 @click.option("--warmup", type=click.IntRange(min=1), default=10, show_default=True,
               help="Minimum warm-up calls before timing (more until per-call time is stable, and for at least "
-                   "0.5 s).")
+                   "1 s).")
 @click.option("--repeats", type=click.IntRange(min=3), default=30, show_default=True,
-              help="Timed samples per process.")
+              help="Timed samples per process (each of back-to-back calls lasting ~5 ms).")
 @click.option("--processes", type=click.IntRange(min=1, max=50), default=DEFAULT_PROCESSES, show_default=True,
               help="Time each mode in N fresh processes, interleaved across modes; later processes reuse the "
                    "first one's Inductor cache. Latency = median of the processes' medians, with an interval "
