@@ -6,9 +6,9 @@ For each of N rounds, for each mode in order (eager, default, max-autotune, eage
 as kernelscope does (mode default / "max-autotune-no-cudagraphs", freezing off on CUDA), makes the first call,
 warms up for at least 200 calls and 1 s, on CUDA moves to the CPU where the calls run fastest (unless
 --no-pin), then takes 30 samples of k back-to-back calls between two CUDA events
-(k chosen so a sample lasts ~5 ms, from back-to-back calls; perf_counter on the CPU). Round 1 of a mode starts on an empty Inductor cache,
-later rounds reuse it, as kernelscope's later processes do. Prints one JSON line per process and a summary:
-per mode the median of the processes' medians, and the total wall time.
+(k chosen so a sample lasts ~5 ms, from back-to-back calls; perf_counter on the CPU). Round 1 of a mode starts
+on an empty Inductor cache, later rounds reuse it, as kernelscope's later processes do. Prints one JSON line per
+process and a summary: per mode the median of the processes' medians, and the total wall time.
 
     python benchmarks/hand_timing.py samples/linear_gelu.py [--modes eager,default,max-autotune] [--processes 5]
         [--device cuda] [--json OUT.json] [--set NAME=VALUE ...]

@@ -102,6 +102,14 @@ class Latency(_Record):
     cpu: int | Unset = UNSET
     cpu_probe: dict[str, float] | Unset = UNSET
     cpu_repins: int | Unset = UNSET  # windows that ran slower than their CPU's probe, then a new probe chose again
+    # Other processes' CPU use over the warm-up and samples (capture/load.py; absent where /proc is not readable):
+    # CPUs busy with other work on average, CPUs stolen by the hypervisor, CPUs online, the window's seconds, and
+    # the CPUs the timed calls keep busy (OpenMP threads on the CPU device, 1 on a GPU).
+    others_cpu: float | Unset = UNSET
+    steal_cpu: float | Unset = UNSET
+    cpu_count: float | Unset = UNSET
+    load_window_s: float | Unset = UNSET
+    threads: float | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,6 +93,13 @@ class LatencyStats:
     cpus: tuple[int | None, ...] = ()
     cpu_spread: float | None = None
     cpu_repins: int = 0  # timed windows that ran slower than their CPU's probe and were timed again elsewhere
+    # Other processes' CPU use while each process warmed up and timed (capture/load.py), per process in run order
+    # (None: not measured), the hypervisor's steal likewise, the CPUs online and the CPUs the timed calls keep
+    # busy (OpenMP threads on the CPU device, 1 on a GPU). analysis/contention.py judges them.
+    others_cpu: tuple[float | None, ...] = ()
+    steal_cpu: tuple[float | None, ...] = ()
+    cpu_count: float | None = None
+    threads: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -605,8 +612,9 @@ class Recommendation:
     mode: str | None
     reason: str
     candidates: tuple[Candidate, ...] = ()
-    # Issue 13: "plain" (the mode passes numerics and is the answer), "caveat" (named, but its numerics fail:
-    # the reason says so) or "none" (no mode: every mode failed to run or failed numerics).
+    # Issue 13: "plain" (the mode passes numerics and is the answer), "caveat" (named, but its numerics fail or
+    # some mode was timed on a busy machine: the reason says so) or "none" (no mode: every mode failed to run or
+    # failed numerics).
     confidence: str = ""
 
 

@@ -7,11 +7,13 @@ prints it (compare.html, compare.md, compare.json).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from kernelscope import fmt
+from kernelscope.analysis.contention import contended_label
 from kernelscope.analysis.pairing import change_kind, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
@@ -70,6 +72,7 @@ class ModeDelta:
     change: str = "none"  # "none" | "faster" | "slower": both runs' intervals separate (issue 13)
     pad_note: str = ""  # kernels that differ are pad kernels: Inductor's pad_mm decision, benchmarked at compile
     ranks: tuple[RankDelta, ...] = ()  # per rank, matched by index (torchrun runs, issue 17)
+    contended: tuple[str, ...] = ()  # "base" / "head": that run timed this mode on a busy machine (contention.py)
 
     @property
     def status_change(self) -> str:
@@ -308,6 +311,14 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             # GEMMs of a mode that ran in one run only are not "gained" or "lost": the mode itself is.
             gemms=compare_gemms(mb.gemms, mh.gemms, _marginal(mb) | _marginal(mh)) if mb and mh else (),
             change=change, pad_note=_pad_note(mb, mh), ranks=compare_ranks(mb, mh),
+            contended=tuple(label for label, lat in (("base", lb), ("head", lh)) if contended_label(lat)),
         ))
     env = environment_changes(base.environment, head.environment)
-    return Comparison(base, head, base_label, head_label, tuple(modes), env, comparable_runs(base, head, force=force))
+    comparable = comparable_runs(base, head, force=force)
+    busy = [f"{side}'s {m.name}" for m in modes for side in m.contended]
+    if busy:
+        comparable = dataclasses.replace(comparable, warnings=(*comparable.warnings, (
+            f"{', '.join(busy)} {'was' if len(busy) == 1 else 'were'} timed on a busy machine (other processes left "
+            "the timed threads short of CPUs): such a latency measures the load as much as the model, so a change "
+            "there is not the code's until a rerun on an idle machine agrees")))
+    return Comparison(base, head, base_label, head_label, tuple(modes), env, comparable)

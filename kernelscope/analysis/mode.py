@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from kernelscope import __version__, vocab
 from kernelscope.analysis.autotune import autotune_results
 from kernelscope.analysis.comm import communication
+from kernelscope.analysis.contention import contention_note
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.gemm import gemm_report
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels
@@ -99,7 +100,8 @@ def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
         # bootstrap over its own samples, which covers the noise inside that process only.
         data = {**data, **{k: v for k, v in combine_processes([data]).items()
                            if k in ("low", "high", "interval", "outliers", "outlier_samples", "per_process",
-                                    "processes", "cpus", "cpu_spread", "cpu_repins")}}
+                                    "processes", "cpus", "cpu_spread", "cpu_repins", "others_cpu",
+                                    "steal_cpu", "cpu_count", "threads")}}
     return LatencyStats(
         median=data["median"], iqr=data["iqr"], q1=data["q1"], q3=data["q3"], min=data["min"], mean=data["mean"],
         samples=tuple(data.get("samples") or ()), timer=data.get("timer", ""),
@@ -110,6 +112,8 @@ def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
         outliers=tuple(data.get("outliers") or ()), outlier_samples=int(data.get("outlier_samples") or 0),
         cpus=tuple(data.get("cpus") or ()), cpu_spread=data.get("cpu_spread"),
         cpu_repins=int(data.get("cpu_repins") or 0),
+        others_cpu=tuple(data.get("others_cpu") or ()), steal_cpu=tuple(data.get("steal_cpu") or ()),
+        cpu_count=data.get("cpu_count"), threads=data.get("threads"),
     )
 
 
@@ -134,7 +138,9 @@ def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[s
     if len(procs) < 2:
         lat = _latency(capture.latency_ms.to_json() if capture.latency_ms is not None else None)
         pin = pinning_note(lat) if lat else None
-        return lat, [*([pin] if pin else []), *(f"latency outliers: {o}" for o in (lat.outliers if lat else ()))]
+        busy = contention_note(lat) if lat else None
+        return lat, [*([busy] if busy else []), *([pin] if pin else []),
+                     *(f"latency outliers: {o}" for o in (lat.outliers if lat else ()))]
     notes = []
     # analysis/stats.py works on latency records in the capture's JSON form (ms, "median", "samples", ...)
     combined = combine_processes([p.latency_ms.to_json() if p.latency_ms is not None else None for p in procs])
@@ -155,6 +161,9 @@ def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[s
         pin = pinning_note(lat)
         if pin:
             notes.insert(1, pin)
+        busy = contention_note(lat)
+        if busy:
+            notes.insert(1, busy)
         notes.extend(f"latency outliers: {o}" for o in lat.outliers)
     return lat, notes
 

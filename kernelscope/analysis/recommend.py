@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kernelscope import fmt
+from kernelscope.analysis.contention import contended_label
 from kernelscope.analysis.numerics import numerics_verdict
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
@@ -94,7 +95,15 @@ def recommend(modes: Sequence[ModeResult], params: dict[str, Any] | None = None,
     if excluded:
         tail = "; not considered: " + ", ".join(f"{c.mode} ({c.why_not})" for c in excluded)
 
+    busy = [m.name for m in modes if m.status == Status.OK.value and contended_label(m.latency_ms)]
+
     def rec(mode: str | None, reason: str, confidence: str) -> Recommendation:
+        if busy and mode is not None:
+            # the comparison itself is in doubt: some timings measured the machine's load (contention.py)
+            reason += (f"; but {', '.join(busy)} {'was' if len(busy) == 1 else 'were'} timed on a busy machine "
+                       "(other processes left the timed threads short of CPUs): rerun on an idle machine before "
+                       "acting on this")
+            confidence = "caveat"
         return Recommendation(dict(params or {}), label, mode, reason + tail, cands, confidence)
 
     if not ran:

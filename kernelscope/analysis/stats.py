@@ -303,6 +303,13 @@ def combine_processes(per: Sequence[dict[str, Any] | None]) -> dict[str, Any]:
         out["cpus"] = pins
         out["cpu_spread"] = max((cpu_spread(d.get("cpu_probe")) or 1.0) for _, d in kept)
         out["cpu_repins"] = sum(int(d.get("cpu_repins") or 0) for _, d in kept)
+    others = [d.get("others_cpu") for _, d in kept]
+    if any(o is not None for o in others):
+        # capture/load.py: other processes' CPU use while each process warmed up and timed (None: not measured)
+        out["others_cpu"] = others
+        out["steal_cpu"] = [d.get("steal_cpu") for _, d in kept]
+        out["cpu_count"] = next((d["cpu_count"] for _, d in kept if d.get("cpu_count")), None)
+        out["threads"] = next((d["threads"] for _, d in kept if d.get("threads")), None)
     out["iqr"] = out["q3"] - out["q1"]
     return out
 

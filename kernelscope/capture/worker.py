@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kernelscope.capture.load import others_between, read_times
 from kernelscope.capture.modes import ModeDef
 from kernelscope.capture_record import CAPTURE_FILE, CAPTURE_SCHEMA, write_capture
 from kernelscope.errors import KernelscopeError, ModelFileError, UsageError
@@ -808,6 +809,7 @@ def _time_calls(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
         # after the compile; timing a launch-bound model next to it measured the pool, not the model.
         rec["compile_workers_stopped"] = True
     progress("warming up")
+    load_start = read_times()  # other processes' CPU use over the warm-up and the samples (capture/load.py)
     per_call = _warm_up(timer, call, min_calls=spec.get("warmup", 10), max_seconds=WARMUP_BUDGET_S,
                         min_seconds=WARMUP_MIN_S, agree=setup.group)
     rec["warmup_calls"] = per_call["calls"]
@@ -825,9 +827,13 @@ def _time_calls(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
     progress(f"timing {repeats} samples x {inner} calls")
     samples, windows, drift, pinned = _pinned_samples(timer, call, inner, repeats, pin=pin, agree=setup.group)
     rec["warmup_calls"] += (windows - 1) * repeats * inner  # the drifting windows were warm-up after all
+    load = others_between(load_start, read_times())
+    if load is not None:
+        # the CPUs the timed calls keep busy: OpenMP's threads on the CPU device, the launching thread on a GPU
+        load["threads"] = float(torch.get_num_threads() if device == "cpu" else 1)
     rec["latency_ms"] = {**_quantiles(samples), "samples": samples, "timer": "cuda_events" if device == "cuda"
                          else "perf_counter", "calls_per_sample": inner, "windows": windows,
-                         "drift": drift, **(pinned or {})}
+                         "drift": drift, **(pinned or {}), **(load or {})}
     if spec.get("timing_only"):
         # A later process of --processes: its timings are the measurement; numerics, memory and the
         # profile come from the first process.

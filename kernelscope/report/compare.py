@@ -55,6 +55,7 @@ def compare_data(cmp: Comparison) -> dict:
                        "marginal_autotune": g.marginal_autotune} for g in m.gemms],
             "pad_note": m.pad_note,
             "not_comparable": marked,
+            "contended": list(m.contended),
             **({"ranks": [rank_delta_json(d) for d in m.ranks]} if m.ranks else {}),
         } for m in cmp.modes],
     }
@@ -79,7 +80,7 @@ def change_text(m: ModeDelta) -> str:
     if r.value is None:
         return ""
     noise = ", within noise" if m.call == "within noise" else ""
-    return f"{fmt.change(r.value)} ({fmt.percent_change(r.value)}){noise}"
+    return f"{fmt.change(r.value)} ({fmt.percent_change(r.value)}){noise}{busy_marker(m)}"
 
 
 def _latency_cell(m: ModeDelta) -> str:
@@ -88,10 +89,15 @@ def _latency_cell(m: ModeDelta) -> str:
         return fmt.DASH
     ci = (f"; 95% CI {fmt.change_interval(r.low, r.high)}"
           if r.method in ("bootstrap", "processes") and r.low and r.high else "")
-    detail = f"({fmt.percent_change(r.value)}{ci})"
+    detail = f"({fmt.percent_change(r.value)}{ci})" + busy_marker(m)
     if m.call == "within noise":
         return f"{fmt.change(r.value)}, **within noise** {detail}"
     return f"**{fmt.change(r.value)}** {detail}"
+
+
+def busy_marker(m: ModeDelta) -> str:
+    """" — head timed on a busy machine" when either run's timing of this mode was contended."""
+    return f" — {' and '.join(m.contended)} timed on a busy machine" if m.contended else ""
 
 
 def _gemm_change_text(g: GemmChange, in_table: bool = False) -> str:
