@@ -21,7 +21,7 @@ from kernelscope.analysis.compare import compare_results
 from kernelscope.analysis.contention import BUSY_MIN, contended_processes, contention_note
 from kernelscope.analysis.recommend import recommend
 from kernelscope.capture.load import CpuTimes, others_between, parse_proc_stat, parse_self_stat, read_times
-from kernelscope.report.compare import compare_data, render_compare_markdown
+from kernelscope.report.compare import compare_data, render_compare_html, render_compare_markdown
 from kernelscope.report.io import load_result
 
 from .conftest import run_cli
@@ -145,6 +145,8 @@ def test_compare_marks_a_change_that_a_busy_machine_made(tmp_path):
     assert all(m["contended"] == [] for m in data["modes"] if m["mode"] != "eager")
     md = render_compare_markdown(cmp)
     assert "— head timed on a busy machine" in md and "head's eager was timed on a busy machine" in md
+    html = render_compare_html(cmp)
+    assert "comparable, with warnings" in html and "head timed on a busy machine</span>" in html
 
 
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="Linux /proc")
@@ -167,3 +169,25 @@ def test_a_cpu_profile_beside_spinning_processes_says_it_was_timed_on_a_busy_mac
     assert "timed on a busy machine" in proc.stdout + proc.stderr
     summary = (out / "summary.md").read_text()
     assert "timed on a busy machine" in summary
+
+
+def test_upgrade_check_names_a_slowdown_measured_on_a_busy_machine():
+    # GIVEN the recorded torch 2.11 -> 2.14.1 upgrade of the seed sample, with after's eager 350x slower under load
+    from kernelscope.analysis.upgrade import compare_upgrade
+    from kernelscope.report.upgrade import mode_summary, plain, upgrade_data
+
+    up = Path(__file__).parent / "data" / "h200-torch2.14.1-kernelscope-run" / "up-seed"
+    before, after = load_result(up / "before"), load_result(up / "after")
+    eager = after.mode("eager")
+    assert eager is not None and eager.latency_ms is not None
+    slow = dataclasses.replace(eager, latency_ms=busy(latency([eager.latency_ms.median * 350] * 3), [1.0] * 3))
+    after = dataclasses.replace(after, modes=tuple(slow if m.name == "eager" else m for m in after.modes))
+    cmp = compare_upgrade(before, after)
+    m = cmp.mode("eager")
+    # THEN it is still a regression, named as measured on a busy machine, and the other modes are untouched
+    assert m is not None and m.contended == ("after",)
+    assert ("eager", "slower (timed on a busy machine)") in cmp.regressions
+    assert "after timed on a busy machine" in plain(mode_summary(m))
+    data = upgrade_data(cmp)
+    assert next(x for x in data["modes"] if x["name"] == "eager")["contended"] == ["after"]
+    assert all(x["contended"] == [] for x in data["modes"] if x["name"] != "eager")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.analysis.compare import environment_changes
+from kernelscope.analysis.contention import contended_label
 from kernelscope.analysis.numerics import NumericsVerdict, numerics_verdict
 from kernelscope.analysis.pairing import GemmPair, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
@@ -75,13 +76,20 @@ class UpgradeMode:
         if self.status_change == "new failure":
             out.append("new failure")
         if self.change == "slower":
-            out.append("slower")
+            # still a regression (the gate cannot vouch for the code), named so nobody reads it as the upgrade's
+            out.append("slower (timed on a busy machine)" if self.contended else "slower")
         if self.numerics_regressed:
             out.append("numerics")
         if any(g.change in ("fusion lost", "fusion changed") and g.lost for g in self.gemms):
             out.append("fusion lost")
         out += [f"fusion lost on rank {r}" for r in dict.fromkeys(r for r, _ in self.rank_fusion_lost)]
         return tuple(out)
+
+    @property
+    def contended(self) -> tuple[str, ...]:
+        """"before" / "after": that side timed this mode on a busy machine (analysis/contention.py)."""
+        return tuple(label for label, m in (("before", self.before), ("after", self.after))
+                     if m is not None and _ok(m) and contended_label(m.latency_ms))
 
     @property
     def ranks(self) -> tuple[RankDelta, ...]:
