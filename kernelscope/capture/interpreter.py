@@ -49,6 +49,7 @@ WORKER_FILES = (
     "kernelscope/vocab.py",  # provenance.py reads its op classes
     "kernelscope/capture/__init__.py",
     "kernelscope/capture/dist.py",
+    "kernelscope/capture/load.py",  # other processes' CPU use while timing
     "kernelscope/capture/modes.py",
     "kernelscope/capture/worker.py",
 )
