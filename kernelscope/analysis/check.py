@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernelscope import fmt
-from kernelscope.analysis.contention import contended_label
+from kernelscope.analysis.contention import is_contended
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
 from kernelscope.analysis.upgrade import UpgradeComparison, load_upgrade, upgrade_dir
@@ -218,7 +218,7 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
         return Violation(opt, mode.name, "latency not measured")
     slowdown = latency_ratio(mode.latency_ms, eager.latency_ms)  # mode / eager
     assert slowdown.value is not None
-    busy = [m.name for m in (mode, eager) if contended_label(m.latency_ms)]
+    busy = [m.name for m in (mode, eager) if is_contended(m.latency_ms)]
     # a timing the machine's load distorted still fails the gate (it cannot vouch for the code), and says why
     load = (f"; {' and '.join(busy)} timed on a busy machine (other processes left its threads short of CPUs): "
             "rerun on an idle machine before reading this as the code's" if busy else "")

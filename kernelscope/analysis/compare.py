@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kernelscope import fmt
-from kernelscope.analysis.contention import contended_label
+from kernelscope.analysis.contention import contended_sides
 from kernelscope.analysis.pairing import change_kind, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
@@ -311,7 +311,7 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             # GEMMs of a mode that ran in one run only are not "gained" or "lost": the mode itself is.
             gemms=compare_gemms(mb.gemms, mh.gemms, _marginal(mb) | _marginal(mh)) if mb and mh else (),
             change=change, pad_note=_pad_note(mb, mh), ranks=compare_ranks(mb, mh),
-            contended=tuple(label for label, lat in (("base", lb), ("head", lh)) if contended_label(lat)),
+            contended=contended_sides((("base", lb), ("head", lh))),
         ))
     env = environment_changes(base.environment, head.environment)
     comparable = comparable_runs(base, head, force=force)

@@ -11,6 +11,8 @@ which ``--cpu-pinning`` handles and ``steal_cpu`` shows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kernelscope.result import LatencyStats
 
 BUSY_MIN = 0.2  # CPUs of other work, on average, below which a machine counts as idle (the runner itself ~0)
@@ -46,6 +48,11 @@ def contention_note(lat: LatencyStats) -> str | None:
             "CPU device, OMP_NUM_THREADS at or below the idle CPUs also avoids the wait)")
 
 
-def contended_label(lat: LatencyStats | None) -> bool:
+def is_contended(lat: LatencyStats | None) -> bool:
     """True when any timed process of this latency was short of CPUs."""
     return bool(lat is not None and contended_processes(lat))
+
+
+def contended_sides(sides: Sequence[tuple[str, LatencyStats | None]]) -> tuple[str, ...]:
+    """The labels ("base", "head" / "before", "after") of the sides whose latency was contended."""
+    return tuple(label for label, lat in sides if is_contended(lat))

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kernelscope import fmt
-from kernelscope.analysis.contention import contended_label
+from kernelscope.analysis.contention import is_contended
 from kernelscope.analysis.numerics import numerics_verdict
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
@@ -95,7 +95,7 @@ def recommend(modes: Sequence[ModeResult], params: dict[str, Any] | None = None,
     if excluded:
         tail = "; not considered: " + ", ".join(f"{c.mode} ({c.why_not})" for c in excluded)
 
-    busy = [m.name for m in modes if m.status == Status.OK.value and contended_label(m.latency_ms)]
+    busy = [m.name for m in modes if m.status == Status.OK.value and is_contended(m.latency_ms)]
 
     def rec(mode: str | None, reason: str, confidence: str) -> Recommendation:
         if busy and mode is not None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.analysis.compare import environment_changes
-from kernelscope.analysis.contention import contended_label
+from kernelscope.analysis.contention import contended_sides
 from kernelscope.analysis.numerics import NumericsVerdict, numerics_verdict
 from kernelscope.analysis.pairing import GemmPair, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
@@ -88,8 +88,8 @@ class UpgradeMode:
     @property
     def contended(self) -> tuple[str, ...]:
         """"before" / "after": that side timed this mode on a busy machine (analysis/contention.py)."""
-        return tuple(label for label, m in (("before", self.before), ("after", self.after))
-                     if m is not None and _ok(m) and contended_label(m.latency_ms))
+        return contended_sides(tuple((label, m.latency_ms if m is not None and _ok(m) else None)
+                                     for label, m in (("before", self.before), ("after", self.after))))
 
     @property
     def ranks(self) -> tuple[RankDelta, ...]:
