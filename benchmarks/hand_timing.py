@@ -29,7 +29,9 @@ from pathlib import Path
 MODES = {"eager": None, "default": "default", "max-autotune": "max-autotune-no-cudagraphs"}
 
 
-def worker(model_path: str, mode: str, device: str, pin: bool = True, sets: list[str] | None = None) -> dict:
+def build(model_path: str, mode: str, device: str, sets: list[str] | None = None):  # noqa: ANN201
+    """(fn, inputs, timed, sync): the model file's model built (seed 0) and compiled as kernelscope does it;
+    ``timed(n)`` is ms per call over n back-to-back calls between two CUDA events (perf_counter on the CPU)."""
     import ast
     import importlib.util
     import random
@@ -78,6 +80,14 @@ def worker(model_path: str, mode: str, device: str, pin: bool = True, sets: list
             fn(*inputs)
         return (time.perf_counter() - t0) * 1e3 / n
 
+    return fn, inputs, timed, sync
+
+
+def warm(fn, inputs: list, mode: str, sync, timed) -> tuple[float, int]:  # noqa: ANN001
+    """The first call (the compile, timed) and the warm-up: at least 200 calls and 1 s; returns (first call s, k),
+    k the calls in a ~5 ms sample."""
+    import torch
+
     with torch.no_grad():
         t0 = time.perf_counter()
         fn(*inputs)
@@ -99,6 +109,16 @@ def worker(model_path: str, mode: str, device: str, pin: bool = True, sets: list
         # ~5 ms a sample: each sample pays the synchronize's wake-up and the last kernel's tail once (22-48 µs on
         # the H200, benchmarks/sample_length.py), under 1% of 5 ms
         k = max(1, min(1000, int(5.0 / max(per_call, 1e-4))))
+    return first, k
+
+
+def worker(model_path: str, mode: str, device: str, pin: bool = True, sets: list[str] | None = None) -> dict:
+    import torch
+
+    fn, inputs, timed, sync = build(model_path, mode, device, sets)
+    cuda = device == "cuda"
+    first, k = warm(fn, inputs, mode, sync, timed)
+    with torch.no_grad():
         cpu, all_cpus, tries = None, sorted(os.sched_getaffinity(0)), 0
         samples = []
         for tries in range(1, 4):  # noqa: B007 (the count is reported)

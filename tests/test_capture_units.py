@@ -56,6 +56,18 @@ def test_backend_availability_on_this_cpu_machine():
     assert not ok and "CUTLASS source headers" in why
 
 
+def test_a_timing_only_process_reads_a_light_environment():
+    # A later process of --processes: the report reads the first process's environment, so the later ones skip
+    # the subprocess (nvidia-smi on a GPU) and the imports; what identifies the machine stays.
+    torch = pytest.importorskip("torch")
+    from kernelscope.capture.worker import environment
+
+    full, light = environment(torch, "cpu"), environment(torch, "cpu", full=False)
+    assert "gemm_backends" in full and "triton" in full
+    assert "gemm_backends" not in light and "triton" not in light
+    assert {k: full[k] for k in light} == light
+
+
 # ------------------------------------------------------------------ steady-state windows (real timer, real sleeps)
 class _Sleeper:
     """A call whose real duration follows a schedule: seconds for the n-th call."""

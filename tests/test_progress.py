@@ -23,8 +23,10 @@ class Clock:
 def test_worker_messages_map_to_stages():
     assert [stage_of(t) for t in ("importing torch", "compiling (first call)", "autotuning mm (24 choices)",
                                   "warming up", "timing 30 samples x 12 calls", "profiling",
-                                  "reference forward (high precision)", "first call")] == [
-        "setup", "compile", "autotune", "warm-up", "timing", "profiling", "reference", "first call"]
+                                  "reference forward (high precision)", "first call", "reading the environment",
+                                  "configuring the mode")] == [
+        "setup", "compile", "autotune", "warm-up", "timing", "profiling", "reference", "first call", "environment",
+        "environment"]
     assert (duration(3.21), duration(65), duration(3720)) == ("3.2 s", "1m 05s", "1h 02m")
 
 

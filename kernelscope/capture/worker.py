@@ -52,8 +52,11 @@ def progress(text: str) -> None:
 # --------------------------------------------------------------------------------------------------- environment
 
 
-def environment(torch: Any, device: str) -> dict[str, Any]:
-    """What a reviewer needs to reproduce: versions, GPU, backends. No hostnames, no environment variables."""
+def environment(torch: Any, device: str, full: bool = True) -> dict[str, Any]:
+    """What a reviewer needs to reproduce: versions, GPU, backends. No hostnames, no environment variables.
+    ``full=False`` (a timing-only later process of --processes, whose environment the report never reads: the
+    first process's stands for the run) leaves out what costs a subprocess or imports: the driver version from
+    nvidia-smi, triton's version and the GEMM backends' availability."""
     env: dict[str, Any] = {
         "python": platform.python_version(),
         "platform": f"{platform.system()} {platform.machine()}",
@@ -61,34 +64,39 @@ def environment(torch: Any, device: str) -> dict[str, Any]:
         "cuda": torch.version.cuda,
         "device": device,
     }
-    try:
-        import triton
+    if full:
+        try:
+            import triton
 
-        env["triton"] = triton.__version__
-    except Exception:
-        env["triton"] = None
+            env["triton"] = triton.__version__
+        except Exception:
+            env["triton"] = None
     if device == "cuda":
         props = torch.cuda.get_device_properties(0)
         env["gpu"] = props.name
         env["capability"] = f"{props.major}.{props.minor}"
         env["gpu_memory_bytes"] = int(props.total_memory)
         env["sm_count"] = int(props.multi_processor_count)
-        try:
-            import subprocess
-
-            out = subprocess.run(
-                ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                capture_output=True, text=True, timeout=10,
-            ).stdout.strip()
-            env["driver"] = out.splitlines()[0] if out else None
-        except Exception:
-            env["driver"] = None
+        if full:
+            env["driver"] = _driver_version()
     else:
         env["cpu"] = _cpu_model()
         env["cpu_count"] = os.cpu_count()
-    env["gemm_backends"] = {name: dict(zip(("available", "reason"), backend_available(torch, name, device)))
-                            for name in ("ATEN", "TRITON", "CPP", "CUTLASS", "NVGEMM")}
+    if full:
+        env["gemm_backends"] = {name: dict(zip(("available", "reason"), backend_available(torch, name, device)))
+                                for name in ("ATEN", "TRITON", "CPP", "CUTLASS", "NVGEMM")}
     return env
+
+
+def _driver_version() -> str | None:
+    try:
+        import subprocess
+
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10).stdout.strip()
+        return out.splitlines()[0] if out else None
+    except Exception:
+        return None
 
 
 def _cpu_model() -> str:
@@ -463,11 +471,13 @@ class _Setup:
         if spec.get("distributed") and device == "cuda":
             # A torchrun rank's GPU, before anything touches CUDA (else every rank opens a context on GPU 0).
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % max(1, torch.cuda.device_count()))
-        rec["environment"] = environment(torch, device)
+        progress("reading the environment")  # its own step in the log: on the H200 (gVisor) a subprocess is slow
+        rec["environment"] = environment(torch, device, full=not spec.get("timing_only"))
         if mode.needs_cuda and device != "cuda":
             raise Unavailable(f"{mode.name} uses CUDA graphs, which need a GPU (this run is on the CPU)")
         self.group: Any = self._start_group(spec, rec)
         self.dtype = _check_dtype(torch, device, spec.get("dtype"))  # None: the model file's own dtypes
+        progress("configuring the mode")  # a compiled mode imports Inductor's configuration here
         config = self._mode_config(spec, rec)
         rec["config"] = config
         self.config = config

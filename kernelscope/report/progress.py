@@ -33,6 +33,7 @@ STAGES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^profil", re.I), "profiling"),
     (re.compile(r"^reference", re.I), "reference"),
     (re.compile(r"^first call", re.I), "first call"),
+    (re.compile(r"^(reading the environment|configuring)", re.I), "environment"),
     (re.compile(r"^(building|importing|starting|loading)", re.I), "setup"),
 )
 
