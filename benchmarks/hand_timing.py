@@ -112,6 +112,60 @@ def warm(fn, inputs: list, mode: str, sync, timed) -> tuple[float, int]:  # noqa
     return first, k
 
 
+def fastest_cpu(fn, inputs: list, timed, k: int, cpus: list[int]) -> tuple[int, dict[int, float]]:  # noqa: ANN001
+    """The same question kernelscope's --cpu-pinning asks, coded separately: which CPU runs the calls fastest right
+    now (median of 3 samples of k calls there). Pins this process there; returns it and every CPU's time."""
+    speed = {}
+    for c in cpus:
+        os.sched_setaffinity(0, {c})
+        fn(*inputs)
+        speed[c] = statistics.median(timed(k) for _ in range(3))
+    cpu = min(speed, key=speed.__getitem__)
+    os.sched_setaffinity(0, {cpu})
+    return cpu, speed
+
+
+def experiment_args(tag: str, processes: int, **extra: tuple[type, float]) -> argparse.Namespace:
+    """The command line of a ``run`` / ``report`` / ``worker`` experiment script (window_length.py,
+    interleaved.py): ``extra`` names its own numeric options and their defaults (``blocks=(int, 10)``)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("step", choices=["run", "report", "worker"])
+    ap.add_argument("path", help="run/worker: the model file; report: the JSON lines file")
+    ap.add_argument("--modes", default="eager,default")
+    ap.add_argument("--mode", default="eager")
+    ap.add_argument("--processes", type=int, default=processes)
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--json", default=f"{tag}.jsonl")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    for name, (kind, default) in extra.items():
+        ap.add_argument(f"--{name}", type=kind, default=default)
+    return ap.parse_args()
+
+
+def rounds(script: str, tag: str, model: str, modes: str, processes: int, args: list[str], out_path: str,
+           show) -> None:  # noqa: ANN001
+    """For each of ``processes`` rounds, for each mode (interleaved): a fresh ``python SCRIPT worker MODEL --mode M
+    ARGS`` process on the mode's own Inductor cache (empty in round 1, reused later, as kernelscope's later
+    processes do); its ``@@TAG {json}`` line, with the round and the time added, is appended to ``out_path`` and
+    ``show(record)`` printed."""
+    names = [m.strip() for m in modes.split(",") if m.strip()]
+    caches = {m: tempfile.mkdtemp(prefix=f"{tag}-cache-{m}-") for m in names}
+    with open(out_path, "a") as f:
+        for rnd in range(1, processes + 1):
+            for m in names:
+                env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": caches[m],
+                       "TRITON_CACHE_DIR": os.path.join(caches[m], "triton")}
+                proc = subprocess.run([sys.executable, script, "worker", model, "--mode", m, *args],
+                                      capture_output=True, text=True, env=env, check=False)
+                line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(f"@@{tag} ")), None)
+                if line is None:
+                    sys.exit(f"{tag} worker {m} round {rnd} failed: {proc.stderr[-2000:]}")
+                rec = {**json.loads(line[len(f"@@{tag} "):]), "process": rnd, "time": time.time()}
+                f.write(json.dumps(rec) + "\n")
+                f.flush()
+                print(rnd, m, show(rec), flush=True)
+
+
 def worker(model_path: str, mode: str, device: str, pin: bool = True, sets: list[str] | None = None) -> dict:
     import torch
 
@@ -125,16 +179,9 @@ def worker(model_path: str, mode: str, device: str, pin: bool = True, sets: list
             if not (cuda and pin and len(all_cpus) > 1):
                 samples = [timed(k) for _ in range(30)]
                 break
-            # The same question kernelscope's --cpu-pinning asks, coded separately: which CPU runs the calls
-            # fastest right now (median of 3 samples there); stay on it, and ask again if the 30 samples came out
-            # more than 15% slower than that CPU promised (it got busier meanwhile).
-            speed = {}
-            for c in all_cpus:
-                os.sched_setaffinity(0, {c})
-                fn(*inputs)
-                speed[c] = statistics.median(timed(k) for _ in range(3))
-            cpu = min(speed, key=speed.__getitem__)
-            os.sched_setaffinity(0, {cpu})
+            # stay on the fastest CPU, and ask again if the 30 samples came out more than 15% slower than that CPU
+            # promised (it got busier meanwhile)
+            cpu, speed = fastest_cpu(fn, inputs, timed, k, all_cpus)
             samples = [timed(k) for _ in range(30)]
             if statistics.median(samples) <= 1.15 * speed[cpu]:
                 break

@@ -21,17 +21,15 @@ median per process and pooled with a 95 % bootstrap interval (processes resample
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
 import random
 import statistics
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hand_timing import experiment_args, rounds  # noqa: E402
 
 
 def worker(model: str, mode: str, device: str, blocks: int, sets: list[str]) -> dict:
@@ -100,40 +98,16 @@ def report(path: str, seed: int = 0) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("step", choices=["run", "report", "worker"])
-    ap.add_argument("path", help="run/worker: the model file; report: the JSON lines file")
-    ap.add_argument("--modes", default="eager,default")
-    ap.add_argument("--mode", default="eager")
-    ap.add_argument("--processes", type=int, default=3)
-    ap.add_argument("--blocks", type=int, default=10)
-    ap.add_argument("--device", default="cuda")
-    ap.add_argument("--json", default="interleaved.jsonl")
-    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
-    a = ap.parse_args()
+    a = experiment_args("interleaved", 3, blocks=(int, 10))
     if a.step == "report":
         report(a.path)
         return
     if a.step == "worker":
         print("@@interleaved " + json.dumps(worker(a.path, a.mode, a.device, a.blocks, a.set)), flush=True)
         return
-    modes = [m.strip() for m in a.modes.split(",") if m.strip()]
-    caches = {m: tempfile.mkdtemp(prefix=f"interleaved-cache-{m}-") for m in modes}
-    with open(a.json, "a") as f:
-        for rnd in range(1, a.processes + 1):
-            for m in modes:
-                env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": caches[m],
-                       "TRITON_CACHE_DIR": os.path.join(caches[m], "triton")}
-                proc = subprocess.run([sys.executable, __file__, "worker", a.path, "--mode", m, "--device", a.device,
-                                       "--blocks", str(a.blocks), *(f"--set={x}" for x in a.set)],
-                                      capture_output=True, text=True, env=env, check=False)
-                line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("@@interleaved ")), None)
-                if line is None:
-                    sys.exit(f"interleaved worker {m} round {rnd} failed: {proc.stderr[-2000:]}")
-                rec = {**json.loads(line[len("@@interleaved "):]), "process": rnd}
-                f.write(json.dumps(rec) + "\n")
-                f.flush()
-                print(rnd, m, f"ratio {math.exp(statistics.median(_log_ratios(rec))):.3f}", flush=True)
+    rounds(__file__, "interleaved", a.path, a.modes, a.processes,
+           ["--device", a.device, "--blocks", str(a.blocks), *(f"--set={x}" for x in a.set)], a.json,
+           lambda rec: f"ratio {math.exp(statistics.median(_log_ratios(rec))):.3f}")
 
 
 if __name__ == "__main__":

@@ -20,25 +20,23 @@ their spread (max/min) and the standard deviation of their logarithms.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import math
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hand_timing import experiment_args, rounds  # noqa: E402
 
 WINDOWS = (("first 30 samples", None), ("0.5 s", 0.5), ("1 s", 1.0), ("2 s", 2.0), ("all", math.inf))
 
 
 def worker(model: str, mode: str, device: str, seconds: float, sets: list[str]) -> dict:
     import torch
-    from hand_timing import build, warm
+    from hand_timing import build, fastest_cpu, warm
 
     fn, inputs, timed, sync = build(model, mode, device, sets)
     _first, k = warm(fn, inputs, mode, sync, timed)
@@ -46,13 +44,7 @@ def worker(model: str, mode: str, device: str, seconds: float, sets: list[str]) 
     with torch.no_grad():
         cpus = sorted(os.sched_getaffinity(0))
         if device == "cuda" and len(cpus) > 1:
-            speed = {}
-            for c in cpus:
-                os.sched_setaffinity(0, {c})
-                fn(*inputs)
-                speed[c] = statistics.median(timed(k) for _ in range(3))
-            cpu = min(speed, key=speed.__getitem__)
-            os.sched_setaffinity(0, {cpu})
+            cpu, _speed = fastest_cpu(fn, inputs, timed, k, cpus)
         samples, t0 = [], time.perf_counter()
         while (t := time.perf_counter() - t0) < seconds:
             samples.append((round(t, 5), timed(k)))
@@ -86,40 +78,16 @@ def report(path: str) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("step", choices=["run", "report", "worker"])
-    ap.add_argument("path", help="run/worker: the model file; report: the JSON lines file")
-    ap.add_argument("--modes", default="eager,default")
-    ap.add_argument("--mode", default="eager")
-    ap.add_argument("--processes", type=int, default=6)
-    ap.add_argument("--seconds", type=float, default=4.0)
-    ap.add_argument("--device", default="cuda")
-    ap.add_argument("--json", default="window_length.jsonl")
-    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
-    a = ap.parse_args()
+    a = experiment_args("window", 6, seconds=(float, 4.0))
     if a.step == "report":
         report(a.path)
         return
     if a.step == "worker":
         print("@@window " + json.dumps(worker(a.path, a.mode, a.device, a.seconds, a.set)), flush=True)
         return
-    modes = [m.strip() for m in a.modes.split(",") if m.strip()]
-    caches = {m: tempfile.mkdtemp(prefix=f"window-cache-{m}-") for m in modes}
-    with open(a.json, "a") as f:
-        for rnd in range(1, a.processes + 1):
-            for m in modes:
-                env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": caches[m],
-                       "TRITON_CACHE_DIR": os.path.join(caches[m], "triton")}
-                proc = subprocess.run([sys.executable, __file__, "worker", a.path, "--mode", m, "--device", a.device,
-                                       "--seconds", str(a.seconds), *(f"--set={x}" for x in a.set)],
-                                      capture_output=True, text=True, env=env, check=False)
-                line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("@@window ")), None)
-                if line is None:
-                    sys.exit(f"window worker {m} round {rnd} failed: {proc.stderr[-2000:]}")
-                rec = {**json.loads(line[len("@@window "):]), "process": rnd, "time": time.time()}
-                f.write(json.dumps(rec) + "\n")
-                f.flush()
-                print(rnd, m, len(rec["samples"]), f"{windows(rec['samples'])['all'] * 1e3:.1f} µs", flush=True)
+    rounds(__file__, "window", a.path, a.modes, a.processes,
+           ["--device", a.device, "--seconds", str(a.seconds), *(f"--set={x}" for x in a.set)], a.json,
+           lambda rec: f"{len(rec['samples'])} samples, {windows(rec['samples'])['all'] * 1e3:.1f} µs")
 
 
 if __name__ == "__main__":

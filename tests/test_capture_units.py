@@ -56,6 +56,31 @@ def test_backend_availability_on_this_cpu_machine():
     assert not ok and "CUTLASS source headers" in why
 
 
+def test_the_cutlass_check_reads_inductors_setting_without_loading_inductor(tmp_path):
+    # Inductor's own default for cuda.cutlass_dir, worked out without importing Inductor (seconds on the H200),
+    # and the same answer as Inductor's configuration once it is loaded.
+    import json
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "include" / "cutlass").mkdir(parents=True)
+    code = (
+        "import json, sys, torch\n"
+        "from kernelscope.capture.worker import backend_available\n"
+        "before = backend_available(torch, 'CUTLASS', 'cuda')\n"
+        "loaded = 'torch._inductor' in sys.modules\n"
+        "import torch._inductor.config as ic\n"
+        "after = backend_available(torch, 'CUTLASS', 'cuda')\n"
+        "print(json.dumps([before, loaded, after]))\n"
+    )
+    for env_dir, ok in ((str(tmp_path), True), (str(tmp_path / "missing"), False)):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env={**os.environ, "TORCHINDUCTOR_CUTLASS_DIR": env_dir})
+        before, loaded, after = json.loads(out.stdout.strip().splitlines()[-1])
+        assert not loaded
+        assert before[0] is ok and after[0] is ok, (before, after)
+
 def test_a_timing_only_process_reads_a_light_environment():
     # A later process of --processes: the report reads the first process's environment, so the later ones skip
     # the subprocess (nvidia-smi on a GPU) and the imports; what identifies the machine stays.

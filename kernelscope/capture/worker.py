@@ -136,10 +136,12 @@ def backend_available(torch: Any, name: str, device: str) -> tuple[bool, str]:
             ok = False
         return ok, "" if ok else "cutlass.operators is not importable (pip install nvidia-cutlass-dsl>=4.6)"
     if name == "CUTLASS":
-        import torch._inductor.config as ic
-
-        cutlass_dir = (getattr(getattr(ic, "cuda", None), "cutlass_dir", None)
-                       or os.environ.get("TORCHINDUCTOR_CUTLASS_DIR"))
+        # Inductor's setting when Inductor is loaded; else its default, worked out as torch/_inductor/config.py
+        # does (cuda.cutlass_dir): importing Inductor only to read it cost an eager process seconds on the H200.
+        ic = sys.modules.get("torch._inductor.config")
+        cutlass_dir = (getattr(getattr(ic, "cuda", None), "cutlass_dir", None) if ic is not None else
+                       os.path.realpath(os.environ.get("TORCHINDUCTOR_CUTLASS_DIR", os.path.join(
+                           os.path.dirname(torch.__file__), "../third_party/cutlass/"))))
         if not cutlass_dir or not Path(cutlass_dir, "include", "cutlass").is_dir():
             return False, "Inductor's CUTLASS backend needs CUTLASS source headers (set TORCHINDUCTOR_CUTLASS_DIR)"
         return True, ""
