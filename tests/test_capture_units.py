@@ -81,6 +81,7 @@ def test_the_cutlass_check_reads_inductors_setting_without_loading_inductor(tmp_
         assert not loaded
         assert before[0] is ok and after[0] is ok, (before, after)
 
+
 def test_a_timing_only_process_reads_a_light_environment():
     # A later process of --processes: the report reads the first process's environment, so the later ones skip
     # the subprocess (nvidia-smi on a GPU) and the imports; what identifies the machine stays.

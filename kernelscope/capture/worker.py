@@ -473,7 +473,7 @@ class _Setup:
         if spec.get("distributed") and device == "cuda":
             # A torchrun rank's GPU, before anything touches CUDA (else every rank opens a context on GPU 0).
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % max(1, torch.cuda.device_count()))
-        progress("reading the environment")  # its own step in the log: on the H200 (gVisor) a subprocess is slow
+        progress("reading the environment")  # its own stage in the log: nvidia-smi and imports, seconds on the H200
         rec["environment"] = environment(torch, device, full=not spec.get("timing_only"))
         if mode.needs_cuda and device != "cuda":
             raise Unavailable(f"{mode.name} uses CUDA graphs, which need a GPU (this run is on the CPU)")
