@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -214,6 +215,17 @@ def report(a: argparse.Namespace) -> None:
         data["paired_wall"] = {"profile_s": walls, "hand_s": hand_walls, "ratio": ks_w / hw}
         lines += ["", f"wall time, pairs: kernelscope profile median {ks_w:.1f} s, hand script median {hw:.1f} s "
                       f"({', '.join(f'{v:.1f}' for v in hand_walls.values())}): {ks_w / hw:.2f}x (target <= 1.25x)"]
+        # where a gap comes from: each mode's processes, first and later apart (the first one also profiles)
+        per = {"kernelscope": _process_walls(out, [i for i, _ in pairs]),
+               "hand": _hand_process_walls([hp for _, hp in pairs])}
+        data["process_walls"] = {side: {f"{m} {'later' if later else 'first'}": v for (m, later), v in d.items()}
+                                 for side, d in per.items()}
+        lines += ["", "| mode | process | kernelscope (s, median) | hand (s, median) |", "| --- | --- | ---: | ---: |"]
+        for key in sorted(set(per["kernelscope"]) | set(per["hand"])):
+            ks_v, h_v = per["kernelscope"].get(key), per["hand"].get(key)
+            lines.append(f"| {key[0]} | {'2..N' if key[1] else '1'} | "
+                         f"{statistics.median(ks_v) if ks_v else float('nan'):.1f} | "
+                         f"{statistics.median(h_v) if h_v else float('nan'):.1f} |")
     spread = _autotune_spread(dirs)
     data["autotune"] = spread
     if spread["choices"]:
@@ -224,6 +236,30 @@ def report(a: argparse.Namespace) -> None:
     (out / "proofs.md").write_text(text)
     (out / "proofs.json").write_text(json.dumps(data, indent=1, default=str))
     print(text)
+
+
+_FINISHED = re.compile(r"\[(?:process (\d+)/\d+, )?\d+/\d+\] (\S+): finished in (?:(\d+)m )?([\d.]+) ?s")
+
+
+def _process_walls(out: Path, runs: list[int]) -> dict[tuple[str, bool], list[float]]:
+    """Each kernelscope worker's wall time from the runs' logs ("[process 2/3, 1/2] eager: finished in 13.8 s"),
+    by (mode, later process)."""
+    walls: dict[tuple[str, bool], list[float]] = {}
+    for i in runs:
+        log = out / f"run-{i}.log"
+        for m in _FINISHED.finditer(log.read_text() if log.exists() else ""):
+            later = m.group(1) is not None and int(m.group(1)) > 1
+            walls.setdefault((m.group(2), later), []).append(int(m.group(3) or 0) * 60 + float(m.group(4)))
+    return walls
+
+
+def _hand_process_walls(paths: list[Path]) -> dict[tuple[str, bool], list[float]]:
+    walls: dict[tuple[str, bool], list[float]] = {}
+    for hp in paths:
+        for rs in json.loads(hp.read_text()).get("runs", {}).values():
+            for r in rs:
+                walls.setdefault((r["mode"], r["process"] > 1), []).append(r["wall_s"])
+    return walls
 
 
 def main() -> None:
