@@ -125,9 +125,12 @@ def fastest_cpu(fn, inputs: list, timed, k: int, cpus: list[int]) -> tuple[int, 
     return cpu, speed
 
 
-def experiment_args(tag: str, processes: int, **extra: tuple[type, float]) -> argparse.Namespace:
+def experiment(script: str, tag: str, processes: int, option: str, default: float, worker, report,  # noqa: ANN001
+               show) -> None:  # noqa: ANN001
     """The command line of a ``run`` / ``report`` / ``worker`` experiment script (window_length.py,
-    interleaved.py): ``extra`` names its own numeric options and their defaults (``blocks=(int, 10)``)."""
+    interleaved.py), and what each step does: ``report PATH`` calls ``report(PATH)``; ``worker MODEL`` prints
+    ``@@TAG`` and ``worker(MODEL, mode, device, value, sets)`` as JSON; ``run MODEL`` runs the ``rounds`` of fresh
+    worker processes. ``option`` is the script's own numeric option (``blocks``), of ``default``'s type."""
     ap = argparse.ArgumentParser()
     ap.add_argument("step", choices=["run", "report", "worker"])
     ap.add_argument("path", help="run/worker: the model file; report: the JSON lines file")
@@ -137,9 +140,16 @@ def experiment_args(tag: str, processes: int, **extra: tuple[type, float]) -> ar
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--json", default=f"{tag}.jsonl")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
-    for name, (kind, default) in extra.items():
-        ap.add_argument(f"--{name}", type=kind, default=default)
-    return ap.parse_args()
+    ap.add_argument(f"--{option}", type=type(default), default=default)
+    a = ap.parse_args()
+    value = getattr(a, option)
+    if a.step == "report":
+        report(a.path)
+    elif a.step == "worker":
+        print(f"@@{tag} " + json.dumps(worker(a.path, a.mode, a.device, value, a.set)), flush=True)
+    else:
+        rounds(script, tag, a.path, a.modes, a.processes,
+               ["--device", a.device, f"--{option}", str(value), *(f"--set={x}" for x in a.set)], a.json, show)
 
 
 def rounds(script: str, tag: str, model: str, modes: str, processes: int, args: list[str], out_path: str,

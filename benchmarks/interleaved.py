@@ -29,7 +29,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hand_timing import experiment_args, rounds  # noqa: E402
+from hand_timing import experiment  # noqa: E402
 
 
 def worker(model: str, mode: str, device: str, blocks: int, sets: list[str]) -> dict:
@@ -98,16 +98,8 @@ def report(path: str, seed: int = 0) -> None:
 
 
 def main() -> None:
-    a = experiment_args("interleaved", 3, blocks=(int, 10))
-    if a.step == "report":
-        report(a.path)
-        return
-    if a.step == "worker":
-        print("@@interleaved " + json.dumps(worker(a.path, a.mode, a.device, a.blocks, a.set)), flush=True)
-        return
-    rounds(__file__, "interleaved", a.path, a.modes, a.processes,
-           ["--device", a.device, "--blocks", str(a.blocks), *(f"--set={x}" for x in a.set)], a.json,
-           lambda rec: f"ratio {math.exp(statistics.median(_log_ratios(rec))):.3f}")
+    experiment(__file__, "interleaved", 3, "blocks", 10, worker, report,
+               lambda rec: f"ratio {math.exp(statistics.median(_log_ratios(rec))):.3f}")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hand_timing import experiment_args, rounds  # noqa: E402
+from hand_timing import experiment  # noqa: E402
 
 WINDOWS = (("first 30 samples", None), ("0.5 s", 0.5), ("1 s", 1.0), ("2 s", 2.0), ("all", math.inf))
 
@@ -54,10 +54,8 @@ def worker(model: str, mode: str, device: str, seconds: float, sets: list[str]) 
 def windows(samples: list) -> dict[str, float]:
     out = {}
     for name, length in WINDOWS:
-        part = samples[:30] if length is None else [ms for t, ms in samples if t < length]
-        if length is None:
-            part = [ms for _t, ms in part]
-        out[name] = statistics.median(part)
+        part = samples[:30] if length is None else [(t, ms) for t, ms in samples if t < length]
+        out[name] = statistics.median(ms for _t, ms in part)
     return out
 
 
@@ -78,16 +76,8 @@ def report(path: str) -> None:
 
 
 def main() -> None:
-    a = experiment_args("window", 6, seconds=(float, 4.0))
-    if a.step == "report":
-        report(a.path)
-        return
-    if a.step == "worker":
-        print("@@window " + json.dumps(worker(a.path, a.mode, a.device, a.seconds, a.set)), flush=True)
-        return
-    rounds(__file__, "window", a.path, a.modes, a.processes,
-           ["--device", a.device, "--seconds", str(a.seconds), *(f"--set={x}" for x in a.set)], a.json,
-           lambda rec: f"{len(rec['samples'])} samples, {windows(rec['samples'])['all'] * 1e3:.1f} µs")
+    experiment(__file__, "window", 6, "seconds", 4.0, worker, report,
+               lambda rec: f"{len(rec['samples'])} samples, {windows(rec['samples'])['all'] * 1e3:.1f} µs")
 
 
 if __name__ == "__main__":
