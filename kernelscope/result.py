@@ -179,6 +179,22 @@ class AutotuneResult:
 
 
 @dataclass(frozen=True, slots=True)
+class FusionBenchmark:
+    """Inductor's epilogue-fusion benchmark for one GEMM (max-autotune, ``benchmark_epilogue_fusion``): at compile
+    time it timed the GEMM's template with the next kernel's ops fused in against the two apart, and fused only
+    when that was faster. Read from the compile log (TORCH_LOGS=fusion)."""
+
+    fused: bool  # what Inductor decided: "can fuse (benchmark)" (True) or "cannot fuse (benchmark)" (False)
+    factor: float | None  # the fused kernel timed this many times faster (fused) or slower (not); None: it never ran
+    text: str  # as logged: "1.063x speedup", "1.447x slowdown", "infx slowdown"
+    buffers: tuple[str, ...]  # the two scheduler buffers benchmarked together ("buf0", "buf1")
+    log_line: int = 0
+    # the factor is inside the benchmark's run-to-run spread (analysis/autotune.py FUSION_MARGINAL): another
+    # compile of the same code may decide the other way
+    marginal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Evidence:
     """One piece of evidence behind a verdict: what kind of fact, the fact, and where it was read.
 
@@ -236,6 +252,8 @@ class GemmEpilogue:
     kind: str = "gemm"  # "gemm" | "conv" (convolutions are GEMM-class ops)
     costs: tuple[OpCost, ...] = ()  # one per unfused op
     group: str = ""  # GemmGroup.label this GEMM is a member of
+    # Issue 13: Inductor's epilogue-fusion benchmarks that decided this GEMM's fusion (max-autotune), from the log
+    fusion_benchmarks: tuple[FusionBenchmark, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

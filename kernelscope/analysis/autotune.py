@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from kernelscope import vocab
 from kernelscope.analysis.gemm import AutotuneTable, log_line, parse_log, table_matches
+from kernelscope.analysis.gemm.log import fusion_benchmark_text
 from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
 
 _ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b\s*(.*)$")
@@ -172,6 +173,12 @@ def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
             notes.append(f"{winner.name} won this table, but the library GEMM ran ({ran.backend})")
         margin, runner = margin_of(choices, winner)
         marginal = margin is not None and margin < MARGINAL
+        if marginal and ran is not None and any(fb.fused for fb in ran.fusion_benchmarks):
+            # The epilogue-fusion benchmark ran after this table and fused a template: what ran was its call,
+            # and a table won by the other kind would have led to the same fused template.
+            marginal = False
+            notes.append(f"{winner.backend} won this table by only {margin:.1%}, but the epilogue-fusion benchmark "
+                         "decided what ran")
         if marginal and runner is not None:
             notes.append(f"marginal: {winner.backend} won by {margin:.1%} over {runner.backend} {runner.name}, inside "
                          f"autotune's ~{MARGINAL:.0%} timing noise: another run may pick {runner.backend}")
@@ -205,6 +212,24 @@ def _share_tables(out: list[AutotuneResult], tables: Sequence[AutotuneTable], wi
         r = out[i]
         out[i] = dataclasses.replace(r, gemms=r.gemms + tuple(ids))
     return tuple(out)
+
+
+def marginal_note(a: AutotuneResult) -> str:
+    return (f"autotune choice marginal: {a.winner_backend} won by {a.margin:.1%} over {a.runner_up_backend} "
+            f"({a.runner_up}), inside autotune's timing noise: another run may pick {a.runner_up_backend}, and this "
+            "GEMM's backend and epilogue verdict with it")
+
+
+def decision_notes(g: GemmEpilogue, table: AutotuneResult | None) -> tuple[str, ...]:
+    """Why another compile of the same code may give GEMM ``g`` another backend or verdict: a compile-time
+    benchmark that decided it by a margin inside its own noise. An epilogue-fusion benchmark that fused runs
+    after the autotune table and decides alone; otherwise a marginal table and a marginal fusion benchmark that
+    kept the epilogue apart both count. () when nothing was close."""
+    fused = [fb for fb in g.fusion_benchmarks if fb.fused]
+    close = [fb for fb in (fused or g.fusion_benchmarks) if fb.marginal]
+    notes = [] if fused or table is None or not table.marginal else [marginal_note(table)]
+    notes += [f"fusion benchmark marginal: {fusion_benchmark_text(fb)}" for fb in close]
+    return tuple(notes)
 
 
 def autotune_for_gemm(results: Sequence[AutotuneResult], gemm_id: str) -> AutotuneResult | None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kernelscope import fmt
+from kernelscope.analysis.autotune import autotune_for_gemm, decision_notes
 from kernelscope.analysis.contention import contended_sides
 from kernelscope.analysis.pairing import change_kind, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
@@ -41,16 +42,25 @@ class GemmChange:
     gained: tuple[str, ...]  # epilogue ops fused in head that were not fused in base
     lost: tuple[str, ...]  # ops fused in base that are not fused in head
     backend_switched: bool
-    # Either run's autotune for this GEMM was marginal (winner within noise of another kind): a change is then
-    # a coin that landed the other way, not a regression.
+    # Either run's compile-time benchmark that decided this GEMM was close (an autotune winner within noise of
+    # another kind, an epilogue-fusion benchmark within its spread): a change is then a coin that landed the other
+    # way, not a regression.
     marginal_autotune: bool = False
     label: str = ""  # how the report names it: the module path, else "op M × N × K"
     shapes: str = ""  # its shape, or "8192 × 512 × 512 → 1024 × 512 × 512" when a shape parameter changed
+    # What decided the change when it is not the code's: "marginal autotune", "marginal fusion benchmark", or
+    # "compile-time choice" (both runs compiled the same model file with the same versions and settings, so only
+    # Inductor's benchmarks at compile time can have changed it); "" otherwise.
+    choice: str = ""
 
     @property
     def kind(self) -> str:
         base = self._kind
-        if self.marginal_autotune and base not in ("same", "new GEMM", "GEMM gone"):
+        if base in ("same", "new GEMM", "GEMM gone"):
+            return base
+        if self.choice:
+            return f"{base} ({self.choice}: may differ between runs)"
+        if self.marginal_autotune:
             return f"{base} (marginal autotune: may differ between runs)"
         return base
 
@@ -71,6 +81,9 @@ class ModeDelta:
     gemms: tuple[GemmChange, ...]
     change: str = "none"  # "none" | "faster" | "slower": both runs' intervals separate (issue 13)
     pad_note: str = ""  # kernels that differ are pad kernels: Inductor's pad_mm decision, benchmarked at compile
+    # Both runs compiled the same model file with the same versions and settings, yet launched different kernels:
+    # Inductor's compile-time benchmarks chose differently, so the latency change is the compiles', not the code's.
+    compile_note: str = ""
     ranks: tuple[RankDelta, ...] = ()  # per rank, matched by index (torchrun runs, issue 17)
     contended: tuple[str, ...] = ()  # "base" / "head": that run timed this mode on a busy machine (contention.py)
 
@@ -229,8 +242,43 @@ def environment_changes(base: RunEnvironment, head: RunEnvironment) -> tuple[tup
                  if env_b.get(k) != env_h.get(k))
 
 
-def _marginal(m: ModeResult | None) -> set[str]:
-    return {gid for a in (m.autotune if m else ()) if a.marginal for gid in (a.gemms or ((a.gemm,) if a.gemm else ()))}
+def _marginal(m: ModeResult | None) -> dict[str, str]:
+    """GEMM id -> "marginal autotune" / "marginal fusion benchmark" for the GEMMs of a mode whose deciding
+    compile-time benchmark was close (analysis/autotune.py ``decision_notes``)."""
+    out: dict[str, str] = {}
+    for g in (m.gemms if m else ()):
+        notes = decision_notes(g, autotune_for_gemm(m.autotune, g.id)) if m else ()
+        if notes:
+            out[g.id] = "marginal autotune" if notes[0].startswith("autotune") else "marginal fusion benchmark"
+    return out
+
+
+def same_build(c: Comparable) -> bool:
+    """Both runs compiled the same model file (its hash recorded and equal) with the same versions, shapes and
+    settings on the same kind of device: anything that differs in what they launched was chosen at compile time."""
+    sha = dict((n, b) for n, b, _ in c.fields).get("model file sha256")
+    return c.ok and not c.differences and sha not in (None, fmt.DASH, "not recorded")
+
+
+def _compile_note(mb: ModeResult | None, mh: ModeResult | None, gemms: tuple[GemmChange, ...]) -> str:
+    """For a same-build pair: the kernels one run launched and the other did not, and the GEMM changes, said as
+    Inductor's compile-time choices."""
+    if not _ok(mb) or not _ok(mh):
+        return ""
+    assert mb is not None and mh is not None
+    kb, kh = {k.name for k in mb.kernels}, {k.name for k in mh.kernels}
+    changed = [g for g in gemms if g.kind != "same"]
+    if kb == kh and not changed:
+        return ""
+    parts = []
+    if kb != kh:
+        parts.append(f"{len(kb ^ kh)} kernel(s) launched by one run only ({', '.join(sorted(kb ^ kh)[:3])}"
+                     f"{', ...' if len(kb ^ kh) > 3 else ''})")
+    if changed:
+        parts.append(f"{len(changed)} GEMM verdict(s) or backend(s) changed")
+    return ("compiled differently from the same model file, versions and settings: " + " and ".join(parts)
+            + ". Inductor's compile-time benchmarks (autotune, the epilogue-fusion benchmark, pad_mm) chose "
+              "differently in the two runs, so a latency change here is those choices', not a change in the code")
 
 
 def _pad_note(mb: ModeResult | None, mh: ModeResult | None) -> str:
@@ -256,12 +304,15 @@ def _counts(base: dict[str, float], head: dict[str, float]) -> tuple[CountDelta,
     return tuple(CountDelta(k, base.get(k, 0.0), head.get(k, 0.0)) for k in keys)
 
 
-def compare_gemms(base: tuple[GemmEpilogue, ...], head: tuple[GemmEpilogue, ...],
-                  marginal: set[str] | None = None) -> tuple[GemmChange, ...]:
+def compare_gemms(base: tuple[GemmEpilogue, ...], head: tuple[GemmEpilogue, ...], *, same: bool = False,
+                  base_marginal: dict[str, str] | None = None,
+                  head_marginal: dict[str, str] | None = None) -> tuple[GemmChange, ...]:
     """The two runs' GEMMs paired as ``pairing.match_gemms`` pairs them (module and shape, op and shape, shape,
     then, when a shape parameter changed, the module or the nth GEMM of an op both runs launch equally often).
-    ``marginal``: GEMM ids (of either run) whose autotune winner was marginal."""
-    marginal = marginal or set()
+    ``base_marginal`` / ``head_marginal``: each run's GEMM ids whose deciding benchmark was close, and which
+    ("marginal autotune", "marginal fusion benchmark"); ``same``: both runs are one build (``same_build``), so any
+    change is a compile-time choice."""
+    bm, hm = base_marginal or {}, head_marginal or {}
     out = []
     seen: dict[str, int] = defaultdict(int)
     for row in match_gemms(base, head):
@@ -282,8 +333,10 @@ def compare_gemms(base: tuple[GemmEpilogue, ...], head: tuple[GemmEpilogue, ...]
             continue
         gained = tuple(op for op in gh.fused if op not in gb.fused)
         lost = tuple(op for op in gb.fused if op not in gh.fused)
+        choice = bm.get(gb.id) or hm.get(gh.id) or ("compile-time choice" if same else "")
         out.append(GemmChange(key, gb, gh, gained, lost, gb.backend != gh.backend,
-                              gb.id in marginal or gh.id in marginal, label=label, shapes=shapes))
+                              bm.get(gb.id) == "marginal autotune" or hm.get(gh.id) == "marginal autotune",
+                              label=label, shapes=shapes, choice=choice))
     return tuple(out)
 
 
@@ -296,6 +349,8 @@ def _call(change: str, r: Ratio) -> str:
 def compare_results(base: RunResult, head: RunResult, base_label: str = "base", head_label: str = "head", *,
                     force: bool = False) -> Comparison:
     names = list(dict.fromkeys([m.name for m in base.modes] + [m.name for m in head.modes]))
+    comparable = comparable_runs(base, head, force=force)
+    same = same_build(comparable)
     modes = []
     for name in names:
         mb, mh = base.mode(name), head.mode(name)
@@ -304,17 +359,20 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
         r = latency_ratio(lh, lb)
         # Beyond noise only when both runs' intervals (across processes) separate.
         change = separated(lb, lh) if r.value is not None else "none"
+        gemms = compare_gemms(mb.gemms, mh.gemms, same=same, base_marginal=_marginal(mb),
+                              head_marginal=_marginal(mh)) if mb and mh else ()
+        pad = _pad_note(mb, mh)
         modes.append(ModeDelta(
             name=name, base=mb, head=mh, latency=r, call=_call(change, r),
             categories=_counts(mb.kernels_by_category if mb else {}, mh.kernels_by_category if mh else {}),
             backends=_counts(mb.kernels_by_backend if mb else {}, mh.kernels_by_backend if mh else {}),
             # GEMMs of a mode that ran in one run only are not "gained" or "lost": the mode itself is.
-            gemms=compare_gemms(mb.gemms, mh.gemms, _marginal(mb) | _marginal(mh)) if mb and mh else (),
-            change=change, pad_note=_pad_note(mb, mh), ranks=compare_ranks(mb, mh),
+            gemms=gemms,
+            change=change, pad_note=pad, ranks=compare_ranks(mb, mh),
+            compile_note=_compile_note(mb, mh, gemms) if same and not pad else "",
             contended=contended_sides((("base", lb), ("head", lh))),
         ))
     env = environment_changes(base.environment, head.environment)
-    comparable = comparable_runs(base, head, force=force)
     busy = [f"{side}'s {m.name}" for m in modes for side in m.contended]
     if busy:
         comparable = dataclasses.replace(comparable, warnings=(*comparable.warnings, (

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kernelscope import __version__, vocab
-from kernelscope.analysis.autotune import autotune_results
+from kernelscope.analysis.autotune import autotune_for_gemm, autotune_results, decision_notes
 from kernelscope.analysis.comm import communication
 from kernelscope.analysis.contention import contention_note
 from kernelscope.analysis.dynamic import dynamic_summary
@@ -223,27 +223,22 @@ def analyze_mode_trace(
     }
 
 
-def marginal_note(a: Any) -> str:
-    return (f"autotune choice marginal: {a.winner_backend} won by {a.margin:.1%} over {a.runner_up_backend} "
-            f"({a.runner_up}), inside autotune's timing noise: another run may pick {a.runner_up_backend}, and this "
-            "GEMM's backend and epilogue verdict with it")
-
-
 def _mark_marginal(gemms: Sequence[Any], autotune: Sequence[Any]) -> tuple[Any, ...]:
-    """A GEMM whose autotune winner is marginal says so in its verdict's evidence and why-not."""
+    """A GEMM whose deciding compile-time benchmark (autotune table, epilogue-fusion benchmark) was close says so
+    in its verdict's evidence and why-not."""
     import dataclasses
 
     from kernelscope.result import Evidence
 
-    marg = {gid: a for a in autotune if a.marginal for gid in (a.gemms or ((a.gemm,) if a.gemm else ()))}
     out = []
     for g in gemms:
-        a = marg.get(g.id)
-        if a is None:
+        notes = decision_notes(g, autotune_for_gemm(autotune, g.id))
+        if not notes:
             out.append(g)
             continue
-        text = marginal_note(a)
-        out.append(dataclasses.replace(g, evidence=tuple(g.evidence) + (Evidence("rule", text, "autotune"),),
+        text = "; ".join(notes)
+        out.append(dataclasses.replace(g, evidence=tuple(g.evidence) + tuple(Evidence("rule", n, "autotune")
+                                                                              for n in notes),
                                        why_not=f"{g.why_not}; {text}" if g.why_not else text))
     return tuple(out)
 
@@ -346,8 +341,8 @@ def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any],
             # The measurements stand; only the trace analysis is lost, and the report says why.
             base["notes"] = base["notes"] + (f"trace analysis failed: {exc.message}",)
     extra = timing_notes(base)
-    extra += [f"GEMM {a.gemm or a.op + ' ' + a.sizes}: {marginal_note(a)}" for a in base.get("autotune", ())
-              if a.marginal]
+    extra += [f"GEMM {g.id}: {note}" for g in base.get("gemms", ())
+              for note in decision_notes(g, autotune_for_gemm(base.get("autotune", ()), g.id))]
     if extra:
         base["contradiction"] = extra[0] if extra[0].startswith("the profiled iterations") else ""
         base["notes"] = base["notes"] + tuple(extra)

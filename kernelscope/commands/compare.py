@@ -56,5 +56,6 @@ def command(base_dir: Path, head_dir: Path, out: Path, force: bool, debug: bool)
         change = change_text(m) or "no latency to compare"
         status = f" [{m.status_change}]" if m.status_change else ""
         gemms = "".join(f"; {g.key}: {g.kind}" for g in m.changed_gemms)
-        click.echo(f"{m.name}{mark}: {change}{status}{gemms}")
+        built = "; compiled differently from the same build (a compile-time choice)" if m.compile_note else ""
+        click.echo(f"{m.name}{mark}: {change}{status}{built}{gemms}")
     click.echo(f"wrote {html_path}, {md_path} and {json_path}", err=True)

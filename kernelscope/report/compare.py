@@ -52,8 +52,9 @@ def compare_data(cmp: Comparison) -> dict:
                        "base_backend": g.base.backend if g.base else None,
                        "head_backend": g.head.backend if g.head else None,
                        "gained": list(g.gained), "lost": list(g.lost),
-                       "marginal_autotune": g.marginal_autotune} for g in m.gemms],
+                       "marginal_autotune": g.marginal_autotune, "choice": g.choice} for g in m.gemms],
             "pad_note": m.pad_note,
+            "compile_note": m.compile_note,
             "not_comparable": marked,
             "contended": list(m.contended),
             **({"ranks": [rank_delta_json(d) for d in m.ranks]} if m.ranks else {}),
@@ -141,7 +142,8 @@ def _render_md(cmp: Comparison, max_gemms: int, max_env: int, err_chars: int) ->
     out.append("Change: head vs base, read one way (\"1.10× slower\": head takes 1.10× base's time). "
                "A change is beyond noise (\"faster\"/\"slower\") only when the two runs' 95% intervals of the "
                "median (across processes) do not overlap; otherwise \"within noise\".")
-    pads = [f"- **{md_text(m.name, 40)}**: {md_text(m.pad_note, 300)}" for m in cmp.modes if m.pad_note]
+    pads = [f"- **{md_text(m.name, 40)}**: {md_text(m.pad_note or m.compile_note, 600)}" for m in cmp.modes
+            if m.pad_note or m.compile_note]
     if pads:
         out += ["", *pads]
     cat_lines = []

@@ -15,9 +15,9 @@ from kernelscope.analysis.gemm.library import (
     _library_bias,
     _mnk_from_dims,
 )
-from kernelscope.analysis.gemm.log import LogFacts
+from kernelscope.analysis.gemm.log import LogFacts, fusion_benchmark_text
 from kernelscope.analysis.gemm.model import EpilogueOp, _Config, _Found, short_kernel_name
-from kernelscope.analysis.gemm.whynot import _fusion_log_lines, _why_not
+from kernelscope.analysis.gemm.whynot import _fusion_log_lines, _why_not, fusion_benchmarks_for
 from kernelscope.inductor_code import (
     KernelKind,
     OutputCode,
@@ -131,8 +131,10 @@ def _found_from_code(
     ops = activation + ops
     unfused = [o for o in ops if not o.fused]
     why: list[str] = []
+    unfused_launches = sorted({c.launch for c in cg.chain if not c.fused})
+    benchmarks = fusion_benchmarks_for(log, code, cg, unfused_launches, single_graph)
+    evidence += [f"[fusion-benchmark] {fusion_benchmark_text(fb)}" for fb in benchmarks]
     if unfused:
-        unfused_launches = sorted({c.launch for c in cg.chain if not c.fused})
         log_lines = _fusion_log_lines(log, code, cg, unfused_launches, single_graph)
         why, more = _why_not(
             backend, unfused, cfg, log, op=cg.op, m=cg.m, n=cg.n, k=cg.k, code_gemm=cg, log_ops=log_lines
@@ -165,6 +167,7 @@ def _found_from_code(
         why_not=tuple(why),
         confidence="code",
         order=order,
+        fusion_benchmarks=benchmarks,
     )
 
 

@@ -190,6 +190,7 @@ def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, cou
                 batch=f.batch,
                 kind=f.kind,
                 costs=_op_costs(f),
+                fusion_benchmarks=f.fusion_benchmarks,
             )
         )
     if modules is not None:

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from kernelscope import vocab
+from kernelscope.result import FusionBenchmark
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,9 +23,11 @@ class AutotuneTable:
 class LogFacts:
     autotune: tuple[AutotuneTable, ...] = ()
     cannot_fuse: tuple[tuple[str, str, str, int], ...] = ()  # (node1, node2, reason, line)
+    # Inductor's epilogue-fusion benchmark (max-autotune): (bufs1, bufs2, "1.2x slowdown" | "2.1x speedup", line);
+    # a slowdown kept the two apart, a speedup fused them
     benchmark: tuple[
         tuple[tuple[str, ...], tuple[str, ...], str, int], ...
-    ] = ()  # (bufs1, bufs2, "1.2x slowdown", line)
+    ] = ()
     nvgemm_failed_choices: tuple[str, ...] = ()
     nvgemm_error: str | None = None
     nvgemm_error_line: int | None = None
@@ -57,7 +60,8 @@ _AUTOTUNE_ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b")
 _CANNOT_FUSE = re.compile(r"cannot fuse (\S+) with (\S+): (.*)$")
 
 
-_BENCH_FUSE = re.compile(r"cannot fuse \(benchmark\): fusing (.*?) with (.*?) cause ((?:inf|[\d.]+)x slowdown)")
+_BENCH_FUSE = re.compile(r"(?:can|cannot) fuse \(benchmark\): fusing (.*?) with (.*?) cause "
+                         r"((?:inf|[\d.]+)x (?:slowdown|speedup))")
 
 
 _NVGEMM_CHOICE = re.compile(r"for benchmark choice NVUniversalGemmCaller\(([^)]*)\)")
@@ -139,6 +143,39 @@ def parse_log(text: str | None) -> LogFacts:
         graphs=len(frames),
         present=True,
     )
+
+
+# A fusion-benchmark factor below this (fused 1.25x faster, or 1.25x slower) is "marginal": the decision may go
+# the other way in another compile. Inductor times each side once, on kernels of a few microseconds, in the
+# compiling process: four identical runs of samples/linear_gelu.py's max-autotune on one H200 (2026-12-04,
+# benchmarks/RESULTS.md) logged 1.90x, 2.14x and 1.33x for the same fusion and, in the fourth, no benchmark and no
+# fusion; one GEMM on torch 2.14.1 read 1.070x faster in one mode and 1.063x slower in another.
+FUSION_MARGINAL = 0.25
+
+
+def fusion_benchmark(entry: tuple[tuple[str, ...], tuple[str, ...], str, int]) -> FusionBenchmark:
+    """One ``LogFacts.benchmark`` entry as the record a GEMM keeps."""
+    b1, b2, text, line = entry
+    value = text.split("x", 1)[0]
+    factor = None if value == "inf" else float(value)
+    return FusionBenchmark(fused=text.endswith("speedup"), factor=factor, text=text, buffers=(*b1, *b2),
+                           log_line=line, marginal=factor is not None and factor < 1 + FUSION_MARGINAL)
+
+
+def fusion_benchmark_text(fb: FusionBenchmark) -> str:
+    """"Inductor's epilogue-fusion benchmark (log line 36) timed buf0 + buf1 as one kernel 1.063x faster than
+    apart, so it fused them; inside that benchmark's run-to-run spread ...": one line of a GEMM's evidence."""
+    pair = " + ".join(fb.buffers)
+    if fb.factor is None:
+        what = f"could not run {pair} fused (no config of the fused kernel ran), so it kept them apart"
+    else:
+        what = (f"timed {pair} as one kernel {fb.text.split('x', 1)[0]}x {'faster' if fb.fused else 'slower'} than "
+                f"apart, so it {'fused them' if fb.fused else 'kept them apart'}")
+    text = f"Inductor's epilogue-fusion benchmark (log line {fb.log_line}) {what}"
+    if fb.marginal:
+        text += (f"; inside that benchmark's run-to-run spread (under {1 + FUSION_MARGINAL:.2f}x): another compile "
+                 "may decide otherwise")
+    return text
 
 
 def table_shapes(sizes: str) -> list[tuple[int, ...]]:

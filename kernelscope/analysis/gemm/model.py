@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernelscope import vocab
-from kernelscope.result import Verdict
+from kernelscope.result import FusionBenchmark, Verdict
 
 # The op vocabulary lives in kernelscope/vocab.py (one table for every path and module).
 GEMM_OPS = vocab.GEMM_OPS
@@ -116,6 +116,7 @@ class _Found:
     graph: int = 0  # index of the compiled graph (output-code module) it belongs to
     debug_handle: str | None = None  # Inductor's provenance handle of its call site ("extern_kernels.addmm:3")
     op_kernels: tuple[tuple[str, tuple[str, ...]], ...] = ()  # unfused op -> kernels it ran in
+    fusion_benchmarks: tuple[FusionBenchmark, ...] = ()  # Inductor's epilogue-fusion benchmarks for it (log)
 
 
 def _verdict_of(f: _Found) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.dataflow import CodeGemm
-from kernelscope.analysis.gemm.log import AutotuneTable, LogFacts, table_matches
+from kernelscope.analysis.gemm.log import AutotuneTable, LogFacts, fusion_benchmark, table_matches
 from kernelscope.analysis.gemm.model import (
     _FUSIBLE_BACKENDS,
     BIAS_OPS,
@@ -22,6 +22,7 @@ from kernelscope.analysis.gemm.model import (
 from kernelscope.inductor_code import (
     OutputCode,
 )
+from kernelscope.result import FusionBenchmark
 
 
 def _why_not(
@@ -215,9 +216,32 @@ def _fusion_log_lines(
             said.add((n1, n2, reason))
             lines.append(f"log line {ln}: cannot fuse {n1} with {n2}: {reason}")
     for b1, b2, text, ln in log.benchmark:
-        if {x[3:] for x in b1} & g and {x[3:] for x in b2} & e:
+        if text.endswith("slowdown") and {x[3:] for x in b1} & g and {x[3:] for x in b2} & e:
             lines.append(f"log line {ln}: benchmark: fusing {list(b1)} with {list(b2)}: {text}")
     return lines
+
+
+def fusion_benchmarks_for(
+    log: LogFacts, code: OutputCode, cg: CodeGemm, unfused_launches: Sequence[int], single_graph: bool
+) -> tuple[FusionBenchmark, ...]:
+    """The epilogue-fusion benchmarks that decided this GEMM (buffer names are the graph's own, so one graph
+    only): one that kept them apart names the GEMM's buffer first and a buffer of a kernel its epilogue ran in
+    second; one that fused them names, second, the buffer the fused kernel (this GEMM's launch) writes."""
+    if not single_graph or not log.benchmark:
+        return ()
+
+    def nums(launch_ids: Sequence[int]) -> set[str]:
+        return {m for i in launch_ids for w in code.launches[i].writes for m in re.findall(r"^buf(\d+)$", w)}
+
+    g = nums([cg.launch.index])
+    e = nums(unfused_launches)
+    out = []
+    for entry in log.benchmark:
+        b1, b2, text, _ = entry
+        n1, n2 = {x[3:] for x in b1}, {x[3:] for x in b2}
+        if (text.endswith("speedup") and n2 & g) or (text.endswith("slowdown") and n1 & g and n2 & e):
+            out.append(fusion_benchmark(entry))
+    return tuple(out)
 
 
 def _why_from_trace(backend: str, ops: Sequence[Any], cfg: Any, *, op: str, m: int | None, n: int | None,
