@@ -94,6 +94,10 @@ def test_clear_and_failed_benchmarks_are_not_marginal():
     fc1 = gemm(b4, "fc1")
     assert [(fb.fused, fb.factor, fb.marginal) for fb in fc1.fusion_benchmarks] == [(False, 1.447, False)]
     assert "marginal" not in fc1.why_not
+    # the benchmark is said once, as log evidence with its line, and the why-not reads the same record
+    said = [e for e in fc1.evidence if "1.447x" in e.text]
+    assert [(e.kind, e.where) for e in said] == [("log", "log:132")]
+    assert fc1.why_not.endswith("benchmark_epilogue_fusion judged the fused template slower (1.447x slowdown)")
     assert [fb.factor for fb in gemm(b4, "fc2").fusion_benchmarks] == [1.972]
     assert gemm(b4, "qkv").fusion_benchmarks == ()  # the log has no benchmark for it
     b32 = mode("tb-bf16-b32", "max-autotune")

@@ -137,7 +137,8 @@ def _found_from_code(
     if unfused:
         log_lines = _fusion_log_lines(log, code, cg, unfused_launches, single_graph)
         why, more = _why_not(
-            backend, unfused, cfg, log, op=cg.op, m=cg.m, n=cg.n, k=cg.k, code_gemm=cg, log_ops=log_lines
+            backend, unfused, cfg, log, op=cg.op, m=cg.m, n=cg.n, k=cg.k, code_gemm=cg, log_ops=log_lines,
+            benchmarks=benchmarks,
         )
         evidence += more
     m, n, k, dtype = cg.m, cg.n, cg.k, cg.dtype

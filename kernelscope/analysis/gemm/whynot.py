@@ -37,8 +37,11 @@ def _why_not(
     k: int | None,
     code_gemm: CodeGemm | None,
     log_ops: Sequence[str],
+    benchmarks: Sequence[FusionBenchmark] = (),
 ) -> tuple[list[str], list[str]]:
-    """(why-not sentences, evidence) for a GEMM whose epilogue is not all fused."""
+    """(why-not sentences, evidence) for a GEMM whose epilogue is not all fused. ``log_ops``: the fusion log's
+    "cannot fuse" lines about it; ``benchmarks``: its epilogue-fusion benchmarks (their evidence is the GEMM's
+    own "[fusion-benchmark]" lines)."""
     why: list[str] = []
     ev: list[str] = []
     labels = ", ".join(dict.fromkeys(o.label for o in unfused))
@@ -160,17 +163,17 @@ def _why_not(
             f"[autotune-log] AUTOTUNE {table.op}({table.sizes}) at log line {table.line}: "
             + ", ".join(f"{c} {t:.4f} ms" for c, t in table.choices[:4])
         )
+    for fb in benchmarks:
+        if fb.fused:
+            continue
+        if fb.factor is None:
+            # Inductor prints inf when no config of the fused kernel could run (e.g. out of shared memory)
+            why.append(f"benchmark_epilogue_fusion rejected the fused template: none of its configs ran ({fb.text})")
+        else:
+            why.append(f"benchmark_epilogue_fusion judged the fused template slower ({fb.text})")
     reasons: list[str] = []
     for line in log_ops:
-        if ": benchmark: " in line:
-            slower = line.rsplit(": ", 1)[-1]
-            if slower.startswith("inf"):
-                # Inductor prints inf when no config of the fused kernel could run (e.g. out of shared memory)
-                why.append(f"benchmark_epilogue_fusion rejected the fused template: none of its configs ran ({slower})")
-            else:
-                why.append(f"benchmark_epilogue_fusion judged the fused template slower ({slower})")
-        else:
-            reasons.append(line.split(": ", 1)[-1])  # "cannot fuse op15 with op16: no shared data"
+        reasons.append(line.split(": ", 1)[-1])  # "cannot fuse op15 with op16: no shared data"
         ev.append(f"[fusion-log] {line}")
     if reasons:
         why.append("Inductor's fusion log: " + "; ".join(dict.fromkeys(reasons)))
@@ -189,24 +192,22 @@ def _autotune_for(
     return None
 
 
+def _buffer_numbers(code: OutputCode, launch_ids: Sequence[int]) -> set[str]:
+    """N of each bufN these launches write: scheduler node opN writes bufN, and the fusion log names both (a reuse
+    alias names the new buffer)."""
+    return {m for i in launch_ids for w in code.launches[i].writes for m in re.findall(r"^buf(\d+)$", w)}
+
+
 def _fusion_log_lines(
     log: LogFacts, code: OutputCode, cg: CodeGemm, unfused_launches: Sequence[int], single_graph: bool
 ) -> list[str]:
-    """Fusion-log lines about this GEMM and the kernels its epilogue ran in (scheduler node opN writes bufN).
-    """
+    """Fusion-log "cannot fuse" lines about this GEMM and the kernels its epilogue ran in (scheduler node opN
+    writes bufN); its epilogue-fusion benchmarks are ``fusion_benchmarks_for``'s."""
     if not single_graph:
         return []
 
-    def nums(launch_ids: Sequence[int]) -> set[str]:
-        out: set[str] = set()
-        for i in launch_ids:
-            for w in code.launches[i].writes:
-                # Scheduler node opN writes bufN: the buffer's own name (a reuse alias names the new buffer).
-                out |= set(re.findall(r"^buf(\d+)$", w))
-        return out
-
-    g = nums([cg.launch.index])
-    e = nums(unfused_launches)
+    g = _buffer_numbers(code, [cg.launch.index])
+    e = _buffer_numbers(code, unfused_launches)
     lines: list[str] = []
     said: set[tuple[str, str, str]] = set()  # each fusion round repeats the same verdicts
     for n1, n2, reason, ln in log.cannot_fuse:
@@ -215,9 +216,6 @@ def _fusion_log_lines(
         if a & g and b & e and (n1, n2, reason) not in said:
             said.add((n1, n2, reason))
             lines.append(f"log line {ln}: cannot fuse {n1} with {n2}: {reason}")
-    for b1, b2, text, ln in log.benchmark:
-        if text.endswith("slowdown") and {x[3:] for x in b1} & g and {x[3:] for x in b2} & e:
-            lines.append(f"log line {ln}: benchmark: fusing {list(b1)} with {list(b2)}: {text}")
     return lines
 
 
@@ -229,12 +227,8 @@ def fusion_benchmarks_for(
     second; one that fused them names, second, the buffer the fused kernel (this GEMM's launch) writes."""
     if not single_graph or not log.benchmark:
         return ()
-
-    def nums(launch_ids: Sequence[int]) -> set[str]:
-        return {m for i in launch_ids for w in code.launches[i].writes for m in re.findall(r"^buf(\d+)$", w)}
-
-    g = nums([cg.launch.index])
-    e = nums(unfused_launches)
+    g = _buffer_numbers(code, [cg.launch.index])
+    e = _buffer_numbers(code, unfused_launches)
     out = []
     for entry in log.benchmark:
         b1, b2, text, _ = entry
