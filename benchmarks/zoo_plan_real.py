@@ -1,0 +1,21 @@
+# The zoo at real size on the H200 (benchmarks/h200_zoo.py PLAN). bf16; eager, default and max-autotune.
+{
+    "resnet50_numerics": {"script": ["benchmarks/resnet_numerics.py", "resnet50", "8"]},
+    "tv_resnet50": {"model": "tests/zoo/models/tv_resnet.py", "sets": ["size=real", "arch=resnet50", "batch_size=8"]},
+    "hf_bert": {"model": "tests/zoo/models/hf_bert.py", "sets": ["size=real", "batch_size=8", "seq_len=512"]},
+    "hf_gpt2": {"model": "tests/zoo/models/hf_gpt2.py", "sets": ["size=real", "batch_size=4", "seq_len=512"]},
+    "hf_llama": {"model": "tests/zoo/models/hf_llama.py", "sets": ["size=real", "batch_size=1", "seq_len=512"]},
+    "hf_vit": {"model": "tests/zoo/models/hf_vit.py", "sets": ["size=real", "batch_size=8"]},
+    "kb_gemm_groupnorm_hardtanh": {"model": "tests/models/kb_gemm_groupnorm_hardtanh.py"},
+    "kb_gemm_bn_scale_softmax": {"model": "tests/models/kb_gemm_bn_scale_softmax.py"},
+    "kb_gemm_max_sub_gelu": {"model": "tests/models/kb_gemm_max_sub_gelu.py"},
+    "kb_gemm_logsumexp_gelu": {"model": "tests/models/kb_gemm_logsumexp_gelu.py"},
+    "kb_gemm_softmax_temp": {"model": "tests/models/kb_gemm_softmax_temp.py"},
+    "kb_conv_block_avgpool": {"model": "tests/models/kb_conv_block_avgpool.py"},
+    "hf_t5_encoder": {"model": "tests/zoo/models/hf_t5_encoder.py", "sets": ["size=real", "batch_size=4", "seq_len=512"],
+                      "modes": "eager,default"},
+    "timm_convnext": {"model": "tests/zoo/models/timm_convnext.py", "sets": ["size=real", "batch_size=8"],
+                      "modes": "eager,default"},
+    "timm_mixer": {"model": "tests/zoo/models/timm_mixer.py", "sets": ["size=real", "batch_size=8"],
+                   "modes": "eager,default"},
+}

@@ -1,0 +1,28 @@
+"""KernelBench level 2 style: Linear -> BatchNorm1d (training mode: batch statistics) -> scale -> softmax.
+Two reductions follow the GEMM (the batch mean/variance over dim 0, the softmax over dim 1): only the bias add
+is the GEMM's epilogue."""
+
+import torch
+
+batch_size = 128
+in_features = 1024
+out_features = 8192
+
+
+class Model(torch.nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.gemm = torch.nn.Linear(in_features, out_features)
+        self.bn = torch.nn.BatchNorm1d(out_features)
+        self.scale = torch.nn.Parameter(torch.full((1,), 1.5))
+
+    def forward(self, x):
+        return torch.softmax(self.scale * self.bn(self.gemm(x)), dim=1)
+
+
+def get_init_inputs():
+    return [in_features, out_features]
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_features)]
