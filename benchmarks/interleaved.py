@@ -8,7 +8,7 @@ alternating blocks a fraction of a second apart (ABBA order), so both see the sa
 difference is the method's.
 
 Each fresh process (one per mode and round): benchmarks/hand_timing.py's build, first call and warm-up, then
-kernelscope's CPU choice (capture/worker.py ``_pin_fastest_cpu``), then ``--blocks`` rounds of
+kernelscope's CPU choice (capture/pinning.py ``_pin_fastest_cpu``), then ``--blocks`` rounds of
 - kernelscope: the sample count from single calls and back-to-back samples (``_batched_estimate``,
   ``calls_per_sample``), then its timed window (``_steady_samples``, 30 samples, retimed while drifting);
 - hand: 30 samples of the hand script's k calls between two CUDA events (hand_timing.py's ``timed``);
@@ -36,13 +36,8 @@ def worker(model: str, mode: str, device: str, blocks: int, sets: list[str]) -> 
     import torch
     from hand_timing import build, warm
 
-    from kernelscope.capture.worker import (
-        _batched_estimate,
-        _pin_fastest_cpu,
-        _steady_samples,
-        _Timer,
-        calls_per_sample,
-    )
+    from kernelscope.capture.pinning import _pin_fastest_cpu
+    from kernelscope.capture.timing import _batched_estimate, _steady_samples, _Timer, calls_per_sample
 
     fn, inputs, timed, sync = build(model, mode, device, sets)
     _first, k_hand = warm(fn, inputs, mode, sync, timed)

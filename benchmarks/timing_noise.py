@@ -14,7 +14,8 @@ import gc
 
 import torch
 
-from kernelscope.capture.worker import _drift, _quantiles, _shutdown_compile_workers, _Timer
+from kernelscope.capture.compiling import _shutdown_compile_workers
+from kernelscope.capture.timing import _drift, _quantiles, _Timer
 
 
 def main() -> None:

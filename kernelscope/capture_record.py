@@ -84,7 +84,7 @@ class CapturePoint(_Record):
 
 @dataclass(frozen=True, slots=True)
 class Latency(_Record):
-    """One process's timed samples, in ms per call, and their quantiles (worker.py ``_quantiles``)."""
+    """One process's timed samples, in ms per call, and their quantiles (capture/timing.py ``_quantiles``)."""
 
     median: float
     q1: float
@@ -129,7 +129,8 @@ class ProcessTiming(_Record):
 
 @dataclass(frozen=True, slots=True)
 class Comparison(_Record):
-    """Errors of one set of outputs against another (worker.py ``_compare``; vs the reference also eager's)."""
+    """Errors of one set of outputs against another (capture/numerics.py ``_compare``; vs the reference also
+    eager's)."""
 
     max_abs: float | None | Unset = UNSET
     max_rel: float | None | Unset = UNSET
@@ -177,7 +178,7 @@ class Numerics(_Record):
 
 @dataclass(frozen=True, slots=True)
 class DynamoCounters(_Record):
-    """Dynamo's counters over one point (worker.py ``_counter_delta``)."""
+    """Dynamo's counters over one point (capture/compiling.py ``_counter_delta``)."""
 
     frames_compiled: int | Unset = UNSET
     graphs: int | Unset = UNSET
@@ -248,7 +249,8 @@ class BackendAvailability(_Record):
 
 @dataclass(frozen=True, slots=True)
 class Environment(_Record):
-    """What a reviewer needs to reproduce (worker.py ``environment``): no hostnames, no environment variables."""
+    """What a reviewer needs to reproduce (capture/environment.py ``environment``): no hostnames, no environment
+    variables."""
 
     python: str | Unset = UNSET
     platform: str | Unset = UNSET

@@ -28,12 +28,12 @@ from typing import Any, Protocol
 
 from kernelscope import vocab
 
-MODULE_RANGE_PREFIX = "kernelscope.module: "  # the worker's eager profiler ranges (capture/worker.py)
-# eager GEMM-class calls: "kernelscope.source: /path/model.py:52" (capture/worker.py _SourceRanges)
+MODULE_RANGE_PREFIX = "kernelscope.module: "  # the worker's eager profiler ranges (capture/eager_ranges.py)
+# eager GEMM-class calls: "kernelscope.source: /path/model.py:52" (capture/eager_ranges.py _EagerRanges)
 SOURCE_RANGE_PREFIX = "kernelscope.source: "
 # eager dataflow: every torch function that reads a tensor a GEMM-class call made (or is one) runs inside
 # "kernelscope.flow: #12 in=3,5": the call's serial and the serials of the calls that made its tensor inputs
-# (capture/worker.py _EagerRanges); the eager path follows a GEMM's output through them
+# (capture/eager_ranges.py _EagerRanges); the eager path follows a GEMM's output through them
 FLOW_RANGE_PREFIX = "kernelscope.flow: "
 # Inductor's provenance of one graph, beside its output code: code/graph_0.py -> code/graph_0.provenance.json
 PROVENANCE_SUFFIX = ".provenance.json"

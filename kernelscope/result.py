@@ -377,7 +377,7 @@ class MemoryPeaks:
 
 @dataclass(frozen=True, slots=True)
 class OutputError:
-    """One set of outputs against another (capture/worker.py ``_compare``): a mode against eager, or against the
+    """One set of outputs against another (capture/numerics.py ``_compare``): a mode against eager, or against the
     float64 reference, which also carries eager's own errors against it (``eager_*``) and the rmse a mode may
     reach and still pass (``bound_rmse``). ``passed`` is the call (JSON ``"pass"``); ``note``: the outputs
     differ in structure (count or shape); ``reason``: why it failed, as the report says it."""

@@ -37,7 +37,8 @@ def _spec(tmp_path):
 
 
 def test_profile_wraps_each_submodule_and_removes_the_hooks(tmp_path):
-    from kernelscope.capture.worker import _profile, _Timer
+    from kernelscope.capture.profiling import _profile
+    from kernelscope.capture.timing import _Timer
 
     model = _Tiny().eval()
     x = torch.randn(4, 8)
@@ -54,7 +55,8 @@ def test_profile_wraps_each_submodule_and_removes_the_hooks(tmp_path):
 
 
 def test_hooks_are_removed_when_the_model_raises(tmp_path):
-    from kernelscope.capture.worker import _profile, _Timer
+    from kernelscope.capture.profiling import _profile
+    from kernelscope.capture.timing import _Timer
 
     model = _Tiny().eval()
     model.fail = True
@@ -66,7 +68,8 @@ def test_hooks_are_removed_when_the_model_raises(tmp_path):
 
 def test_compiled_modes_get_no_ranges(tmp_path):
     # modules=None (what run_point passes for a compiled mode): no hooks are installed at all
-    from kernelscope.capture.worker import _profile, _Timer
+    from kernelscope.capture.profiling import _profile
+    from kernelscope.capture.timing import _Timer
 
     model = _Tiny().eval()
     seen = []
@@ -84,7 +87,8 @@ def test_compiled_modes_get_no_ranges(tmp_path):
 
 def test_a_script_module_is_profiled_without_ranges(tmp_path):
     # torch.jit.script modules refuse forward hooks: the eager profile must still run
-    from kernelscope.capture.worker import _profile, _Timer
+    from kernelscope.capture.profiling import _profile
+    from kernelscope.capture.timing import _Timer
 
     model = torch.jit.script(torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU()))
     x = torch.randn(4, 8)

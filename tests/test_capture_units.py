@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from kernelscope.capture.environment import cute_dsl_arch
 from kernelscope.capture.modes import parse_backends, parse_modes
-from kernelscope.capture.worker import _quantiles, cute_dsl_arch
+from kernelscope.capture.timing import _quantiles
 from kernelscope.errors import UsageError
 
 
@@ -47,7 +48,7 @@ def test_quantiles_interpolate():
 
 def test_backend_availability_on_this_cpu_machine():
     torch = pytest.importorskip("torch")
-    from kernelscope.capture.worker import backend_available
+    from kernelscope.capture.environment import backend_available
 
     assert backend_available(torch, "CPP", "cpu") == (True, "")
     ok, why = backend_available(torch, "NVGEMM", "cpu")
@@ -67,7 +68,7 @@ def test_the_cutlass_check_reads_inductors_setting_without_loading_inductor(tmp_
     (tmp_path / "include" / "cutlass").mkdir(parents=True)
     code = (
         "import json, sys, torch\n"
-        "from kernelscope.capture.worker import backend_available\n"
+        "from kernelscope.capture.environment import backend_available\n"
         "before = backend_available(torch, 'CUTLASS', 'cuda')\n"
         "loaded = 'torch._inductor' in sys.modules\n"
         "import torch._inductor.config as ic\n"
@@ -86,7 +87,7 @@ def test_a_timing_only_process_reads_a_light_environment():
     # A later process of --processes: the report reads the first process's environment, so the later ones skip
     # the subprocess (nvidia-smi on a GPU) and the imports; what identifies the machine stays.
     torch = pytest.importorskip("torch")
-    from kernelscope.capture.worker import environment
+    from kernelscope.capture.environment import environment
 
     full, light = environment(torch, "cpu"), environment(torch, "cpu", full=False)
     assert "gemm_backends" in full and "triton" in full
@@ -110,13 +111,13 @@ class _Sleeper:
 
 def _cpu_timer():
     torch = pytest.importorskip("torch")
-    from kernelscope.capture.worker import _Timer
+    from kernelscope.capture.timing import _Timer
 
     return _Timer(torch, "cpu")
 
 
 def test_drift_compares_the_halves_of_a_window():
-    from kernelscope.capture.worker import _drift
+    from kernelscope.capture.timing import _drift
 
     assert _drift([1.0] * 10) == 0.0
     assert _drift([2.0] * 5 + [1.0] * 5) == pytest.approx(1.0 / 1.5)
@@ -124,7 +125,7 @@ def test_drift_compares_the_halves_of_a_window():
 
 
 def test_a_window_that_still_drifts_is_warm_up_and_is_timed_again():
-    from kernelscope.capture.worker import DRIFT_LIMIT, _steady_samples
+    from kernelscope.capture.timing import DRIFT_LIMIT, _steady_samples
 
     # 4 ms per call for the first 6 calls, then 1 ms: the first window (10 calls) straddles the step.
     call = _Sleeper(lambda n: 0.004 if n < 6 else 0.001)
@@ -134,7 +135,7 @@ def test_a_window_that_still_drifts_is_warm_up_and_is_timed_again():
 
 
 def test_a_steady_call_is_timed_once():
-    from kernelscope.capture.worker import _steady_samples
+    from kernelscope.capture.timing import _steady_samples
 
     call = _Sleeper(lambda n: 0.002)
     samples, windows, drift = _steady_samples(_cpu_timer(), call, 2, 10, budget_s=30)
@@ -142,7 +143,7 @@ def test_a_steady_call_is_timed_once():
 
 
 def test_a_call_that_never_settles_stops_after_the_last_window_and_says_how_far_it_drifted():
-    from kernelscope.capture.worker import DRIFT_LIMIT, MAX_WINDOWS, _steady_samples
+    from kernelscope.capture.timing import DRIFT_LIMIT, MAX_WINDOWS, _steady_samples
 
     call = _Sleeper(lambda n: 0.001 * (1 + n))  # 1 ms more per call, for ever
     samples, windows, drift = _steady_samples(_cpu_timer(), call, 1, 8, budget_s=30)
@@ -150,7 +151,7 @@ def test_a_call_that_never_settles_stops_after_the_last_window_and_says_how_far_
 
 
 def test_windows_stop_when_the_next_one_would_overrun_the_budget():
-    from kernelscope.capture.worker import _steady_samples
+    from kernelscope.capture.timing import _steady_samples
 
     call = _Sleeper(lambda n: 0.001 * (1 + n))
     _, windows, drift = _steady_samples(_cpu_timer(), call, 1, 8, budget_s=0.05)  # the first window takes ~36 ms
@@ -164,7 +165,7 @@ def test_the_compile_hooks_come_off():
     import torch._inductor.debug as dbg
     from torch._inductor.select_algorithm import AlgorithmSelectorCache
 
-    from kernelscope.capture.worker import _announce_autotune, _record_provenance
+    from kernelscope.capture.compiling import _announce_autotune, _record_provenance
 
     before = (AlgorithmSelectorCache.__call__, getattr(dbg, "dump_inductor_provenance_info", None))
     restore_autotune, restore_provenance = _announce_autotune(), _record_provenance(torch, [], {})
@@ -183,7 +184,7 @@ def test_a_workers_inductor_configuration_comes_off_when_it_closes():
 
     import torch._inductor.config as ic
 
-    from kernelscope.capture.worker import _Setup
+    from kernelscope.capture.setup import _Setup
 
     def config():
         return ic.freezing, ic.max_autotune_gemm_backends, ic.cpp.enable_kernel_profile
@@ -213,7 +214,7 @@ def test_calls_per_sample_come_from_back_to_back_time_not_from_a_synchronized_si
     # GIVEN 30 µs per call back to back and a 40 µs cost per sample (a single synchronized call reads 70 µs, as
     # default mode's read up to 3x on the H200) WHEN the count per sample is chosen THEN a sample lasts SAMPLE_S,
     # not the 0.43 of it that the single call's time gives
-    from kernelscope.capture.worker import SAMPLE_S, _batched_estimate, calls_per_sample
+    from kernelscope.capture.timing import SAMPLE_S, _batched_estimate, calls_per_sample
 
     timer = _TailTimer(30e-6, 40e-6)
     single = timer.time(None, 1)
@@ -226,7 +227,7 @@ def test_calls_per_sample_come_from_back_to_back_time_not_from_a_synchronized_si
 
 
 def test_a_call_of_two_samples_or_more_is_not_batched():
-    from kernelscope.capture.worker import SAMPLE_S, _batched_estimate, calls_per_sample
+    from kernelscope.capture.timing import SAMPLE_S, _batched_estimate, calls_per_sample
 
     slow = 2 * SAMPLE_S + 40e-6
     timer = _TailTimer(2 * SAMPLE_S, 40e-6)
@@ -237,7 +238,7 @@ def test_a_call_of_two_samples_or_more_is_not_batched():
 def test_torchrun_ranks_batch_on_the_slowest_ranks_estimate():
     # GIVEN a group whose slowest rank runs 60 µs per call WHEN this rank (30 µs) estimates THEN every round uses
     # the agreed (slowest) time, so every rank makes the same calls and picks the same count
-    from kernelscope.capture.worker import _batched_estimate, calls_per_sample
+    from kernelscope.capture.timing import _batched_estimate, calls_per_sample
 
     class Group:
         def __init__(self):
@@ -257,7 +258,7 @@ def test_torchrun_ranks_batch_on_the_slowest_ranks_estimate():
 def test_the_warm_up_lasts_at_least_its_minimum_time_however_stable_the_first_calls_are():
     import time
 
-    from kernelscope.capture.worker import _warm_up
+    from kernelscope.capture.timing import _warm_up
 
     timer = _cpu_timer()
     quick = _warm_up(timer, _Sleeper(lambda n: 0.001), min_calls=5, max_seconds=10)

@@ -15,7 +15,8 @@ import pytest
 
 from kernelscope.analysis.mode import _latency, pinning_note
 from kernelscope.analysis.stats import combine_processes, cpu_spread
-from kernelscope.capture.worker import _pin_fastest_cpu, _pinned_samples, _Timer
+from kernelscope.capture.pinning import _pin_fastest_cpu, _pinned_samples
+from kernelscope.capture.timing import _Timer
 
 from .test_latency_verdicts import process
 

@@ -363,8 +363,13 @@ def test_the_worker_reads_no_spec_key_the_runner_does_not_write():
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "spec":
             if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant):
                 written.add(node.slice.value)
-    # WHEN the worker's reads are collected THEN each is written (warmup_seconds was read, never written)
-    worker = ast.parse((PACKAGE / "capture" / "worker.py").read_text())
+    # WHEN the worker's reads are collected (every capture module shipped with it: worker.py and its jobs' modules)
+    # THEN each is written (warmup_seconds was read, never written)
+    from kernelscope.capture.interpreter import WORKER_FILES
+
+    shipped = [PACKAGE.parent / rel for rel in WORKER_FILES if rel.startswith("kernelscope/capture/")]
+    assert PACKAGE / "capture" / "worker.py" in shipped
+    worker = ast.Module(body=[n for f in shipped for n in ast.parse(f.read_text()).body], type_ignores=[])
     read = _string_keys(worker, "spec") | _string_keys(worker, "point")
     assert read and read - written == set()
 

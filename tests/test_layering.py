@@ -1,5 +1,5 @@
-"""The layers of STYLE.md point only down, private names stay inside their package, and reports derive no
-statistics or GEMM pairings of their own.
+"""The layers of STYLE.md point only down, nothing after capture in the data flow imports capture, private names
+stay inside their package, and reports derive no statistics or GEMM pairings of their own.
 
 Read from the source with ``ast`` (nothing is imported), so an import inside a function or under TYPE_CHECKING
 counts the same as one at the top of a module.
@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kernelscope"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("kernelscope", "kernelscope.files", "kernelscope.fmt", "kernelscope.errors", "kernelscope.vocab",
               "kernelscope.provenance", "kernelscope.tolerance", "kernelscope.result", "kernelscope.outdir",
-              "kernelscope.capture_record", "kernelscope.result_file")),
+              "kernelscope.capture_record", "kernelscope.result_file", "kernelscope.sweep_plan")),
     ("modelfile", ("kernelscope.modelfile",)),
     ("capture", ("kernelscope.capture",)),
     ("trace model", ("kernelscope.trace", "kernelscope.inductor_code")),
@@ -147,6 +147,23 @@ def private_leaks(source: str, module: str, package: str) -> list[str]:
     return out
 
 
+# Data flows capture -> files -> trace/code model -> analysis -> report, but in LAYERS capture sits low (it imports
+# only the base and modelfile; the commands start it), so "imports point down" alone let analysis/sweep.py import
+# capture/sweep.py unseen. Everything after capture takes paths (STYLE.md: `analyze` and re-rendering run without
+# torch, on a machine without a GPU): these layers import nothing of capture; what they share with it (a record, the
+# sweep plan) lives in the base layer.
+AFTER_CAPTURE = ("trace model", "analysis", "report")
+CAPTURE = next(i for i, (name, _) in enumerate(LAYERS) if name == "capture")
+
+
+def capture_imports(source: str, module: str, package: str) -> list[str]:
+    mine = layer_of(module)
+    if mine is None or LAYERS[mine][0] not in AFTER_CAPTURE:
+        return []
+    return [f"{module}:{line} ({LAYERS[mine][0]}) imports {target} (capture): move what both need to the base layer"
+            for line, target, _ in imports(source, package) if layer_of(target) == CAPTURE]
+
+
 # Reports print what analysis decided (STYLE.md: "they derive no facts of their own"): every latency ratio, interval
 # and noise call (analysis/stats.py) and every pairing of GEMMs across two runs (analysis/pairing.py) is made in
 # analysis/ and read off its records (Comparison, UpgradeComparison, Speedup). A report may name their record
@@ -183,6 +200,11 @@ def test_imports_point_down(path: Path):
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=_id)
+def test_nothing_after_capture_imports_capture(path: Path):
+    assert capture_imports(path.read_text(encoding="utf-8"), module_name(path), package_of(path)) == []
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=_id)
 def test_private_names_stay_in_their_package(path: Path):
     # A leading underscore means "this package's own": modules of one folder may share it; nothing outside the
     # folder imports it or reaches it through the module.
@@ -194,17 +216,30 @@ def test_reports_derive_no_statistics_or_pairings(path: Path):
     assert derivations_in_reports(path.read_text(encoding="utf-8"), module_name(path), package_of(path)) == []
 
 
-@pytest.mark.parametrize(("source", "module", "count"), [
-    ("from kernelscope.analysis.stats import latency_ratio\n", "kernelscope.report.compare", 1),
-    ("def f():\n    from kernelscope.analysis.pairing import match_gemms\n", "kernelscope.report.upgrade", 1),
-    ("from kernelscope.analysis import stats\n", "kernelscope.report.check", 1),
+# (check, source, module, how many lines it reports): each rule sees what breaks it and passes what keeps it
+@pytest.mark.parametrize(("check", "source", "module", "count"), [
+    (derivations_in_reports, "from kernelscope.analysis.stats import latency_ratio\n", "kernelscope.report.compare", 1),
+    (derivations_in_reports, "def f():\n    from kernelscope.analysis.pairing import match_gemms\n",
+     "kernelscope.report.upgrade", 1),
+    (derivations_in_reports, "from kernelscope.analysis import stats\n", "kernelscope.report.check", 1),
     # allowed: a record type in a report; the functions anywhere below the report layer
-    ("from kernelscope.analysis.pairing import GemmPair\n", "kernelscope.report.upgrade", 0),
-    ("from kernelscope.analysis.stats import latency_ratio\n", "kernelscope.analysis.compare", 0),
-    ("from kernelscope.analysis.compare import compare_results\n", "kernelscope.commands.compare", 0),
+    (derivations_in_reports, "from kernelscope.analysis.pairing import GemmPair\n", "kernelscope.report.upgrade", 0),
+    (derivations_in_reports, "from kernelscope.analysis.stats import latency_ratio\n", "kernelscope.analysis.compare",
+     0),
+    (derivations_in_reports, "from kernelscope.analysis.compare import compare_results\n",
+     "kernelscope.commands.compare", 0),
+    (capture_imports, "from kernelscope.capture.sweep import PointPlan\n", "kernelscope.analysis.sweep", 1),
+    (capture_imports, "def f():\n    from kernelscope.capture import runner\n", "kernelscope.report.progress", 1),
+    (capture_imports, "import kernelscope.capture.modes\n", "kernelscope.trace", 1),
+    (capture_imports, "from ..capture.modes import ModeDef\n", "kernelscope.analysis.gemm", 1),
+    # allowed: the base layer's records and plan; capture itself; the commands that start a capture
+    (capture_imports, "from kernelscope.sweep_plan import PointPlan\n", "kernelscope.analysis.sweep", 0),
+    (capture_imports, "from kernelscope.capture_record import CaptureRecord\n", "kernelscope.analysis.mode", 0),
+    (capture_imports, "from kernelscope.capture.timing import DRIFT_LIMIT\n", "kernelscope.capture.runner", 0),
+    (capture_imports, "from kernelscope.capture.runner import CaptureOptions\n", "kernelscope.commands.profile", 0),
 ])
-def test_the_derivation_check_sees_calls(source: str, module: str, count: int):
-    assert len(derivations_in_reports(source, module, module.rpartition(".")[0])) == count
+def test_the_derivation_and_capture_checks_see_what_they_look_for(check, source: str, module: str, count: int):
+    assert len(check(source, module, module.rpartition(".")[0])) == count
 
 
 @pytest.mark.parametrize(("source", "module", "package", "upward", "leaks"), [

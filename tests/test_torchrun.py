@@ -570,11 +570,11 @@ def test_a_failing_rank_fails_the_mode_with_its_own_error(tmp_path: Path):
 
 
 def test_only_rank_0_reports_progress(monkeypatch, capsys):
-    from kernelscope.capture import worker
+    from kernelscope.capture import progress
 
-    worker.progress("rank 0 speaks")
-    monkeypatch.setattr(worker, "_QUIET", True)  # what main() sets on a rank other than 0
-    worker.progress("rank 1 is silent")
+    progress.progress("rank 0 speaks")
+    monkeypatch.setattr(progress, "_QUIET", True)  # what main() sets (progress.quiet) on a rank other than 0
+    progress.progress("rank 1 is silent")
     assert capsys.readouterr().out == "@@progress rank 0 speaks\n"
 
 

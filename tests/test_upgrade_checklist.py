@@ -26,7 +26,6 @@ from kernelscope.analysis.roofline import (
     roofline,
 )
 from kernelscope.analysis.sweep import numeric_axis
-from kernelscope.capture.sweep import parse_sweeps, parse_values, plan_points
 from kernelscope.errors import UsageError
 from kernelscope.report.context import build_context
 from kernelscope.report.html import render_html
@@ -43,6 +42,7 @@ from kernelscope.result import (
     run_from_json,
     to_json,
 )
+from kernelscope.sweep_plan import parse_sweeps, parse_values, plan_points
 from kernelscope.tolerance import reference_pass, tolerance_for
 
 from .conftest import DATA
@@ -423,7 +423,7 @@ def test_new_analysis_and_command_modules_do_not_import_torch():
     code = ("import sys; import kernelscope.analysis.recommend, kernelscope.analysis.autotune, "
             "kernelscope.analysis.roofline, kernelscope.analysis.dynamic, kernelscope.analysis.sweep, "
             "kernelscope.analysis.numerics, kernelscope.analysis.speedup, kernelscope.analysis.failures, "
-            "kernelscope.capture.sweep, kernelscope.commands.calibrate, kernelscope.commands.profile, "
+            "kernelscope.sweep_plan, kernelscope.commands.calibrate, kernelscope.commands.profile, "
             "kernelscope.capture.runner; print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

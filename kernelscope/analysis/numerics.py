@@ -1,6 +1,6 @@
 """Numerics: the pass/fail calls on what a capture measured. Pure: no torch.
 
-The worker (capture/worker.py) measures, per mode, the output against eager and against a higher-precision
+The worker (capture/numerics.py) measures, per mode, the output against eager and against a higher-precision
 reference of the same model (float64, on the run's device), using ``tolerance_for`` (kernelscope/tolerance.py, the
 one tolerance table) for the element-wise counts; the report and the recommendation read the verdicts through
 ``numerics_verdict`` and ``numerics_check``.

@@ -1,13 +1,14 @@
 """Shape sweeps on the analysis side: which parameter a sweep's points vary (the chart's x axis).
 
-The plan itself (``--sweep`` parsing, the points, their folders) is capture's: kernelscope/capture/sweep.py.
+The plan itself (``--sweep`` parsing, the points, their folders) is kernelscope/sweep_plan.py's, a base module
+that the profile command, the runner and this module all read.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kernelscope.capture.sweep import PointPlan
+from kernelscope.sweep_plan import PointPlan
 
 
 def numeric_axis(points: list[PointPlan] | list[dict[str, Any]]) -> str | None:

@@ -11,26 +11,15 @@ import datetime as _dt
 import json
 import statistics
 import sys
-import time
 from typing import Any
 
-from kernelscope.capture.worker import environment
+from kernelscope.capture.environment import environment
+from kernelscope.capture.timing import _Timer
 
 
 def _timer(torch: Any, device: str, fn: Any, n: int) -> float:
-    """Seconds per call over n back-to-back calls."""
-    if device == "cuda":
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(n):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / 1000.0 / n
-    t0 = time.perf_counter()
-    for _ in range(n):
-        fn()
-    return (time.perf_counter() - t0) / n
+    """Seconds per call over n back-to-back calls (the worker's timer: CUDA events on GPU, perf_counter on CPU)."""
+    return _Timer(torch, device).time(fn, n)
 
 
 def _calls_for(torch: Any, device: str, fn: Any, target_s: float) -> int:

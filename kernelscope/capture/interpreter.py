@@ -48,10 +48,20 @@ WORKER_FILES = (
     "kernelscope/tolerance.py",
     "kernelscope/vocab.py",  # provenance.py reads its op classes
     "kernelscope/capture/__init__.py",
+    "kernelscope/capture/compiling.py",
     "kernelscope/capture/dist.py",
+    "kernelscope/capture/eager_ranges.py",
+    "kernelscope/capture/environment.py",
     "kernelscope/capture/load.py",  # other processes' CPU use while timing
+    "kernelscope/capture/memory.py",
     "kernelscope/capture/modes.py",
-    "kernelscope/capture/worker.py",
+    "kernelscope/capture/numerics.py",
+    "kernelscope/capture/pinning.py",
+    "kernelscope/capture/profiling.py",
+    "kernelscope/capture/progress.py",
+    "kernelscope/capture/setup.py",
+    "kernelscope/capture/timing.py",
+    "kernelscope/capture/worker.py",  # the entry point; the modules above are its jobs
 )
 
 # The launcher mimics `python -m kernelscope.capture.worker`: the working directory on sys.path (right after the

@@ -28,8 +28,7 @@ from typing import Any
 
 from kernelscope.capture.interpreter import worker_argv
 from kernelscope.capture.modes import ModeDef
-from kernelscope.capture.sweep import PointPlan
-from kernelscope.capture.worker import DRIFT_LIMIT
+from kernelscope.capture.timing import DRIFT_LIMIT
 from kernelscope.capture_record import (
     CAPTURE_FILE,
     CapturePoint,
@@ -42,6 +41,7 @@ from kernelscope.capture_record import (
 )
 from kernelscope.errors import UsageError
 from kernelscope.files import atomic_write_json
+from kernelscope.sweep_plan import PointPlan
 
 
 @dataclass(frozen=True, slots=True)

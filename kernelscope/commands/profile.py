@@ -113,11 +113,11 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     from kernelscope.capture.interpreter import probe
     from kernelscope.capture.modes import parse_backends, parse_modes
     from kernelscope.capture.runner import CaptureOptions, check_torch_logs
-    from kernelscope.capture.sweep import plan_points
     from kernelscope.capture.torchrun import rendezvous_args
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report.progress import Progress
     from kernelscope.report.terminal import console_for
+    from kernelscope.sweep_plan import plan_points
 
     err = console_for(stderr=True)
     progress = Progress(sys.stderr)
@@ -164,7 +164,7 @@ def _read_model(model: Path, sets: tuple[str, ...], sweeps: tuple[str, ...]) -> 
                                                                                       dict[str, list[Any]]]:
     """The model file's spec, the --set values and the --sweep axes, checked against its constants."""
     from kernelscope import modelfile
-    from kernelscope.capture.sweep import parse_sweeps
+    from kernelscope.sweep_plan import parse_sweeps
 
     spec = modelfile.inspect_model_file(model)
     parsed_sets = modelfile.parse_sets(sets)
@@ -192,7 +192,7 @@ def _calibration(calibration: Path | None) -> tuple[Path, Any]:
 def _input_points(err: Any, model_path: str, opts: Any, out_dir: Path) -> list[dict[str, Any]] | None:
     """The model file's get_input_sweep() points, asked of a worker; None when it defines none."""
     from kernelscope.capture.runner import list_input_points
-    from kernelscope.capture.sweep import defines_input_sweep, describe_hook_entry
+    from kernelscope.sweep_plan import defines_input_sweep, describe_hook_entry
 
     if not defines_input_sweep(model_path):
         return None

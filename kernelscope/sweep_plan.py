@@ -1,7 +1,9 @@
 """Shape sweeps: parse ``--sweep NAME=V1,V2``, combine with a model file's ``get_input_sweep()`` points, name them.
 
 The capture plan (the runner starts one worker per point). Pure (no torch): the parent plans the points, each
-worker builds the model at its point. A point is either a set
+worker builds the model at its point. A base module (it was capture/sweep.py): the profile command plans with it,
+capture/runner.py runs its ``PointPlan``s and analysis/sweep.py reads them, and analysis imports nothing of capture.
+A point is either a set
 of module-level constant overrides (``{"batch_size": 16}``, applied like ``--set``) or, from the hook, the index of
 an explicit input list; ``params`` is what the report shows for it.
 """

@@ -1,0 +1,268 @@
+"""What every point of one worker shares, and each point's model: torch, the device and dtype, the mode's
+configuration (Inductor's config patch, the GEMM backends, CUTE_DSL_ARCH), a torchrun process group; the shape
+points of a spec and the model built at one of them (``get_input_sweep()`` included).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+from kernelscope.capture.environment import backend_available, cute_dsl_arch, environment
+from kernelscope.capture.modes import ModeDef
+from kernelscope.capture.progress import progress
+from kernelscope.capture.timing import _Timer
+from kernelscope.errors import ModelFileError, UsageError
+
+
+class Unavailable(Exception):
+    """This mode cannot run on this machine (not a failure of the model)."""
+
+
+def spec_points(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The shape points this worker measures (one for a static mode; every point for the dynamic mode)."""
+    if spec.get("points"):
+        return list(spec["points"])
+    return [{"index": 0, "label": "", "params": {}, "sets": {}, "input_index": None,
+             "mode_dir": spec["mode_dir"], "tb_dir": spec["tb_dir"]}]
+
+
+def _mode_def(spec: dict[str, Any]) -> ModeDef:
+    return ModeDef(**{**spec["mode"], "gemm_backends": tuple(spec["mode"]["gemm_backends"])
+                      if spec["mode"]["gemm_backends"] else None})
+
+
+def _pick_device(torch: Any, want: str) -> str:
+    """--device: auto is cuda when torch sees a GPU; cuda without one is a usage error."""
+    if want == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if want == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda but torch sees no CUDA device", "run on a GPU machine or pass --device cpu")
+    return want
+
+
+def _check_dtype(torch: Any, device: str, dtype: str | None) -> str | None:
+    if device == "cuda" and dtype == "bfloat16" and not torch.cuda.is_bf16_supported():
+        raise UsageError(f"bfloat16 is not supported on {torch.cuda.get_device_name(0)}",
+                         "pass --dtype float16 or float32")
+    return dtype
+
+
+class _Setup:
+    """What every point of one worker shares: torch, the device, the mode's Inductor configuration.
+
+    The configuration (Inductor's config patch, CUTE_DSL_ARCH) holds for the worker's life and comes off in
+    ``close()``, which main() calls in ``finally``."""
+
+    def __init__(self, spec: dict[str, Any], rec: dict[str, Any]):
+        self.patches = contextlib.ExitStack()
+        try:
+            self._configure(spec, rec)
+        except BaseException:
+            self.patches.close()
+            raise
+
+    def _configure(self, spec: dict[str, Any], rec: dict[str, Any]) -> None:
+        self.mode = mode = _mode_def(spec)
+        progress("importing torch")
+        import torch
+
+        self.torch = torch
+        self.device = device = _pick_device(torch, spec["device"])
+        rec["device"] = device
+        if spec.get("distributed") and device == "cuda":
+            # A torchrun rank's GPU, before anything touches CUDA (else every rank opens a context on GPU 0).
+            torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % max(1, torch.cuda.device_count()))
+        progress("reading the environment")  # its own stage in the log: nvidia-smi and imports, seconds on the H200
+        rec["environment"] = environment(torch, device, full=not spec.get("timing_only"))
+        if mode.needs_cuda and device != "cuda":
+            raise Unavailable(f"{mode.name} uses CUDA graphs, which need a GPU (this run is on the CPU)")
+        self.group: Any = self._start_group(spec, rec)
+        self.dtype = _check_dtype(torch, device, spec.get("dtype"))  # None: the model file's own dtypes
+        progress("configuring the mode")  # a compiled mode imports Inductor's configuration here
+        config = self._mode_config(spec, rec)
+        rec["config"] = config
+        self.config = config
+        self.timer = _Timer(torch, device)
+        # Carried across points (the dynamic mode compiles once and meets every shape in this process).
+        self.fn: Any = None
+        self.model: Any = None
+        self.signature: tuple | None = None
+        self.codes_seen: list[str] = []
+        # output code -> its Inductor provenance (kernel <-> FX nodes <-> stack traces), from the compile
+        self.provenance: dict[str, dict[str, Any]] = {}
+        self.last_code_paths: list[str] = []
+
+    def _start_group(self, spec: dict[str, Any], rec: dict[str, Any]) -> Any:
+        """A torchrun worker's process group, up before the model is built: the model file may shard itself with
+        torch.distributed (issue 17). None outside torchrun."""
+        if not spec.get("distributed"):
+            return None
+        from kernelscope.capture.dist import Group
+
+        progress("initialising the process group")
+        group = Group(self.torch, self.device, float(spec.get("timeout_s") or 900.0))
+        self.patches.callback(group.close)
+        rec["distributed"] = group.describe()
+        return group
+
+    def _mode_config(self, spec: dict[str, Any], rec: dict[str, Any]) -> dict[str, Any]:
+        """The mode's configuration as the record states it; for a compiled mode, Inductor's configuration patched
+        in for the worker's life (every point, and every recompile, sees it)."""
+        mode, device = self.mode, self.device
+        config: dict[str, Any] = {"compiled": mode.compiled, "compile_mode": mode.compile_mode,
+                                  "max_autotune": mode.max_autotune, "cudagraphs": mode.cudagraphs,
+                                  "dynamic": mode.dynamic, "device": device,
+                                  "capability": rec["environment"].get("capability"), "dtype": self.dtype}
+        notes: list[str] = rec.setdefault("notes", [])
+        if not mode.compiled:
+            config["gemm_backends"] = None
+            return config
+        import torch._inductor.config as ic
+
+        inductor_patch: dict[str, Any] = {}
+        if device == "cpu":
+            inductor_patch["cpp.enable_kernel_profile"] = True  # C++ kernels appear in the trace
+        if hasattr(ic.trace, "provenance_tracking_level"):
+            # Inductor's provenance (kernel <-> FX nodes <-> source lines, and a "[Provenance debug handles]"
+            # comment at each call site): comments and bookkeeping only, the kernels are the same
+            inductor_patch["trace.provenance_tracking_level"] = 1
+        freezing = spec.get("freezing")
+        if freezing is None:
+            freezing = device == "cpu"  # Inductor's advice for CPU inference; CPP GEMM templates need it
+        inductor_patch["freezing"] = bool(freezing)
+        config["freezing"] = bool(freezing)
+        if mode.max_autotune:
+            self._gemm_backends(ic, inductor_patch, config, notes)
+        config["inductor_config"] = dict(inductor_patch)
+        # Entered for the worker's life: every point (and every recompile) sees the mode's configuration.
+        self.patches.enter_context(ic.patch(inductor_patch))
+        return config
+
+    def _gemm_backends(self, ic: Any, inductor_patch: dict[str, Any], config: dict[str, Any],
+                       notes: list[str]) -> None:
+        """max-autotune's GEMM backends: the requested ones that can run here (an unavailable mode when none
+        can), and CUTE_DSL_ARCH for NVGEMM when the user left it unset."""
+        mode, device, torch = self.mode, self.device, self.torch
+        requested = list(mode.gemm_backends or [b.strip() for b in ic.max_autotune_gemm_backends.split(",")])
+        usable, dropped = [], []
+        for b in requested:
+            ok, why = backend_available(torch, b, device)
+            (usable if ok else dropped).append(b if ok else f"{b} ({why})")
+        if dropped and mode.gemm_backends:  # Inductor's default list names GPU and CPU backends alike
+            notes.append("GEMM backends unavailable here: " + "; ".join(dropped))
+        if not usable:
+            raise Unavailable("no requested GEMM backend can run here: " + "; ".join(dropped))
+        inductor_patch["max_autotune_gemm_backends"] = ",".join(usable)
+        config["gemm_backends"] = usable
+        config["gemm_backends_requested"] = requested
+        if "NVGEMM" in usable and device == "cuda" and not os.environ.get("CUTE_DSL_ARCH"):
+            # torch 2.14.1's autotune workers otherwise compile every NVGEMM choice for sm_100a and all
+            # fail on sm90 ("expects arch to be sm_90a, but got sm_100a"; fixture nvgemm-arch-failure).
+            arch = cute_dsl_arch(*torch.cuda.get_device_capability(0))
+            self.patches.callback(_restore_env, "CUTE_DSL_ARCH", os.environ.get("CUTE_DSL_ARCH"))
+            os.environ["CUTE_DSL_ARCH"] = arch
+            notes.append(f"set CUTE_DSL_ARCH={arch} from the device's compute capability (unset by the user)")
+            config["cute_dsl_arch"] = arch
+
+    def close(self) -> None:
+        """Take the mode's configuration off (Inductor's config, the environment): the process is as it was."""
+        self.patches.close()
+
+
+def _restore_env(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+
+
+def _param_names(torch: Any, model: Any) -> list[str]:
+    """The model's parameter and buffer names (tied ones under each name): kernelscope.provenance maps Dynamo's
+    flattened attribute names (``l__self___layers_0_mlp_gate_proj_weight``, printed when freezing installs the
+    parameters as graph attributes) back to module paths through them; the flattening alone is ambiguous."""
+    if not isinstance(model, torch.nn.Module):
+        return []
+    return ([n for n, _ in model.named_parameters(remove_duplicate=False)]
+            + [n for n, _ in model.named_buffers(remove_duplicate=False)])
+
+
+def _param_signature(torch: Any, model: Any) -> tuple | None:
+    if not isinstance(model, torch.nn.Module):
+        return None
+    return tuple((n, tuple(t.shape), str(t.dtype)) for n, t in (*model.named_parameters(), *model.named_buffers()))
+
+
+def _describe_inputs(torch: Any, inputs: Any) -> str:
+    parts = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor):
+            parts.append("x".join(str(s) for s in x.shape) or "scalar")
+        else:
+            parts.append(repr(x)[:20])
+    return ", ".join(parts)
+
+
+def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any],
+                 rec: dict[str, Any]) -> tuple[Any, list[Any]]:
+    from kernelscope import modelfile
+
+    torch = setup.torch
+    spec_m = modelfile.inspect_model_file(spec["model"])
+    modelfile.seed_everything(spec.get("seed", 0))
+    module = modelfile.load_module(spec_m, {**(spec.get("sets") or {}), **(point.get("sets") or {})})
+    model, inputs = modelfile.build(module, spec_m)
+    if point.get("input_index") is not None:
+        entries = _input_sweep(module, spec_m)
+        entry = entries[point["input_index"]]
+        inputs = [entry] if isinstance(entry, torch.Tensor) else list(entry)
+        modelfile.check_arity(model, inputs)
+    model, inputs = modelfile.prepare(model, inputs, dtype=setup.dtype, device=setup.device)
+    rec["dtype"] = setup.config["dtype"] = modelfile.floating_dtype(inputs)
+    rec["inputs"] = _describe_inputs(torch, inputs)
+    return model, inputs
+
+
+def _input_sweep(module: Any, spec_m: Any) -> list[Any]:
+    from kernelscope import modelfile
+
+    try:
+        entries = module.get_input_sweep()
+    except Exception as exc:
+        raise modelfile.fail_in_user_code("get_input_sweep()", spec_m.path, exc) from exc
+    if not isinstance(entries, (list, tuple)) or not entries:
+        raise ModelFileError(f"get_input_sweep() returned {type(entries).__name__ if entries is not None else 'None'}",
+                             "return a non-empty list: dicts of constants ({'batch_size': 16}) or input lists")
+    return list(entries)
+
+
+def list_points(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """What get_input_sweep() returns, described for the parent (which never runs the model file itself)."""
+    import torch
+
+    from kernelscope import modelfile
+
+    spec_m = modelfile.inspect_model_file(spec["model"])
+    modelfile.seed_everything(spec.get("seed", 0))
+    module = modelfile.load_module(spec_m, spec.get("sets") or {})
+    out = []
+    for i, entry in enumerate(_input_sweep(module, spec_m)):
+        if isinstance(entry, dict):
+            bad = [k for k in entry if k not in spec_m.constants]
+            if bad:
+                raise ModelFileError(f"get_input_sweep() entry {i} names {bad[0]!r}, which is not a module-level "
+                                     f"constant of {Path(spec_m.path).name}", "use the file's constants as keys")
+            out.append({"kind": "sets", "detail": {k: v if isinstance(v, (int, float, str, bool)) or v is None
+                                                   else repr(v) for k, v in entry.items()}})
+        elif isinstance(entry, (list, tuple, torch.Tensor)):
+            items = [entry] if isinstance(entry, torch.Tensor) else list(entry)
+            if not any(isinstance(x, torch.Tensor) for x in items):
+                raise ModelFileError(f"get_input_sweep() entry {i} holds no tensor",
+                                     "each entry is a dict of constants or a list of the model's inputs")
+            out.append({"kind": "inputs", "detail": _describe_inputs(torch, items)})
+        else:
+            raise ModelFileError(f"get_input_sweep() entry {i} is a {type(entry).__name__}",
+                                 "each entry is a dict of constants or a list of the model's inputs")
+    return out
