@@ -10,6 +10,7 @@ from typing import Any
 from kernelscope.result import RunEnvironment, to_json
 
 DASH = "—"
+ELLIPSIS = "…"  # "and more" after a list that was cut
 
 
 def _sig(x: float, digits: int = 3) -> str:

@@ -271,6 +271,14 @@ class GemmGroup:
     fused: tuple[str, ...] = ()
     unfused: tuple[str, ...] = ()
     summary: str = ""  # "bias fused, silu unfused"
+    # Issue 26: every GEMM is in one group, so a report's length follows the groups, not the layers. GEMMs
+    # without a module path group by op, shape, backend and verdict. A group that is not the largest of its
+    # module pattern (layer 7's up_proj fused where the other 15 are not) names the group it differs from and how.
+    # Empty in result.json files from before (the report groups their GEMMs again: analysis/gemm/summary.py).
+    pattern: str = ""  # "layers.#.mlp.up_proj"; without a module path "mm 512 × 1024 × 1024"
+    differs_from: str = ""  # the label of the largest group of the same pattern, when this group is not it
+    difference: str = ""  # "verdict fused (theirs: unfused); unfused none (theirs: mul)"
+    time_us_per_iter: float | None = None  # the members' GEMM time per iteration, together
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,19 +12,32 @@
       });
     });
   });
-  // The run's result.json travels inside the report (a JSON script, never executed): offer it as a download
-  // so a reviewer can re-render or compare without the run folder.
+  // The run's result.json travels inside the report (a JSON script, never executed; gzip + base64, so a large
+  // model's result stays small): offer it as a download, so a reviewer can re-render or compare without the
+  // run folder. Browsers without DecompressionStream keep the button hidden.
   var data = document.getElementById("kernelscope-result");
   var button = document.getElementById("download");
-  if (data && button) {
+  if (data && button && typeof DecompressionStream === "function") {
     button.hidden = false;
     button.addEventListener("click", function () {
-      var blob = new Blob([data.textContent], { type: "application/json" });
-      var a = document.createElement("a");
-      a.href = URL.createObjectURL(blob);
-      a.download = "result.json";
-      a.click();
-      setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
+      var text = atob(JSON.parse(data.textContent));
+      var bytes = new Uint8Array(text.length);
+      for (var i = 0; i < text.length; i++) { bytes[i] = text.charCodeAt(i); }
+      var json = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      new Response(json).blob().then(function (blob) {
+        var a = document.createElement("a");
+        a.href = URL.createObjectURL(new Blob([blob], { type: "application/json" }));
+        a.download = "result.json";
+        a.click();
+        setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
+      });
     });
   }
+  // A link to a collapsed block (a GEMM's autotune table) opens it.
+  function openTarget() {
+    var target = location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    if (target && target.tagName === "DETAILS") { target.open = true; }
+  }
+  window.addEventListener("hashchange", openTarget);
+  openTarget();
 })();

@@ -380,6 +380,48 @@ def test_identical_layers_are_grouped():
     assert all(g.group for g in m.gemms)
 
 
+def _gemm(i: int, module: str, *, verdict: str = "unfused", fused: tuple[str, ...] = (),
+          unfused: tuple[str, ...] = ("mul",), n: int = 2816):
+    from kernelscope.result import GemmEpilogue
+
+    return GemmEpilogue(id=f"gemm{i}", kernels=("nvjet",), backend="cuBLASLt", m=512, n=n, k=1024, dtype="bfloat16",
+                        time_us_per_iter=2.0, op="mm", fused=fused, unfused=unfused, verdict=verdict, module=module)
+
+
+def test_a_layer_that_differs_names_its_group_and_how():
+    # GIVEN 4 layers' up_proj, layer 2's mul fused, and two GEMMs without a module path (a trace alone)
+    from kernelscope.analysis.gemm.summary import group_gemms
+
+    gemms = [_gemm(i, f"layers.{i}.mlp.up_proj") for i in range(4)]
+    gemms[2] = _gemm(2, "layers.2.mlp.up_proj", verdict="fused", fused=("mul",), unfused=())
+    gemms += [_gemm(4, "", verdict="none", unfused=(), n=1024), _gemm(5, "", verdict="none", unfused=(), n=1024)]
+    out, groups = group_gemms(gemms)
+    # THEN every GEMM is in one group; layer 2 stands alone right after the group it differs from
+    assert [(g.label, g.count, g.differs_from) for g in groups] == [
+        ("layers.{0-1,3}.mlp.up_proj", 3, ""),
+        ("layers.2.mlp.up_proj", 1, "layers.{0-1,3}.mlp.up_proj"),
+        ("mm 512 × 1024 × 1024", 2, ""),
+    ]
+    assert groups[1].difference == ("verdict fused (theirs: unfused); fused mul (theirs: none); "
+                                    "unfused none (theirs: mul)")
+    assert [g.pattern for g in groups] == ["layers.#.mlp.up_proj", "layers.#.mlp.up_proj", "mm 512 × 1024 × 1024"]
+    assert groups[0].time_us_per_iter == 6.0
+    assert all(g.group for g in out)
+
+
+def test_a_result_from_before_is_grouped_again():
+    # result.json files written before every GEMM had a group (none for GEMMs without a module path, no pattern)
+    from kernelscope.analysis.gemm.summary import group_gemms, mode_groups
+    from kernelscope.result import GemmGroup
+
+    gemms = [_gemm(i, f"layers.{i}.mlp.up_proj") for i in range(2)] + [_gemm(2, "", n=1024)]
+    old = (GemmGroup("layers.0-1.mlp.up_proj", 2, ("gemm0", "gemm1"), "mm", "cuBLASLt", "unfused"),)
+    assert mode_groups(gemms, old) == group_gemms(gemms)[1]
+    assert mode_groups(gemms, ()) == group_gemms(gemms)[1]
+    new = group_gemms(gemms)[1]
+    assert mode_groups(gemms, new) == new  # a result written with every GEMM in a group is read as it is
+
+
 def test_unfused_epilogues_say_what_they_cost():
     m = mode_result("tests/data/h200-torch2.11-real-models/conv_bn_relu", "default")
     cost = m.epilogue_cost

@@ -73,3 +73,16 @@ def test_tty_mode_redraws_one_line_and_leaves_nothing_behind():
         on_progress("eager", "warming up")
         time.sleep(0.3)
     assert "still" not in out.getvalue()  # no heartbeat lines on a terminal: the live line ticks instead
+
+
+def test_plain_lines_fit_the_width():
+    # A long mode name and stage detail (the 1B Llama's run printed lines past COLUMNS=120): wrapped, indented.
+    out, clock = io.StringIO(), Clock()
+    p = Progress(out, tty=False, clock=clock, heartbeat_s=3600, width=80,
+                 now=lambda: dt.datetime(2026, 12, 3, 7, 32, 2))
+    with p.mode("[3/3] max-autotune:ATEN+TRITON+NVGEMM") as on_progress:
+        on_progress("max-autotune:ATEN+TRITON+NVGEMM", "autotuning packed_linear_with_a_long_name (24 choices)")
+    lines = out.getvalue().splitlines()
+    assert max(len(ln) for ln in lines) <= 80
+    assert lines[1:3] == ["2026-12-03 07:32:02 [3/3] max-autotune:ATEN+TRITON+NVGEMM: autotune: autotuning",
+                          "    packed_linear_with_a_long_name (24 choices)"]

@@ -38,6 +38,34 @@ def test_report_rerenders_html_md_and_terminal_from_result_json(tmp_path: Path, 
     assert (run / "result.json").read_bytes() == before  # the source is not rewritten
 
 
+def test_report_prints_groups_and_verbose_every_gemm(tmp_path: Path):
+    # GIVEN a 16-layer Llama's result (3 modes, 336 GEMMs; layer 7's up_proj fused where the others are not)
+    from kernelscope.result_file import write_result
+    from tests.report_pages import llama_layers
+
+    write_result(tmp_path / "result.json", llama_layers(16, differ=(7, "mlp.up_proj")))
+    env = {"COLUMNS": "100"}
+    short = run_cli("report", str(tmp_path), env=env)
+    verbose = run_cli("report", str(tmp_path), "--verbose", env=env)
+    assert short.returncode == verbose.returncode == 0, short.stderr + verbose.stderr
+    # THEN the default summary has a line per group and the one layer that differs; --verbose every GEMM
+    assert "mm layers.{0-6,8-15}.mlp.up_proj ×15," in short.stdout and "layers.7.mlp.up_proj" in short.stdout
+    assert "layers.5.mlp.up_proj" not in short.stdout and "layers.5.mlp.up_proj" in verbose.stdout
+    assert "(--verbose: each of the 332 GEMMs" in short.stdout
+    assert len(short.stdout.splitlines()) < 160 < len(verbose.stdout.splitlines())
+    for out in (short, verbose):  # and no line wider than COLUMNS, stdout and stderr alike
+        assert max(len(ln) for ln in (out.stdout + out.stderr).splitlines()) <= 100
+    assert (tmp_path / "summary.md").stat().st_size < 15_000
+    assert (tmp_path / "report.html").stat().st_size < 1_500_000
+
+
+@pytest.mark.parametrize("command", ["profile", "report", "analyze"])
+def test_every_command_that_prints_the_summary_takes_verbose(command, capsys):
+    assert cli(command, "--help") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--verbose" in out and "list every GEMM under its group of identical layers" in out
+
+
 @pytest.mark.parametrize(("content", "needle"), [
     ('{"schema": "kernelscope.result/9", "modes": []}', "has schema 'kernelscope.result/9'; this kernelscope reads"),
     ('{"modes": []}', "is not a kernelscope result"),

@@ -177,6 +177,16 @@ def test_charts_geometry():
     assert min(widths) > 0.3 * max(widths)
     assert "own scale" not in timeline.caption
     assert charts.nice_ticks(0.156) == [0.0, 0.05, 0.1, 0.15, 0.2]
+    # thousands of kernels in an iteration (a 64-layer model): kernels closer than a pixel share a bar, so a row
+    # has at most one bar per MIN_BAR_PX of plot, and the bar says what it holds
+    from kernelscope.result import TimelineEntry
+
+    many = dataclasses.replace(r.modes[0], timeline=tuple(
+        TimelineEntry(f"triton_poi_fused_{i}", "pointwise" if i % 3 else "gemm", i * 0.5, 0.3) for i in range(5000)))
+    dense = charts.timeline_chart((many,))
+    assert 0 < len(dense.rects) <= charts.WIDTH / charts.MIN_BAR_PX
+    assert all(b.x >= a.x + a.w - 1e-9 for a, b in zip(dense.rects, dense.rects[1:]))  # bars do not overlap
+    assert dense.rects[0].title.startswith("12 kernels, +0 µs to +5.80 µs: gemm 4, pointwise 8\ntriton_poi_fused_0, ")
     # a long mode name gets the room it needs left of every plot (it was cut to "TEN+TRITON+NVGEMM" at 150 px)
     long = [dataclasses.replace(m, name="max-autotune:ATEN+TRITON+NVGEMM") if m.name == "max-autotune" else m
             for m in r.modes]

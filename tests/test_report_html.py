@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 import jinja2
 import pytest
 
-from kernelscope.report.html import environment, relative_href, render_html
+from kernelscope.report.html import environment, relative_href, render_html, unpack_result
 from kernelscope.result import SCHEMA, ModeResult, RunEnvironment, RunResult, run_from_json, to_json
 from tests.conftest_reports import (
     DATA,
@@ -125,10 +125,11 @@ def test_hostile_kernel_names_come_out_as_text():
     text = "".join(page.text)
     for name in HOSTILE_NAMES:
         assert name in text
-    # in the JSON data script, < > & are \u escapes: "</script>" cannot close it early
+    # the JSON data script holds the result gzip-compressed in base64 (no "<" at all): "</script>" cannot close it
     data = page.raw["script"][[s.get("type") for s in page.tags("script")].index("application/json")]
     assert "</" not in data and "<img" not in data
-    assert run_from_json(json.loads(data)) == run_from_json(to_json(result))  # (string evidence comes back typed)
+    unpacked = unpack_result(json.loads(data))
+    assert run_from_json(unpacked) == run_from_json(to_json(result))  # (string evidence comes back typed)
 
 
 def test_trace_links_are_relative_and_javascript_urls_are_not_links():
@@ -186,33 +187,43 @@ def test_environment_is_strict_and_autoescaping():
     assert env.from_string("{{ x }}").render(x="<b>") == "&lt;b&gt;"
 
 
-def test_huge_model_report_stays_a_reasonable_file():
+def test_huge_model_report_stays_a_reasonable_file(monkeypatch):
+    from kernelscope.report import html as html_module
+
     # 4 modes x 3000 distinct kernels with long templated names, 400 GEMMs each
     html = render_html(huge_result())
     page = parse(html)
     assert len(html) < 5_000_000
     # the kernel tables show the top 40 per mode and say how many more there are
     assert "2960 more kernels" in html
-    # the result is too large to embed: no data script, and the report says where the data is
-    assert [s.get("type") for s in page.tags("script")] == [None]
+    # the result travels compressed (a download button), and past EMBED_LIMIT not at all: the report then says
+    # where the data is
+    assert [s.get("type") for s in page.tags("script")] == ["application/json", None]
+    monkeypatch.setattr(html_module, "EMBED_LIMIT", 1000)
+    html = render_html(huge_result())
+    assert [s.get("type") for s in parse(html).tags("script")] == [None]
     assert "use the result.json beside this report" in html
 
 
 def _with_engine_fields():
     """The fields the rebuilt GEMM engine fills (module path, groups of identical layers, op costs, typed
-    evidence with where it was read, the per-mode epilogue cost), on the real seed result."""
-    from kernelscope.result import EpilogueCost, Evidence, GemmGroup, OpCost
+    evidence with where it was read, the per-mode epilogue cost), on the real seed result: its GEMM in two
+    identical layers, grouped by analysis."""
+    from kernelscope.analysis.gemm.summary import group_gemms
+    from kernelscope.result import EpilogueCost, Evidence, OpCost
 
     r = seed_h200_211()
     m = r.modes[1]
     g = dataclasses.replace(
-        m.gemms[0], module="layers.0.mlp.up_proj", source="model.py:42", group="layers.0-31.mlp.up_proj",
+        m.gemms[0], module="layers.0.mlp.up_proj", source="model.py:42",
         costs=(OpCost("gelu", ("triton_poi_fused_gelu_0",), 3.2, 131072),),
         evidence=(Evidence("code", "buf1 = extern_kernels.addmm(...)", "graph_0.py:88"), Evidence("rule", "x")))
-    grp = GemmGroup("layers.0-31.mlp.up_proj", 32, (g.id,), "addmm", g.backend, "partial", ("bias",), ("gelu",),
-                    "bias fused, gelu unfused")
+    twin = dataclasses.replace(g, id=f"{g.id}-1", module="layers.1.mlp.up_proj",
+                               evidence=(Evidence("code", "buf7 = extern_kernels.addmm(...)", "graph_0.py:95"),
+                                         Evidence("rule", "x")))
+    gemms, groups = group_gemms((g, twin))
     cost = EpilogueCost(57.6, 18.0, 9, 24, None)
-    return dataclasses.replace(r, modes=(r.modes[0], dataclasses.replace(m, gemms=(g,), gemm_groups=(grp,),
+    return dataclasses.replace(r, modes=(r.modes[0], dataclasses.replace(m, gemms=gemms, gemm_groups=groups,
                                                                          epilogue_cost=cost), *r.modes[2:]))
 
 
@@ -222,13 +233,16 @@ def test_engine_fields_render_where_present_and_hide_when_empty():
     html = render_html(_with_engine_fields())
     text = " ".join("".join(parse(html).text).split())
     assert "unfused epilogues: 18% of GPU time, 9 of 24 kernels" in text
-    assert "layers.0-31.mlp.up_proj ×32: bias fused, gelu unfused" in text
-    assert "<th>Module</th>" in html and "layers.0.mlp.up_proj" in text
+    # one row for the group, each GEMM of it in the collapsed list below
+    assert "2 GEMMsaddmm · float16 layers.0-1.mlp.up_proj" in text
+    assert "<th>Module</th>" in html and "layers.0.mlp.up_proj" in text and "layers.1.mlp.up_proj" in text
     assert "gelu: 3.20 µs per iteration, 128 KiB through memory in triton_poi_fused_gelu_0" in text
     assert "buf1 = extern_kernels.addmm(...) at graph_0.py:88" in text and "model.py:42" in text
+    assert "buf7 = extern_kernels.addmm(...) at graph_0.py:95" in text
+    assert "Evidence every one of them hasrule x" in text  # said once for the group
     md = render_markdown(_with_engine_fields())
     assert "_unfused epilogues: 18% of GPU time, 9 of 24 kernels_" in md
-    assert "- `layers.0-31.mlp.up_proj ×32: bias fused, gelu unfused`" in md
+    assert "- `addmm` `layers.0-1.mlp.up_proj` ×2, 16 × 4096 × 4096 on cuBLASLt: **partial**" in md
     plain = render_html(seed_h200_211())
     assert "<th>Module</th>" not in plain and "unfused epilogues:" not in plain
 

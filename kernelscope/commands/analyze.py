@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from kernelscope.commands import verbose_option
+
 
 @click.command("analyze")
 @click.argument("trace", type=click.Path(path_type=Path))
@@ -21,9 +23,10 @@ import click
 @click.option("--mode", "mode", default="trace", show_default=True, help="Name for this trace's mode in reports.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Output directory.")
 @click.option("--force", is_flag=True, help="Write into a non-empty directory kernelscope did not create.")
+@verbose_option
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(trace: Path, codes: tuple[Path, ...], log: Path | None, iterations: int | None, mode: str, out: Path,
-            force: bool, debug: bool) -> None:
+            force: bool, verbose: bool, debug: bool) -> None:
     """Analyse TRACE (a torch.profiler chrome trace, .json or .json.gz) and write result.json, report.html and
     summary.md with one mode. TRACE may be a directory of rank traces (one *.pt.trace.json(.gz) per rank, each
     with distributedInfo.rank, as a torchrun run writes them): the mode then has one result per rank."""
@@ -50,5 +53,5 @@ def command(trace: Path, codes: tuple[Path, ...], log: Path | None, iterations: 
     result = dataclasses.replace(result, recommendation=())
     out_dir = prepare_out_dir(out, force=force)
     paths = write_reports(result, out_dir, tensorboard=False)
-    render_terminal(result, console_for())
+    render_terminal(result, console_for(), verbose=verbose)
     console_for(stderr=True).print(f"report: {paths['html']}\nresult: {paths['json']}")

@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 import click
 
 from kernelscope.capture_record import CAPTURE_FILE, CaptureRecord, Environment, write_capture
+from kernelscope.commands import verbose_option
 from kernelscope.errors import ModelFileError, UsageError
 
 # Three processes by default: the across-process interval uses Student's t with P - 1 degrees of freedom (t = 4.30
@@ -98,6 +99,7 @@ def torchrun_options(f: Any) -> Any:
               help="Run the mode workers under this interpreter (e.g. the pre-upgrade venv's bin/python, or an "
                    "executable wrapper script): it needs torch, not kernelscope. Analysis and reports run here.")
 @torchrun_options
+@verbose_option
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, modes: str, gemm_backends: str | None, device: str, dtype: str | None, sets: tuple[str, ...],
             sweeps: tuple[str, ...], out: Path | None, force: bool, timeout: float, warmup: int, repeats: int,
@@ -105,7 +107,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             warm_compile: bool,
             reference: bool, calibration: Path | None, no_tensorboard: bool, python: str | None,
             nproc: int | None, nnodes: str | None, node_rank: int | None, rdzv_backend: str | None,
-            rdzv_endpoint: str | None, rdzv_id: str | None, debug: bool) -> None:
+            rdzv_endpoint: str | None, rdzv_id: str | None, verbose: bool, debug: bool) -> None:
     """Profile MODEL (a .py file defining get_model()/get_inputs(), or KernelBench's Model/get_init_inputs()/
     get_inputs()) in each mode, each in its own process, and write report.html, summary.md, result.json and
     TensorBoard traces into --out."""
@@ -156,7 +158,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     result = _run_result(run, asked, interp=interp, device=device, cal_data=cal_data, cal_path=cal_path,
                          model_path=spec.path, sweeps=parsed_sweeps, input_sweep=bool(hook_points),
                          command_line=command_line, model=model)
-    _report(run, result, err, tensorboard=not no_tensorboard)
+    _report(run, result, err, tensorboard=not no_tensorboard, verbose=verbose)
 
 
 # ------------------------------------------------------------------------------------------------ before the run
@@ -406,7 +408,7 @@ def _run_result(run: _ModeRuns, asked: dict[str, Any], *, interp: Any, device: s
     )
 
 
-def _report(run: _ModeRuns, result: Any, err: Any, *, tensorboard: bool) -> None:
+def _report(run: _ModeRuns, result: Any, err: Any, *, tensorboard: bool, verbose: bool = False) -> None:
     """Write the reports and leave with the run's status: a model that never ran is one error and no report;
     Ctrl-C, a fatal error or a mode that did not finish exit non-zero after the reports are written."""
     from kernelscope.report import write_reports
@@ -418,7 +420,7 @@ def _report(run: _ModeRuns, result: Any, err: Any, *, tensorboard: bool) -> None
         raise_fatal(err, run.fatal)  # the model never ran in any mode: no report to read, just the one error
     paths = write_reports(result, out_dir, tensorboard=tensorboard)
     publish_profile(paths["md"])  # GitHub Actions: the summary on the run's page
-    render_terminal(result, console_for())
+    render_terminal(result, console_for(), verbose=verbose)
     err.print(f"report: {paths['html']}\nsummary: {paths['md']}\nresult: {paths['json']}\n"
               f"traces: tensorboard --logdir {out_dir / 'tb'}")
     if run.interrupted:

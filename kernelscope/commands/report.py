@@ -6,12 +6,15 @@ from pathlib import Path
 
 import click
 
+from kernelscope.commands import verbose_option
+
 
 @click.command("report")
 @click.argument("result_dir", type=click.Path(path_type=Path))
 @click.option("--quiet", is_flag=True, help="Do not print the terminal summary.")
+@verbose_option
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
-def command(result_dir: Path, quiet: bool, debug: bool) -> None:
+def command(result_dir: Path, quiet: bool, verbose: bool, debug: bool) -> None:
     """Re-render report.html and summary.md in RESULT_DIR from its result.json (e.g. after upgrading
     kernelscope) and print the terminal summary. result.json itself is not changed; a result.json of a schema
     this kernelscope does not know is refused."""
@@ -33,5 +36,5 @@ def command(result_dir: Path, quiet: bool, debug: bool) -> None:
         raise ResultError(f"cannot write the reports into {folder} ({exc.strerror})",
                           "make the folder writable, or copy it and re-render the copy") from exc
     if not quiet:
-        render_terminal(result, console_for())
+        render_terminal(result, console_for(), verbose=verbose)
     console_for(stderr=True).print(f"report: {html}\nsummary: {md}")

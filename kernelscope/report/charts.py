@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kernelscope import fmt
-from kernelscope.result import Category, ModeResult
+from kernelscope.result import Category, ModeResult, TimelineEntry
 
 # Category order in stacks and legends: the compute categories first, memops last (they are counted apart).
 CATEGORY_ORDER: tuple[str, ...] = tuple(c.value for c in Category)
@@ -211,13 +211,10 @@ def timeline_chart(modes: Sequence[ModeResult]) -> Chart:
             scale = plot_w / spans[i]
             labels.append(Label(lw + plot_w + 6, y + ROW_H / 2 + 4, f"{fmt.us(spans[i])} (own scale)",
                                 "start", "value"))
-        for e in m.timeline:
-            # 1.5 px minimum: a 1 µs kernel in a 200 µs iteration must still be visible and hoverable.
-            w = max(e.dur_us * scale, 1.5)
-            title = f"{e.name}\n{e.category}: starts +{fmt.us(e.start_us)}, runs {fmt.us(e.dur_us)}"
-            rects.append(Rect(lw + e.start_us * scale, y + 5, w, ROW_H - 10, category_class(e.category), title))
-            if e.category not in seen:
-                seen.append(e.category)
+        for x, right, entries in _drawn(m.timeline, lw, scale):
+            rects.append(Rect(x, y + 5, right - x, ROW_H - 10, category_class(_main_category(entries)),
+                              _timeline_title(entries)))
+            seen.extend(c for c in dict.fromkeys(e.category for e in entries) if c not in seen)
     axis_y = TOP + len(rows) * ROW_H + 4
     if own_scale:
         ax_lines, ax_labels = [Line(lw, axis_y, lw + plot_w, axis_y, "axis")], []
@@ -229,11 +226,56 @@ def timeline_chart(modes: Sequence[ModeResult]) -> Chart:
         (category_class(c), c) for c in seen if c not in CATEGORY_ORDER
     )
     caption = ("Kernel time from the iteration's start (the profiled run, so launch gaps show); "
-               "hover a bar for its name.")
+               "hover a bar for its name (kernels closer than a pixel share a bar).")
     if own_scale:
         caption += " Iterations differ more than 10x in length: each row is drawn to its own scale."
     return Chart("One iteration per mode (timeline)", WIDTH, axis_y + AXIS_H, tuple(rects), tuple(ax_lines),
                  tuple(ax_labels + labels), legend, caption)
+
+
+MIN_BAR_PX = 1.5  # a 1 µs kernel in a 200 µs iteration must still be visible and hoverable
+
+
+_Bar = tuple[float, float, list[TimelineEntry]]  # left, right, the kernels drawn as one bar
+
+
+def _drawn(timeline: Sequence[TimelineEntry], x0: float, scale: float) -> list[_Bar]:
+    """(left, right, kernels) of each bar. A kernel that starts within MIN_BAR_PX of a bar's left edge, or while
+    the bar's kernels still run, joins that bar: a row has at most one bar per MIN_BAR_PX of plot however many
+    kernels the iteration launched (a 64-layer model's thousands), and bars never overlap."""
+    bars: list[_Bar] = []
+    for e in sorted(timeline, key=lambda e: e.start_us):
+        x = x0 + e.start_us * scale
+        end = x + e.dur_us * scale
+        if bars and (x < bars[-1][0] + MIN_BAR_PX or x < bars[-1][1]):
+            left, right, entries = bars[-1]
+            entries.append(e)
+            bars[-1] = (left, max(right, end), entries)
+        else:
+            bars.append((x, end, [e]))
+    return [(left, max(right, left + MIN_BAR_PX), entries) for left, right, entries in bars]
+
+
+def _main_category(entries: Sequence[TimelineEntry]) -> str:
+    time: dict[str, float] = {}
+    for e in entries:
+        time[e.category] = time.get(e.category, 0.0) + e.dur_us
+    return max(time, key=lambda c: time[c])
+
+
+def _timeline_title(entries: Sequence[TimelineEntry]) -> str:
+    """One kernel: its name (short: full names are in the kernel tables), category, start and length. Several
+    in one bar: how many of each category, from when to when, and the first names."""
+    e = entries[0]
+    if len(entries) == 1:
+        return f"{fmt.kernel_name(e.name, 80)}\n{e.category}: starts +{fmt.us(e.start_us)}, runs {fmt.us(e.dur_us)}"
+    counts: dict[str, int] = {}
+    for k in entries:
+        counts[k.category] = counts.get(k.category, 0) + 1
+    end = max(k.start_us + k.dur_us for k in entries)
+    names = ", ".join(fmt.kernel_name(k.name, 40) for k in entries[:3]) + (", …" if len(entries) > 3 else "")
+    return (f"{len(entries)} kernels, +{fmt.us(e.start_us)} to +{fmt.us(end)}: "
+            + ", ".join(f"{c} {n}" for c, n in counts.items()) + f"\n{names}")
 
 
 def ratio_chart(title: str, rows: Sequence[tuple[str, float | None, float | None, float | None, bool | None]]) -> Chart:

@@ -8,13 +8,14 @@ pass/fail against ``TOLERANCES`` (analysis/numerics.py), the top kernels, the fa
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope import fmt
 from kernelscope.analysis.autotune import autotune_for_gemm
 from kernelscope.analysis.failures import FailureGroup, failure_groups, fallback_recommendation
+from kernelscope.analysis.gemm.summary import mode_groups
 from kernelscope.analysis.numerics import NumericsCheck, NumericsVerdict, numerics_check, numerics_verdict
 from kernelscope.analysis.speedup import EAGER, Speedup, speedup_vs
 from kernelscope.analysis.sweep import numeric_axis
@@ -41,7 +42,10 @@ from kernelscope.result import (
 from kernelscope.tolerance import TOLERANCES, Tolerance, tolerance_for
 
 TOP_KERNELS = 40  # rows per mode in the HTML kernel table; the rest are summed in one line
-GEMM_ROWS = 100  # GEMMs per mode in the HTML table (a 32-layer model has 224; groups summarise them)
+# Groups of GEMMs per mode in the HTML table: every GEMM is in one group, so a model of identical layers has a
+# handful (a 1B Llama: 7 per mode, 8 with a layer that differs); only GEMMs without module paths in many
+# distinct shapes reach this.
+GROUP_ROWS = 200
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -182,12 +186,105 @@ def epilogue_cost_line(m: ModeResult) -> str:
     return f"unfused epilogues: {share}, {kernels}{extra}"
 
 
-def group_line(grp: GemmGroup) -> str:
-    """"layers.0-31.mlp.up_proj ×32: bias fused, silu unfused"."""
-    what = grp.summary or "; ".join(p for p in (
-        f"{', '.join(grp.fused)} fused" if grp.fused else "", f"{', '.join(grp.unfused)} unfused" if grp.unfused
-        else "") if p) or grp.verdict
-    return f"{grp.label} ×{grp.count}: {what}"
+@dataclass(frozen=True, slots=True)
+class GroupRow:
+    """One group of identical layers (analysis/gemm/summary.py) as the reports show it: one row, and its
+    members' rows (launch order) for the per-GEMM detail (the terminal's --verbose, report.html's collapsed
+    list)."""
+
+    group: GemmGroup
+    members: tuple[GemmRow, ...]
+    # Evidence every member has word for word (the rule that ran, "same kernels in all iterations"): shown once
+    # for the group, so a 16-layer model does not print it 16 times; each member lists the rest.
+    shared_evidence: tuple[Evidence, ...] = ()
+
+    @property
+    def first(self) -> GemmEpilogue:
+        return self.members[0].gemm
+
+    @property
+    def count(self) -> int:
+        return len(self.members)
+
+    @property
+    def label(self) -> str:
+        """The group's layers ("layers.0-15.mlp.up_proj"); "" for GEMMs without a module path (their op and
+        shape say which)."""
+        return self.group.label if self.first.module else ""
+
+    @property
+    def shared_kernels(self) -> bool:
+        """Every member ran the same GEMM kernels and put its unfused ops in the same kernels (shown once)."""
+        first = self.first
+        return all((m.gemm.kernels, m.gemm.unfused_kernels) == (first.kernels, first.unfused_kernels)
+                   for m in self.members)
+
+    @property
+    def shared_autotune(self) -> AutotuneResult | None:
+        """The autotune table that decided every member (identical layers share one), else None."""
+        first = self.members[0].autotune
+        return first if all(m.autotune is first for m in self.members) else None
+
+    @property
+    def shared_costs(self) -> bool:
+        return all(m.costs == self.members[0].costs for m in self.members)
+
+    def own_evidence(self, row: GemmRow) -> tuple[Evidence, ...]:
+        """A member's evidence less what every member has (shown once, for the group)."""
+        return tuple(e for e in row.evidence if e not in self.shared_evidence)
+
+    @property
+    def shared_epilogue(self) -> bool:
+        first = self.first
+        return all((m.gemm.epilogue, m.gemm.prologue) == (first.epilogue, first.prologue) for m in self.members)
+
+    @property
+    def unfused_kernels(self) -> tuple[str, ...]:
+        """Where the unfused ops ran: the members' kernels when they all ran in the same ones, else the first
+        member's followed by "…"."""
+        first = self.first.unfused_kernels
+        same = all(m.gemm.unfused_kernels == first for m in self.members)
+        return first if same or not first else (*first, fmt.ELLIPSIS)
+
+    @property
+    def why_not(self) -> str:
+        """The members' why-not once: theirs when they all say the same, else the first member's, so marked."""
+        first = self.first.why_not
+        if not first or all(m.gemm.why_not == first for m in self.members):
+            return first
+        return f"{first} (said of {self.first.module or self.first.id}; the others' differ in detail)"
+
+    @property
+    def differs(self) -> str:
+        """"differs from layers.{0-6,8-15}.mlp.up_proj: verdict fused (theirs: unfused)", or ""."""
+        g = self.group
+        if not g.differs_from:
+            return ""
+        return f"differs from {g.differs_from}" + (f": {g.difference}" if g.difference else "")
+
+    def line(self, name_limit: int = 60) -> str:
+        """The terminal's row: one GEMM's line for a group of one, else the group's ("mm
+        layers.0-15.mlp.up_proj ×16, 512 × 2816 × 1024 cuBLASLt: unfused (unfused mul in ...)")."""
+        if self.count == 1:
+            return gemm_line(self.first, name_limit)
+        return gemm_line(self.first, name_limit, label=self.label, count=self.count,
+                         unfused_kernels=self.unfused_kernels)
+
+
+def group_rows(m: ModeResult, rows: Sequence[GemmRow]) -> tuple[GroupRow, ...]:
+    """The mode's GEMMs by group (every GEMM in one; analysis/gemm/summary.py groups them)."""
+    by_id = {r.gemm.id: r for r in rows}
+    out = []
+    for grp in mode_groups(m.gemms, m.gemm_groups):
+        members = tuple(by_id[i] for i in grp.members if i in by_id)
+        if not members:
+            continue
+        shared: tuple[Evidence, ...] = ()
+        if len(members) > 1:
+            rest = [set(r.evidence) for r in members[1:]]
+            shared = tuple(e for e in members[0].evidence if all(e in s for s in rest))
+        out.append(GroupRow(grp, members, shared))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,20 +292,20 @@ class ModeSection:
     row: ModeRow
     kernels: KernelTable
     gemms: tuple[GemmEpilogue, ...]
+    groups: tuple[GroupRow, ...] = ()
+    index: int = 0  # the section's place in the report (ids of its elements)
 
     @property
-    def gemm_rows(self) -> tuple[GemmRow, ...]:
-        """The GEMMs the HTML table shows: the first GEMM_ROWS in launch order (result.json has them all)."""
-        return tuple(gemm_row(g, self.autotune(g.id)) for g in self.gemms[:GEMM_ROWS])
+    def shown_groups(self) -> tuple[GroupRow, ...]:
+        """The groups report.html lists: the first GROUP_ROWS (a model without module paths and many distinct
+        shapes); result.json has them all."""
+        return self.groups[:GROUP_ROWS]
 
     @property
-    def hidden_gemms(self) -> int:
-        return max(0, len(self.gemms) - GEMM_ROWS)
-
-    @property
-    def groups(self) -> tuple[str, ...]:
-        """Identical layers grouped (only groups of more than one GEMM: a single GEMM is its own row)."""
-        return tuple(group_line(grp) for grp in self.row.mode.gemm_groups if grp.count > 1)
+    def hidden_groups(self) -> tuple[int, int]:
+        """(groups, GEMMs) past GROUP_ROWS."""
+        rest = self.groups[GROUP_ROWS:]
+        return len(rest), sum(g.count for g in rest)
 
     @property
     def epilogue_cost(self) -> str:
@@ -218,13 +315,26 @@ class ModeSection:
     def show_module(self) -> bool:
         return any(g.module or g.source for g in self.gemms)
 
-    def autotune(self, gemm_id: str) -> AutotuneResult | None:
-        """The max-autotune table of one GEMM (shown next to its verdict)."""
-        return autotune_for_gemm(self.row.mode.autotune, gemm_id)
+    def autotune_anchor(self, table: AutotuneResult) -> str:
+        """The id of a table in report.html: each table is shown once per mode, its GEMMs link to it."""
+        index = next((i for i, a in enumerate(self.row.mode.autotune) if a is table), 0)
+        return f"autotune-{self.index}-{index}"
+
+    @property
+    def autotune_tables(self) -> tuple[AutotuneResult, ...]:
+        """The tables some GEMM of the mode links to, once each, in the mode's order."""
+        used = {id(m.autotune) for grp in self.groups for m in grp.members if m.autotune is not None}
+        return tuple(a for a in self.row.mode.autotune if id(a) in used)
 
     @property
     def unmatched_autotune(self) -> tuple[AutotuneResult, ...]:
         return tuple(a for a in self.row.mode.autotune if a.gemm is None)
+
+
+def mode_section(row: ModeRow, index: int = 0) -> ModeSection:
+    m = row.mode
+    rows = tuple(gemm_row(g, autotune_for_gemm(m.autotune, g.id)) for g in m.gemms)
+    return ModeSection(row, kernel_table(m.kernels), m.gemms, group_rows(m, rows), index)
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,8 +373,7 @@ def build_context(result: RunResult) -> ReportContext:
     eager = result.mode(EAGER)
     eager_ok = eager if eager is not None and eager.status == Status.OK.value else None
     rows = tuple(ModeRow(m, speedup_vs(m, eager_ok), numerics_check(m, result.dtype)) for m in result.modes)
-    sections = tuple(ModeSection(r, kernel_table(r.mode.kernels), r.mode.gemms) for r in rows
-                     if r.mode.kernels or r.mode.gemms)
+    sections = tuple(mode_section(r, i) for i, r in enumerate(r for r in rows if r.mode.kernels or r.mode.gemms))
     failures = tuple(Failure(m, fallback_recommendation(result, m)) for m in result.modes
                      if m.status != Status.OK.value)
     return ReportContext(
@@ -487,17 +596,22 @@ def roofline_line(g: GemmEpilogue) -> str:
     return f"{f}, {b}{bound}"
 
 
-def gemm_line(g: GemmEpilogue, name_limit: int = 60) -> str:
+def gemm_line(g: GemmEpilogue, name_limit: int = 60, *, label: str | None = None, count: int = 1,
+              unfused_kernels: tuple[str, ...] | None = None) -> str:
     """One-line verdict for the terminal: "addmm 16×4096×4096 cuBLASLt: partial (...)", kernel names shortened
-    to ``name_limit`` characters."""
-    module = f" {g.module}" if g.module else ""
-    head = f"{g.op or 'gemm'}{module} {fmt.shape(g.m, g.n, g.k, g.batch)} {g.backend}: {g.verdict}"
+    to ``name_limit`` characters. A group of ``count`` GEMMs: its ``label`` for the module path and the count
+    after it ("mm layers.0-15.mlp.up_proj ×16, 512 × 2816 × 1024 cuBLASLt: unfused (...)")."""
+    where = g.module if label is None else label
+    module = f" {where}" if where else ""
+    many = f" ×{count}," if count > 1 else ""
+    head = f"{g.op or 'gemm'}{module}{many} {fmt.shape(g.m, g.n, g.k, g.batch)} {g.backend}: {g.verdict}"
     parts = []
+    kernels = g.unfused_kernels if unfused_kernels is None else unfused_kernels
     if g.fused:
         parts.append("fused " + ", ".join(g.fused))
     if g.unfused:
-        names = ", ".join(fmt.kernel_name(k, name_limit) for k in g.unfused_kernels)
-        where = f" in {names}" if g.unfused_kernels else ""
+        names = ", ".join(k if k == fmt.ELLIPSIS else fmt.kernel_name(k, name_limit) for k in kernels)
+        where = f" in {names}" if kernels else ""
         parts.append("unfused " + ", ".join(g.unfused) + where)
     if g.confidence == "trace-only":
         parts.append("from the trace only")

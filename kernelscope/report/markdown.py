@@ -1,7 +1,9 @@
 """summary.md: a short Markdown report for a pull-request comment (``gh pr comment --body-file summary.md``).
 
 GitHub rejects comments over 65,536 characters, so the summary stays under ``MAX_CHARS`` however large the model:
-tables shrink (with a note saying how much was left out) until it fits. Data from the result never reaches the
+GEMMs come one line per group of identical layers (a 16-layer Llama's three modes read in ~11,000 characters),
+tables shrink (with a note saying how much was left out) until it fits, and ``cap`` cuts what is still too long
+at a line outside any code fence, with a note pointing to report.html. Data from the result never reaches the
 Markdown as markup: kernel and op names, and any other word that could form markup, go in code spans (no links,
 HTML or emphasis inside), the rest is plain prose without backslash escapes, and ``|`` is escaped in table cells.
 """
@@ -12,8 +14,8 @@ import re
 from dataclasses import dataclass
 
 from kernelscope import fmt
-from kernelscope.report.context import ReportContext, build_context
-from kernelscope.result import GemmEpilogue, RunResult
+from kernelscope.report.context import GroupRow, ReportContext, build_context
+from kernelscope.result import RunResult
 
 MAX_CHARS = 60_000
 
@@ -73,12 +75,12 @@ def md_block(text: str, limit: int) -> str:
 @dataclass(frozen=True, slots=True)
 class Limits:
     modes: int = 30
-    gemms_per_mode: int = 20
+    groups_per_mode: int = 20  # groups of identical layers (a 1B Llama has 7 per mode)
     error_chars: int = 1500
     name_chars: int = 100
 
     def smaller(self) -> Limits:
-        return Limits(max(self.modes // 2, 3), max(self.gemms_per_mode // 2, 1), max(self.error_chars // 2, 200),
+        return Limits(max(self.modes // 2, 3), max(self.groups_per_mode // 2, 1), max(self.error_chars // 2, 200),
                       max(self.name_chars - 20, 40))
 
 
@@ -115,24 +117,33 @@ def _ops(ops, lim: Limits) -> str:
 
 
 def _kernels(names, lim: Limits, n: int = 3) -> str:
-    return ", ".join(md_code(fmt.kernel_name(k, lim.name_chars), lim.name_chars + 1, in_table=False)
-                     for k in names[:n])
+    return ", ".join(k if k == fmt.ELLIPSIS else md_code(fmt.kernel_name(k, lim.name_chars), lim.name_chars + 1,
+                                                          in_table=False) for k in names[:n])
 
 
-def _gemm_item(g: GemmEpilogue, lim: Limits) -> str:
-    where = f" {md_code(g.module, 120, in_table=False)}" if g.module else ""
-    parts = [f"{md_code(g.op or 'gemm', 40, in_table=False)}{where} {fmt.shape(g.m, g.n, g.k, g.batch)} on "
+def _group_item(grp: GroupRow, lim: Limits) -> str:
+    """One group of identical layers (or one GEMM): "- `mm` `layers.0-15.mlp.up_proj` ×16, 512 × 2816 × 1024 on
+    cuBLASLt: **unfused**; unfused `mul` in `...`", how a layer that differs from its group differs, the why-not
+    once."""
+    g = grp.first
+    label = g.module if grp.count == 1 else grp.label
+    where = f" {md_code(label, 120, in_table=False)}" if label else ""
+    many = f" ×{grp.count}," if grp.count > 1 else ""
+    parts = [f"{md_code(g.op or 'gemm', 40, in_table=False)}{where}{many} {fmt.shape(g.m, g.n, g.k, g.batch)} on "
              f"{md_text(g.backend, in_table=False)}: **{md_text(g.verdict, in_table=False)}**"]
     if g.fused:
         parts.append("fused " + _ops(g.fused, lim))
     if g.unfused:
-        where = f" in {_kernels(g.unfused_kernels, lim)}" if g.unfused_kernels else ""
+        where = f" in {_kernels(grp.unfused_kernels, lim)}" if grp.unfused_kernels else ""
         parts.append("unfused " + _ops(g.unfused, lim) + where)
     if g.confidence == "trace-only":
         parts.append("from the trace only")
     line = "- " + "; ".join(parts)
-    if g.why_not:
-        line += f". Why not: {md_text(g.why_not, 400, in_table=False)}"
+    if grp.group.differs_from:
+        line += (f". **Differs** from {md_code(grp.group.differs_from, 120, in_table=False)}: "
+                 f"{md_text(grp.group.difference, 300, in_table=False)}")
+    if grp.why_not:
+        line += f". Why not: {md_text(grp.why_not, 400, in_table=False)}"
     return line
 
 
@@ -288,13 +299,12 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
             if section is not None and section.epilogue_cost:
                 out.append(f"_{md_text(section.epilogue_cost, in_table=False)}_")
                 out.append("")
-            if section is not None and section.groups:
-                out += [f"- {md_code(line, 200, in_table=False)}" for line in section.groups[: lim.gemms_per_mode]]
-                out.append("")
-            for g in m.gemms[: lim.gemms_per_mode]:
-                out.append(_gemm_item(g, lim))
-            if len(m.gemms) > lim.gemms_per_mode:
-                out.append(f"- _{len(m.gemms) - lim.gemms_per_mode} more GEMMs not shown; see report.html._")
+            groups = section.groups if section is not None else ()
+            out += [_group_item(grp, lim) for grp in groups[: lim.groups_per_mode]]
+            rest = groups[lim.groups_per_mode:]
+            if rest:
+                out.append(f"- _{len(rest)} more groups ({sum(g.count for g in rest)} GEMMs) not shown; "
+                           "see report.html._")
 
     if ctx.failure_groups:
         out.append("")
@@ -321,18 +331,39 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
     return "\n".join(out) + "\n"
 
 
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+CUT_NOTE = "\n_Summary cut here to fit a pull-request comment; report.html has all of it._\n"
+
+
+def cap(text: str, limit: int = MAX_CHARS) -> str:
+    """The one place summary.md's length is enforced: ``text`` as it is when shorter than ``limit``, else cut
+    after its last whole line outside a code fence that leaves room for a note pointing to report.html (never in
+    a table row or a fence; the note follows a blank line, so it cannot join a table)."""
+    if len(text) < limit:
+        return text
+    budget = limit - len(CUT_NOTE) - 1
+    cut = pos = 0
+    fence = ""
+    for line in text.splitlines(keepends=True):
+        pos += len(line)
+        if pos > budget:
+            break
+        m = _FENCE.match(line)
+        if m and not fence:
+            fence = m.group(1)
+        elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end():].strip():
+            fence = ""
+        if not fence:
+            cut = pos
+    return text[:cut].rstrip("\n") + "\n" + CUT_NOTE
+
+
 def render_markdown(result: RunResult) -> str:
-    """The PR-comment summary, shortened until it is under MAX_CHARS."""
+    """The PR-comment summary: shorter limits until it is under MAX_CHARS, and ``cap`` past their floor."""
     ctx = build_context(result)
     lim = Limits()
     text = _render(ctx, lim)
-    while len(text) >= MAX_CHARS:
-        smaller = lim.smaller()
-        if smaller == lim:
-            # Limits are at their floor (only possible with absurd inputs): cut at a line and say so.
-            note = "\n\n_Summary truncated to fit a pull-request comment; see report.html._\n"
-            text = text[: MAX_CHARS - len(note) - 1].rsplit("\n", 1)[0] + note
-            break
-        lim = smaller
+    while len(text) >= MAX_CHARS and lim.smaller() != lim:
+        lim = lim.smaller()
         text = _render(ctx, lim)
-    return text
+    return cap(text)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,6 +24,8 @@ from typing import TextIO
 from rich.console import Console
 from rich.live import Live
 from rich.text import Text
+
+from kernelscope.report.terminal import terminal_width
 
 # (pattern on the worker's progress text, stage). First match wins.
 STAGES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -83,10 +86,12 @@ class Progress:
 
     def __init__(self, stream: TextIO | None = None, *, tty: bool | None = None, heartbeat_s: float = 60.0,
                  clock: Callable[[], float] = time.monotonic,
-                 now: Callable[[], _dt.datetime] = lambda: _dt.datetime.now().astimezone()) -> None:
+                 now: Callable[[], _dt.datetime] = lambda: _dt.datetime.now().astimezone(),
+                 width: int | None = None) -> None:
         self.stream = stream or sys.stderr
         isatty = getattr(self.stream, "isatty", None)
         self.tty = bool(isatty and isatty()) if tty is None else tty
+        self.width = width or terminal_width(self.stream)
         self.heartbeat_s = heartbeat_s
         self.clock = clock
         self.now = now
@@ -94,8 +99,11 @@ class Progress:
 
     # -- plain lines (not a terminal) -------------------------------------------------------------------------
     def _print(self, text: str) -> None:
+        # No line wider than the terminal (or COLUMNS): a long mode name and stage detail go on indented lines.
+        line = f"{self.now().strftime('%Y-%m-%d %H:%M:%S')} {text}"
+        lines = textwrap.wrap(line, self.width, subsequent_indent="    ", break_on_hyphens=False) or [line]
         with self._lock:
-            self.stream.write(f"{self.now().strftime('%Y-%m-%d %H:%M:%S')} {text}\n")
+            self.stream.write("".join(f"{ln}\n" for ln in lines))
             self.stream.flush()
 
     def _plain_update(self, state: _ModeState, text: str) -> None:

@@ -15,10 +15,13 @@ from rich.table import Table
 from rich.text import Text
 
 from kernelscope import fmt
-from kernelscope.report.context import build_context, gemm_line
-from kernelscope.result import RunResult
+from kernelscope.report.context import ModeSection, build_context, gemm_line
+from kernelscope.result import GemmEpilogue, RunResult
 
 DEFAULT_WIDTH = 120  # not a terminal and no COLUMNS: a CI log viewer's width
+# Groups of GEMMs per mode without --verbose: a model of identical layers has a handful (a 1B Llama: 7 per mode);
+# only GEMMs without module paths in many distinct shapes reach this.
+TERMINAL_GROUPS = 40
 
 
 def terminal_width(stream: TextIO | None = None) -> int:
@@ -52,7 +55,40 @@ def _t(value: object, style: str = "") -> Text:
     return Text(str(value), style=style)
 
 
-def render_terminal(result: RunResult, console: Console) -> None:
+def _verdict(g: GemmEpilogue) -> tuple[str, str]:
+    return g.verdict, _STYLE.get(g.verdict, "")
+
+
+def _gemm_groups(console: Console, section: ModeSection, names: int, *, verbose: bool) -> int:
+    """One mode's GEMMs: a line per group of identical layers (a group's why-not once, and how a layer that
+    differs from its group differs); ``verbose``: every GEMM of a group under it with its own why-not. The
+    number of GEMMs left to --verbose."""
+    row = section.row
+    cost = f" · {section.epilogue_cost}" if section.epilogue_cost else ""
+    console.print(Text.assemble((f"{row.name}", "bold"), f"  {row.mode.gemm_summary}{cost}"))
+    shown = section.groups if verbose else section.groups[:TERMINAL_GROUPS]
+    for grp in shown:
+        console.print(Text.assemble("  ", _verdict(grp.first), "  ", grp.line(names)))
+        if grp.differs:
+            console.print(Text(f"    {grp.differs}", style="yellow"))
+        if verbose and grp.count > 1:
+            for member in grp.members:
+                g = member.gemm
+                console.print(Text.assemble("    ", _verdict(g), "  ", gemm_line(g, names)))
+                if g.why_not:
+                    console.print(Text(f"      why not: {g.why_not}", style="dim"))
+        elif grp.why_not:
+            console.print(Text(f"    why not: {grp.why_not}", style="dim"))
+    rest = section.groups[len(shown):]
+    if rest:
+        console.print(Text(f"  … {len(rest)} more groups ({sum(g.count for g in rest)} GEMMs): --verbose lists "
+                           "them", style="dim"))
+    return 0 if verbose else sum(g.count for g in shown if g.count > 1) + sum(g.count for g in rest)
+
+
+def render_terminal(result: RunResult, console: Console, *, verbose: bool = False) -> None:
+    """The end-of-run summary. GEMMs print one line per group of identical layers, so the output grows with the
+    groups, not the layers; ``verbose`` adds every GEMM of each group with its own why-not."""
     ctx = build_context(result)
     width = console.width
     names = max(30, min(72, width - 50))  # kernel names in verdict lines: what the line has room for
@@ -97,18 +133,13 @@ def render_terminal(result: RunResult, console: Console) -> None:
                                   "before the model was built",
                     "RSS, whole process": "the whole process's resident memory (RSS)"}
             console.print(Text("peak mem: " + "; ".join(what.get(k, k) for k in kinds), style="dim"))
-    for row in ctx.rows:
-        if row.mode.gemms:
-            section = next((s for s in ctx.sections if s.row is row), None)
-            cost = f" · {section.epilogue_cost}" if section is not None and section.epilogue_cost else ""
-            console.print(Text.assemble((f"{row.name}", "bold"), f"  {row.mode.gemm_summary}{cost}"))
-            for line in section.groups if section is not None else ():
-                console.print(Text(f"  {line}"))
-            for g in row.mode.gemms:
-                console.print(Text.assemble("  ", (g.verdict, _STYLE.get(g.verdict, "")), "  ",
-                                            gemm_line(g, names)))
-                if g.why_not:
-                    console.print(Text(f"    why not: {g.why_not}", style="dim"))
+    folded = 0  # GEMMs whose own lines only --verbose prints
+    for section in ctx.sections:
+        if section.gemms:
+            folded += _gemm_groups(console, section, names, verbose=verbose)
+    if folded:
+        console.print(Text(f"(--verbose: each of the {folded} GEMMs in groups above, with its why-not; "
+                           "report.html: every GEMM with its evidence)", style="dim"))
     for v in ctx.ranks:  # torchrun runs (issue 17): one line per rank, from report/ranks.py's view
         console.print(Text.assemble((f"{v.title} ranks", "bold"), f"  {v.headline}"
                                     + (f"; {v.differ}" if v.differ else "")))

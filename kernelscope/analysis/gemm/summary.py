@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 
+from kernelscope import fmt
 from kernelscope.result import EpilogueCost, Evidence, GemmEpilogue, GemmGroup, Verdict
 
 _TAG = re.compile(r"^\[([\w-]+)\]")
@@ -75,51 +77,111 @@ def _ranges(values: Sequence[int]) -> str:
 
 def describe(g: GemmEpilogue) -> str:
     """'bias fused, silu unfused' / 'no epilogue'."""
-    fused = [o for o in g.fused]
-    unfused = [o for o in g.unfused]
     parts = []
-    if fused:
-        parts.append(", ".join(fused) + " fused")
-    if unfused:
-        parts.append(", ".join(unfused) + " unfused")
+    if g.fused:
+        parts.append(", ".join(g.fused) + " fused")
+    if g.unfused:
+        parts.append(", ".join(g.unfused) + " unfused")
     return "; ".join(parts) if parts else ("no epilogue" if g.verdict == Verdict.NONE.value else g.verdict)
 
 
+def _key(g: GemmEpilogue) -> tuple[object, ...]:
+    """What GEMMs of one group share: the module pattern (or, without a module path, nothing), op, shape,
+    backend, verdict and the fused, unfused and prologue ops."""
+    pat, idx = _pattern(g.module) if g.module else ("", ())
+    return (pat, len(idx), g.op, g.m, g.n, g.k, g.batch, g.backend, g.verdict, g.fused, g.unfused, g.prologue)
+
+
+def _ops(ops: tuple[str, ...]) -> str:
+    return ", ".join(ops) or "none"
+
+
+def _difference(g: GemmEpilogue, ref: GemmEpilogue) -> str:
+    """'verdict fused (theirs: unfused); unfused none (theirs: mul)': what sets one GEMM apart from another of
+    the same module pattern, in the fields that group them."""
+    fields = (
+        ("op", g.op, ref.op),
+        ("shape", fmt.shape(g.m, g.n, g.k, g.batch), fmt.shape(ref.m, ref.n, ref.k, ref.batch)),
+        ("backend", g.backend, ref.backend),
+        ("verdict", g.verdict, ref.verdict),
+        ("fused", _ops(g.fused), _ops(ref.fused)),
+        ("unfused", _ops(g.unfused), _ops(ref.unfused)),
+        ("prologue", _ops(g.prologue), _ops(ref.prologue)),
+    )
+    return "; ".join(f"{name} {mine} (theirs: {theirs})" for name, mine, theirs in fields if mine != theirs)
+
+
 def group_gemms(gemms: Sequence[GemmEpilogue]) -> tuple[tuple[GemmEpilogue, ...], tuple[GemmGroup, ...]]:
-    """Group GEMMs of identical layers: module paths equal up to their layer indices, and the same op, shape,
-    backend, verdict and fused/unfused ops. A layer that differs in any of those forms a group of its own."""
+    """Every GEMM in one group. GEMMs of identical layers (module paths equal up to their layer indices, and
+    the same op, shape, backend, verdict and fused/unfused ops) form one; a layer that differs in any of those
+    forms a group of its own, which names the largest group of its pattern (``differs_from``) and how it differs.
+    GEMMs without a module path group by op, shape, backend and verdict alone."""
     buckets: dict[tuple[object, ...], list[GemmEpilogue]] = defaultdict(list)
-    order: list[tuple[object, ...]] = []
     for g in gemms:
-        if not g.module:
-            continue
-        pat, idx = _pattern(g.module)
-        key: tuple[object, ...] = (pat, len(idx), g.op, g.m, g.n, g.k, g.batch, g.backend, g.verdict, g.fused,
-                                   g.unfused, g.prologue)
-        if key not in buckets:
-            order.append(key)
-        buckets[key].append(g)
+        buckets[_key(g)].append(g)
+    # the largest group of each module pattern is the one the others differ from (the first one on a tie)
+    largest: dict[str, tuple[object, ...]] = {}
+    for key, members in buckets.items():
+        pat = str(key[0])
+        if pat and (pat not in largest or len(members) > len(buckets[largest[pat]])):
+            largest[pat] = key
+    labels = {key: _label(members) for key, members in buckets.items()}
     groups: list[GemmGroup] = []
     label_of: dict[str, str] = {}
-    for key in order:
-        members = buckets[key]
-        pat = str(key[0])
-        indices = [_pattern(m.module)[1] for m in members]
-        label = pat
-        for pos in range(len(indices[0])):
-            label = label.replace("#", _ranges([i[pos] for i in indices]), 1)
-        if len(members) == 1:
-            label = members[0].module
-        first = members[0]
-        groups.append(GemmGroup(label=label, count=len(members), members=tuple(m.id for m in members), op=first.op,
-                                backend=first.backend, verdict=first.verdict, fused=first.fused,
-                                unfused=first.unfused, summary=describe(first)))
+    for key, members in buckets.items():
+        first, pat = members[0], str(key[0])
+        ref = largest.get(pat)
+        differs = ref is not None and ref != key
+        times = [m.time_us_per_iter for m in members if m.time_us_per_iter is not None]
+        groups.append(GemmGroup(
+            label=labels[key], count=len(members), members=tuple(m.id for m in members), op=first.op,
+            backend=first.backend, verdict=first.verdict, fused=first.fused, unfused=first.unfused,
+            summary=describe(first), pattern=pat or labels[key],
+            differs_from=labels[ref] if differs and ref is not None else "",
+            difference=_difference(first, buckets[ref][0]) if differs and ref is not None else "",
+            time_us_per_iter=round(sum(times), 3) if times else None))
         for m in members:
-            label_of[m.id] = label
-    from dataclasses import replace
-
+            label_of[m.id] = labels[key]
     out = tuple(replace(g, group=label_of.get(g.id, "")) for g in gemms)
-    return out, tuple(groups)
+    return out, _differing_after_theirs(groups)
+
+
+def _differing_after_theirs(groups: Sequence[GemmGroup]) -> tuple[GemmGroup, ...]:
+    """Groups in launch order, each group that differs right after the one it differs from."""
+    after: dict[str, list[GemmGroup]] = defaultdict(list)
+    for grp in groups:
+        if grp.differs_from:
+            after[grp.differs_from].append(grp)
+    out: list[GemmGroup] = []
+    for grp in groups:
+        if not grp.differs_from:
+            out += [grp, *after.pop(grp.label, ())]
+    return tuple(out) + tuple(grp for rest in after.values() for grp in rest)
+
+
+def _label(members: Sequence[GemmEpilogue]) -> str:
+    """'layers.0-31.mlp.up_proj' for a group (the one module path of a group of one); 'mm 512 × 1024 × 1024' for
+    GEMMs without a module path."""
+    first = members[0]
+    if not first.module:
+        return f"{first.op or 'gemm'} {fmt.shape(first.m, first.n, first.k, first.batch)}"
+    if len(members) == 1:
+        return first.module
+    pat, _ = _pattern(first.module)
+    indices = [_pattern(m.module)[1] for m in members]
+    label = pat
+    for pos in range(len(indices[0])):
+        label = label.replace("#", _ranges([i[pos] for i in indices]), 1)
+    return label
+
+
+def mode_groups(gemms: Sequence[GemmEpilogue], groups: Sequence[GemmGroup]) -> tuple[GemmGroup, ...]:
+    """A mode's groups as the reports show them: the result's own when they hold every GEMM and were written
+    with their pattern, else the GEMMs grouped again (a result.json from before every GEMM had a group)."""
+    held = {i for grp in groups for i in grp.members}
+    if groups and all(grp.pattern for grp in groups) and all(g.id in held for g in gemms):
+        return tuple(groups)
+    return group_gemms(gemms)[1]
 
 
 # ------------------------------------------------------------------------------------------------------------
