@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kernelscope import fmt
-from kernelscope.report.context import build_context, gemm_line
+from kernelscope.report.context import CoverageRow, build_context, gemm_line
 from kernelscope.result import RunResult
 
 DEFAULT_WIDTH = 120  # not a terminal and no COLUMNS: a CI log viewer's width
@@ -50,6 +50,20 @@ _STYLE = {
 
 def _t(value: object, style: str = "") -> Text:
     return Text(str(value), style=style)
+
+
+def _print_coverage(console: Console, cov: CoverageRow) -> None:
+    """The coverage self-check under a mode's GEMM summary: the count, every op not attributed, and a warning
+    when the mode's GEMM count disagrees with eager's beyond decomposition."""
+    console.print(Text.assemble("  coverage: ", (cov.line, "green" if cov.complete else "bold red")))
+    for line in cov.missing:
+        console.print(Text(f"    not attributed: {line}", style="red"))
+    if cov.hidden:
+        console.print(Text(f"    ... and {cov.hidden} more (result.json lists them all)", style="red"))
+    if cov.warning:
+        console.print(Text.assemble(("  warning", "bold yellow"), f": GEMM count vs eager: {cov.vs_eager}"))
+    elif cov.vs_eager:
+        console.print(Text(f"  vs eager: {cov.vs_eager}", style="dim"))
 
 
 def render_terminal(result: RunResult, console: Console) -> None:
@@ -98,10 +112,16 @@ def render_terminal(result: RunResult, console: Console) -> None:
                     "RSS, whole process": "the whole process's resident memory (RSS)"}
             console.print(Text("peak mem: " + "; ".join(what.get(k, k) for k in kinds), style="dim"))
     for row in ctx.rows:
+        cov = next((c for c in ctx.coverage if c.mode == row.name), None)
+        if cov is not None and not row.mode.gemms:
+            console.print(Text.assemble((f"{row.name}", "bold"), "  no GEMM verdict"))
+            _print_coverage(console, cov)
         if row.mode.gemms:
             section = next((s for s in ctx.sections if s.row is row), None)
             cost = f" · {section.epilogue_cost}" if section is not None and section.epilogue_cost else ""
             console.print(Text.assemble((f"{row.name}", "bold"), f"  {row.mode.gemm_summary}{cost}"))
+            if cov is not None:
+                _print_coverage(console, cov)
             for line in section.groups if section is not None else ():
                 console.print(Text(f"  {line}"))
             for g in row.mode.gemms:
