@@ -475,9 +475,10 @@ class CallSiteProvenance:
         """The call's GEMM-class post-grad node (``_mkl_linear_12``, ``addmm_1``, ``convolution``: FX names
         nodes after their target) and the pre-grad nodes it came from; None when it computes none (a pointwise
         kernel). A template with a fused epilogue or prologue computes several nodes: the GEMM is the one that
-        decides the module, not the norm fused before it."""
+        decides the module, not the norm fused before it. A node a pattern replacement made is named after its
+        overload (``bmm_default_11``: SDPA's decomposition)."""
         for post, pre in self.post_to_pre or tuple((n, ()) for n in self.post_nodes):
-            base = re.sub(r"_\d+$", "", post)
+            base = re.sub(r"(?:_default)?(?:_\d+)?$", "", post)
             if vocab.is_gemm(base) or vocab.is_gemm(base.lstrip("_")):
                 return post, pre
         return None

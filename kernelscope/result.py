@@ -282,6 +282,51 @@ class GemmGroup:
 
 
 @dataclass(frozen=True, slots=True)
+class GemmOp:
+    """A GEMM-class op a mode executed, as the coverage self-check names one it could attribute to no kernel (so
+    that a missing GEMM is visible instead of silent)."""
+
+    op: str  # as the source names it: "aten::cudnn_convolution", "extern_kernels.convolution"
+    kind: str = ""  # the op counted: "mm", "addmm", "bmm", "convolution", ...
+    module: str = ""
+    source: str = ""  # "model.py:42" (eager) or the call site "graph_0.py:1574" (compiled)
+    m: int | None = None
+    n: int | None = None
+    k: int | None = None
+    batch: int | None = None
+    reason: str = ""  # "launched no kernel", "launched only nchwToNhwcKernel (a helper)", ...
+
+
+@dataclass(frozen=True, slots=True)
+class GemmCoverage:
+    """How many of the GEMM-class ops a mode executed in one iteration were attributed to a kernel (analysis/gemm/
+    coverage.py). ``ops``: eager, the innermost GEMM-class CPU op of each nest (vocab.EAGER_GEMM_OPS: aten::linear ->
+    aten::addmm is one GEMM), GEMM-class ops run between compiled regions included; compiled, every GEMM call site
+    of the output code, once per call of its graph. ``attributed``: of those, the ones whose kernel was found in
+    the trace (a GemmEpilogue with kernels)."""
+
+    source: str  # "trace CPU ops" (eager) | "output code" (compiled, + "trace CPU ops" for graph breaks)
+    ops: int
+    attributed: int
+    by_kind: dict[str, int] = field(default_factory=dict)  # op kind -> count, e.g. {"addmm": 72, "convolution": 1}
+    unattributed: tuple[GemmOp, ...] = ()
+    # eager: op kind -> GEMMs whose kernel only the launching CPU op identified (its name does not say GEMM:
+    # cuDNN's cutlass__5x_cudnn::Kernel<...fprop...>, conv2d_c1_k1_nhwc_specialized)
+    via_launching_op: dict[str, int] = field(default_factory=dict)
+    # GEMM kernels no GEMM-class op launched, read from their names (not among ``ops``: trace-only verdicts)
+    by_name_only: int = 0
+    # compiled: GEMMs Inductor made out of another op (SDPA's math decomposition into bmm's), by that op
+    decomposed: dict[str, int] = field(default_factory=dict)
+    # the GEMM count against eager's: "" when not compared, else the comparison, and whether it is explained
+    vs_eager: str = ""
+    vs_eager_explained: bool | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.attributed == self.ops
+
+
+@dataclass(frozen=True, slots=True)
 class EpilogueCost:
     """How much of the iteration unfused epilogues cost: "unfused epilogues: 18 % of GPU time, 9 of 24 kernels"."""
 
@@ -596,6 +641,9 @@ class ModeResult:
     slowest_rank: int | None = None
     rank_skew: float | None = None
     ranks_differ: tuple[int, ...] = ()
+    # Issue 28: the coverage self-check: GEMM-class ops executed vs attributed to a kernel (None: not derived, as in
+    # results from before it, or a trace without GEMM-class ops to count).
+    gemm_coverage: GemmCoverage | None = None
 
 
 @dataclass(frozen=True, slots=True)

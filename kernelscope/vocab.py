@@ -28,8 +28,11 @@ MATMUL_OPS = frozenset({
 CONV_OPS = frozenset({
     "convolution", "_convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
     "conv_transpose3d", "cudnn_convolution", "cudnn_convolution_relu", "cudnn_convolution_add_relu",
-    "mkldnn_convolution", "_convolution_pointwise", "_nnpack_spatial_convolution", "slow_conv2d_forward",
-    "_slow_conv2d_forward", "thnn_conv2d", "miopen_convolution", "convolution_overrideable",
+    "cudnn_convolution_transpose", "mkldnn_convolution", "_convolution_pointwise", "_nnpack_spatial_convolution",
+    "slow_conv2d_forward", "_slow_conv2d_forward", "thnn_conv2d", "miopen_convolution", "convolution_overrideable",
+    # ATen's own CUDA convolutions (depthwise, dilated, 3-D) that _convolution calls where cuDNN does not run
+    "_conv_depthwise2d", "conv_depthwise3d", "slow_conv_dilated2d", "slow_conv_dilated3d", "slow_conv3d_forward",
+    "miopen_depthwise_convolution",
 })
 GEMM_OPS = MATMUL_OPS | CONV_OPS
 # GEMMs with a batch dimension: their FLOPs need the batch count.
@@ -64,7 +67,7 @@ ATTENTION_OPS = frozenset({
     "scaled_dot_product_attention", "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
     "_scaled_dot_product_cudnn_attention", "_scaled_dot_product_flash_attention_for_cpu",
     "_scaled_dot_product_fused_attention_overrideable", "flex_attention", "_flash_attention_forward",
-    "_efficient_attention_forward",
+    "_efficient_attention_forward", "_cudnn_attention_forward", "_scaled_dot_product_attention_math",
 })
 # Everything that ends a chain without being a GEMM.
 BOUNDARY_OPS = REDUCTION_OPS | SOFTMAX_OPS | NORM_OPS | POOL_OPS | ATTENTION_OPS | frozenset({
@@ -149,6 +152,12 @@ INDUCTOR_KERNEL_PREFIX = re.compile(
 # ------------------------------------------------------------------------------------------------------------
 # Eager CPU ops as the profiler names them (aten::..., mkl::..., mkldnn::...): the eager path's vocabulary
 
+# The GEMM-class ops of an eager trace, and the level a count of them counts (the coverage self-check, analysis/gemm/
+# coverage.py): each GEMM once, as the INNERMOST of these ops in a nest, the op that launches the work. aten::linear
+# and aten::matmul are not in the set (they launch nothing themselves: aten::linear -> aten::addmm, aten::matmul ->
+# aten::mm / aten::bmm / aten::mv, one GEMM each); the convolution wrappers are, since the innermost one differs by
+# path (aten::conv2d -> convolution -> _convolution -> cudnn_convolution on cuDNN, -> _conv_depthwise2d or
+# mkldnn_convolution elsewhere), and an outer one with a GEMM-class op inside it is never counted.
 EAGER_GEMM_OPS = frozenset("aten::" + n for n in (
     "mm", "addmm", "bmm", "baddbmm", "_addmm_activation", "_scaled_mm", "_int_mm", "_grouped_mm",
     "_scaled_grouped_mm", "addmv", "mv",
@@ -158,8 +167,14 @@ EAGER_GEMM_OPS = frozenset("aten::" + n for n in (
     "aten::" + n for n in ("convolution", "_convolution", "conv1d", "conv2d", "conv3d", "cudnn_convolution",
                            "mkldnn_convolution", "_nnpack_spatial_convolution", "_slow_conv2d_forward",
                            "slow_conv2d_forward", "thnn_conv2d", "miopen_convolution", "conv_transpose2d",
-                           "cudnn_convolution_relu", "cudnn_convolution_add_relu")
+                           "cudnn_convolution_relu", "cudnn_convolution_add_relu", "cudnn_convolution_transpose",
+                           "_conv_depthwise2d", "conv_depthwise3d", "slow_conv_dilated2d", "slow_conv_dilated3d",
+                           "slow_conv3d_forward", "miopen_depthwise_convolution")
 ) | frozenset({"mkldnn::_convolution_pointwise"})
+# What a compiled graph's output code counts: every call site that computes a GEMM-class node, once per call of the
+# graph: extern_kernels.mm / addmm / bmm / convolution (GEMM_OPS) and the GEMM templates of inductor_code's
+# TEMPLATE_KINDS (Triton, CUTLASS, NVGEMM/CuTeDSL, C++). A GEMM that Inductor made out of another op (SDPA's math
+# decomposition into two bmm's) counts too: the comparison with eager names those (analysis/gemm/coverage.py).
 EAGER_ELEMENTWISE_OPS = frozenset("aten::" + n for n in (
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "relu", "relu_", "gelu", "gelu_", "silu", "silu_",
     "sigmoid", "sigmoid_", "tanh", "tanh_", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "mish", "mish_",
@@ -229,6 +244,7 @@ TRITON = "Triton"
 ATEN = "ATen native"
 FLASH = "flash attention"
 CUDNN = "cuDNN"
+MIOPEN = "MIOpen"
 NCCL = "NCCL"
 C10D = "c10d collectives"
 INDUCTOR_CPP = "Inductor C++"
@@ -324,6 +340,58 @@ GPU_RULES: tuple[Rule, ...] = (
     _r(r"flash|fmha|attention|_attn", FLASH, "attention", "flash / memory-efficient attention"),
     _r(r"at::native::|at_cuda_detail|^(void )?at::", ATEN, None, "ATen's CUDA kernels"),
 )
+
+# What a GPU kernel computes is decided by the CPU op that launched it (the trace's External id / correlation), and
+# by its name only where no op launched it or the vocabulary does not know the op (analysis/kernels.py):
+# - a GEMM-class op's kernels compute its GEMM (cuDNN runs convolutions on cutlass__5x_cudnn::Kernel<...fprop...>,
+#   conv2d_c1_k1_nhwc_specialized, cuBLAS's cutlass_80_tensorop_*gemm*, nvjet_* or sm90_xmma_gemm_* kernels),
+#   except the helpers below (layout transforms, padding) and ATen's own elementwise kernels;
+# - a kernel whose name says GEMM but that an op of another known class launched does that op's work (an attention
+#   op's GEMM-named kernel is attention).
+GEMM_HELPER_RULES: tuple[Rule, ...] = (
+    _r(r"nchwToNhwcKernel|nhwcToNchwKernel", CUDNN, "other",
+       "cuDNN's layout transforms around an NHWC convolution kernel (cudnn::engines_precompiled::nchwToNhwcKernel)",
+       _H200_211),
+    _r(r"nhwcAddPaddingKernel", CUDNN, "other",
+       "cuDNN pads the channels for its tensor-core kernel (inside one extern_kernels.convolution call)", _H200_211),
+    _r(r"kern_precompute_indices", CUDNN, "other", "cuDNN's index precomputation before precomputed_convolve_sgemm",
+       _H200_211),
+)
+
+
+def gemm_helper(kernel_name: str) -> Rule | None:
+    """The helper row a GEMM-class op's kernel matches (not its GEMM), or None."""
+    return next((r for r in GEMM_HELPER_RULES if r.pattern.search(kernel_name)), None)
+
+
+def launching_op_class(op_name: str) -> str:
+    """What the CPU op that launched a kernel says the kernel computes: 'gemm' (a GEMM-class op, its kernels are
+    its GEMM unless helpers), a kernel category ('attention', 'reduction', 'pointwise', 'other') for an op the
+    vocabulary knows to be no GEMM, or '' where the op says nothing (unknown ops, Inductor's kernel ranges): the
+    kernel's name decides."""
+    if op_name in EAGER_GEMM_OPS:
+        return "gemm"
+    if not op_name.startswith("aten::"):
+        return ""
+    base = op_name[len("aten::"):]
+    cls = op_class(base)
+    if cls in ("gemm", "conv"):
+        return ""  # a GEMM-class wrapper (aten::linear, aten::matmul): its work is in the op nested in it
+    if base in ATTENTION_OPS:
+        return "attention"
+    if cls == "boundary":
+        return "reduction" if base not in POOL_OPS else "other"
+    if cls in ("pointwise", "cast"):
+        return "pointwise"
+    if cls == "view":
+        return "other"
+    return ""
+
+
+def launching_op_backend(op_name: str) -> str | None:
+    """The library a GEMM-class op called when its kernel's name names none (cuDNN's conv2d_c1_k1_nhwc_specialized)."""
+    return CUDNN if "cudnn" in op_name else MIOPEN if "miopen" in op_name else None
+
 
 # CPU "kernels": leaf CPU ops and Inductor C++ kernels (with cpp.enable_kernel_profile).
 CPU_RULES: tuple[Rule, ...] = (

@@ -335,6 +335,23 @@ def with_hostile_names(result: RunResult) -> RunResult:
                                environment=dataclasses.replace(result.environment, gpu=HOSTILE))
 
 
+def with_coverage(result: RunResult) -> RunResult:
+    """The seed run with the coverage self-check: eager attributed 1 of 2 GEMM-class ops (a hostile op name not
+    attributed), default 2 of 2 and as many as eager, max-autotune 3 whose count eager does not explain."""
+    from kernelscope.analysis.gemm.coverage import compare_with_eager
+    from kernelscope.result import GemmCoverage, GemmOp
+
+    eager = GemmCoverage("trace CPU ops", ops=2, attributed=1, by_kind={"addmm": 1, "convolution": 1},
+                         unattributed=(GemmOp(HOSTILE, "convolution", "stem.proj", "model.py:12", 1568, 768,
+                                                        768, reason="launched no kernel in the trace"),),
+                         via_launching_op={"convolution": 1})
+    default = GemmCoverage("output code", ops=2, attributed=2, by_kind={"addmm": 1, "convolution": 1})
+    tuned = GemmCoverage("output code", ops=3, attributed=3, by_kind={"addmm": 2, "convolution": 1})
+    cov = {"eager": eager, "default": default, "max-autotune": tuned}
+    modes = compare_with_eager([dataclasses.replace(m, gemm_coverage=cov.get(m.name)) for m in result.modes])
+    return dataclasses.replace(result, modes=modes)
+
+
 def huge_result(n_kernels: int = 3000, n_gemms: int = 400, n_modes: int = 4) -> RunResult:
     """A large model: thousands of distinct kernels with long templated names and hundreds of GEMMs per mode."""
     base = seed_h200_211()

@@ -188,3 +188,41 @@ def test_expect_fused_all_fails_when_gemm_kernels_ran_but_no_verdict_came_out():
     outcome = check_result(blind, Rules(expect_fused="all", modes=("max-autotune",)))
     (v,) = outcome.violations
     assert v.rule == "--expect-fused" and "no GEMM verdict was derived" in v.message
+
+
+def _with_coverage(r: RunResult, **per_mode) -> RunResult:
+    """The result with each named mode's coverage self-check set (``None`` leaves it underived)."""
+    return dataclasses.replace(r, modes=tuple(dataclasses.replace(m, gemm_coverage=per_mode[m.name])
+                                              if m.name in per_mode else m for m in r.modes))
+
+
+def test_check_coverage_through_the_cli(tmp_path):
+    # GIVEN the seed run whose eager mode lost its GEMM (a convolution that launched only a layout transform)
+    from click.testing import CliRunner
+
+    from kernelscope.cli import _register, cli
+    from kernelscope.result import GemmCoverage, GemmOp
+
+    _register()
+    full = GemmCoverage(source="output code", ops=1, attributed=1, by_kind={"addmm": 1})
+    lost = GemmCoverage(source="trace CPU ops", ops=1, attributed=0, by_kind={"convolution": 1}, unattributed=(
+        GemmOp("aten::cudnn_convolution", "convolution", "stem.proj", "model.py:12", 1568, 768, 768,
+                         reason="launched only nchwToNhwcKernel, none of which computes a GEMM"),))
+    runner = CliRunner()
+    ok = write(_with_coverage(seed_h200_211(), eager=dataclasses.replace(lost, attributed=1, unattributed=()),
+                              default=full, **{"max-autotune": full}), tmp_path / "ok")
+    res = runner.invoke(cli, ["check", str(ok), "--coverage"])
+    assert (res.exit_code, res.output) == (0, "ok: --coverage hold for eager, default, max-autotune\n")
+    # WHEN eager attributed 0 of its 1 GEMM-class op: THEN --coverage fails it (eager is checked without --mode)
+    bad = write(_with_coverage(seed_h200_211(), eager=lost, default=full, **{"max-autotune": None}), tmp_path / "bad")
+    res = runner.invoke(cli, ["check", str(bad), "--coverage"])
+    assert res.exit_code == 1
+    assert res.output.splitlines() == [
+        "eager: 0 of 1 GEMM-class ops attributed to a kernel; not attributed: aten::cudnn_convolution stem.proj "
+        "(launched only nchwToNhwcKernel, none of which computes a GEMM) (--coverage)",
+        "max-autotune: GEMM coverage not derived (a result from before kernelscope reported it, or a compiled trace "
+        "without its output code): profile again (--coverage)",
+    ]
+    # --mode names the modes checked: then only those
+    res = runner.invoke(cli, ["check", str(bad), "--coverage", "--mode", "default"])
+    assert (res.exit_code, res.output) == (0, "ok: --coverage hold for default\n")

@@ -3,6 +3,7 @@ and real CPU runs of Inductor (C++ GEMM template with the epilogue fused vs ATen
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import itertools
 import json
@@ -734,6 +735,29 @@ class TraceBuilder:
         return out
 
 
+    def make_op(self, op: str, kernels: list[str], *, dims: list[Any] | None = None,
+                concrete: list[str] | None = None) -> list[dict[str, Any]]:
+        """One CPU op that launches several kernels (a convolution and its layout / padding helpers): each kernel
+        carries the op's External id, as Kineto writes it for every launch inside the op."""
+        ext = next(self.ids)
+        t = self.clock
+        self.clock += 50 + 40 * len(kernels)
+        args: dict[str, Any] = {"External id": ext}
+        if dims is not None:
+            args["Input Dims"] = dims
+        if concrete is not None:
+            args["Concrete Inputs"] = concrete
+        out = [{"ph": "X", "cat": "cpu_op", "name": op, "pid": 1, "tid": 1, "ts": t, "dur": 20 + 10 * len(kernels),
+                "args": args}]
+        for i, name in enumerate(kernels):
+            corr = next(self.ids)
+            out.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                        "ts": t + 5 + 10 * i, "dur": 5, "args": {"correlation": corr, "External id": ext}})
+            out.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": t + 40 + 40 * i,
+                        "dur": 10.0, "args": {"correlation": corr, "External id": ext, "stream": 7, "device": 0}})
+        return out
+
+
 def sequence_trace(rows: list[tuple[str, str | None]]):
     b = TraceBuilder(events=[])
     for n in (1, 2):
@@ -1142,3 +1166,215 @@ def test_long_traces_check_a_sample_of_iterations_and_say_so():
     assert sample_iterations(5) == [0, 1, 2, 3, 4]
     its = sample_iterations(47615)
     assert len(its) == 64 and its[0] == 0 and its[-1] == 47614 and its == sorted(set(its))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# What a kernel computes comes from the CPU op that launched it (issue 28.2); the coverage self-check.
+
+FPROP = ("void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16_128x128_32x5_nhwc_align8>"
+         "(cutlass_tensorop_bf16_s16816fprop_optimized_bf16_128x128_32x5_nhwc_align8::Params)")
+PADDING = "void nhwcAddPaddingKernel<__nv_bfloat16, __nv_bfloat16, float, true, (cudnnKernelDataType_t)0>(...)"
+TO_NHWC = ("void cudnn::engines_precompiled::nchwToNhwcKernel<__nv_bfloat16, __nv_bfloat16, float, false, true, "
+           "(cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nchw2nhwc_params_t<float>, __nv_bfloat16 const*, "
+           "__nv_bfloat16*)")
+XMMA_GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize64x64x64_cgasize1x1x1_warpgroupsize1x1x1_execute"
+CONV_DIMS = [[8, 3, 224, 224], [768, 3, 16, 16], [], [], [], [], [], [], []]
+# cudnn_convolution(input, weight, padding, stride, dilation, groups, ...): ViT's 16 x 16 patches, stride 16
+CONV_ARGS = ["", "", "[0, 0]", "[16, 16]", "[1, 1]", "1", "False", "False", "True"]
+
+
+def op_trace(rows: list[tuple[str | None, list[str], list[Any] | None]]):
+    """Two ProfilerSteps of (CPU op or None, the kernels it launched, its Input Dims)."""
+    b = TraceBuilder(events=[])
+
+    def launches() -> list[list[dict[str, Any]]]:
+        return [b.make_op(op, ks, dims=dims, concrete=CONV_ARGS if dims is CONV_DIMS else None) if op is not None
+                else b.make_kernel(ks[0]) for op, ks, dims in rows]
+
+    for n in (1, 2):
+        b.step(n, launches)
+    return trace_from_dict({"traceEvents": b.events})
+
+
+def eager_report(trace: Any):
+    from kernelscope.analysis.gemm import gemm_report
+
+    return gemm_report(analyze_kernels(trace), trace, (), mode="eager", mode_config=EAGER)
+
+
+def test_a_kernel_the_name_does_not_call_a_gemm_is_the_gemm_of_the_convolution_that_launched_it():
+    # GIVEN cuDNN's fprop kernel (its name says fprop, not GEMM) between its layout transforms, all launched by
+    # aten::cudnn_convolution (the patch embedding of ViT on the H200)
+    trace = op_trace([("aten::cudnn_convolution", [TO_NHWC, TO_NHWC, FPROP, TO_NHWC], CONV_DIMS)])
+    ka = analyze_kernels(trace)
+    # THEN the op decides: the fprop kernel is a GEMM (cuDNN's), the transforms stay helpers
+    cats = {s.name: (s.category, s.backend) for s in ka.stats}
+    assert cats[FPROP] == ("gemm", "cuDNN") and cats[TO_NHWC] == ("other", "cuDNN")
+    r = eager_report(trace)
+    (g,) = r.gemms
+    assert (g.op, g.kind, g.kernels, g.backend, (g.m, g.n, g.k)) == (
+        "convolution", "conv", (FPROP,), "cuDNN", (1568, 768, 768))
+    assert any(t.startswith("[launching-op]") and "name does not say GEMM" in t for t in texts(g))
+    assert any(t.startswith("[launching-op]") and "helper kernel" in t for t in texts(g))
+    c = r.coverage
+    assert (c.ops, c.attributed, c.by_kind, c.via_launching_op) == (1, 1, {"convolution": 1}, {"convolution": 1})
+
+
+def test_a_helper_kernel_inside_a_convolution_is_not_its_gemm():
+    # nhwcAddPaddingKernel runs inside the one convolution call (compiled ResNet-50's extern_kernels.convolution)
+    trace = op_trace([("aten::cudnn_convolution", [PADDING, PADDING, FPROP], CONV_DIMS)])
+    (g,) = eager_report(trace).gemms
+    assert g.kernels == (FPROP,)
+    # and a convolution that launched only helpers is named as not attributed, with what it launched
+    r = eager_report(op_trace([("aten::cudnn_convolution", [PADDING], CONV_DIMS)]))
+    assert r.gemms == ()
+    c = r.coverage
+    assert (c.ops, c.attributed, c.complete) == (1, 0, False)
+    (u,) = c.unattributed
+    assert (u.op, u.kind, (u.m, u.n, u.k)) == ("aten::cudnn_convolution", "convolution", (1568, 768, 768))
+    assert u.reason.startswith("launched only nhwcAddPaddingKernel") and "none of which computes a GEMM" in u.reason
+
+
+def test_a_gemm_named_kernel_of_an_op_that_is_no_gemm_does_that_ops_work():
+    # an attention op's kernel named like a cuBLAS GEMM is attention: no GEMM verdict, nothing to cover
+    trace = op_trace([("aten::_efficient_attention_forward", [XMMA_GEMM], [[1, 8, 64, 64]] * 3)])
+    ka = analyze_kernels(trace)
+    assert [(s.category, s.backend) for s in ka.stats] == [("attention", "cuBLAS")]
+    r = eager_report(trace)
+    assert r.gemms == () and (r.coverage.ops, r.coverage.by_name_only) == (0, 0)
+
+
+def test_without_a_launching_op_the_kernel_name_decides():
+    # a GEMM kernel launched from no op (cutlass.operators called directly): a trace-only verdict from its name,
+    # outside the count of GEMM-class ops (none ran)
+    trace = op_trace([(None, [XMMA_GEMM], None)])
+    (g,) = eager_report(trace).gemms
+    assert (g.confidence, g.backend) == ("trace-only", "cuBLAS")
+    c = eager_report(trace).coverage
+    assert (c.ops, c.attributed, c.by_name_only) == (0, 0, 1)
+
+
+def test_an_empty_gemm_computes_nothing_and_is_not_counted():
+    r = eager_report(op_trace([("aten::mm", [], [[0, 64], [64, 32]]), ("aten::mm", [XMMA_GEMM], [[16, 64], [64, 32]])]))
+    assert [(g.m, g.n, g.k) for g in r.gemms] == [(16, 32, 64)]
+    assert (r.coverage.ops, r.coverage.attributed, r.coverage.unattributed) == (1, 1, ())
+
+
+# The zoo on one H200 (torch 2.11, bf16; tests/data/h200-torch2.11-zoo, tests/zoo_fixtures.py): per model and mode
+# the GEMM-class ops each mode executed, all attributed, and the ones eager found only through the CPU op that
+# launched their kernel. What the traces and code show:
+# - tv_resnet50: 53 convolutions (aten::cudnn_convolution) + the fc (aten::addmm) in both modes. cuDNN ran 7 of
+#   the eager convolutions on cutlass__5x_cudnn::Kernel<...fprop...> kernels (conv1 7x7, three downsamples, three
+#   layer4 conv3), which the name rules call "other": eager read 47 before. 1x1 convs ran on cuBLAS's nvjet_*,
+#   sm90_xmma_gemm_* and cutlass_80_tensorop_*gemm* kernels (one GEMM per image, grid z = batch).
+# - hf_vit: 73 addmm (12 x q,k,v,o,fc1,fc2 + pooler) + the patch convolution (cutlass__5x_cudnn fprop: eager read
+#   73). Eager SDPA runs cuDNN attention (no GEMM-class op); Inductor decomposes the 12 SDPA calls into 24 bmm's
+#   (provenance: bmm_default_N from the traced node attn_output, scaled_dot_product_attention): 98.
+# - timm_convnext: 37 addmm + 22 convolutions, 18 of them depthwise 7x7 on conv2d_c1_k1_nhwc_specialized and
+#   the downsample on a cutlass__5x_cudnn fprop kernel (eager read 40).
+# - timm_mixer: 37 addmm + 12 mm (token-mixing fc2 without a fused bias) + the stem convolution (fprop: eager 49).
+# - hf_t5_encoder: 72 mm + 24 bmm, the bmm's SDPA's math path in eager (inside aten::scaled_dot_product_attention)
+#   and its decomposition in default.
+ZOO = [
+    ("tv_resnet50", "eager", 54, {"addmm": 1, "convolution": 53}, {"convolution": 7}),
+    ("tv_resnet50", "default", 54, {"addmm": 1, "convolution": 53}, {}),
+    ("hf_vit", "eager", 74, {"addmm": 73, "convolution": 1}, {"convolution": 1}),
+    ("hf_vit", "default", 98, {"addmm": 73, "bmm": 24, "convolution": 1}, {}),
+    ("hf_vit", "max-autotune", 98, {"addmm": 73, "bmm": 24, "convolution": 1}, {}),
+    ("timm_convnext", "eager", 59, {"addmm": 37, "convolution": 22}, {"convolution": 19}),
+    ("timm_convnext", "default", 59, {"addmm": 37, "convolution": 22}, {}),
+    ("timm_mixer", "eager", 50, {"addmm": 37, "convolution": 1, "mm": 12}, {"convolution": 1}),
+    ("timm_mixer", "default", 50, {"addmm": 37, "convolution": 1, "mm": 12}, {}),
+    ("hf_llama", "eager", 30, {"bmm": 1, "mm": 29}, {}),
+    ("hf_llama", "default", 30, {"mm": 30}, {}),
+    ("hf_llama", "max-autotune", 30, {"mm": 30}, {}),
+    ("hf_bert", "eager", 73, {"addmm": 73}, {}),
+    ("hf_bert", "default", 73, {"addmm": 73}, {}),
+    ("hf_gpt2", "eager", 49, {"addmm": 48, "mm": 1}, {}),
+    ("hf_gpt2", "max-autotune", 49, {"addmm": 48, "mm": 1}, {}),
+    ("hf_t5_encoder", "eager", 96, {"bmm": 24, "mm": 72}, {}),
+    ("hf_t5_encoder", "default", 96, {"bmm": 24, "mm": 72}, {}),
+]
+
+_ZOO_MODES: dict[tuple[str, str], Any] = {}
+
+
+def zoo_mode(name: str, mode: str) -> Any:
+    from kernelscope.analysis.mode import build_mode_result
+    from tests.zoo_fixtures import zoo_run
+
+    if (name, mode) not in _ZOO_MODES:
+        d = zoo_run(name)
+        _ZOO_MODES[(name, mode)] = build_mode_result(
+            d, json.loads((d / "modes" / mode / "capture.json").read_text()))
+    return _ZOO_MODES[(name, mode)]
+
+
+@pytest.mark.parametrize(("name", "mode", "n", "kinds", "via_op"), ZOO, ids=[f"{z[0]}-{z[1]}" for z in ZOO])
+def test_zoo_gemm_count_and_coverage(name, mode, n, kinds, via_op):
+    m = zoo_mode(name, mode)
+    c = m.gemm_coverage
+    assert (len(m.gemms), c.ops, c.attributed, c.unattributed) == (n, n, n, ())
+    assert (c.by_kind, c.via_launching_op, c.by_name_only) == (kinds, via_op, 0)
+
+
+def test_zoo_resnet50_eager_finds_the_convolutions_only_their_launching_op_names():
+    m = zoo_mode("tv_resnet50", "eager")
+    by_op = [g for g in m.gemms if any(t.startswith("[launching-op]") and "name does not say GEMM" in t
+                                       for t in texts(g))]
+    assert [g.module for g in by_op] == ["conv1", "layer2.0.downsample.0", "layer3.0.downsample.0", "layer4.0.conv3",
+                                         "layer4.0.downsample.0", "layer4.1.conv3", "layer4.2.conv3"]
+    assert {(g.backend, short_kernel_name(g.kernels[0])[:36]) for g in by_op} == {
+        ("cuDNN", "cutlass__5x_cudnn::Kernel<cutlass_te")}
+    assert (by_op[0].m, by_op[0].n, by_op[0].k) == (100352, 64, 147)  # 8 x 112 x 112, 64 filters of 3 x 7 x 7
+    # the 1x1 convolutions cuDNN handed to cuBLAS's CUTLASS-built kernels are cuBLAS GEMMs
+    cublas = [g.module for g in m.gemms if "cutlass_80_tensorop" in g.kernels[0]]
+    assert cublas == [f"layer3.{i}.conv3" for i in range(6)] + ["layer4.0.conv1"]
+    assert {g.backend for g in m.gemms if g.module in cublas} == {"cuBLAS"}
+    # compiled: the padding helpers of one extern_kernels.convolution call are not its GEMM's kernels
+    d = zoo_mode("tv_resnet50", "default")
+    assert not any("nhwcAddPaddingKernel" in k for g in d.gemms for k in g.kernels)
+    assert any("cutlass__5x_cudnn" in g.kernels[0] for g in d.gemms)
+
+
+def test_zoo_vit_patch_convolution_is_found_in_eager():
+    (g,) = [g for g in zoo_mode("hf_vit", "eager").gemms if g.kind == "conv"]
+    assert (g.module, g.backend, (g.m, g.n, g.k)) == (
+        "model.embeddings.patch_embeddings.projection", "cuDNN", (1568, 768, 768))
+    assert g.kernels[0].startswith("void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop")
+
+
+def test_zoo_compiled_counts_agree_with_eager_up_to_decomposition():
+    from kernelscope.analysis.gemm.coverage import compare_with_eager
+
+    vit = compare_with_eager([zoo_mode("hf_vit", m) for m in ("eager", "default", "max-autotune")])
+    for m in vit[1:]:
+        c = m.gemm_coverage
+        assert c.decomposed == {"scaled_dot_product_attention": 24} and c.vs_eager_explained is True
+        assert c.vs_eager == ("98 GEMM-class ops (24 from decomposing scaled_dot_product_attention) against "
+                              "eager's 74: the difference is decomposition")
+    t5 = compare_with_eager([zoo_mode("hf_t5_encoder", m) for m in ("eager", "default")])
+    assert [m.gemm_coverage.decomposed for m in t5] == [{"scaled_dot_product_attention": 24}] * 2
+    assert t5[1].gemm_coverage.vs_eager == "96 GEMM-class ops, as in eager"
+    # the count eager had before issue 28 would have been a warning
+    resnet = [zoo_mode("tv_resnet50", m) for m in ("eager", "default")]
+    lost = dataclasses.replace(resnet[0].gemm_coverage, ops=47, attributed=47, by_kind={"addmm": 1, "convolution": 46})
+    _, default = compare_with_eager([dataclasses.replace(resnet[0], gemm_coverage=lost), resnet[1]])
+    assert default.gemm_coverage.vs_eager_explained is False
+    assert default.gemm_coverage.vs_eager.startswith("54 GEMM-class ops against eager's 47: 7 more than decomposition "
+                                                     "explains (eager: addmm 1, convolution 46; this mode: addmm 1, "
+                                                     "convolution 53)")
+
+
+def test_zoo_llama_rotary_gemm_reads_the_same_verdict_in_every_mode():
+    # inv_freq[None, :, None] @ position_ids[:, None, :] (float32, K = 1): eager runs it as aten::bmm on
+    # cutlass_80_simt_sgemm, then transpose, cat((freqs, freqs)), cos / sin (and their attention_scaling mul) on
+    # [1, 512, 64] in kernels of their own; default runs extern_kernels.mm and cos / sin in Triton kernels,
+    # max-autotune a Triton template with them in separate kernels. Eager followed the flow ranges only while the
+    # shape stayed [1, 32, 512] and read "none"; the chain now follows what reads the GEMM's result, through the cat
+    verdicts = {}
+    for mode in ("eager", "default", "max-autotune"):
+        (g,) = [g for g in zoo_mode("hf_llama", mode).gemms if (g.m, g.n, g.k) == (32, 512, 1)]
+        verdicts[mode] = g.verdict
+        assert {"cos", "sin"} <= set(g.unfused), mode
+    assert verdicts == {"eager": "unfused", "default": "unfused", "max-autotune": "unfused"}

@@ -17,7 +17,16 @@ from kernelscope.report import charts
 from kernelscope.report.context import build_context, kernel_table
 from kernelscope.result import LatencyStats, ModeResult, NumericsResult, OutputError
 from kernelscope.tolerance import TOLERANCES, tolerance_for
-from tests.conftest_reports import DATA, ZERO_X, big_h200_211, seed_h200_211, seed_h200_2141, timings
+from tests.conftest_reports import (
+    DATA,
+    HOSTILE,
+    ZERO_X,
+    big_h200_211,
+    seed_h200_211,
+    seed_h200_2141,
+    timings,
+    with_coverage,
+)
 
 
 def test_speedup_calls_on_the_h200_seed_run():
@@ -247,3 +256,18 @@ def test_sweep_chart_ticks_are_mirrored_on_a_real_sweep():
     chart = build_context(load_result(DATA / "h200-torch2.11-kernelscope-run" / "linear_gelu-sweep")).sweep.chart
     ticks = [lb.text for lb in chart.labels if lb.cls == "tick" and lb.anchor == "end"]
     assert ticks == ["5× slower", "3× slower", "2× slower", "1.5× slower", "1.25× slower", "1×", "1.25× faster"]
+
+
+def test_coverage_rows_print_what_the_result_says():
+    ctx = build_context(with_coverage(seed_h200_211()))
+    by = {c.mode: c for c in ctx.coverage}
+    assert by["eager"].line == ("1 of 2 GEMM-class ops attributed to a kernel (1 convolution by the CPU op that "
+                                "launched the kernel (its name does not say GEMM))")
+    assert not by["eager"].complete and by["eager"].missing == (
+        f"{HOSTILE} stem.proj 1568 × 768 × 768 (model.py:12): launched no kernel in the trace",)
+    assert (by["default"].complete, by["default"].warning, by["default"].vs_eager) == (
+        True, False, "2 GEMM-class ops, as in eager")
+    assert by["max-autotune"].warning and by["max-autotune"].vs_eager.startswith(
+        "3 GEMM-class ops against eager's 2: 1 more than decomposition explains")
+    # a result without the self-check (before issue 28) shows none
+    assert build_context(seed_h200_211()).coverage == ()

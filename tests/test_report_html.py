@@ -260,3 +260,15 @@ def test_speedup_badge_hover_reads_one_way_on_a_real_run():
     sweep = load_result(DATA / "h200-torch2.11-kernelscope-run" / "linear_gelu-sweep")
     for text in (html, render_markdown(result), render_html(sweep), render_markdown(sweep)):
         assert not ZERO_X.findall(text)
+
+
+def test_coverage_and_its_warning_render_as_text():
+    from tests.conftest_reports import HOSTILE, seed_h200_211, with_coverage
+
+    html = render_html(with_coverage(seed_h200_211()))
+    page = parse(html)
+    text = " ".join(" ".join(page.text).split())
+    assert "Coverage: 1 of 2 GEMM-class ops attributed to a kernel" in text
+    assert f"not attributed: {HOSTILE} stem.proj 1568 × 768 × 768 (model.py:12)" in text
+    assert "Warning: GEMM count vs eager: 3 GEMM-class ops against eager's 2" in text
+    assert "<img src=x" not in html and page.tags("img") == []

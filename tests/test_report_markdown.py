@@ -106,3 +106,14 @@ def test_transformer_block_summary_uses_code_spans_not_backslashes():
     assert rows and rows[0].endswith("| 1/4 |")
     for head, body in table_shapes(html_of(md)):
         assert all(r == head for r in body)
+
+
+def test_coverage_and_the_count_warning_in_the_summary():
+    from tests.conftest_reports import seed_h200_211, with_coverage
+
+    md = render_markdown(with_coverage(seed_h200_211()))
+    assert "Coverage: **incomplete:** 1 of 2 GEMM-class ops attributed to a kernel" in md
+    assert "- not attributed: `</script><img src=x onerror=alert(1)> stem.proj 1568 × 768 × 768 (model.py:12): " \
+           "launched no kernel in the trace`" in md
+    assert "_vs eager: 2 GEMM-class ops, as in eager_" in md
+    assert "**Warning**: GEMM count vs eager: 3 GEMM-class ops against eager's 2: 1 more than decomposition" in md

@@ -7,7 +7,7 @@ import dataclasses
 from rich.console import Console
 
 from kernelscope.report.terminal import render_terminal
-from tests.conftest_reports import big_h200_211, seed_h200_2141
+from tests.conftest_reports import HOSTILE, big_h200_211, seed_h200_211, seed_h200_2141, with_coverage
 
 
 def rendered(result) -> str:
@@ -43,3 +43,12 @@ def test_rich_markup_in_names_prints_literally():
     assert "[link=x]y[/link]" in out
     assert "[/] unbalanced" in out
     assert "[b]default[/b]" in out
+
+
+def test_coverage_under_each_mode_and_the_count_warning():
+    out = rendered(with_coverage(seed_h200_211()))
+    assert "  coverage: 1 of 2 GEMM-class ops attributed to a kernel (1 convolution by the CPU op" in out
+    assert f"    not attributed: {HOSTILE} stem.proj 1568 × 768 × 768 (model.py:12): launched no kernel" in out
+    assert "  vs eager: 2 GEMM-class ops, as in eager" in out
+    assert ("  warning: GEMM count vs eager: 3 GEMM-class ops against eager's 2: 1 more than decomposition explains"
+            in out)

@@ -7,6 +7,9 @@ run it, e.g. reduce-overhead on a CPU).
 
 --numerics fails a checked mode whose output fails against eager or against the float64 reference.
 
+--coverage fails a mode that executed a GEMM-class op no kernel was attributed to (or whose coverage was not
+derived); it checks eager too, unless --mode names the modes.
+
 Latency rules are noise-aware, like the report: --max-slowdown is violated only when the whole 95%
 interval of (mode / eager) lies above the limit, --min-speedup only when the whole interval of (eager / mode)
 lies below it; without samples the point ratio decides. A gate must not flap on timing noise.
@@ -40,11 +43,12 @@ class Rules:
     min_speedup: float | None = None
     modes: tuple[str, ...] = ()
     numerics: bool = False  # --numerics: a checked mode's output must pass vs eager and vs the reference
+    coverage: bool = False  # --coverage: every GEMM-class op a checked mode (eager too) executed has its kernel
 
     @property
     def empty(self) -> bool:
         return (self.expect_fused is None and self.max_kernels_per_iter is None and self.max_slowdown is None
-                and self.min_speedup is None and not self.numerics)
+                and self.min_speedup is None and not self.numerics and not self.coverage)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +79,7 @@ def validate(rules: Rules, result: RunResult) -> re.Pattern[str] | None:
         raise UsageError(
             "no rule given",
             "pass at least one of --expect-fused, --max-kernels-per-iter, --max-slowdown, --min-speedup, "
-            "--numerics",
+            "--numerics, --coverage",
         )
     for opt, v in (("--max-kernels-per-iter", rules.max_kernels_per_iter), ("--max-slowdown", rules.max_slowdown),
                    ("--min-speedup", rules.min_speedup)):
@@ -136,6 +140,8 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
     pattern = validate(rules, result)
     explicit = bool(rules.modes)
     selected = [result.mode(n) for n in rules.modes] if explicit else [m for m in result.modes if m.name != EAGER]
+    # --coverage is about what the analysis saw, in every mode: eager is checked too unless --mode names the modes
+    coverage_only = [m for m in result.modes if m.name == EAGER] if rules.coverage and not explicit else []
     eager = result.mode(EAGER)
     violations: list[Violation] = []
     notes: list[str] = []
@@ -143,9 +149,13 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
     active = [opt for opt, v in (("--expect-fused", rules.expect_fused),
                                  ("--max-kernels-per-iter", rules.max_kernels_per_iter),
                                  ("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup),
-                                 ("--numerics", True if rules.numerics else None))
+                                 ("--numerics", True if rules.numerics else None),
+                                 ("--coverage", True if rules.coverage else None))
               if v is not None]
-    if not selected:
+    for eager_mode in coverage_only:
+        checked.append(eager_mode.name)
+        violations += _coverage(eager_mode)
+    if not selected and not coverage_only:
         violations.append(Violation("--mode", "-", "the result has no compiled mode to check"))
     for mode in selected:
         assert mode is not None
@@ -169,6 +179,8 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
                                             f"iteration > {fmt.count(rules.max_kernels_per_iter)}"))
         if rules.numerics:
             violations += _numerics(mode)
+        if rules.coverage:
+            violations += _coverage(mode)
         for opt, limit in (("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup)):
             if limit is None:
                 continue
@@ -204,6 +216,25 @@ def _numerics(mode: ModeResult) -> list[Violation]:
         skipped = n.reference.skipped if n.reference is not None else ""
         out.append(Violation("--numerics", mode.name, "numerics not measured" + (f" ({skipped})" if skipped else "")))
     return out
+
+
+def _coverage(mode: ModeResult) -> list[Violation]:
+    """--coverage: every GEMM-class op the mode executed was attributed to a kernel (the coverage self-check,
+    analysis/gemm/coverage.py). Not derived is a violation too (a result from before it, a compiled trace without
+    its output code), and so is a mode that did not run."""
+    rule = "--coverage"
+    if mode.status != Status.OK.value:
+        return [Violation(rule, mode.name, f"status {mode.status}: no coverage to check")]
+    c = mode.gemm_coverage
+    if c is None:
+        return [Violation(rule, mode.name, "GEMM coverage not derived (a result from before kernelscope reported "
+                                           "it, or a compiled trace without its output code): profile again")]
+    if c.complete:
+        return []
+    missing = "; ".join(f"{u.op}{' ' + u.module if u.module else ''} ({u.reason})" for u in c.unattributed[:3])
+    more = f"; and {len(c.unattributed) - 3} more" if len(c.unattributed) > 3 else ""
+    return [Violation(rule, mode.name, f"{c.attributed} of {c.ops} GEMM-class ops attributed to a kernel; not "
+                                       f"attributed: {missing}{more}")]
 
 
 _INTERVAL = ("bootstrap", "processes")  # Ratio methods that carry a 95% interval (analysis/stats.py)

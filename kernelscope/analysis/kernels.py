@@ -318,12 +318,15 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
         ts_of_corr: dict[int | None, float] = {r.correlation: r.ts for r in trace.runtime if r.correlation is not None}
         launch_ts_of = ts_of_corr.get
         bisect_right, classify, draft = bisect.bisect_right, patterns.classify, _InstanceDraft
+        said_of = _launching_ops(trace).get
         for g in trace.gpu:
             name, gcat, corr = g.name, g.cat, g.correlation
             launch_ts = launch_ts_of(corr)
-            cls = classes.get(name)
+            said = said_of(g.external_id) if g.external_id is not None else None
+            gkey: object = (name, said) if said is not None else name
+            cls = classes.get(gkey)
             if cls is None:
-                cls = classes[name] = classify(name)
+                cls = classes[gkey] = classify(name) if said is None else _by_launching_op(name, said)
             cat, backend = cls
             is_memop = gcat in GPU_MEMOP_CATS
             if is_memop:
@@ -442,6 +445,36 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
         by_backend=dict(by_backend),
         time_us_per_iter=total,
     )
+
+
+def _launching_ops(trace: Trace) -> dict[int, tuple[str, str]]:
+    """External id -> (the CPU op's name, what it says its kernels compute: vocab.launching_op_class), for the
+    ops that say something (GEMM-class ops, and ops of another known class). The External id of a GPU kernel is
+    the one of the innermost CPU op open when it was launched."""
+    said: dict[str, str] = {}
+    out: dict[int, tuple[str, str]] = {}
+    for e in trace.cpu:
+        name = e.name
+        cls = said.get(name)
+        if cls is None:
+            cls = said[name] = _vocab.launching_op_class(name) if e.cat == "cpu_op" else ""
+        if cls and e.external_id is not None:
+            out.setdefault(e.external_id, (name, cls))
+    return out
+
+
+def _by_launching_op(name: str, said: tuple[str, str]) -> tuple[str, str]:
+    """(category, backend) of a kernel from the CPU op that launched it (vocab.launching_op_class): a GEMM-class
+    op's kernels are its GEMM but for its helpers (layout transforms, padding) and ATen's own elementwise kernels;
+    a GEMM-named kernel of an op of another known class does that op's work. Else its name decides."""
+    op, cls = said
+    category, backend = patterns.classify(name)
+    if cls == "gemm":
+        if category != "gemm" and (category in ("memset", "memcpy", "pointwise") or _vocab.gemm_helper(name)
+                                   or backend in (patterns.ATEN, patterns.TRITON)):
+            return category, backend
+        return "gemm", (_vocab.launching_op_backend(op) or backend) if backend == patterns.OTHER else backend
+    return (cls, backend) if category == "gemm" else (category, backend)
 
 
 def _launch_order(k: KernelInstance) -> tuple[float, float]:

@@ -20,6 +20,7 @@ from kernelscope.analysis.comm import communication
 from kernelscope.analysis.contention import contention_note
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.gemm import gemm_report
+from kernelscope.analysis.gemm.coverage import compare_with_eager
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels
 from kernelscope.analysis.launch import launch_profile
 from kernelscope.analysis.recommend import recommend
@@ -216,6 +217,7 @@ def analyze_mode_trace(
         "gemm_summary": summary,
         "gemm_groups": report.groups,
         "epilogue_cost": report.cost,
+        "gemm_coverage": report.coverage,
         "iterations": ka.iterations,
         "timeline": timeline(ka),
         "autotune": autotune,
@@ -421,6 +423,9 @@ def build_run_result(
 ) -> RunResult:
     """The run's result. With a sweep, ``modes`` is the first point's (one shape for tools that read one) and
     ``points`` holds every shape; the recommendation and the dynamic-vs-static summary are derived here once."""
+    # each compiled mode's GEMM count against eager's (the coverage self-check's cross-mode warning)
+    modes = compare_with_eager(modes)
+    points = tuple(dataclasses.replace(p, modes=compare_with_eager(p.modes)) for p in points)
     if points:
         recommendation = tuple(recommend(p.modes, p.params, p.label) for p in points)
         dynamic = dynamic_summary(points)

@@ -21,6 +21,9 @@ import click
 @click.option("--numerics", is_flag=True,
               help="Fail a checked mode whose output fails against eager (beyond the dtype's tolerance, new NaN/Inf) "
                    "or against the float64 reference.")
+@click.option("--coverage", is_flag=True,
+              help="Fail a mode (eager included) in which a GEMM-class op that ran was attributed to no kernel, "
+                   "or whose GEMM coverage was not derived.")
 @click.option("--mode", "modes", multiple=True, metavar="M",
               help="Check only mode M (repeatable or comma-separated); default: every mode except eager.")
 @click.option("--max-regression", type=float, metavar="X", default=None,
@@ -30,7 +33,8 @@ import click
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 @click.pass_context
 def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_kernels_per_iter: int | None,
-            max_slowdown: float | None, min_speedup: float | None, numerics: bool, modes: tuple[str, ...],
+            max_slowdown: float | None, min_speedup: float | None, numerics: bool, coverage: bool,
+            modes: tuple[str, ...],
             max_regression: float | None, debug: bool) -> None:
     """A CI gate on a run's result (RESULT_DIR holds result.json): exit 0 when every rule holds for the checked
     modes, 1 with one line per violated rule, 2 on usage errors (no rule, a bad option, an unreadable
@@ -42,7 +46,7 @@ def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_
     names = tuple(n.strip() for spec in modes for n in spec.split(",") if n.strip())
     if expect_fused is not None and expect_fused.strip().lower() in ("all", "none"):
         expect_fused = expect_fused.strip().lower()  # the keywords in any case: ALL, None
-    rules = Rules(expect_fused, max_kernels_per_iter, max_slowdown, min_speedup, names, numerics)
+    rules = Rules(expect_fused, max_kernels_per_iter, max_slowdown, min_speedup, names, numerics, coverage)
     outcome = check_upgrade_dir(result_dir, rules, max_regression)  # None: not an upgrade-check directory
     if outcome is None:
         if max_regression is not None:

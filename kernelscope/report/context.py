@@ -26,8 +26,10 @@ from kernelscope.result import (
     DynamicSummary,
     DynamoStats,
     Evidence,
+    GemmCoverage,
     GemmEpilogue,
     GemmGroup,
+    GemmOp,
     KernelStat,
     MemoryPeaks,
     ModeResult,
@@ -287,6 +289,56 @@ def group_rows(m: ModeResult, rows: Sequence[GemmRow]) -> tuple[GroupRow, ...]:
     return tuple(out)
 
 
+MISSING_SHOWN = 20  # unattributed GEMM-class ops listed per mode (result.json has them all)
+
+
+def coverage_line(c: GemmCoverage) -> str:
+    """"54 of 54 GEMM-class ops attributed to a kernel (7 convolution by the CPU op that launched the kernel ...)"."""
+    extra = []
+    if c.via_launching_op:
+        extra.append(", ".join(f"{n} {kind}" for kind, n in c.via_launching_op.items())
+                     + " by the CPU op that launched the kernel (its name does not say GEMM)")
+    if c.decomposed:
+        extra.append(", ".join(f"{n} from decomposing {op}" for op, n in c.decomposed.items()))
+    if c.by_name_only:
+        extra.append(f"{c.by_name_only} more GEMM kernel(s) that no GEMM-class op launched, read from their names")
+    return (f"{c.attributed} of {c.ops} GEMM-class ops attributed to a kernel"
+            + (f" ({'; '.join(extra)})" if extra else ""))
+
+
+def unattributed_line(u: GemmOp) -> str:
+    """"aten::cudnn_convolution layer1.0.conv1 25088×64×64 (model.py:12): launched no kernel in the trace"."""
+    where = f" ({u.source})" if u.source else ""
+    module = f" {u.module}" if u.module else ""
+    shape = fmt.shape(u.m, u.n, u.k, u.batch)
+    shape = f" {shape}" if shape != fmt.DASH else ""
+    return f"{u.op}{module}{shape}{where}: {u.reason or 'not attributed'}"
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageRow:
+    """One mode's coverage self-check as the reports print it; ``warning``: the GEMM count disagrees with eager's
+    beyond what decomposition explains."""
+
+    mode: str
+    line: str
+    complete: bool
+    missing: tuple[str, ...]
+    hidden: int
+    vs_eager: str
+    warning: bool
+
+
+def coverage_row(m: ModeResult) -> CoverageRow | None:
+    c = m.gemm_coverage
+    if c is None or (not c.ops and not c.by_name_only):
+        return None
+    missing = tuple(unattributed_line(u) for u in c.unattributed[:MISSING_SHOWN])
+    return CoverageRow(m.name, coverage_line(c), c.complete, missing, max(0, len(c.unattributed) - MISSING_SHOWN),
+                       c.vs_eager, c.vs_eager_explained is False)
+
+
+
 @dataclass(frozen=True, slots=True)
 class ModeSection:
     row: ModeRow
@@ -363,6 +415,7 @@ class ReportContext:
     failure_groups: tuple[FailureGroup, ...] = ()  # the failures once each: identical errors and skips folded
     headline: tuple[KV, ...] = ()  # device, GPU, torch, ... for the header line of every report
     ranks: tuple[Any, ...] = ()  # report/ranks.py RanksView per mode run under torchrun (issue 17)
+    coverage: tuple[CoverageRow, ...] = ()  # the coverage self-check per mode (issue 28)
 
     @property
     def eager(self) -> ModeResult | None:
@@ -402,6 +455,7 @@ def build_context(result: RunResult) -> ReportContext:
         notes=mode_notes(result),
         headline=headline(result),
         ranks=_ranks_views(result),
+        coverage=tuple(row for m in result.modes if (row := coverage_row(m)) is not None),
     )
 
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from kernelscope import fmt
-from kernelscope.report.context import GroupRow, ReportContext, build_context
+from kernelscope.report.context import CoverageRow, GroupRow, ReportContext, build_context
 from kernelscope.result import RunResult
 
 MAX_CHARS = 60_000
@@ -246,6 +246,22 @@ def _compile(ctx: ReportContext, lim: Limits) -> list[str]:
     return out
 
 
+def _coverage(c: CoverageRow, lim: Limits) -> list[str]:
+    """The coverage self-check of one mode: its count, the ops not attributed, the count against eager's."""
+    mark = "" if c.complete else "**incomplete:** "
+    out = [f"Coverage: {mark}{md_text(c.line, 400, in_table=False)}"]
+    shown = c.missing[: lim.groups_per_mode]
+    out += [f"- not attributed: {md_code(line, 300, in_table=False)}" for line in shown]
+    if c.hidden or len(c.missing) > len(shown):
+        out.append(f"- _{c.hidden + len(c.missing) - len(shown)} more not attributed; see result.json._")
+    if c.warning:
+        out.append(f"\n**Warning**: GEMM count vs eager: {md_text(c.vs_eager, 600, in_table=False)}")
+    elif c.vs_eager:
+        out.append(f"\n_vs eager: {md_text(c.vs_eager, 400, in_table=False)}_")
+    out.append("")
+    return out
+
+
 def _render(ctx: ReportContext, lim: Limits) -> str:
     r = ctx.result
     out: list[str] = []
@@ -285,7 +301,8 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
         if len(ctx.notes) > len(shown):
             out.append(f"- _{len(ctx.notes) - len(shown)} more notes; see report.html._")
 
-    gemm_modes = [row for row in ctx.rows[: lim.modes] if row.mode.gemms]
+    coverage = {c.mode: c for c in ctx.coverage}
+    gemm_modes = [row for row in ctx.rows[: lim.modes] if row.mode.gemms or row.name in coverage]
     if gemm_modes:
         out.append("")
         out.append("### GEMM epilogues")
@@ -295,6 +312,8 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
             summary = f" ({md_text(m.gemm_summary, in_table=False)})" if m.gemm_summary else ""
             out.append(f"**{md_text(m.name, 40, in_table=False)}**{summary}")
             out.append("")
+            if row.name in coverage:
+                out += _coverage(coverage[row.name], lim)
             section = next((s for s in ctx.sections if s.row.mode is m), None)
             if section is not None and section.epilogue_cost:
                 out.append(f"_{md_text(section.epilogue_cost, in_table=False)}_")

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kernelscope import fmt
-from kernelscope.report.context import ModeSection, build_context, gemm_line
+from kernelscope.report.context import CoverageRow, ModeSection, build_context, gemm_line
 from kernelscope.result import GemmEpilogue, RunResult
 
 DEFAULT_WIDTH = 120  # not a terminal and no COLUMNS: a CI log viewer's width
@@ -55,17 +55,34 @@ def _t(value: object, style: str = "") -> Text:
     return Text(str(value), style=style)
 
 
+def _print_coverage(console: Console, cov: CoverageRow) -> None:
+    """The coverage self-check under a mode's GEMM summary: the count, every op not attributed, and a warning
+    when the mode's GEMM count disagrees with eager's beyond decomposition."""
+    console.print(Text.assemble("  coverage: ", (cov.line, "green" if cov.complete else "bold red")))
+    for line in cov.missing:
+        console.print(Text(f"    not attributed: {line}", style="red"))
+    if cov.hidden:
+        console.print(Text(f"    ... and {cov.hidden} more (result.json lists them all)", style="red"))
+    if cov.warning:
+        console.print(Text.assemble(("  warning", "bold yellow"), f": GEMM count vs eager: {cov.vs_eager}"))
+    elif cov.vs_eager:
+        console.print(Text(f"  vs eager: {cov.vs_eager}", style="dim"))
+
+
 def _verdict(g: GemmEpilogue) -> tuple[str, str]:
     return g.verdict, _STYLE.get(g.verdict, "")
 
 
-def _gemm_groups(console: Console, section: ModeSection, names: int, *, verbose: bool) -> int:
+def _gemm_groups(console: Console, section: ModeSection, cov: CoverageRow | None, names: int, *,
+                 verbose: bool) -> int:
     """One mode's GEMMs: a line per group of identical layers (a group's why-not once, and how a layer that
     differs from its group differs); ``verbose``: every GEMM of a group under it with its own why-not. The
     number of GEMMs left to --verbose."""
     row = section.row
     cost = f" · {section.epilogue_cost}" if section.epilogue_cost else ""
     console.print(Text.assemble((f"{row.name}", "bold"), f"  {row.mode.gemm_summary}{cost}"))
+    if cov is not None:
+        _print_coverage(console, cov)
     shown = section.groups if verbose else section.groups[:TERMINAL_GROUPS]
     for grp in shown:
         console.print(Text.assemble("  ", _verdict(grp.first), "  ", grp.line(names)))
@@ -135,8 +152,12 @@ def render_terminal(result: RunResult, console: Console, *, verbose: bool = Fals
             console.print(Text("peak mem: " + "; ".join(what.get(k, k) for k in kinds), style="dim"))
     folded = 0  # GEMMs whose own lines only --verbose prints
     for section in ctx.sections:
+        cov = next((c for c in ctx.coverage if c.mode == section.row.name), None)
         if section.gemms:
-            folded += _gemm_groups(console, section, names, verbose=verbose)
+            folded += _gemm_groups(console, section, cov, names, verbose=verbose)
+        elif cov is not None:
+            console.print(Text.assemble((f"{section.row.name}", "bold"), "  no GEMM verdict"))
+            _print_coverage(console, cov)
     if folded:
         console.print(Text(f"(--verbose: each of the {folded} GEMMs in groups above, with its why-not; "
                            "report.html: every GEMM with its evidence)", style="dim"))

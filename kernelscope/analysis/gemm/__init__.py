@@ -13,6 +13,7 @@ One step a module:
 * ``whynot.py``    why an op was not fused
 * ``modules.py``   where a GEMM came from (module path, source line)
 * ``summary.py``   typed evidence, identical layers grouped, the cost of unfused epilogues
+* ``coverage.py``  the coverage self-check: GEMM-class ops executed vs attributed to a kernel, and against eager
 * ``core.py``      the entry point: one iteration's GEMMs checked against the others
 The op vocabulary (op classes, backend facts) is ``kernelscope/vocab.py``.
 """

@@ -71,8 +71,10 @@ def _found_from_code(
         backend = gk[0].backend if gk else _code_backend(cg, cfg)
         if cg.template is None and backend in (patterns.CUTLASS, patterns.TRITON, patterns.OTHER):
             # a library call (extern_kernels.addmm): cuBLAS runs some shapes with CUTLASS-built kernels of its
-            # own; the backend is the call's, not the kernel name's
-            backend = _code_backend(cg, cfg)
+            # own; the backend is the call's, not the kernel name's (cuDNN's, for a convolution, unless it ran
+            # one of those cuBLAS kernels: cuDNN calls cuBLAS for 1x1 convolutions)
+            backend = patterns.CUBLAS if backend == patterns.CUTLASS and cg.kind == "conv" else \
+                _code_backend(cg, cfg)
         how = (
             "launch order"
             if group.op is None
@@ -169,6 +171,9 @@ def _found_from_code(
         confidence="code",
         order=order,
         fusion_benchmarks=benchmarks,
+        attributed=group is not None,
+        site=cg.launch.name,
+        site_where=code.where(cg.launch.line),
     )
 
 
@@ -180,6 +185,8 @@ def _code_backend(cg: CodeGemm, cfg: _Config) -> str:
                 if cg.launch.op in ("_mkl_linear", "_linear_pointwise")
                 else patterns.CPU_ATEN
             )
+        if cg.kind == "conv":
+            return patterns.CUDNN  # extern_kernels.convolution calls cuDNN (which may run cuBLAS's kernels)
         return patterns.CUBLASLT if cg.launch.op == "bias_addmm" else patterns.CUBLAS
     return {
         KernelKind.TRITON_TEMPLATE.value: patterns.TRITON_TEMPLATE,

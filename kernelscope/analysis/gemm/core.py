@@ -17,10 +17,11 @@ from typing import Any
 from kernelscope import vocab
 from kernelscope.analysis.gemm.align import _TraceIndex
 from kernelscope.analysis.gemm.compiled import _from_code
+from kernelscope.analysis.gemm.coverage import gemm_coverage
 from kernelscope.analysis.gemm.dataflow import code_gemms
 from kernelscope.analysis.gemm.eager import _eager
 from kernelscope.analysis.gemm.log import parse_log
-from kernelscope.analysis.gemm.model import _Config, _Found, _verdict_of
+from kernelscope.analysis.gemm.model import _Config, _Counted, _Found, _verdict_of
 from kernelscope.analysis.gemm.modules import ModuleIndex
 from kernelscope.analysis.gemm.summary import epilogue_cost, group_gemms, summarize
 from kernelscope.analysis.gemm.summary import evidence as evidence_of
@@ -29,7 +30,7 @@ from kernelscope.analysis.kernels import KernelAnalysis
 from kernelscope.inductor_code import (
     OutputCode,
 )
-from kernelscope.result import GemmEpilogue, OpCost
+from kernelscope.result import GemmCoverage, GemmEpilogue, OpCost
 from kernelscope.trace import Trace
 
 
@@ -41,6 +42,7 @@ class GemmReport:
     summary: str
     groups: tuple[Any, ...] = ()
     cost: Any = None
+    coverage: GemmCoverage | None = None
 
 
 def analyze_gemms(
@@ -80,29 +82,38 @@ def gemm_report(
     codes = [c for c in codes if c.launches or c.kernels]
     compiled = cfg.compiled or bool(codes) or bool(tx.regions)
     per_iter: list[list[_Found]] = []
+    counted: list[_Counted] = []  # iteration 0's GEMM-class CPU ops (eager, or between compiled regions)
     if codes:
         static = [code_gemms(c) for c in codes]
         cache: dict[str, int] = {}
         for it in its:
             found = _from_code(codes, tx, cfg, log, it, static, cache)
             if tx.regions:  # graph breaks: GEMMs that ran eagerly between compiled regions
-                found += _eager(tx, replace(cfg, compiled=False), it, exclude=tx.regions)
+                between, ops = _eager(tx, replace(cfg, compiled=False), it, exclude=tx.regions)
+                found += between
+                counted = counted if per_iter else ops
             per_iter.append(found)
     elif compiled:
         per_iter = [_trace_only(tx, cfg, it) for it in its]
     else:
-        per_iter = [_eager(tx, cfg, it) for it in its]
+        for it in its:
+            found, ops = _eager(tx, cfg, it)
+            counted = counted if per_iter else ops
+            per_iter.append(found)
     params = mode_config.get("param_names")
     modules = ModuleIndex.build(log_text, codes, params if isinstance(params, (list, tuple)) else None) \
         if codes else None
     gemms = _combine(per_iter, its, count, modules=modules)
+    coverage = gemm_coverage(sorted(per_iter[0], key=lambda f: f.order) if per_iter else [], gemms, counted,
+                             with_code=bool(codes), modules=modules) if (ka.instances or codes) and (
+        codes or not compiled) else None  # a compiled trace without its code: nothing lists what should have run
     gemms, groups = group_gemms(gemms)
     inst, nbytes = unfused_instances(per_iter[0] if per_iter else [])
     # the share of the same iteration's kernel time (the instances are iteration 0's)
     it0 = sum(k.dur for k in ka.iteration(its[0] if its else 0) if not k.is_memop) if ka.instances else None
     cost = epilogue_cost(inst, total_time_us=it0 or ka.time_us_per_iter, kernels_per_iter=ka.kernels_per_iter,
                          bytes_per_iter=nbytes)
-    return GemmReport(gemms, summarize(gemms), groups, cost)
+    return GemmReport(gemms, summarize(gemms), groups, cost, coverage)
 
 
 MAX_CHECKED_ITERATIONS = 64

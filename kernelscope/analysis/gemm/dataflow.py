@@ -87,7 +87,7 @@ def _shape_of_arg(code: OutputCode, text: str) -> tuple[int | str, ...] | None:
     if m:
         dims = [x.strip() for x in m.group(2).split(",") if x.strip()]
         strides = [x.strip() for x in m.group(3).split(",") if x.strip()]
-        keep = [d for d, st in zip(dims, strides + [""] * len(dims)) if st != "0"]
+        keep = [d for d, st in zip(dims, strides + [""] * len(dims)) if st != "0" or d == "1"]
         return tuple(int(x) if x.isdigit() else x for x in keep)
     name = text.strip()
     if re.fullmatch(r"\w+", name):

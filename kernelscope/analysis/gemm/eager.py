@@ -20,11 +20,12 @@ from kernelscope.analysis.gemm.library import (
     _mnk_from_dims,
     conv_out_shape,
 )
-from kernelscope.analysis.gemm.model import BIAS_OPS, EpilogueOp, _Config, _Found, short_kernel_name
+from kernelscope.analysis.gemm.model import BIAS_OPS, EpilogueOp, _Config, _Counted, _Found, short_kernel_name
 from kernelscope.analysis.gemm.trace_only import _trace_only
 from kernelscope.analysis.gemm.whynot import _why_from_trace
 from kernelscope.analysis.kernels import KernelInstance
 from kernelscope.provenance import short_source
+from kernelscope.result import GemmOp
 from kernelscope.trace import CpuEvent
 
 _EAGER_GEMMS = vocab.EAGER_GEMM_OPS
@@ -81,19 +82,22 @@ def _is_aten_level(name: str) -> bool:
 _FLOW_QUIET = 64
 
 
-def _eager(tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent] = ()) -> list[_Found]:
-    found, covered = _eager_ops(tx, cfg, it, exclude)
+def _eager(tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent] = ()
+           ) -> tuple[list[_Found], list[_Counted]]:
+    """The GEMMs of one iteration, and the GEMM-class ops it executed (attributed to a kernel or not)."""
+    found, covered, counted = _eager_ops(tx, cfg, it, exclude)
     if exclude:
-        return found
-    # GEMM kernels no ATen op launched (cutlass.operators called directly, custom ops): read them as trace-
-    # only.
+        return found, counted
+    # GEMM kernels no GEMM-class op launched (cutlass.operators called directly, custom ops): read them as trace-
+    # only, from their names (analysis/kernels.py already gave a GEMM-named kernel of another known op that op's
+    # category, so none of those is among them).
     rest = [f for f in _trace_only(tx, cfg, it, skip=covered)]
-    return found + rest
+    return found + rest, counted
 
 
 def _eager_ops(
     tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent]
-) -> tuple[list[_Found], set[tuple[str, float]]]:
+) -> tuple[list[_Found], set[tuple[str, float]], list[_Counted]]:
     lo, hi = tx.window(it)
     events = [e for e in tx.trace.cpu if lo <= e.ts < hi]
     tree = _OpTree.build(events)
@@ -132,31 +136,57 @@ def _eager_ops(
 
     found: list[_Found] = []
     covered: set[tuple[str, float]] = set()
+    counted: list[_Counted] = []
     for i, e in enumerate(tree.ops):
         if e.name not in _EAGER_GEMMS or excluded(e):
             continue
         sub = tree.subtree(i)
         if any(tree.ops[j].name in _EAGER_GEMMS for j in sub if j != i):
-            continue  # an outer GEMM op whose work is done by an inner one
+            continue  # an outer GEMM op whose work is done by an inner one: one GEMM, counted once
+        base = e.name.split("::")[-1]
+        kind = "convolution" if vocab.op_class(base) == "conv" else base
+        m, n, k = _mnk_from_dims(e.name, e.input_dims, e)
         ks = kernels_of(sub)
+        # analysis/kernels.py decided what each kernel computes from the op that launched it: a GEMM-class op's
+        # kernels are its GEMM, but for its helpers (layout transforms, padding) and ATen's elementwise kernels
         gk = [k for k in ks if not k.is_memop and k.category == "gemm"]
         if tx.ka.device == "cpu" and not gk:
             gk = [k for k in ks if k.name == e.name] or ks[:1]
         if not gk and tx.ka.device != "cpu":
-            continue  # a GEMM op that launched nothing (e.g. an empty tensor)
+            if not _computes_nothing(e):  # an empty operand: nothing to compute, nothing to attribute
+                shown = ", ".join(short_kernel_name(kk.name) for kk in ks)
+                counted.append(_Counted(GemmOp(
+                    e.name, kind, tx.module_of(e), short_source(tx.source_of(e)) if tx.source_of(e) else "", m, n, k,
+                    _batch(e) if base in vocab.BATCHED_OPS else None,
+                    f"launched only {shown}, none of which computes a GEMM" if ks else
+                    "launched no kernel in the trace"), False))
+            continue
         covered |= {(kk.name, kk.ts) for kk in ks}
-        base = e.name.split("::")[-1]
-        m, n, k = _mnk_from_dims(e.name, e.input_dims, e)
         dtype = _dtype_from_types(e.input_types, e.name)
         backend = gk[0].backend if gk else patterns.classify(e.name, on_cpu=tx.ka.device == "cpu")[1]
-        if backend == patterns.CUTLASS and tx.ka.device != "cpu" and vocab.op_class(base) == "gemm":
-            backend = patterns.CUBLAS  # an ATen matmul calls cuBLAS, whatever its kernel's name says
+        if backend == patterns.CUTLASS and tx.ka.device != "cpu" and vocab.op_class(base) in ("gemm", "conv"):
+            # an ATen matmul calls cuBLAS, whatever its kernel's name says; cuDNN runs 1x1 convolutions on
+            # cuBLAS's kernels too (cutlass::Kernel2<cutlass_80_tensorop_*gemm*>, one GEMM per image)
+            backend = patterns.CUBLAS
         evidence = [
             f"[eager-op] {e.name} (External id {e.external_id}) launched "
             f"{' + '.join(short_kernel_name(k.name) for k in gk)}"
             if gk
             else f"[eager-op] {e.name}"
         ]
+        # kernels whose names alone do not say GEMM (cuDNN's cutlass__5x_cudnn::Kernel<...fprop...>): the op that
+        # launched them does
+        by_op = [kk for kk in gk if tx.ka.device != "cpu" and patterns.classify(kk.name)[0] != "gemm"]
+        if by_op:
+            evidence.append(f"[launching-op] {short_kernel_name(by_op[0].name)}'s name does not say GEMM; the op "
+                            f"that launched it (External id {e.external_id}) is {e.name}, a GEMM-class op: it "
+                            "computes that op's GEMM")
+        helpers = [kk for kk in ks if not kk.is_memop and kk not in gk and vocab.gemm_helper(kk.name)]
+        if helpers:
+            evidence.append(f"[launching-op] {e.name} also launched {len(helpers)} helper kernel(s) "
+                            f"({', '.join(dict.fromkeys(short_kernel_name(kk.name) for kk in helpers))}): "
+                            f"{vocab.gemm_helper(helpers[0].name).why}, not the GEMM")  # type: ignore[union-attr]
+        counted.append(_Counted(GemmOp(e.name, kind), True, bool(by_op), _inside_attention(tree, i)))
         if any(vocab.is_split_k_reduce(k.name) for k in gk):
             evidence.append(vocab.SPLIT_K_EVIDENCE)
         ops: list[EpilogueOp] = []
@@ -185,6 +215,7 @@ def _eager_ops(
                 if (
                     oj.ts >= e.end
                     and oj.name in _EAGER_ELEMENTWISE
+                    and vocab.op_class(oj.name) != "cast"  # carries the value on, as in the chain below
                     and parent >= 0
                     and tree.ops[parent].ts < e.end
                 ):
@@ -241,27 +272,33 @@ def _eager_ops(
                 evidence.append(f"[eager-sequence] chain stops at {oj.name}: not pointwise (the epilogue ends at "
                                 "a reduction, norm, pooling or attention)")
                 break
-            if cls == "view" or oj.name in _EAGER_VIEWS or (not kj and cls != "pointwise"):
+            if cls in ("view", "cast") or oj.name in _EAGER_VIEWS or (not kj and cls != "pointwise"):
+                # a view, a layout op (cat) or a cast carries the chain's values on, as the compiled path follows
+                # them through (its kernels copy; they are not epilogue ops)
                 if live is not None and fl is not None:
                     live.add(fl[0])  # a view of the chain's data: who reads the view reads the chain
                 continue
             is_elem = cls == "pointwise" or (cls == "unknown" and kj and
                                              all(kk.category == "pointwise" for kk in kj))
             dims = [d for d in (oj.input_dims or ()) if isinstance(d, list) and d]
-            shape_ok = numel is not None and any(_numel(d) == numel for d in dims)
+            # With eager dataflow the op reads the chain (checked above), whatever its shape: after a cat or a
+            # broadcast (the rotary inv_freq @ position_ids, K = 1, then cat, cos and sin on [1, 512, 64]) the
+            # GEMM's output shape is no longer the chain's. Without it, the shape is the only link.
+            shape_ok = live is not None or (numel is not None and any(_numel(d) == numel for d in dims))
             if not is_elem or not shape_ok:
                 stop = "not elementwise" if not is_elem else f"no input of the GEMM's output shape {out_shape}"
                 evidence.append(f"[eager-sequence] chain stops at {oj.name}: {stop}")
                 break
             label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
+            on = dims[0] if dims else "scalars"
             if live is not None and fl is not None:
                 other = bool(fl[1] - live)
                 live.add(fl[0])
-                how = (f"[eager-dataflow] {oj.name} on {dims[0]} reads the result of {anchor_name}"
+                how = (f"[eager-dataflow] {oj.name} on {on} reads the result of {anchor_name}"
                        + (" and other data (another GEMM's chain, or a tensor made before)" if other else "")
                        + " (kernelscope.flow ranges)")
             else:
-                how = f"[eager-sequence] {oj.name} on {dims[0]} after {anchor_name}"
+                how = f"[eager-sequence] {oj.name} on {on} after {anchor_name}"
             ops.append(_separate(label, kj, oj.name, how))
         why, more = _why_from_trace(backend, ops, cfg, op=base, m=m, n=n, k=k)
         evidence += more
@@ -291,7 +328,25 @@ def _eager_ops(
                 order=_when(gk[0]) if gk else e.ts,
             )
         )
-    return found, covered
+    return found, covered, counted
+
+
+def _inside_attention(tree: _OpTree, i: int) -> str:
+    """The attention op a GEMM-class op runs inside (SDPA's math path: aten::scaled_dot_product_attention ->
+    _scaled_dot_product_attention_math -> aten::matmul -> aten::bmm), outermost first; '' when none."""
+    out, j = "", tree.parent[i]
+    while j >= 0:
+        base = tree.ops[j].name.split("::")[-1]
+        if base in vocab.ATTENTION_OPS:
+            out = base
+        j = tree.parent[j]
+    return out
+
+
+def _computes_nothing(e: CpuEvent) -> bool:
+    """Whether a GEMM-class op was called with an empty operand (a 0 in its recorded sizes)."""
+    return any(isinstance(d, list) and d and all(isinstance(x, int) for x in d) and 0 in d
+               for d in (e.input_dims or ()))
 
 
 # Where a convolution op takes its bias (Input Dims position); cudnn_convolution takes none (ATen adds it after).

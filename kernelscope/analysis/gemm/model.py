@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernelscope import vocab
-from kernelscope.result import FusionBenchmark, Verdict
+from kernelscope.result import FusionBenchmark, GemmOp, Verdict
 
 # The op vocabulary lives in kernelscope/vocab.py (one table for every path and module).
 GEMM_OPS = vocab.GEMM_OPS
@@ -117,6 +117,19 @@ class _Found:
     debug_handle: str | None = None  # Inductor's provenance handle of its call site ("extern_kernels.addmm:3")
     op_kernels: tuple[tuple[str, tuple[str, ...]], ...] = ()  # unfused op -> kernels it ran in
     fusion_benchmarks: tuple[FusionBenchmark, ...] = ()  # Inductor's epilogue-fusion benchmarks for it (log)
+    attributed: bool = True  # compiled: the call site's launch was found in the trace
+    site: str = ""  # compiled: the call site ("extern_kernels.convolution") and where it is ("graph_0.py:1574")
+    site_where: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Counted:
+    """One GEMM-class op an iteration executed, for the coverage self-check: attributed to a kernel or not."""
+
+    op: GemmOp  # what it is: its name, kind ("mm", "convolution"), module, shape, and why it was not attributed
+    attributed: bool
+    via_op: bool = False  # eager: its kernel's name alone did not say GEMM; the op that launched it did
+    decomposed_from: str = ""  # the non-GEMM op it is part of (eager SDPA's math path runs two bmm's)
 
 
 def _verdict_of(f: _Found) -> str:

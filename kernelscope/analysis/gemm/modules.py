@@ -95,6 +95,21 @@ class ModuleIndex:
         ev += " (Inductor provenance)"
         return module, source, ev
 
+    def decomposed_from(self, graph: int, handle: str | None) -> str | None:
+        """The traced op a call site's GEMM node was made from, when that op is no GEMM: Inductor's decomposition
+        of ``scaled_dot_product_attention`` into two bmm's (its post-grad ``bmm_default_11`` comes from the traced
+        node ``attn_output``). None when it came from a GEMM-class op, or provenance does not say."""
+        prov = self.provenance[graph] if graph < len(self.provenance) else None
+        site = prov.site(handle) if prov is not None else None
+        gemm = site.gemm_nodes() if site is not None else None
+        if gemm is None:
+            return None
+        nodes = self._nodes(graph)
+        ops = [str(getattr(nodes[n], "op", "") or "") for n in gemm[1] if n in nodes]
+        if not ops or any(vocab.is_gemm(o) for o in ops):
+            return None
+        return ops[0] or None
+
     def _by_comment(self, graph: int, source_nodes: Sequence[str]) -> tuple[str, str, str]:
         gemms = self._gemm_nodes(graph, source_nodes)
         pick = gemms[-1] if gemms else None

@@ -20,6 +20,7 @@ _KIND = {
     "bias-in-call": "code", "beta-accumulate": "code", "onednn-post-op": "code", "name-origins": "code",
     "launch-order": "trace", "eager-op": "trace", "eager-sequence": "trace", "trace-only": "trace",
     "split-k": "trace", "cublaslt-bias-epilogue": "trace", "iterations": "trace", "addmm-activation": "trace",
+    "launching-op": "trace",
     "autotune-log": "log", "fusion-log": "log", "fusion-benchmark": "log", "nvgemm-log": "log",
     "provenance": "provenance", "module": "provenance",
 }
