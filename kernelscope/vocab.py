@@ -307,6 +307,10 @@ GPU_RULES: tuple[Rule, ...] = (
     _r(r"^nvjet_", CUBLASLT, "gemm", "cuBLASLt's Hopper GEMM kernels (nvjet_sm90_...)", _H200_211),
     _r(r"xmma_(fprop|dgrad|wgrad)_implicit|implicit_gemm|implicit_precomp_gemm", CUDNN, "gemm",
        "cuDNN convolutions (implicit GEMMs): sm80_xmma_fprop_implicit_gemm_*", _H200_211),
+    _r(r"_cudnn::Kernel<cutlass_\w*(fprop|dgrad|wgrad)", CUDNN, "gemm",
+       "cuDNN convolutions built on CUTLASS: cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_*> "
+       "(ResNet-50's 7x7 stem and stride-2 1x1 convolutions in bf16)", "torch 2.11.0+cu130, H200 (sm_90a), "
+       "tests/data/h200-torch2.11-zoo/tv_resnet50"),
     _r(r"^(void )?(cublasLt|cublas)::|^(sm\d+_)?x?gemm|cublas", CUBLAS, "gemm", "cuBLAS/cuBLASLt SASS kernels"),
     _r(r"^(void )?(ampere|sm\d+|volta|turing)_.*(gemm|hgemm|sgemm|s\d+gemm)", CUBLAS, "gemm", "cuBLAS legacy names"),
     _r(r"^kernel_cutlass_", NVGEMM, "gemm", "CuTeDSL kernels from cutlass.operators (what NVGEMM launches)",
