@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from .zoo_fixtures import extract_run
+
 CPU = Path(__file__).resolve().parent / "data" / "cpu-torch2.14.1"
 _CALL = re.compile(r"^\s+(?:buf\d+ = )?(cpp_fused_\w+|torch\.ops\.\w+\.\w+\.\w+|extern_kernels\.\w+)\(", re.M)
 _SHORT = {"torch.ops.mkl._mkl_linear.default": "mkl", "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu"
@@ -16,8 +18,14 @@ _SHORT = {"torch.ops.mkl._mkl_linear.default": "mkl", "torch.ops.aten._scaled_do
           "torch.ops.mkldnn._convolution_pointwise.binary": "conv.binary", "extern_kernels.bmm": "bmm"}
 
 
+def _run(model: str) -> Path:
+    """A model's run directory: a folder, or (the kb_* problems) a <model>.tar.gz extracted for the session."""
+    tarball = CPU / f"{model}.tar.gz"
+    return extract_run(tarball) if tarball.is_file() else CPU / model
+
+
 def _calls(model: str, mode: str) -> list[str]:
-    code = (CPU / model / "modes" / mode / "code" / "graph_0.py").read_text()
+    code = (_run(model) / "modes" / mode / "code" / "graph_0.py").read_text()
     body = code[code.index("    def call(self, args):"):code.index("\nrunner = Runner(")]
     # cpp_fused kernels by their number (the suffix), externs by a short name
     return [_SHORT.get(c) or f"k{c.rsplit('_', 1)[1]}" for c in _CALL.findall(body)]
@@ -42,13 +50,22 @@ def _calls(model: str, mode: str) -> list[str]:
     # k6 and k8 are the C++ bmm templates
     ("pool_attention", "max-autotune_CPP", ["k0", "conv", "k1", "conv", "k2", "k3", "k4", "k4", "k4", "sdpa", "k5",
                                             "k6", "k7", "k8", "k9"]),
+    # GEMM + reduction: the Linear (mkl, or the template k0), then ONE kernel with the bias add and the reduction
+    ("kb_gemm_groupnorm_hardtanh", "default", ["mkl", "k0"]),
+    ("kb_gemm_groupnorm_hardtanh", "max-autotune", ["k0", "k1"]),
+    ("kb_gemm_bn_scale_softmax", "default", ["mkl", "k0"]),
+    ("kb_gemm_bn_scale_softmax", "max-autotune", ["k0", "k1"]),
+    ("kb_gemm_max_sub_gelu", "default", ["mkl", "k0"]),
+    ("kb_gemm_max_sub_gelu", "max-autotune", ["k0", "k1"]),
 ])
 def test_call_sites_are_those_the_readme_describes(model, mode, calls):
     assert _calls(model, mode) == calls
 
 
 def test_every_mkl_linear_has_no_bias_and_fixture_files_stay_small():
-    for code in CPU.glob("*/modes/*/code/graph_0.py"):
+    runs = [_run(t.name.removesuffix(".tar.gz")) for t in CPU.glob("*.tar.gz")]
+    assert len(runs) == 3
+    for code in [*CPU.glob("*/modes/*/code/graph_0.py"), *(c for r in runs for c in r.glob("modes/*/code/graph_0.py"))]:
         for args in re.findall(r"torch\.ops\.mkl\._mkl_linear\.default\((.*)\)", code.read_text()):
             assert args.endswith(", None, 32"), (code, args)  # the bias goes to a separate C++ kernel
     assert all(f.stat().st_size < 2_000_000 for f in CPU.rglob("*") if f.is_file())

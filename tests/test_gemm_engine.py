@@ -37,6 +37,8 @@ from kernelscope.analysis.kernels import analyze_kernels
 from kernelscope.analysis.mode import build_mode_result
 from kernelscope.inductor_code import load_output_code
 
+from .zoo_fixtures import extract_run, zoo_run
+
 ROOT = Path(__file__).parent.parent
 
 EXPECTED = [
@@ -187,7 +189,7 @@ EXPECTED = [
         ('layers.1.mlp.up_proj', 'mm', 'Inductor C++ template', 'fused', ('mul',), ()),
         ('layers.1.mlp.down_proj', '_mkl_linear', 'MKL/oneDNN', 'unfused', (), ('add',)),
     ]),
-    ('tests/data/cpu-torch2.14.1/llama_block', 'max-autotune:CPP', 'GEMMs 14: fused 2, partial 1, unfused 5, none 6', [
+    ('tests/data/cpu-torch2.14.1/llama_block', 'max-autotune:CPP', 'GEMMs 14: fused 3, unfused 5, none 6', [
         ('layers.0.self_attn.q_proj', 'mm', 'Inductor C++ template', 'none', (), ()),
         ('layers.0.self_attn.k_proj', 'mm', 'Inductor C++ template', 'none', (), ()),
         ('layers.0.self_attn.v_proj', 'mm', 'Inductor C++ template', 'none', (), ()),
@@ -201,8 +203,31 @@ EXPECTED = [
         ('layers.1.self_attn.o_proj', 'mm', 'Inductor C++ template', 'unfused', (), ('add', 'add')),
         ('layers.1.mlp.gate_proj', 'mm', 'Inductor C++ template', 'unfused', (), ('silu', 'mul')),
         ('layers.1.mlp.up_proj', 'mm', 'Inductor C++ template', 'fused', ('mul',), ()),
-        ('layers.1.mlp.down_proj', 'mm', 'Inductor C++ template', 'partial', ('add',), ('mul', 'mul')),
+        # the residual add in the template's epilogue (`tmp8 = tmp6 + tmp7;`, 1876); then the final RMSNorm,
+        # cpp_fused_add_mean_mul_pow_rsqrt_9 (2082), reads Y through `auto in_ptr0 = in_out_ptr0;`: x * x into
+        # tmp_acc0 (1934-1935) and `tmp9 = tmp1 * tmp8;` / `tmp10 = tmp0 * tmp9;` (x * rsqrt(mean) * w, 1956-1957)
+        # past the mean. This read 'partial' with those two muls unfused while the alias went unread.
+        ('layers.1.mlp.down_proj', 'mm', 'Inductor C++ template', 'fused', ('add',), ()),
     ]),
+    # GEMM + reduction (tests/data/cpu-torch2.14.1/README.md has the lines): the bias add before the reduction is an
+    # unfused epilogue op when freezing or the C++ template leaves it to the reduction's kernel; the norm, softmax
+    # and max, and everything mixed with their statistics, are past the boundary
+    # groupnorm_hardtanh: `tmp2 = tmp0 + tmp1` (77) into the mean's `tmp_acc0_vec = tmp_acc0_vec + tmp2` (78);
+    # max_sub_gelu: `tmp2 = tmp0 + tmp1` (66) only feeds `tmp_acc0_vec = at::vec::maximum(tmp_acc0_vec, tmp2)` (67)
+    *[(f'tests/data/cpu-torch2.14.1/{model}.tar.gz', mode, summary, [('gemm', *row)])
+      for model in ('kb_gemm_groupnorm_hardtanh', 'kb_gemm_max_sub_gelu')
+      for mode, summary, row in (
+          ('default', 'GEMMs 1: unfused 1', ('_mkl_linear', 'MKL/oneDNN', 'unfused', (), ('bias',))),
+          ('eager', 'GEMMs 1: fused 1', ('addmm', 'ATen CPU', 'fused', ('bias',), ())),
+          ('max-autotune', 'GEMMs 1: unfused 1', ('addmm', 'Inductor C++ template', 'unfused', (), ('bias',))))],
+    # bias (87), folded eval BN as sub, mul, mul, add (88-91), the scale (143, 151) before the softmax's max
+    *[('tests/data/cpu-torch2.14.1/kb_gemm_bn_scale_softmax.tar.gz', mode, f'GEMMs 1: {verdict} 1',
+       [('gemm', op, backend, verdict, fused, unfused)])
+      for mode, op, backend, verdict, fused, unfused in (
+          ('default', '_mkl_linear', 'MKL/oneDNN', 'unfused', (), ('bias', 'sub', 'mul', 'mul', 'add', 'mul')),
+          ('eager', 'addmm', 'ATen CPU', 'partial', ('bias',), ('batch_norm', 'mul')),
+          ('max-autotune', 'addmm', 'Inductor C++ template', 'unfused', (), ('bias', 'sub', 'mul', 'mul', 'add',
+                                                                           'mul')))],
     ('tests/data/h200-torch2.11-real-models/conv_bn_relu', 'default', 'GEMMs 2: unfused 2', [
         ('conv1', 'convolution', 'cuDNN', 'unfused', (), ('batch_norm', 'relu')),
         ('conv2', 'convolution', 'cuDNN', 'unfused', (), ('batch_norm', 'add', 'relu')),
@@ -332,7 +357,7 @@ _CACHE: dict[tuple[str, str], object] = {}
 def mode_result(folder: str, mode: str):
     key = (folder, mode)
     if key not in _CACHE:
-        d = ROOT / folder
+        d = extract_run(ROOT / folder) if folder.endswith(".tar.gz") else ROOT / folder
         cap = next(json.loads(p.read_text()) for p in d.glob("modes/*/capture.json")
                    if json.loads(p.read_text()).get("mode") == mode)
         _CACHE[key] = build_mode_result(d, cap)
@@ -340,7 +365,8 @@ def mode_result(folder: str, mode: str):
 
 
 @pytest.mark.parametrize(("folder", "mode", "summary", "rows"), EXPECTED,
-                         ids=[f"{Path(f).name}-{Path(f).parent.name.split('-')[0]}-{m}" for f, m, _, _ in EXPECTED])
+                         ids=[f"{Path(f).name.removesuffix('.tar.gz')}-{Path(f).parent.name.split('-')[0]}-{m}"
+                              for f, m, _, _ in EXPECTED])
 def test_real_model_verdicts(folder, mode, summary, rows):
     m = mode_result(folder, mode)
     assert m.gemm_summary == summary
@@ -848,3 +874,333 @@ class TestEpilogueBoundary:
         assert (conv2.m, conv2.n, conv2.k) == (512, 16, 144)
         assert "[bias-in-call] torch.ops.mkldnn._convolution_pointwise.binary (graph_0.py:161) takes the bias " \
                "_frozen_param31" in _texts(conv2)
+
+
+# --- a reduction ends the epilogue (issue 28, point 1) ---------------------------------------------------------
+# A value derived from the GEMM's output through a reduction (in this kernel or an earlier one) is past the
+# epilogue's boundary; the ops before it are epilogue ops. The bodies below are Inductor's forms, trimmed.
+
+# softmax(x / T) as triton_red_fused__softmax__to_copy_amax_div_mul_sub_0 (tests/data/h200-torch2.11-zoo/
+# kb_gemm_softmax_temp): a loop-carried max (_tmp5, combined by triton_helpers.maximum), closed by max2; the next
+# loop re-loads x and subtracts the max before scaling by 1/T.
+TRITON_LOOPED_MAX = """
+def k(in_out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr, R0_BLOCK : tl.constexpr):
+    xmask = xindex < xnumel
+    _tmp5 = tl.full([XBLOCK, R0_BLOCK], float("-inf"), tl.float32)
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        r0_mask = r0_index < r0_numel
+        tmp0 = tl.load(in_out_ptr0 + (r0_1 + 8192*x0), r0_mask & xmask, other=0.0).to(tl.float32)
+        tmp1 = tmp0.to(tl.float32)
+        tmp2 = tl.full([1, 1], 1.0, tl.float32)
+        tmp3 = tmp1 * tmp2
+        tmp4 = tl.broadcast_to(tmp3, [XBLOCK, R0_BLOCK])
+        tmp6 = triton_helpers.maximum(_tmp5, tmp4)
+        _tmp5 = tl.where(r0_mask & xmask, tmp6, _tmp5)
+    tmp5 = triton_helpers.max2(_tmp5, 1)[:, None]
+    _tmp16 = tl.full([XBLOCK, R0_BLOCK], 0, tl.float32)
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        r0_mask = r0_index < r0_numel
+        tmp7 = tl.load(in_out_ptr0 + (r0_1 + 8192*x0), r0_mask & xmask, other=0.0).to(tl.float32)
+        tmp10 = tmp7 * tmp2
+        tmp11 = tmp10 - tmp5
+        tmp12 = tl.full([1, 1], 1.4285714285714286, tl.float32)
+        tmp13 = tmp11 * tmp12
+        tmp14 = libdevice.exp(tmp13)
+        tmp15 = tl.broadcast_to(tmp14, [XBLOCK, R0_BLOCK])
+        tmp17 = _tmp16 + tmp15
+        _tmp16 = tl.where(r0_mask & xmask, tmp17, _tmp16)
+    tmp16 = tl.sum(_tmp16, 1)[:, None]
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        r0_mask = r0_index < r0_numel
+        tmp18 = tl.load(in_out_ptr0 + (r0_1 + 8192*x0), r0_mask & xmask, other=0.0).to(tl.float32)
+        tmp22 = tmp18 - tmp5
+        tmp24 = tmp22 * tmp12
+        tmp25 = libdevice.exp(tmp24)
+        tmp26 = (tmp25 / tmp16)
+        tl.store(in_out_ptr0 + (r0_1 + 8192*x0), tmp26, r0_mask & xmask)
+"""
+
+# A looped mean of relu(x + bias) (the accumulator combined inline): the reduction consumes the chain, so the
+# bias and the ReLU before it are the GEMM's epilogue.
+TRITON_LOOPED_SUM = """
+def k(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr, R0_BLOCK : tl.constexpr):
+    xmask = xindex < xnumel
+    _tmp5 = tl.full([XBLOCK, R0_BLOCK], 0, tl.float32)
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        r0_mask = r0_index < r0_numel
+        tmp0 = tl.load(in_ptr0 + (r0_1 + 4096*x0), r0_mask & xmask, other=0.0).to(tl.float32)
+        tmp1 = tl.load(in_ptr1 + (r0_1), r0_mask, eviction_policy='evict_last', other=0.0).to(tl.float32)
+        tmp2 = tmp0 + tmp1
+        tmp3 = tl.full([1, 1], 0, tl.int32)
+        tmp4 = triton_helpers.maximum(tmp3, tmp2)
+        tmp6 = tl.broadcast_to(tmp4, [XBLOCK, R0_BLOCK])
+        _tmp5 = tl.where(r0_mask & xmask, _tmp5 + tmp6, _tmp5)
+    tmp5 = tl.sum(_tmp5, 1)[:, None]
+    tmp7 = tl.full([1, 1], 4096.0, tl.float32)
+    tmp8 = tmp5 / tmp7
+    tl.store(out_ptr0 + (x0), tmp8, xmask)
+"""
+
+# logsumexp(x * 0.5) as triton_red_fused_gelu_leaky_relu_logsumexp_mul_0 (kb_gemm_logsumexp_gelu), with the
+# combines written inline: the scale feeds the max in the first loop; the second loop re-loads x, scales it again and
+# combines it with the max.
+TRITON_RELOAD_WITH_STATISTIC = """
+def k(in_ptr0, out_ptr2, xnumel, r0_numel, XBLOCK : tl.constexpr, R0_BLOCK : tl.constexpr):
+    _tmp5 = tl.full([XBLOCK, R0_BLOCK], float("-inf"), tl.float32)
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        tmp0 = tl.load(in_ptr0 + (r0_1 + 8192*x0), r0_mask & xmask, other=0.0).to(tl.float32)
+        tmp2 = tmp0 * 0.5
+        _tmp5 = tl.where(r0_mask & xmask, triton_helpers.maximum(_tmp5, tmp2), _tmp5)
+    tmp5 = triton_helpers.max2(_tmp5, 1)[:, None]
+    _tmp19 = tl.full([XBLOCK, R0_BLOCK], 0, tl.float32)
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        tmp7 = tl.load(in_ptr0 + (r0_1 + 8192*x0), r0_mask & xmask, other=0.0).to(tl.float32)
+        tmp9 = tmp7 * 0.5
+        tmp16 = tmp9 - tmp5
+        _tmp19 = tl.where(r0_mask & xmask, _tmp19 + libdevice.exp(tmp16), _tmp19)
+    tmp21 = tl_math.log(tl.sum(_tmp19, 1)[:, None])
+    tmp27 = tmp21 + tmp5
+    tmp31 = tl.where(tmp27 > 0.0, tmp27, tmp27 * 0.01)
+    tl.store(out_ptr2 + (x0), tmp31, xmask)
+"""
+
+# The end of a ResNet (triton_per_fused__native_batch_norm_legit_no_training_add_mean_relu_2,
+# kb_conv_block_avgpool): eval BN, the residual add and ReLU on each element, then the pool's tl.sum.
+TRITON_POOL_AFTER_EPILOGUE = """
+def k(in_ptr0, in_ptr1, in_ptr2, in_ptr3, in_ptr4, in_ptr5, out_ptr1, xnumel, r0_numel, XBLOCK : tl.constexpr):
+    r0_mask = r0_index < r0_numel
+    tmp0 = tl.load(in_ptr0 + (x0 + 512*r0_2 + 25088*x1), r0_mask, other=0.0).to(tl.float32)
+    tmp2 = tl.load(in_ptr1 + (x0), None, eviction_policy='evict_last').to(tl.float32)
+    tmp5 = tl.load(in_ptr2 + (x0), None, eviction_policy='evict_last').to(tl.float32)
+    tmp15 = tl.load(in_ptr3 + (x0), None, eviction_policy='evict_last').to(tl.float32)
+    tmp18 = tl.load(in_ptr4 + (x0), None, eviction_policy='evict_last').to(tl.float32)
+    tmp22 = tl.load(in_ptr5 + (r0_2 + 49*x3), r0_mask, other=0.0).to(tl.float32)
+    tmp4 = tmp0 - tmp2
+    tmp7 = tl.full([1, 1], 1e-05, tl.float32)
+    tmp8 = tmp5 + tmp7
+    tmp9 = tl.sqrt_rn(tmp8)
+    tmp10 = tl.full([1, 1], 1, tl.int32)
+    tmp11 = (tmp10 / tmp9)
+    tmp14 = tmp4 * tmp11
+    tmp17 = tmp14 * tmp15
+    tmp20 = tmp17 + tmp18
+    tmp23 = tmp20 + tmp22
+    tmp24 = tl.full([1, 1], 0, tl.int32)
+    tmp25 = triton_helpers.maximum(tmp24, tmp23)
+    tmp27 = tl.broadcast_to(tmp25, [XBLOCK, R0_BLOCK])
+    tmp29 = tl.where(r0_mask, tmp27, 0)
+    tmp30 = tl.sum(tmp29, 1)[:, None].to(tl.float32)
+    tmp31 = tl.full([1, 1], 49.0, tl.float32)
+    tmp32 = (tmp30 / tmp31)
+    tl.store(out_ptr1 + (x3), tmp32, None)
+"""
+
+# RMSNorm in one persistent kernel: x * x only feeds the mean, and x itself is normalised with it.
+TRITON_RMSNORM = """
+def k(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr):
+    r0_mask = r0_index < r0_numel
+    tmp0 = tl.load(in_ptr0 + (r0_1 + 1024*x0), r0_mask, other=0.0).to(tl.float32)
+    tmp1 = tmp0 * tmp0
+    tmp3 = tl.where(r0_mask, tmp1, 0)
+    tmp4 = tl.sum(tmp3, 1)[:, None]
+    tmp5 = tl.full([1, 1], 1024.0, tl.float32)
+    tmp6 = tmp4 / tmp5
+    tmp7 = libdevice.rsqrt(tmp6 + 1e-06)
+    tmp8 = tmp0 * tmp7
+    tl.store(out_ptr0 + (r0_1 + 1024*x0), tmp8, r0_mask)
+"""
+
+
+SPLIT_REDUCTIONS = """
+from torch._inductor.select_algorithm import extern_kernels
+import triton
+import triton.language as tl
+from torch._inductor.runtime import triton_helpers
+async_compile = AsyncCompile()
+empty_strided_cuda = torch._C._dynamo.guards._empty_strided_cuda
+
+
+triton_per_fused_add_native_group_norm_0 = async_compile.triton('triton_per_fused_add_native_group_norm_0', '''
+@triton.jit
+def triton_per_fused_add_native_group_norm_0(in_ptr0, in_ptr1, out_ptr0, out_ptr1, xnumel, r0_numel, XBLOCK : tl.constexpr):
+    xmask = xindex < xnumel
+    tmp0 = tl.load(in_ptr0 + (r0_1 + 64*x0), xmask, other=0.0).to(tl.float32)
+    tmp1 = tl.load(in_ptr1 + (r0_1 + 64*x2), xmask, other=0.0).to(tl.float32)
+    tmp2 = tmp0 + tmp1
+    tmp3 = tl.broadcast_to(tmp2, [XBLOCK, R0_BLOCK])
+    tmp5 = tl.where(xmask, tmp3, 0)
+    tmp6 = tl.sum(tmp5, 1)[:, None].to(tl.float32)
+    tmp7 = tl.full([1, 1], 64.0, tl.float32)
+    tmp8 = tmp6 / tmp7
+    tmp9 = tmp3 - tmp8
+    tmp10 = tmp9 * tmp9
+    tmp12 = tl.where(xmask, tmp10, 0)
+    tmp13 = tl.sum(tmp12, 1)[:, None].to(tl.float32)
+    tl.store(out_ptr0 + (x0), tmp8, xmask)
+    tl.store(out_ptr1 + (x0), tmp13, xmask)
+''', device_str='cuda')
+
+
+triton_poi_fused_add_native_group_norm_relu_1 = async_compile.triton('triton_poi_fused_add_native_group_norm_relu_1', '''
+@triton.jit
+def triton_poi_fused_add_native_group_norm_relu_1(in_out_ptr0, in_ptr0, in_ptr1, in_ptr2, xnumel, XBLOCK : tl.constexpr):
+    tmp0 = tl.load(in_out_ptr0 + (x2), None).to(tl.float32)
+    tmp1 = tl.load(in_ptr0 + (x0), None).to(tl.float32)
+    tmp3 = tl.load(in_ptr1 + (x2 // 64), None)
+    tmp5 = tl.load(in_ptr2 + (x2 // 64), None)
+    tmp2 = tmp0 + tmp1
+    tmp4 = tmp2 - tmp3
+    tmp10 = libdevice.rsqrt(tmp5 / 64.0 + 1e-05)
+    tmp11 = tmp4 * tmp10
+    tmp13 = triton_helpers.maximum(tl.full([1], 0, tl.int32), tmp11)
+    tl.store(in_out_ptr0 + (x2), tmp13, None)
+''', device_str='cuda')
+
+
+triton_red_fused_mean_pow_2 = async_compile.triton('triton_red_fused_mean_pow_2', '''
+@triton.jit
+def triton_red_fused_mean_pow_2(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr, R0_BLOCK : tl.constexpr):
+    xmask = xindex < xnumel
+    _tmp3 = tl.full([XBLOCK, R0_BLOCK], 0, tl.float32)
+    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):
+        r0_mask = r0_index < r0_numel
+        tmp0 = tl.load(in_ptr0 + (r0_1 + 256*x0), r0_mask & xmask, other=0.0).to(tl.float32)
+        tmp1 = tmp0 * tmp0
+        tmp2 = tl.broadcast_to(tmp1, [XBLOCK, R0_BLOCK])
+        tmp4 = _tmp3 + tmp2
+        _tmp3 = tl.where(r0_mask & xmask, tmp4, _tmp3)
+    tmp3 = tl.sum(_tmp3, 1)[:, None]
+    tl.store(out_ptr0 + (x0), tmp3, xmask)
+''', device_str='cuda')
+
+
+triton_poi_fused_mean_mul_pow_rsqrt_3 = async_compile.triton('triton_poi_fused_mean_mul_pow_rsqrt_3', '''
+@triton.jit
+def triton_poi_fused_mean_mul_pow_rsqrt_3(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    tmp0 = tl.load(in_ptr0 + (x2), None).to(tl.float32)
+    tmp1 = tl.load(in_ptr1 + (x1), None)
+    tmp6 = libdevice.rsqrt(tmp1 / 256.0 + 1e-06)
+    tmp7 = tmp0 * tmp6
+    tl.store(out_ptr0 + (x2), tmp7, None)
+''', device_str='cuda')
+
+
+async_compile.wait(globals())
+del async_compile
+
+class Runner:
+    def call(self, args):
+        arg0_1, arg1_1, arg2_1, arg3_1, arg4_1 = args
+        assert_size_stride(arg0_1, (128, 64), (64, 1))
+        assert_size_stride(arg1_1, (64, 256), (256, 1))
+        assert_size_stride(arg2_1, (256, ), (1, ))
+        buf0 = empty_strided_cuda((128, 256), (256, 1), torch.bfloat16)
+        extern_kernels.mm(arg0_1, arg1_1, out=buf0)
+        buf1 = empty_strided_cuda((128, 4, 1, 1), (4, 1, 512, 512), torch.float32)
+        buf2 = empty_strided_cuda((128, 4, 1, 1), (4, 1, 512, 512), torch.float32)
+        triton_per_fused_add_native_group_norm_0.run(buf0, arg2_1, buf1, buf2, 512, 64, stream=stream0)
+        buf4 = buf0; del buf0  # reuse
+        triton_poi_fused_add_native_group_norm_relu_1.run(buf4, arg2_1, buf1, buf2, 32768, stream=stream0)
+        buf5 = empty_strided_cuda((128, 256), (256, 1), torch.bfloat16)
+        extern_kernels.mm(arg3_1, arg4_1, out=buf5)
+        buf6 = empty_strided_cuda((128, 1), (1, 1), torch.float32)
+        triton_red_fused_mean_pow_2.run(buf5, buf6, 128, 256, stream=stream0)
+        buf7 = empty_strided_cuda((128, 256), (256, 1), torch.bfloat16)
+        triton_poi_fused_mean_mul_pow_rsqrt_3.run(buf5, buf6, buf7, 32768, stream=stream0)
+        return (buf4, buf7, )
+
+runner = Runner()
+call = runner.call
+"""  # noqa: E501  (Inductor's kernel signatures as it prints them)
+
+
+def _params(src: str) -> list[str]:
+    head = src.split("def k(", 1)[1].split(")", 1)[0]
+    return [p.split(":")[0].strip() for p in head.split(",")]
+
+
+class TestReductionBoundary:
+    def test_a_loop_carried_max_is_a_reduction_not_a_relu(self):
+        # `tmp6 = triton_helpers.maximum(_tmp5, tmp4)` combines the row into the accumulator `_tmp5` (closed by
+        # `tmp5 = triton_helpers.max2(_tmp5, 1)`): before, it read as an unfused relu, `_tmp5`'s
+        # `float("-inf")` as an op "float", and sub/mul/exp/add/div after the max as epilogue ops
+        b = parse_triton(TRITON_LOOPED_MAX, "k", _params(TRITON_LOOPED_MAX))
+        assert {v.name for v in b.values if v.reduces} >= {"_tmp5", "tmp6", "tmp5", "_tmp16", "tmp17", "tmp16"}
+        f = walk(b, b.loads_of(["in_out_ptr0"]))
+        # x * 1.0 computes nothing; the 1/T scale multiplies x - max: past the max
+        assert f.ops == () and f.reduced and f.boundary == "tmp6"
+        assert "tmp11" in f.mixed and "tmp13" not in f.derived and f.outputs == ()
+        assert f.reduced_outputs == ("in_out_ptr0",)
+
+    def test_a_loop_carried_sum_ends_the_chain_after_the_ops_before_it(self):
+        # `_tmp5 = tl.where(r0_mask & xmask, _tmp5 + tmp6, _tmp5)`: the accumulator sums relu(x + bias); nothing
+        # normalises x with the mean, so the bias and the ReLU are epilogue ops, and the mean is past the boundary
+        b = parse_triton(TRITON_LOOPED_SUM, "k", _params(TRITON_LOOPED_SUM))
+        f = walk(b, b.loads_of(["in_ptr0"]), broadcast={"in_ptr1": True})
+        assert [o.label for o in f.ops] == ["bias", "relu"] and f.reduced and f.boundary == "_tmp5"
+        assert f.mixed == () and f.outputs == () and f.reduced_outputs == ("out_ptr0",)
+        assert [o.label for o in f.reduction_inputs] == ["bias", "relu"]
+
+    def test_a_value_reloaded_and_combined_with_the_statistic_is_past_the_boundary(self):
+        # `_tmp5 = tl.where(..., triton_helpers.maximum(_tmp5, tmp2), _tmp5)` is the max (no relu); loop 2 re-loads x
+        # (`tmp7`), scales it (`tmp9 = tmp7 * 0.5`: the epilogue's mul, computed again) and subtracts the max
+        # (`tmp16 = tmp9 - tmp5`): sub, exp, the sum, log, leaky_relu are past the boundary
+        b = parse_triton(TRITON_RELOAD_WITH_STATISTIC, "k", _params(TRITON_RELOAD_WITH_STATISTIC))
+        f = walk(b, b.loads_of(["in_ptr0"]))
+        assert [o.label for o in f.ops] == ["mul"] and f.ops[0].values == ("tmp9",)
+        assert f.mixed == ("tmp16",) and f.boundary == "_tmp5" and f.reduction_inputs == ()
+        assert not {"tmp16", "_tmp19", "tmp21", "tmp27", "tmp31"} & set(f.derived)
+
+    def test_ops_before_the_pool_mean_are_the_conv_epilogue(self):
+        # BN (tmp4..tmp20), the residual add (tmp23 = tmp20 + tmp22) and ReLU (tmp25) run before `tmp30 =
+        # tl.sum(tmp29, 1)`: before, they only fed the reduction and were dropped (the conv read "none")
+        b = parse_triton(TRITON_POOL_AFTER_EPILOGUE, "k", _params(TRITON_POOL_AFTER_EPILOGUE))
+        f = walk(b, b.loads_of(["in_ptr0"]))
+        assert [o.label for o in f.ops] == ["batch_norm", "add", "relu"] and f.reduced and f.mixed == ()
+        assert f.boundary == "tmp30" and f.outputs == () and f.reduced_outputs == ("out_ptr1",)
+
+    def test_an_op_that_only_feeds_a_norm_statistic_is_the_norms(self):
+        # RMSNorm: `tmp1 = tmp0 * tmp0` only feeds the sum, and `tmp8 = tmp0 * tmp7` normalises x with it
+        b = parse_triton(TRITON_RMSNORM, "k", _params(TRITON_RMSNORM))
+        f = walk(b, b.loads_of(["in_ptr0"]))
+        assert f.ops == () and f.mixed == ("tmp8",) and f.reduced
+
+    def test_statistics_an_earlier_kernel_reduced_end_the_chain(self):
+        # triton_poi_fused_hardtanh_native_group_norm_1 (kb_gemm_groupnorm_hardtanh, default): `tmp3 = tmp1 - tmp2`
+        # mixes the mean (in_ptr0 = buf1) into the GEMM's output (in_out_ptr0 = buf4, buf0 reused in place)
+        code = load_output_code(_zoo_code("kb_gemm_groupnorm_hardtanh", "default"))[0]
+        kd = code.kernel("triton_poi_fused_hardtanh_native_group_norm_1")
+        assert kd is not None
+        b = parse_triton(kd.source, kd.name, kd.params)
+        f = walk(b, b.loads_of(["in_out_ptr0"]), statistics=["in_ptr0", "in_ptr1"])
+        assert f.ops == () and f.mixed == ("tmp3",) and f.reduced_outputs == ("in_out_ptr0",)
+        # without the statistics the same body reads as batch_norm + hardtanh (what it read before)
+        f = walk(b, b.loads_of(["in_out_ptr0"]))
+        assert [o.label for o in f.ops] == ["batch_norm", "hardtanh"]
+
+    def test_a_split_reduction_across_kernels_with_an_in_place_buffer(self):
+        # Two GEMMs of a hand-written wrapper. mm -> buf0; triton_per_..._0 adds the bias (tmp2 = tmp0 + tmp1)
+        # and stores mean/var (buf1, buf2); `buf4 = buf0; del buf0  # reuse`; triton_poi_..._1 adds the bias
+        # again and mixes in the mean (`tmp4 = tmp2 - tmp3`). mm -> buf5; triton_red_fused_mean_pow_2 sums
+        # x * x in a loop into buf6; triton_poi_..._3 normalises x with it (`tmp7 = tmp0 * tmp6`).
+        from kernelscope.analysis.gemm.dataflow import code_gemms
+        from kernelscope.inductor_code import parse_output_code
+
+        (code,) = parse_output_code(SPLIT_REDUCTIONS)
+        norm, rms = code_gemms(code)
+        assert [(c.label, c.code_kernel) for c in norm.chain] == [
+            ("bias", "triton_per_fused_add_native_group_norm_0")]
+        assert "[dataflow] triton_poi_fused_add_native_group_norm_relu_1 (<memory>:90) recomputes bias: counted " \
+               "once" in norm.evidence
+        assert any(e.startswith("[dataflow] chain stops in triton_poi_fused_add_native_group_norm_relu_1")
+                   and e.endswith("it combines the GEMM's result with statistics an earlier kernel reduced from "
+                                  "it (in_ptr1=buf1, in_ptr2=buf2)") for e in norm.evidence)
+        # the x * x of the first kernel only fed the statistic that the second normalises x with: the norm's
+        assert rms.chain == ()
+        assert any(e.startswith("[dataflow] mul in triton_red_fused_mean_pow_2 only feeds a reduction whose "
+                                "statistic normalises the GEMM's result in triton_poi_fused_mean_mul_pow_rsqrt_3")
+                   for e in rms.evidence)
+
+
+def _zoo_code(name: str, mode: str) -> Path:
+    return zoo_run(name) / "modes" / mode / "code" / "graph_0.py"

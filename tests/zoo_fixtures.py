@@ -1,20 +1,45 @@
-"""The H200 zoo captures (tests/data/h200-torch2.11-zoo/<name>.tar.gz): each extracted once per session."""
+"""Run directories committed as ``<name>.tar.gz``: the H200 model zoo (tests/data/h200-torch2.11-zoo) and the CPU
+GEMM + reduction problems (tests/data/cpu-torch2.14.1/kb_*.tar.gz). Each is extracted once per test session into a
+temporary directory (removed when the session's process exits); the functions return the run directory, ready for
+``build_mode_result``."""
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tarfile
 import tempfile
 from pathlib import Path
 
 ZOO = Path(__file__).resolve().parent / "data" / "h200-torch2.11-zoo"
-_RUNS: dict[str, Path] = {}
+
+_root: Path | None = None
+_runs: dict[Path, Path] = {}
 
 
 def zoo_run(name: str) -> Path:
-    """The run directory of zoo capture ``name`` (hf_gpt2, tv_resnet50, ...), extracted into a temp dir once."""
-    if name not in _RUNS:
-        out = Path(tempfile.mkdtemp(prefix=f"zoo-{name}-"))
-        with tarfile.open(ZOO / f"{name}.tar.gz") as tar:
-            tar.extractall(out, filter="data")
-        _RUNS[name] = out / name
-    return _RUNS[name]
+    """The run directory of ``tests/data/h200-torch2.11-zoo/<name>.tar.gz`` (``modes/<mode>/capture.json``,
+    ``code/``, ``tb/``; ``<name>.log``, the run's terminal output, lies beside it)."""
+    tarball = ZOO / f"{name}.tar.gz"
+    if not tarball.is_file():
+        raise FileNotFoundError(f"no zoo capture {tarball}; see {ZOO / 'README.md'} for the models there")
+    return extract_run(tarball)
+
+
+def extract_run(tarball: Path) -> Path:
+    """The run directory a ``<name>.tar.gz`` holds (its top folder ``<name>/``), extracted once per session."""
+    global _root
+    tarball = Path(tarball).resolve()
+    if tarball in _runs:
+        return _runs[tarball]
+    if _root is None:
+        _root = Path(tempfile.mkdtemp(prefix="kernelscope-runs-"))
+        atexit.register(shutil.rmtree, _root, True)
+    dest = _root / str(len(_runs))
+    with tarfile.open(tarball) as tar:
+        tar.extractall(dest, filter="data")
+    run = dest / tarball.name.removesuffix(".tar.gz")
+    if not (run / "modes").is_dir():
+        raise FileNotFoundError(f"{tarball} holds no run directory {run.name}/modes")
+    _runs[tarball] = run
+    return run

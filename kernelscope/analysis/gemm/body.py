@@ -93,10 +93,13 @@ class Flow:
 
     ops: tuple[Op, ...]  # pointwise ops on the start values, in order
     outputs: tuple[str, ...]  # parameters whose stores carry a derived value (the chain goes on there)
-    reduced: bool  # a reduction consumed a derived value: the chain ends in this kernel
-    reduced_outputs: tuple[str, ...] = ()  # parameters stored from reduced values
+    reduced: bool  # a reduction consumed a derived value, or a statistic met it: the chain ends in this kernel
+    reduced_outputs: tuple[str, ...] = ()  # parameters stored from values past the boundary (statistics)
     derived: tuple[str, ...] = ()  # every derived value (for tests and evidence)
     pooled: tuple[str, ...] = ()  # values that pool a window of the start values (the chain ends there)
+    mixed: tuple[str, ...] = ()  # values that combine the chain's data with a statistic of it (x - mean: a norm)
+    reduction_inputs: tuple[Op, ...] = ()  # ops of ``ops`` whose values only feed a reduction
+    boundary: str = ""  # the first value past the boundary that reads the chain's data (where the chain ends)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -147,6 +150,8 @@ class _TritonReader:
         self.order: list[str] = []
         self.stores: list[Store] = []
         self.gemm_values: list[str] = []
+        self.in_loop = False  # the statement read now is inside a loop
+        self.carried: set[str] = set()  # loop-carried accumulators
 
     def _expr_ops(self, node: ast.AST) -> tuple[list[str], float | None, bool]:
         ops: list[str] = []
@@ -170,6 +175,8 @@ class _TritonReader:
                     ops.append("reduce")
                 elif last == "to" or last == "cast":
                     ops.append("cast")
+                elif fn in ("float", "int"):
+                    ops.append("const")  # tl.full([XBLOCK, R0_BLOCK], float("-inf"), tl.float32)
                 elif last == "full":
                     ops.append("const")
                     if len(n.args) >= 2 and isinstance(n.args[1], ast.Constant):
@@ -220,6 +227,13 @@ class _TritonReader:
             if name in self.values:
                 inputs = [name] + inputs
         prev = self.values.get(name)
+        # a name a loop assigns from its own value (``_tmp5 = tl.where(mask, maximum(_tmp5, tmp4), _tmp5)``,
+        # welford's ``tmp3_mean = tl.where(mask, tmp3_mean_next, tmp3_mean)``) carries an accumulator from one
+        # iteration to the next: a reduction (parse_triton's _accumulating); the template's ``acc += tl.dot(...)``
+        # is the GEMM itself
+        if (self.in_loop and prev is not None and (aug is not None or name in _names(value)) and "dot" not in ops
+                and param is None):
+            self.carried.add(name)
         if prev is not None:  # loops and the C++ tail branches define a name again: one value, both readings
             inputs = list(prev.inputs) + [i for i in inputs if i not in prev.inputs and i != name]
             ops = list(dict.fromkeys(list(prev.ops) + ops))
@@ -255,16 +269,19 @@ class _TritonReader:
                         self.stores.append(Store(param, v, line))
 
 
-def _flatten(body: list[ast.stmt]) -> list[ast.stmt]:
-    out: list[ast.stmt] = []
+def _flatten(body: list[ast.stmt], loop: int = 0) -> list[tuple[ast.stmt, int]]:
+    """The statements in order, each with the number of loops around it."""
+    out: list[tuple[ast.stmt, int]] = []
     for st in body:
-        if isinstance(st, (ast.For, ast.While, ast.With)):
-            out.extend(_flatten(st.body))
+        if isinstance(st, (ast.For, ast.While)):
+            out.extend(_flatten(st.body, loop + 1))
+        elif isinstance(st, ast.With):
+            out.extend(_flatten(st.body, loop))
         elif isinstance(st, ast.If):
-            out.extend(_flatten(st.body))
-            out.extend(_flatten(st.orelse))
+            out.extend(_flatten(st.body, loop))
+            out.extend(_flatten(st.orelse, loop))
         else:
-            out.append(st)
+            out.append((st, loop))
     return out
 
 
@@ -282,9 +299,19 @@ def parse_triton(source: str, name: str, params: Sequence[str]) -> Body | None:
         return None
     ps = list(params) or [a.arg for a in fn.args.args]
     r = _TritonReader(ps)
-    for st in _flatten(fn.body):
+    for st, loops in _flatten(fn.body):
+        r.in_loop = loops > 0
         r.statement(st, 0)
-    return Body("triton", tuple(r.values[n] for n in r.order), tuple(r.stores), tuple(r.gemm_values), tuple(ps))
+    return Body("triton", _accumulating([r.values[n] for n in r.order], r.carried), tuple(r.stores),
+                tuple(r.gemm_values), tuple(ps))
+
+
+def _accumulating(values: Sequence[Value], acc: set[str]) -> tuple[Value, ...]:
+    """A looped reduction (``triton_red_*``) keeps a loop-carried accumulator (``_tmp5 = tl.where(r0_mask & xmask,
+    triton_helpers.maximum(_tmp5, tmp4), _tmp5)``, ``_tmp16 + tmp15``) that ``max2`` / ``tl.sum`` closes after the
+    loop: the accumulator, and a combine that reads it (``tmp6 = triton_helpers.maximum(_tmp5, tmp4)``), mix the
+    elements of a row: a reduction, never an epilogue op (the ``maximum`` is no ReLU)."""
+    return tuple(replace(v, reduces=True) if v.name in acc or set(v.inputs) & acc else v for v in values)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -296,15 +323,21 @@ _CPP_STORE_METHOD = re.compile(r"^\s*(\w+)\.store\(\s*(\w+)\s*\+")
 _CPP_STORE_INDEX = re.compile(r"^\s*(\w+)\[(.+)\]\s*=\s*(.+?);\s*$")
 _CPP_LOAD = re.compile(r"(?:loadu|load)\(\s*(\w+)\s*\+\s*([^,]*)")
 _CPP_INDEX_LOAD = re.compile(r"^\s*(?:c10::convert<[\w:]+>\()?\s*(\w+)\[(.+)\]\)?\s*$")
-_CPP_TMP = re.compile(r"\b(tmp\w*|local_acc\w*)\b")
+_CPP_TMP = re.compile(r"\b(tmp\w*|local_acc\w*|local_buffer_data\w*)\b")
 _CPP_METHOD = re.compile(r"\.(\w+)\(\)")
 _CPP_FUNC = re.compile(r"(?:std::|at::vec::|c10::|::)?\b([a-z_][\w]*)\s*\(")
 _CPP_NUM = re.compile(r"static_cast<\w+>\(\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*\)|^\s*(-?[\d.]+(?:e[-+]?\d+)?)\s*$")
 # A local tile (``alignas(...) float tmp1[16*16];``) that a transpose fills and vector loads read back: it holds
 # data, not a value of its own.
 _CPP_LOCAL_ARRAY = re.compile(r"\b[\w:]+\s+(tmp\w*)\s*\[[^\]]*\]\s*;")
+# A kernel's scratch buffer (``float* local_buffer_data_0 = buf_local_buffer_data_0.get();``): the softmax stores
+# x (then exp(x - max)) there and reads it back in the next loop; each store is a new value of the buffer.
+_CPP_LOCAL_BUFFER = re.compile(r"^\s*[\w:]+\s*\*\s*(local_buffer_data_\w*)\s*=")
 _CPP_TRANSPOSE = re.compile(r"^\s*(?:at::vec::)?transpose_mxn<.*?>\(\s*(\w+)(?:\s*\+[^,]*)?,[^,]*,\s*(\w+)")
 _CPP_OP_NAMES = vocab.CPP_BODY_OPS
+# ``auto out_ptr0 = in_out_ptr0;``: a kernel that writes statistics into a buffer it also reads names the buffer
+# twice; loads and stores through the second name are the parameter's
+_CPP_ALIAS = re.compile(r"^\s*auto\s+(\w+)\s*=\s*(\w+)\s*;\s*$")
 
 
 def _cpp_ops(expr: str) -> list[str]:
@@ -341,6 +374,9 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
                 start = i
         gemm_params = {"Y", "local_acc_buf", "acc_buf", "Y_2d"} | {p for p in params if p.startswith("Y")}
     ps = set(params) | gemm_params
+    alias = {m.group(1): m.group(2) for line in lines if (m := _CPP_ALIAS.match(line)) and m.group(2) in ps
+             and m.group(1) not in ps and not _CPP_TMP.fullmatch(m.group(1))}
+    aliased = re.compile(r"\b(" + "|".join(map(re.escape, alias)) + r")\b") if alias else None
     values: dict[str, Value] = {}
     order: list[str] = []
     stores: list[Store] = []
@@ -348,6 +384,7 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
     texts: dict[str, str] = {}
     version: dict[str, int] = {}
     tiles: set[str] = set()  # local arrays (tiles) in scope
+    scratch: set[str] = set()  # local buffers, one value per store
     stored: dict[str, str] = {}  # parameter -> the last value this kernel stored into it
 
     def latest(x: str) -> str:
@@ -363,6 +400,13 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
     for i in range(start, len(lines)):
         text = lines[i]
         ln = i + 1
+        if aliased is not None and not _CPP_ALIAS.match(text):
+            text = aliased.sub(lambda mm: alias[mm.group(1)], text)
+        m = _CPP_LOCAL_BUFFER.match(text)
+        if m:
+            tiles.add(m.group(1))
+            scratch.add(m.group(1))
+            continue
         m = _CPP_LOCAL_ARRAY.search(text)
         if m and "=" not in text:
             name = m.group(1)
@@ -393,6 +437,11 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
                 stored[dst] = val
             continue
         m = _CPP_STORE_METHOD.match(text)
+        if m and m.group(2) in scratch and latest(m.group(1)) in values:
+            version[m.group(2)] = version.get(m.group(2), 0) + 1
+            order.append(latest(m.group(2)))
+            fill(m.group(2), latest(m.group(1)), ln)
+            continue
         if m and m.group(2) in tiles and latest(m.group(1)) in values:
             fill(m.group(2), latest(m.group(1)), ln)
             continue
@@ -403,6 +452,13 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
                 stored[m.group(2)] = v
             continue
         m = _CPP_STORE_INDEX.match(text)
+        if m and m.group(1) in scratch:
+            vals = [latest(x) for x in _CPP_TMP.findall(m.group(3)) if latest(x) in values]
+            if vals:
+                version[m.group(1)] = version.get(m.group(1), 0) + 1
+                order.append(latest(m.group(1)))
+                fill(m.group(1), vals[-1], ln)
+            continue
         if m and m.group(1) in ps:
             vals = [latest(x) for x in _CPP_TMP.findall(m.group(3)) if latest(x) in values]
             if vals:
@@ -421,7 +477,9 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
             param, index = lm.group(1), lm.group(2).strip()
         else:
             im = _CPP_INDEX_LOAD.match(expr)
-            if im and im.group(1) in ps:
+            if im and im.group(1) in scratch:
+                expr = latest(im.group(1))
+            elif im and im.group(1) in ps:
                 param, index = im.group(1), im.group(2).strip()
         accumulate = name.startswith("tmp_acc") or bool(re.search(rf"\b{re.escape(name)}\b", expr))
         # what the value is: a load by its address, anything else by its text with the names it reads resolved
@@ -464,7 +522,9 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
             param = param or prev.param
             reduces = reduces or prev.reduces
             const = prev.const if const is None else const
-            ln = prev.line
+            # an accumulator's line is where it first sums something (tmp_acc0_vec = tmp_acc0_vec + tmp2), not its
+            # declaration (float tmp_acc0 = 0;)
+            ln = prev.line if prev.inputs or not inputs else ln
         else:
             order.append(cur)
         values[cur] = Value(cur, tuple(ops) or ("copy",), tuple(dict.fromkeys(inputs)), param, index, const, ln,
@@ -477,67 +537,82 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
 # The walk
 
 
-def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
+def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), statistics: Sequence[str] = (),
          broadcast: dict[str, bool] | None = None) -> Flow:
-    """Values derived from ``starts`` up to reductions; the user-level ops among them; the outputs they reach.
+    """Values derived from ``starts`` up to the epilogue's boundary; the user-level ops among them; the outputs
+    they reach.
+
+    The boundary is a value derived from the start values through a reduction: a reduction of them (``tl.sum``,
+    a loop-carried accumulator, ``tmp_acc0``, welford, a pooling window), or anything that mixes in such a value
+    (``x - mean``) or a ``statistics`` load (mean/rstd an earlier kernel reduced from the GEMM's output). Ops before
+    it are the epilogue's; an op whose value only feeds a reduction (RMSNorm's ``x * x``) is that reduction's
+    when the GEMM's data is normalised with the statistic (in this kernel: ``Flow.mixed``; in a later one: the
+    caller drops ``Flow.reduction_inputs``), and the epilogue's when the reduction consumes the chain (avg pool's
+    mean after BN + add + ReLU, a max, a logsumexp).
 
     ``blocked``: parameters whose loads carry a value the chain must not pass (the output of a GEMM that
     depends on this GEMM: an op that also reads it belongs to that later GEMM's epilogue, not this one's).
+    ``statistics``: parameters that hold values derived from the GEMM's output through a reduction.
     ``broadcast``: per parameter, whether the call site's buffer is smaller than the output (a bias row)."""
     start = set(starts)
     _order = {v.name: i for i, v in enumerate(body.values)}
     blocked_values = set(body.loads_of(blocked)) - start
+    stat_values = set(body.loads_of(statistics)) - start
     windows = pool_windows(body, start)
-    # parameters a reduced value was stored into, and where: reading one back later is past the reduction
-    reloaded: dict[str, int] = {}
+    # parameters a value past the boundary (True) or a blocked one (False) was stored into, and where: reading
+    # one back later carries that value
+    reloaded: dict[str, tuple[int, bool]] = {}
+    rank = {"derived": 1, "other": 2, "past": 3}
 
-    def reread(v: Value) -> bool:
-        return v.param is not None and v.param in reloaded and v.line > reloaded[v.param]
+    def kind(v: Value, cls: dict[str, str]) -> str | None:
+        """derived (the epilogue's data), past (beyond the boundary), other (mixes in a blocked value)."""
+        if v.param is not None and v.param in reloaded and v.line > reloaded[v.param][0]:
+            return "past" if reloaded[v.param][1] else "other"
+        if v.name in stat_values:
+            return "past"
+        if v.name in blocked_values:
+            return "other"
+        if v.name in start:
+            return "derived"
+        seen = {cls[i] for i in v.inputs if i in cls}
+        if not seen:
+            return None
+        if v.reduces or v.name in windows:
+            return "past" if seen & {"derived", "past"} else "other"
+        return "past" if "past" in seen else "other" if "other" in seen else "derived"
+
     for _ in range(3):
-        derived: list[str] = []
-        dset: set[str] = set()
-        tainted: set[str] = set(blocked_values)  # values past a reduction, or mixing in a blocked value
-        reduced = False
-        # to a fixpoint: an accumulator (tmp_acc0 = tmp_acc0 + tmp3) is defined before the values it sums
-        for _pass in range(4):
+        cls: dict[str, str] = {}
+        # to a fixpoint: an accumulator (tmp_acc0 = tmp_acc0 + tmp3) is defined before the values it sums, so a
+        # value read as derived can turn out to be past the boundary; a class only ever rises
+        for _pass in range(len(body.values) + 1):
             changed = False
             for v in body.values:
-                if v.name in dset or v.name in tainted:
-                    continue
-                if v.name in start and not reread(v):
-                    derived.append(v.name)
-                    dset.add(v.name)
+                k = kind(v, cls)
+                if k is not None and rank[k] > rank.get(cls.get(v.name, ""), 0):
+                    cls[v.name] = k
                     changed = True
-                    continue
-                ins = set(v.inputs)
-                if reread(v):
-                    tainted.add(v.name)
-                    changed = True
-                    continue
-                if not ins & (dset | tainted):
-                    continue
-                if ins & tainted or v.reduces or v.name in windows:
-                    reduced = reduced or ((v.reduces or v.name in windows) and bool(ins & dset))
-                    tainted.add(v.name)
-                    changed = True
-                    continue
-                derived.append(v.name)
-                dset.add(v.name)
-                changed = True
             if not changed:
                 break
-        derived.sort(key=lambda n: _order.get(n, 0))
-        more = {st.param: st.line for st in body.stores if st.value in tainted and st.value not in blocked_values
+        more = {st.param: (st.line, cls[st.value] == "past") for st in body.stores
+                if cls.get(st.value) in ("past", "other") and st.value not in blocked_values
                 and st.param not in reloaded}
         if not more:
             break
-        for param, line in more.items():
-            reloaded[param] = min(line, reloaded.get(param, line))
+        for param, (line, beyond) in more.items():
+            old = reloaded.get(param)
+            reloaded[param] = (min(line, old[0]), beyond or old[1]) if old else (line, beyond)
+    derived = sorted((n for n, k in cls.items() if k == "derived"), key=lambda n: _order.get(n, 0))
+    dset = set(derived)
+    past = {n for n, k in cls.items() if k == "past"}
+    ends = [v.name for v in body.values if v.name in past and set(v.inputs) & dset]
+    mixed = tuple(n for n in ends if not body.at(n).reduces and n not in windows)
+    reduced = bool(ends)
     outputs = tuple(dict.fromkeys(s.param for s in body.stores if s.value in dset))
-    red_out = tuple(dict.fromkeys(s.param for s in body.stores if s.value in tainted and s.value not in
-                                  blocked_values))
+    red_out = tuple(dict.fromkeys(s.param for s in body.stores if s.value in past))
     # An op whose value only feeds the reduction (x * x before a mean) is part of that reduction, not an
-    # epilogue op; one whose value is also used otherwise (the residual add before an RMSNorm) is.
+    # epilogue op, when the GEMM's data is normalised with the statistic; one whose value is also used otherwise
+    # (the residual add before an RMSNorm) is an epilogue op.
     users: dict[str, list[str]] = {}
     for v in body.values:
         for i in v.inputs:
@@ -551,7 +626,7 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
         # (a ReLU before a max-pool window is the conv's epilogue op, as it is in eager: not the window's)
         if all(((vu := body.value(u)) is not None and vu.reduces) or u in only_reduction for u in us):
             only_reduction.add(name)
-    kept = [d for d in derived if d not in start and d not in only_reduction]
+    kept = [d for d in derived if d not in start and (d not in only_reduction or not mixed)]
     ops = label(body, kept, start, broadcast or {})
     if windows:
         # every element of a pooling window gets the same epilogue (a ReLU on each of 4 neighbours): one op
@@ -563,7 +638,9 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (),
         ops = list(merged.values())
     pooled = tuple(w for w in (v.name for v in body.values) if w in windows and set(body.at(w).inputs) &
                    (dset | windows))
-    return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived), pooled)
+    feeding = tuple(o for o in ops if set(o.values) <= only_reduction)
+    return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived), pooled, mixed, feeding,
+                ends[0] if ends else "")
 
 
 _WINDOW_OPS = vocab.BODY_WINDOW_OPS
@@ -771,6 +848,8 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
                 saw_scale = True
             chain.append(u)
             cur = u
+            if prim(u) == "add" and saw_scale:
+                break  # + b ends it: an add after that (the residual of a ResNet block) is an op of its own
         if saw_scale:
             groups.append(("batch_norm", chain))
             taken |= set(chain)

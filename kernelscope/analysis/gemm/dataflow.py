@@ -382,6 +382,13 @@ class Graph:
         live: set[str] = set(site.writes)
         chain_launches = {g}
         seen_ops: dict[tuple[str, tuple[str, ...]], int] = {}
+        # storages holding values reduced from the chain's data (mean/rstd, max, sum): reading one is past the
+        # epilogue's boundary
+        stats: set[str] = set()
+        # ops seen only feeding a reduction (chain index -> key), and where a statistic met the chain's data
+        feeding: dict[int, tuple[str, tuple[str, ...]]] = {}
+        feeding_keys: set[tuple[str, tuple[str, ...]]] = set()
+        norm = ""
         stops: list[str] = []
         downstream = self.downstream.get(g, frozenset())
         deps: dict[str, frozenset[int]] = {}
@@ -393,6 +400,9 @@ class Graph:
             s = self.sites[j]
             hit = [r for r in s.reads if r in live]
             new_live: set[str] = set()
+            new_stats: set[str] = set()
+            if not hit and not s.gemm and set(s.reads) & stats:
+                new_stats = self._statistics_from(s, stats)
             if hit:
                 epi_params = [p for p, t in s.params.items() if self.code.storage(t) in live
                               and p not in _OPERAND_PARAMS] if s.gemm and s.kd is not None else []
@@ -432,23 +442,31 @@ class Graph:
                     elif cls == "view":
                         new_live |= set(s.writes)
                     else:
+                        new_stats |= set(s.writes)
                         stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): "
                                      f"{s.launch.op} is not pointwise")
                 elif s.body is not None and s.kd is not None:
                     live_params = [p for p, t in s.params.items() if self.code.storage(t) in live]
-                    blocked = [p for p, t in s.params.items() if p not in live_params
+                    stat_params = [p for p, t in s.params.items() if p not in live_params
+                                   and self.code.storage(t) in stats]
+                    blocked = [p for p, t in s.params.items() if p not in live_params and p not in stat_params
                                and deps.get(self.code.storage(t), frozenset()) & downstream]
-                    flow = walk(s.body, s.body.loads_of(live_params), blocked=blocked,
+                    flow = walk(s.body, s.body.loads_of(live_params), blocked=blocked, statistics=stat_params,
                                 broadcast=self._broadcast(s, out_numel))
                     fresh: list[Op] = []
                     for o in flow.ops:
                         key = (o.label, tuple(sorted(self.code.storage(s.params[p]) for p in o.operands
                                                      if p in s.params)))
                         if key in seen_ops:
+                            if o not in flow.reduction_inputs:
+                                feeding_keys.discard(key)  # also on the chain's own path: an epilogue op
                             stops.append(f"[dataflow] {s.kd.name} ({where(s.launch.line)}) recomputes {o.label}: "
                                          "counted once")
                             continue
                         seen_ops[key] = j
+                        if o in flow.reduction_inputs:
+                            feeding[len(chain) + len(fresh)] = key
+                            feeding_keys.add(key)
                         fresh.append(o)
                     for o in fresh:
                         operands = [f"{p}={s.params[p]}" for p in o.operands if p in s.params]
@@ -462,15 +480,25 @@ class Graph:
                     if flow.ops or flow.outputs:
                         chain_launches.add(j)
                     new_live |= {self.code.storage(s.params[p]) for p in flow.outputs if p in s.params}
+                    new_stats |= {self.code.storage(s.params[p]) for p in flow.reduced_outputs if p in s.params}
+                    bv = s.body.value(flow.boundary) if flow.boundary else None
+                    at = (f" at {_src(s.kd, bv.line)} ({where(s.kd.line + bv.line - 1)})" if bv is not None
+                          else "")
+                    if flow.mixed and not norm:
+                        norm = f"{s.kd.name} ({where(s.launch.line)})"
                     if flow.pooled:
                         pv = s.body.value(flow.pooled[0])
                         pl = pv.line if pv is not None else 0
                         stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}): it pools a "
                                      "window of the GEMM's output (pooling is no epilogue op): "
                                      f"{_src(s.kd, pl)} ({where(s.kd.line + max(pl, 1) - 1)})")
+                    elif flow.mixed and stat_params and flow.boundary in flow.mixed:
+                        stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}){at}: it "
+                                     "combines the GEMM's result with statistics an earlier kernel reduced from it ("
+                                     + ", ".join(f"{p}={s.params[p]}" for p in stat_params) + ")")
                     elif flow.reduced:
-                        stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}): a reduction "
-                                     "reads it")
+                        stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}){at}: a "
+                                     "reduction reads it")
                     if blocked and not flow.outputs and not flow.reduced and not flow.ops:
                         pass
                     elif blocked:
@@ -492,7 +520,18 @@ class Graph:
                 deps[w] = out
                 if w not in new_live:
                     live.discard(w)
+                if w not in new_stats:
+                    stats.discard(w)
             live |= new_live
+            stats |= new_stats
+        if norm and feeding_keys:
+            # RMSNorm's x * x computed in one kernel, the normalisation x * rsqrt(mean) in another: the op that
+            # only fed the reduction is the norm's
+            for i in sorted(feeding, reverse=True):
+                if feeding[i] in feeding_keys:
+                    c = chain.pop(i)
+                    stops.append(f"[dataflow] {c.label} in {c.code_kernel} only feeds a reduction whose statistic "
+                                 f"normalises the GEMM's result in {norm}: part of that norm, not an epilogue op")
         if live & self.outputs:
             stops.append(f"[dataflow] the chain ends at the graph output (return {', '.join(self.code.outputs)})")
         return CodeGemm(
@@ -503,6 +542,15 @@ class Graph:
             source_nodes=L.source_nodes or (kd.source_nodes if kd is not None and self.launch_count.get(kd.name) == 1
                                             else ()),
         )
+
+    def _statistics_from(self, site: _Site, stats: set[str]) -> set[str]:
+        """Storages a call site writes from statistics of the chain alone (a split reduction's second stage:
+        partial sums -> mean): values past the epilogue's boundary too."""
+        if site.body is None:
+            return set(site.writes)
+        params = [p for p, t in site.params.items() if self.code.storage(t) in stats]
+        flow = walk(site.body, site.body.loads_of(params))
+        return {self.code.storage(site.params[p]) for p in flow.outputs + flow.reduced_outputs if p in site.params}
 
     def _site_mnk(self, site: _Site) -> tuple[int | None, int | None, int | None]:
         """M, N, K from a GEMM kernel's call-site operands: A [.., M, K] and B [.., K, N] are its first two tensors."""

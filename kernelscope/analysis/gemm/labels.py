@@ -40,12 +40,29 @@ def pooling_in_name(name: str) -> str | None:
     return max(hits, key=len) if hits else None
 
 
-def _kernel_name_labels(name: str, *, in_gemm: bool) -> list[str]:
-    """Op labels from a kernel's name alone (trace-only): Inductor names list origins; ATen names the functor.
-    A pooling op in the name is no label (it ends the chain: pooling_in_name)."""
+def _without_pool(name: str) -> tuple[str, str | None]:
+    """A kernel name without the pooling op it lists (whose words would read as ops: max, pool2d, ...), and that op."""
     pool = pooling_in_name(name)
     if pool:
         name = re.sub(rf"(?<=_){re.escape(pool.lstrip('_'))}(?=_|$)", "", name, count=1)
+    return name, pool
+
+
+def reduction_in_name(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the reductions, norms and softmax an Inductor kernel's name lists, the other ops it lists) for the
+    trace-only path: such a kernel ends the epilogue whatever its launch category (``cpp_fused_add_max_0`` is
+    pointwise by its name's words). The other ops may run before the reduction (epilogue ops: avg pool's
+    BN + add + ReLU) or after it (max_sub_gelu's sub and gelu): a name, sorted by op, does not say which."""
+    tokens = name_tokens(_without_pool(name)[0])
+    reductions = tuple(t for t in tokens if vocab.op_class(t) == "boundary")
+    others = tuple(t for t in tokens if vocab.op_class(t) == "pointwise")
+    return reductions, others
+
+
+def _kernel_name_labels(name: str, *, in_gemm: bool) -> list[str]:
+    """Op labels from a kernel's name alone (trace-only): Inductor names list origins; ATen names the functor.
+    A pooling op in the name is no label (it ends the chain: pooling_in_name)."""
+    name, pool = _without_pool(name)
     tokens = name_tokens(name)
     if pool and not tokens:
         return []

@@ -9,7 +9,7 @@ from typing import Any
 from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.align import _groups, _TraceIndex
-from kernelscope.analysis.gemm.labels import _kernel_name_labels, pooling_in_name
+from kernelscope.analysis.gemm.labels import _kernel_name_labels, pooling_in_name, reduction_in_name
 from kernelscope.analysis.gemm.library import _dtype_from_types, _library_bias, _mnk_from_dims
 from kernelscope.analysis.gemm.model import (
     _CPP_GEMM_NAME,
@@ -99,8 +99,14 @@ def _trace_only(
             if not comp:
                 j += 1
                 continue
-            if not all(kk.category == "pointwise" for kk in comp):
-                evidence.append(f"[trace-only] chain stops at {comp[0].name} ({comp[0].category})")
+            ends = [(kk, reduction_in_name(kk.name)) for kk in comp]
+            end = next(((kk, r) for kk, r in ends if r[0] or kk.category != "pointwise"), None)
+            if end is not None:
+                kk, (reductions, others) = end
+                evidence.append(f"[trace-only] chain stops at {kk.name} ({kk.category}"
+                                + (f"; its name lists {', '.join(reductions)}" if reductions else "") + ")"
+                                + (f": it also lists {', '.join(others)}, which may run before the reduction "
+                                   "(epilogue ops) or after it; a name does not say which" if others else ""))
                 break
             for kk in comp:
                 for label in _kernel_name_labels(kk.name, in_gemm=False):

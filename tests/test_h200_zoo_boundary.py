@@ -1,0 +1,162 @@
+"""Where a reduction ends a GEMM's epilogue (issue 28, point 1), on the H200 zoo captures
+(tests/data/h200-torch2.11-zoo, torch 2.11, bf16): the KernelBench-style GEMM + reduction problems
+(tests/models/kb_*.py) and ResNet-50's last block, in eager, default and max-autotune. Each verdict was read from
+the run's output code (modes/<mode>/code/graph_0.py) or, in eager, from the trace's ATen ops; the comments say what
+the code shows. Before this, every KB model read "partial" in compiled modes (the statistic's ops counted as unfused
+epilogue ops), and the conv before the pool's mean read "none"."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import pytest
+
+from kernelscope.analysis.gemm import gemm_report
+from kernelscope.analysis.kernels import analyze_kernels
+from kernelscope.analysis.mode import build_mode_result
+from kernelscope.result import ModeResult
+from kernelscope.trace import load_trace
+
+from .zoo_fixtures import zoo_run
+
+MODES = ("eager", "default", "max-autotune")
+
+
+@cache
+def _mode(name: str, mode: str) -> ModeResult:
+    run = zoo_run(name)
+    return build_mode_result(run, json.loads((run / "modes" / mode / "capture.json").read_text()))
+
+
+def _gemm(name: str, mode: str):
+    (g,) = _mode(name, mode).gemms
+    return g
+
+
+def _texts(g) -> list[str]:
+    return [e.text for e in g.evidence]
+
+
+# (model, mode) -> (backend, verdict, fused, unfused)
+VERDICTS = {
+    # Linear -> GroupNorm -> Hardtanh. default: extern_kernels.addmm (graph_0.py:203) takes the bias; buf0 goes to
+    # triton_per_fused_native_group_norm_0 (212), whose `tmp8 = tl.sum(tmp7, 1)` (86) is the mean, stored with the
+    # variance in buf1, buf2; `buf4 = buf0; del buf0  # reuse`, then triton_poi_fused_hardtanh_native_group_norm_1
+    # (217) mixes buf1/buf2 in at `tmp3 = tmp1 - tmp2` (157): the normalisation and Hardtanh are past the boundary.
+    # max-autotune: the bias in triton_tem_fused_addmm_t_0 (`tmp1 = acc + tmp0`, 145), the same two kernels after.
+    # eager: aten::addmm (nvjet *_bias_*), then aten::group_norm.
+    ("kb_gemm_groupnorm_hardtanh", "eager"): ("cuBLASLt", "fused", ("bias",), ()),
+    ("kb_gemm_groupnorm_hardtanh", "default"): ("cuBLASLt", "fused", ("bias",), ()),
+    ("kb_gemm_groupnorm_hardtanh", "max-autotune"): ("Triton template", "fused", ("bias",), ()),
+    # Linear -> BatchNorm1d (eval: _native_batch_norm_legit_no_training, pointwise) -> scale -> softmax. One
+    # triton_red_ kernel (default graph_0.py:236): BN (`tmp4 = tmp1 - tmp3`, 123) and the sign of the scale
+    # (`tmp29 = tmp22 * tmp28`, 143, stored to buf1) before the loop-carried max (`tmp32 =
+    # triton_helpers.maximum(_tmp31, tmp30)`, 145); the second and third loops re-load buf1 and subtract the max.
+    # eager: aten::batch_norm and aten::mul run as their own kernels, then aten::softmax.
+    ("kb_gemm_bn_scale_softmax", "eager"): ("cuBLASLt", "partial", ("bias",), ("batch_norm", "mul")),
+    ("kb_gemm_bn_scale_softmax", "default"): ("cuBLASLt", "partial", ("bias",), ("batch_norm", "mul")),
+    ("kb_gemm_bn_scale_softmax", "max-autotune"): ("Triton template", "partial", ("bias",), ("batch_norm", "mul")),
+    # Linear -> max over the features -> minus its mean -> GELU. triton_red_fused_gelu_max_mean_sub_0 (default
+    # graph_0.py:150) loads buf0 and combines it into the loop-carried `_tmp2` at `tmp3 = triton_helpers.maximum(
+    # _tmp2, tmp1)` (95, the old reading: an unfused relu); sub and GELU work on the max. eager: aten::addmm's
+    # nvjet_*_bias_* kernel, then aten::max (a reduction): fused is right there too.
+    ("kb_gemm_max_sub_gelu", "eager"): ("cuBLASLt", "fused", ("bias",), ()),
+    ("kb_gemm_max_sub_gelu", "default"): ("cuBLASLt", "fused", ("bias",), ()),
+    ("kb_gemm_max_sub_gelu", "max-autotune"): ("Triton template", "fused", ("bias",), ()),
+    # Linear -> * 0.5 -> logsumexp -> LeakyReLU -> GELU. triton_red_fused_gelu_leaky_relu_logsumexp_mul_0 (default
+    # 191): `tmp2 = tmp0 * tmp1` (x * 0.5) feeds the max (`tmp6 = triton_helpers.maximum(_tmp5, tmp4)`, 110); the
+    # second loop scales again (`tmp9 = tmp7 * tmp8`, 122) and subtracts the max (`tmp16 = tmp10 - tmp15`, 129).
+    # eager: aten::mul, then aten::logsumexp.
+    ("kb_gemm_logsumexp_gelu", "eager"): ("cuBLASLt", "partial", ("bias",), ("mul",)),
+    ("kb_gemm_logsumexp_gelu", "default"): ("cuBLASLt", "partial", ("bias",), ("mul",)),
+    ("kb_gemm_logsumexp_gelu", "max-autotune"): ("Triton template", "partial", ("bias",), ("mul",)),
+    # Linear -> softmax(x / 0.7). eager: aten::div runs on the GEMM's output before aten::softmax: an unfused
+    # epilogue op. Compiled, Inductor moves the division past the max: triton_red_fused__softmax__to_copy_amax_
+    # div_mul_sub_0 (default 170) takes the max of `tmp3 = tmp1 * tmp2` (x * 1.0, which computes nothing; `tmp6 =
+    # triton_helpers.maximum(_tmp5, tmp4)`, 96) and scales x - max by 1/T (`tmp13 = tmp11 * tmp12`, tmp11 =
+    # tmp10 - tmp5): no op is left on the GEMM's output before the reduction.
+    ("kb_gemm_softmax_temp", "eager"): ("cuBLASLt", "partial", ("bias",), ("div",)),
+    ("kb_gemm_softmax_temp", "default"): ("cuBLASLt", "fused", ("bias",), ()),
+    ("kb_gemm_softmax_temp", "max-autotune"): ("Triton template", "fused", ("bias",), ()),
+    # conv3x3 -> BN (eval) -> + identity -> ReLU -> global average pool. default: extern_kernels.convolution
+    # (graph_0.py:270, bias=None), then triton_per_fused__native_batch_norm_legit_no_training_add_mean_relu_2 (278)
+    # computes BN (`tmp4 = tmp1 - tmp3`, 204), the add (`tmp23 = tmp21 + tmp22`, 219) and ReLU (`tmp25 =
+    # triton_helpers.maximum(tmp24, tmp23)`, 221) before `tmp30 = tl.sum(tmp29, 1)` (225): the conv's unfused
+    # epilogue (before: "none", the three only fed the sum). max-autotune: triton_tem_fused_convolution_2, the same
+    # reduction kernel (_3). eager: aten::batch_norm, aten::add, aten::relu, then aten::adaptive_avg_pool2d.
+    ("kb_conv_block_avgpool", "eager"): ("cuDNN", "unfused", (), ("batch_norm", "add", "relu")),
+    ("kb_conv_block_avgpool", "default"): ("cuDNN", "unfused", (), ("batch_norm", "add", "relu")),
+    ("kb_conv_block_avgpool", "max-autotune"): ("Triton template", "unfused", (), ("batch_norm", "add", "relu")),
+}
+
+
+@pytest.mark.parametrize(("name", "mode"), list(VERDICTS), ids=[f"{n}-{m}" for n, m in VERDICTS])
+def test_kb_verdicts_read_from_the_code(name: str, mode: str):
+    g = _gemm(name, mode)
+    assert (g.backend, g.verdict, g.fused, g.unfused) == VERDICTS[(name, mode)]
+
+
+@pytest.mark.parametrize("mode", ["default", "max-autotune"])
+def test_split_group_norm_stops_at_the_statistics(mode: str):
+    g = _gemm("kb_gemm_groupnorm_hardtanh", mode)
+    per, poi = (("triton_per_fused_native_group_norm_0", "triton_poi_fused_hardtanh_native_group_norm_1")
+                if mode == "default" else
+                ("triton_per_fused_native_group_norm_1", "triton_poi_fused_hardtanh_native_group_norm_2"))
+    t = _texts(g)
+    assert any(x.startswith(f"[dataflow] chain stops in {per} ") and "`tmp8 = tl.sum(tmp7, 1)[:, None]" in x
+               and x.endswith("a reduction reads it") for x in t)
+    # the in-place normalisation kernel (buf4 = buf0) combines the GEMM's output with the mean and variance
+    assert any(x.startswith(f"[dataflow] chain stops in {poi} ") and "`tmp3 = tmp1 - tmp2`" in x
+               and x.endswith("statistics an earlier kernel reduced from it (in_ptr0=buf1, in_ptr1=buf2)")
+               for x in t)
+
+
+@pytest.mark.parametrize("name", ["kb_gemm_max_sub_gelu", "kb_gemm_logsumexp_gelu", "kb_gemm_softmax_temp",
+                                  "kb_gemm_bn_scale_softmax"])
+def test_a_loop_carried_max_is_where_the_chain_stops(name: str):
+    # the combine into the loop-carried accumulator (`tmpN = triton_helpers.maximum(_tmpM, tmpK)`) is the
+    # reduction: no relu, no "float" from `tl.full(..., float("-inf"))`
+    for mode in ("default", "max-autotune"):
+        g = _gemm(name, mode)
+        assert not {"relu", "float", "exp", "sub", "div"} & set(g.unfused), (name, mode)
+        stop = [x for x in _texts(g) if x.startswith("[dataflow] chain stops in triton_red_")]
+        assert len(stop) == 1 and "= triton_helpers.maximum(_tmp" in stop[0], (name, mode)
+
+
+def test_resnet50_last_block_is_the_conv_epilogue_in_every_mode():
+    # default (tv_resnet50 graph_0.py:3330): triton_per_fused__native_batch_norm_legit_no_training_add_mean_relu_23
+    # reads layer4.2.conv3's output (buf123, extern_kernels.convolution at 3323) and layer4.1's block output
+    # (buf117), computes BN, `tmp23 = tmp21 + tmp22` and ReLU, then `tmp30 = tl.sum(tmp29, 1)` (2160): the pool.
+    # eager: aten::batch_norm, aten::add_, aten::relu_, then aten::adaptive_avg_pool2d.
+    got = {}
+    for mode in ("eager", "default"):
+        m = _mode("tv_resnet50", mode)
+        (g,) = [g for g in m.gemms if g.module == "layer4.2.conv3"]
+        got[mode] = (g.verdict, g.fused, g.unfused)
+        assert m.gemm_summary == "GEMMs 54: fused 1, unfused 53", mode
+    assert got["eager"] == got["default"] == ("unfused", (), ("batch_norm", "add", "relu"))
+    g = next(g for g in _mode("tv_resnet50", "default").gemms if g.module == "layer4.2.conv3")
+    assert g.unfused_kernels == ("triton_per_fused__native_batch_norm_legit_no_training_add_mean_relu_23",)
+    # every conv reads the same in eager and compiled code (eager saw 47 GEMMs before: cuDNN's
+    # cutlass__5x_cudnn::Kernel<...fprop...> kernels were not GEMM kernels)
+    eager, default = (_mode("tv_resnet50", mode).gemms for mode in ("eager", "default"))
+    assert [(g.module, g.verdict, g.unfused) for g in eager] == [(g.module, g.verdict, g.unfused) for g in default]
+
+
+@pytest.mark.parametrize("name", ["kb_gemm_groupnorm_hardtanh", "kb_gemm_max_sub_gelu", "kb_conv_block_avgpool"])
+def test_trace_only_stops_at_the_reduction_kernel_and_says_what_its_name_cannot(name: str):
+    # without the code the reduction kernel ends the chain; its name lists ops that may come before the reduction
+    # (the conv's BN, add, ReLU) or after it (max_sub_gelu's sub, GELU), sorted, so it cannot say which
+    run = zoo_run(name)
+    cap = json.loads((run / "modes" / "default" / "capture.json").read_text())
+    trace = load_trace(run / cap["trace"])
+    (g,) = gemm_report(analyze_kernels(trace), trace, (), mode="default", mode_config=cap["config"]).gemms
+    stop = [e.text for e in g.evidence if e.text.startswith("[trace-only] chain stops at")]
+    assert len(stop) == 1 and "(reduction; its name lists" in stop[0]
+    if name == "kb_conv_block_avgpool":
+        assert g.verdict == "none" and stop[0].endswith(
+            "it also lists _native_batch_norm_legit_no_training, add, relu, which may run before the reduction "
+            "(epilogue ops) or after it; a name does not say which")
+    else:
+        assert g.fused == ("bias",) and g.unfused == ()
