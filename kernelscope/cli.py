@@ -8,7 +8,8 @@ import sys
 import click
 
 from kernelscope import __version__
-from kernelscope.errors import KernelscopeError
+from kernelscope.capture.signals import handling
+from kernelscope.errors import Interrupted, KernelscopeError, Stopped
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
@@ -34,11 +35,12 @@ def main(argv: list[str] | None = None) -> None:
     _register()
     debug = _debug(argv)
     try:
-        rc = cli.main(args=argv, prog_name="kernelscope", standalone_mode=False)
+        with handling():  # SIGINT/SIGTERM: keep what finished, one line, exit 130/143 (capture/signals.py)
+            rc = cli.main(args=argv, prog_name="kernelscope", standalone_mode=False)
     except KernelscopeError as exc:
-        if debug:
+        if debug and not isinstance(exc, Stopped):
             raise
-        click.echo(f"kernelscope: error: {exc.message}", err=True)
+        click.echo(exc.line, err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.UsageError as exc:
         # click prints three lines (usage, hint, error); a user gets one.
@@ -47,12 +49,12 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo("kernelscope: interrupted", err=True)
-        sys.exit(130)
-    except KeyboardInterrupt:
-        click.echo("kernelscope: interrupted", err=True)
-        sys.exit(130)
+    except (click.exceptions.Abort, KeyboardInterrupt) as exc:  # before a run had anything to keep
+        # click turns a KeyboardInterrupt (Interrupted: SIGINT or SIGTERM) into Abort; the signal is its cause
+        cause = exc.__cause__ if isinstance(exc, click.exceptions.Abort) else exc
+        stop = cause if isinstance(cause, Interrupted) else Interrupted()
+        click.echo(f"kernelscope: interrupted ({stop.name})", err=True)
+        sys.exit(stop.exit_code)
     except click.ClickException as exc:
         click.echo(f"kernelscope: error: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code)

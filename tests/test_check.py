@@ -14,7 +14,7 @@ from kernelscope.analysis.check import Rules, check_result
 from kernelscope.cli import main
 from kernelscope.errors import UsageError
 from kernelscope.report.io import load_result
-from kernelscope.result import RunResult, to_json
+from kernelscope.result import ModeResult, RunResult, to_json
 from tests.conftest_reports import ZERO_X, big_h200_211, seed_h200_211, seed_h200_2141, timings
 
 
@@ -59,6 +59,17 @@ def test_a_failed_mode_violates_its_rules():
     (v,) = outcome.violations
     assert v.mode == "max-autotune-nvgemm"
     assert v.message.startswith("status failed: torch._inductor.exc.InductorError: NoValidChoicesError")
+
+
+def test_an_interrupted_mode_violates_its_rules():
+    # A run stopped by SIGTERM keeps its finished modes (issue 26.6); one that did not finish shows no rule holds.
+    r = seed_h200_211()
+    stopped = ModeResult(name="max-autotune", status="interrupted", error_kind="interrupted",
+                         error="interrupted (SIGTERM) while it ran")
+    r = dataclasses.replace(r, modes=tuple(stopped if m.name == "max-autotune" else m for m in r.modes))
+    outcome = check_result(r, Rules(max_kernels_per_iter=3))
+    assert [v.line() for v in outcome.violations] == [
+        "max-autotune: status interrupted: interrupted (SIGTERM) while it ran (--max-kernels-per-iter)"]
 
 
 def test_unavailable_mode_is_skipped_unless_named():

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -141,19 +142,31 @@ def test_foreign_non_empty_output_dir_is_refused(tmp_path: Path):
         ("wrong arity", {"inputs": "[torch.randn(2), torch.randn(2)]"}, 2,
          ["returned 2 input(s) but the model's forward takes 1", "one entry per positional argument"]),
         ("zero-size input", {"inputs": "[torch.randn(0, 8)]"}, 2, ["input 0 is empty (shape (0, 8))"]),
-        ("forward raises", {"model": "Boom()", "extra": "class Boom(torch.nn.Module):\n"
-                            "    def forward(self, x):\n        raise ValueError('bad shapes')"}, 1,
-         ["the model's forward (eager) in m.py (line 4) raised ValueError: bad shapes"]),
     ],
 )
 def test_model_errors_in_the_worker_stop_the_run(tmp_path: Path, case, kwargs, code, needles):
     proc = profile(tmp_path, tiny(tmp_path, **kwargs), "--modes", "eager,default")
     line = assert_one_line_error(proc, code, *needles)
-    # the compiled mode is not run once the model itself is broken, and a run that never ran the model writes
-    # no report: the error is said once, on the one error line
+    # the compiled mode is not run once the model file itself is broken, and a run that never loaded or built the
+    # model writes no report: the error is said once, on the one error line
     assert not (tmp_path / "out" / "result.json").exists() and not (tmp_path / "out" / "report.html").exists()
     message = line.removeprefix("kernelscope: error: ").split(";")[0]
     assert (proc.stderr + proc.stdout).count(message) == 1, proc.stderr
+
+
+def test_a_forward_that_raises_is_a_run_failure_with_each_modes_error_in_result_json(tmp_path: Path):
+    # The model builds, its forward raises: CI's artifacts must show why (issue 26.6), so result.json and the
+    # reports are written; the compiled mode, whose worker runs the same eager forward first, is not run.
+    boom = "class Boom(torch.nn.Module):\n    def forward(self, x):\n        raise ValueError('bad shapes')"
+    proc = profile(tmp_path, tiny(tmp_path, model="Boom()", extra=boom), "--modes", "eager,default")
+    out = tmp_path / "out"
+    assert_one_line_error(proc, 1, "the model's forward (eager) in m.py (line 4) raised ValueError: bad shapes",
+                          f"every mode's error is in {out / 'result.json'} (report: {out / 'report.html'})")
+    eager, default = json.loads((out / "result.json").read_text())["modes"]
+    assert (eager["status"], eager["error_kind"]) == ("failed", "forward") and "bad shapes" in eager["error"]
+    assert (default["status"], default["error_kind"]) == ("failed", "skipped")
+    assert default["error"].startswith("not run: the model's forward (eager)") and "bad shapes" in default["error"]
+    assert (out / "report.html").is_file() and (out / "summary.md").is_file()
 
 
 def test_debug_shows_the_traceback(tmp_path: Path):
@@ -248,24 +261,156 @@ def test_nan_and_inf_outputs_are_reported_not_crashed(tmp_path: Path):
     assert m["numerics"]["vs_eager"]["nonfinite"] == 32
 
 
-def test_ctrl_c_writes_a_partial_report(tmp_path: Path):
+# The compiled mode's first call starts a process in a session of its own (as torchrun starts each rank), then
+# hangs in the compile: stopping the worker's process group alone would leave that process running.
+HANG = ("import subprocess, sys, time\n"
+        "@torch.compiler.disable\n"
+        "def hang():\n"
+        "    subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)', '{token}'], "
+        "start_new_session=True)\n"
+        "    time.sleep(3600)\n")
+
+
+def pids_with(text: str) -> list[int]:
+    """Processes whose command line holds ``text`` (a zombie's is empty: it no longer runs)."""
+    found = []
+    for d in Path("/proc").iterdir():
+        try:
+            if d.name.isdigit() and text.encode() in (d / "cmdline").read_bytes():
+                found.append(int(d.name))
+        except OSError:
+            pass
+    return found
+
+
+def wait_until(cond, proc: subprocess.Popen[str], what: str, seconds: float = 300) -> None:
+    deadline = time.time() + seconds
+    while not cond():
+        assert proc.poll() is None, f"kernelscope ended before {what}: {proc.communicate()[1][-2000:]}"
+        assert time.time() < deadline, f"no {what} after {seconds} s"
+        time.sleep(0.3)
+
+
+@pytest.mark.parametrize(("sig", "code", "processes", "torchrun"),
+                         [(signal.SIGTERM, 143, 1, ()), (signal.SIGINT, 130, 2, ("--nproc", "2"))],
+                         ids=["SIGTERM", "SIGINT-torchrun-2-processes"])
+def test_a_signal_keeps_the_finished_modes_and_stops_every_worker(tmp_path: Path, sig: signal.Signals, code: int,
+                                                                  processes: int, torchrun: tuple[str, ...]):
+    # SIGTERM is a CI job's timeout or cancel, SIGINT a Ctrl-C (issue 26.6); under torchrun each rank runs in a
+    # session of its own, away from torchrun's process group.
     out = tmp_path / "out"
-    model = compile_only_model(tmp_path, "            time.sleep(3600)", extra="import time")
+    token = f"kstest-{uuid.uuid4().hex}"
+    model = compile_only_model(tmp_path, "            hang()", extra=HANG.format(token=token))
     proc = subprocess.Popen([sys.executable, "-m", "kernelscope", "profile", str(model), "--device", "cpu",
-                             "--modes", "eager,default,max-autotune", "--repeats", "3", "--out", str(out)],
+                             "--modes", "eager,default,max-autotune", "--repeats", "3", "--warmup", "1",
+                             "--processes", str(processes), *torchrun, "--out", str(out)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 300
-    while not (out / "modes" / "default" / "spec.json").exists():  # eager done, default hanging
-        assert time.time() < deadline and proc.poll() is None
-        time.sleep(0.5)
-    time.sleep(3)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 130, stderr[-2000:]
-    assert "interrupted" in stderr and "Traceback" not in stderr
-    result = json.loads((out / "result.json").read_text())
-    assert [m["status"] for m in result["modes"]] == ["ok", "interrupted", "interrupted"]
-    assert (out / "report.html").is_file()
+    try:
+        # eager's first process finished and default hangs in its compile
+        wait_until(lambda: pids_with(token), proc, "the hang")
+        if processes == 1:  # eager finished: result.json is written as each mode finishes
+            assert [m["status"] for m in json.loads((out / "result.json").read_text())["modes"]] == [
+                "ok", "interrupted", "interrupted"]  # what the run is if it dies now
+        proc.send_signal(sig)
+        stdout, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, stderr[-2000:]
+    assert stderr.splitlines()[-1] == (f"kernelscope: interrupted ({sig.name}) during default; kept eager in "
+                                       f"{out / 'result.json'} (report: {out / 'report.html'})")
+    assert "Traceback" not in stderr + stdout
+    modes = json.loads((out / "result.json").read_text())["modes"]
+    assert [(m["name"], m["status"]) for m in modes] == [
+        ("eager", "ok"), ("default", "interrupted"), ("max-autotune", "interrupted")]
+    assert modes[0]["latency_ms"]["median"] > 0
+    if processes > 1:  # eager's later process never ran: kept with the one that did
+        assert f"timed in 1 of 2 processes: the run was interrupted ({sig.name})" in modes[0]["notes"]
+    assert modes[1]["error"] == f"interrupted ({sig.name}) while it ran"
+    assert modes[2]["error"] == f"interrupted ({sig.name}) before it ran"
+    # no worker left: not the default worker (its spec is under out/), nor the process it started in its own session
+    deadline = time.time() + 10
+    while pids_with(token) or pids_with(str(out)):
+        assert time.time() < deadline, (pids_with(token), pids_with(str(out)))
+        time.sleep(0.2)
+    # the partial run renders, and says what did not finish
+    rendered = run_cli("report", str(out), "--quiet")
+    assert rendered.returncode == 0, rendered.stderr
+    html = (out / "report.html").read_text()
+    assert "interrupted" in html and "run it again to measure it" in html
+
+
+def test_an_interrupted_upgrade_check_keeps_each_sides_finished_modes(tmp_path: Path):
+    out = tmp_path / "out"
+    token = f"kstest-{uuid.uuid4().hex}"
+    model = compile_only_model(tmp_path, "            hang()", extra=HANG.format(token=token))
+    # jobs: eager before, eager after, default after (hangs), default before
+    proc = subprocess.Popen([sys.executable, "-m", "kernelscope", "upgrade-check", str(model), "--before",
+                             sys.executable, "--device", "cpu", "--modes", "eager,default", "--repeats", "3",
+                             "--warmup", "1", "--processes", "1", "--no-tensorboard", "--out", str(out)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_until(lambda: (out / "after" / "result.json").exists() and pids_with(token), proc,
+                   "both sides' eager and the hang")
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, stderr[-2000:]
+    assert stderr.splitlines()[-1] == (
+        f"kernelscope: interrupted (SIGTERM) during default (after); kept eager (before), eager (after) in "
+        f"{out / 'before'} and {out / 'after'} (comparison: {out / 'compare.html'})")
+    for side in ("before", "after"):
+        modes = json.loads((out / side / "result.json").read_text())["modes"]
+        assert [m["status"] for m in modes] == ["ok", "interrupted"], side
+    assert json.loads((out / "compare.json").read_text())["modes"][0]["status"] == {"before": "ok", "after": "ok"}
+    deadline = time.time() + 10
+    while pids_with(token) or pids_with(str(out)):
+        assert time.time() < deadline, (pids_with(token), pids_with(str(out)))
+        time.sleep(0.2)
+
+
+def test_a_second_signal_during_the_clean_up_stops_the_workers_and_exits_at_once(tmp_path: Path):
+    # No torch: the signal handling itself, with a clean-up that would take an hour.
+    token = f"kstest-{uuid.uuid4().hex}"
+    # the worker starts a process in a session of its own (a torchrun rank); only that one's command line holds
+    # "<token>-rank" (built at run time, so this script's text does not)
+    tree = ("import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)', "
+            "sys.argv[1] + '-rank'], start_new_session=True); time.sleep(3600)")
+    script = (
+        "import subprocess, sys, time\n"
+        "from kernelscope.capture import signals\n"
+        "with signals.handling():\n"
+        f"    child = subprocess.Popen([sys.executable, '-c', {tree!r}, '{token}'], start_new_session=True)\n"
+        "    with signals.live(child.pid):\n"
+        "        try:\n"
+        "            print('ready', flush=True)\n"
+        "            time.sleep(3600)\n"
+        "        except KeyboardInterrupt as exc:\n"
+        "            print('cleaning up after', exc, flush=True)\n"
+        "            time.sleep(3600)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        wait_until(lambda: pids_with(f"{token}-rank"), proc, "the worker's own-session child", 60)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.stdout.readline() == "cleaning up after SIGTERM\n"
+        t0 = time.time()
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert time.time() - t0 < 10
+    assert proc.returncode == 143, stderr  # the signal that stopped the run
+    assert "kernelscope: interrupted (SIGTERM), then SIGINT" in stderr
+    deadline = time.time() + 10
+    while pids_with(token):  # the worker and its child
+        assert time.time() < deadline, pids_with(token)
+        time.sleep(0.2)
 
 
 def test_rerun_into_the_same_directory_leaves_no_old_files(tmp_path: Path):

@@ -28,6 +28,8 @@ ERROR_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
 
 def fallback_recommendation(result: RunResult, failed: ModeResult) -> str:
     """Which mode to use instead of a failed one, plus a specific hint when the error is a known one."""
+    if failed.status == Status.INTERRUPTED.value:
+        return f"the run was stopped before this mode finished: run it again to measure it (--modes {failed.name})"
     ok_compiled = [m for m in result.modes if m.status == Status.OK.value and m.name != EAGER and m.latency_ms]
     eager = result.mode(EAGER)
     parts: list[str] = []

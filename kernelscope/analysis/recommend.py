@@ -50,7 +50,7 @@ def _candidate(m: ModeResult, eager: ModeResult | None) -> Candidate:
         call = "n/a"
     why_not = ""
     if m.status != Status.OK.value:
-        why_not = f"{m.status}" + (f" ({m.error_kind})" if m.error_kind else "")
+        why_not = f"{m.status}" + (f" ({m.error_kind})" if m.error_kind and m.error_kind != m.status else "")
     elif median is None:
         why_not = "no latency measured"
     elif num.status == "fail":

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from kernelscope.capture import signals
 from kernelscope.capture.interpreter import worker_argv
 from kernelscope.capture.modes import ModeDef
 from kernelscope.capture.timing import DRIFT_LIMIT
@@ -68,10 +69,14 @@ class CaptureOptions:
 
 
 def _kill_group(proc: subprocess.Popen[str]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    """The worker's process group and, while it still runs, every group below it (torchrun's ranks)."""
+    if proc.poll() is None:
+        signals.stop_tree(proc.pid)
+    else:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # compile workers that outlived a finished worker
+        except (ProcessLookupError, PermissionError):
+            pass
     try:
         proc.wait(timeout=30)
     except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not get ignored
@@ -220,7 +225,7 @@ def _run_worker(
     ran = _Ran(log_path, started_at, time.perf_counter() - t0, returncode, stopped)
     recs = [_point_record(mode, opts, out_dir, p, ran, n_points=len(points), multi=multi) for p in points]
     if stopped == "interrupted":
-        raise KeyboardInterrupt
+        raise signals.interrupted()  # the records say "interrupted (SIGTERM)"; the caller keeps what finished
     return recs
 
 
@@ -301,18 +306,20 @@ def _run_process(argv: list[str], env: dict[str, str], log_path: Path, timeout: 
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
-        try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            stopped = "timeout"
-        except KeyboardInterrupt:
-            _kill_group(proc)
-            stopped = "interrupted"
-        finally:
-            # Compile workers that outlived a finished worker must not linger either.
-            _kill_group(proc)
-            reader.join(timeout=5)
+        # live: a second SIGINT/SIGTERM stops the worker even while the first one's stopping is under way
+        with signals.live(proc.pid):
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                stopped = "timeout"
+            except KeyboardInterrupt:  # SIGINT, or SIGTERM inside signals.handling()
+                _kill_group(proc)
+                stopped = "interrupted"
+            finally:
+                # Compile workers that outlived a finished worker must not linger either.
+                _kill_group(proc)
+                reader.join(timeout=5)
     return proc.returncode, stopped
 
 
@@ -354,7 +361,7 @@ def _settled(rec: CaptureRecord | None, mode: ModeDef, opts: CaptureOptions, ran
                              f"{' per shape point' if n_points > 1 else ''} and was stopped")
     if ran.stopped == "interrupted" and (rec is None or rec.status != "ok"):
         return replace(rec or CaptureRecord(), status="interrupted", error_kind="interrupted",
-                       error="interrupted (Ctrl-C)")
+                       error=f"interrupted ({signals.interrupted().name}) while it ran")
     if rec is None:
         code = ran.returncode
         why = f"killed by signal {-code}" if code is not None and code < 0 else f"exit code {code}"

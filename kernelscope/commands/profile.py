@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -12,7 +13,7 @@ import click
 
 from kernelscope.capture_record import CAPTURE_FILE, CaptureRecord, Environment, write_capture
 from kernelscope.commands import verbose_option
-from kernelscope.errors import ModelFileError, UsageError
+from kernelscope.errors import ModelFileError, Stopped, UsageError
 
 # Three processes by default: the across-process interval uses Student's t with P - 1 degrees of freedom (t = 4.30
 # at 3, 2.78 at 5), so 5 gives intervals about 1.5x narrower, but on the H200 the seed sample's default run took
@@ -119,6 +120,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report.progress import Progress
     from kernelscope.report.terminal import console_for
+    from kernelscope.result_file import write_result
     from kernelscope.sweep_plan import plan_points
 
     err = console_for(stderr=True)
@@ -143,9 +145,6 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
               + (f" at {len(points)} shape points" if points else ""))
     run = _ModeRuns(mode_defs, points, opts, out_dir, processes=processes, warm_compile=warm_compile, err=err,
                     progress=progress, dtype=dtype)
-    run.first_processes()
-    run.later_processes()
-    run.merge_and_analyse()
     asked: dict[str, Any] = {"modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends,
                              "sets": parsed_sets, "warmup": warmup, "repeats": repeats, "processes": processes,
                              "profile_steps": steps,
@@ -155,10 +154,15 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     if nproc:
         asked["nproc"] = nproc
         asked["torchrun_args"] = list(torchrun_args)
-    result = _run_result(run, asked, interp=interp, device=device, cal_data=cal_data, cal_path=cal_path,
-                         model_path=spec.path, sweeps=parsed_sweeps, input_sweep=bool(hook_points),
-                         command_line=command_line, model=model)
-    _report(run, result, err, tensorboard=not no_tensorboard, verbose=verbose)
+
+    def result() -> Any:
+        return _run_result(run, asked, interp=interp, device=device, cal_data=cal_data, cal_path=cal_path,
+                           model_path=spec.path, sweeps=parsed_sweeps, input_sweep=bool(hook_points),
+                           command_line=command_line, model=model)
+
+    run.save = lambda: write_result(out_dir, result())
+    run.run()
+    _report(run, result(), err, tensorboard=not no_tensorboard, verbose=verbose)
 
 
 # ------------------------------------------------------------------------------------------------ before the run
@@ -213,7 +217,9 @@ class _ModeRuns:
     """The run's jobs (a mode at one shape point, or the dynamic mode at all of them, in one worker each) and what
     they produced: process 1 of every job (compile, timing, numerics, profile), then each later process of every
     job in the same order (eager, default, max-autotune, eager, default, ...) so that drift on the machine (clocks,
-    another job) meets every mode alike; then the processes' records merged and analysed."""
+    another job) meets every mode alike. A job is analysed as soon as nothing more runs for it (after its last
+    process, or its first when that failed), and result.json is written again then (``save``), so a run that
+    dies keeps every mode that finished; on SIGINT/SIGTERM the rest read ``interrupted``."""
 
     def __init__(self, mode_defs: list[Any], points: list[Any], opts: Any, out_dir: Path, *, processes: int,
                  warm_compile: bool, err: Any, progress: Any, dtype: str | None) -> None:
@@ -222,10 +228,13 @@ class _ModeRuns:
         # results[point index][mode index]; a run without a sweep is one point.
         n_points = max(1, len(points))
         self.results: list[list[Any]] = [[None] * len(mode_defs) for _ in range(n_points)]
-        self.grid: list[list[Any]] = []  # the results with the roofline, None (not run) left out: _run_result
+        self.grid: list[list[Any]] = []  # the results with the roofline, a job still to come as pending: _run_result
         self.environment: Environment | None = None  # the first worker's record of the environment
         self.fatal: tuple[str, str] | None = None
-        self.interrupted = False
+        self.interrupted: str | None = None  # the signal that stopped the run ("SIGTERM")
+        self.running: str | None = None  # the worker running now; ``during`` once a signal stopped it
+        self.during: str | None = None
+        self.save: Callable[[], object] | None = None  # writes result.json
         self.run_dtype: str | None = dtype
         self.jobs: list[tuple[int, list[int]]] = []  # (mode index, point indices one worker measures)
         for mi, mode in enumerate(mode_defs):
@@ -235,6 +244,7 @@ class _ModeRuns:
                 self.jobs.extend((mi, [pi]) for pi in range(n_points))
         self.job_recs: dict[int, list[CaptureRecord]] = {}  # job -> one capture record per point (first process)
         self.later: dict[int, list[list[CaptureRecord]]] = {j: [] for j in range(len(self.jobs))}  # per later process
+        self.done: set[int] = set()  # jobs analysed
 
     def label(self, j: int, process: int = 1) -> str:
         mi, pis = self.jobs[j]
@@ -261,33 +271,50 @@ class _ModeRuns:
         mi, pis = self.jobs[j]
         mode, points = self.mode_defs[mi], self.points
         tag = f"{self.label(j, process)}{' (warm compile)' if warm else ''}"
+        self.running = tag.split("] ", 1)[1] + (f" (process {process})" if process > 1 else "")
         with self.progress.mode(tag) as on_progress:
             kw = {"warm": warm, "process": process}
             if not points:
-                return [run_mode(mode, self.opts, self.out_dir, on_progress, **kw)]
-            if len(pis) > 1 or mode.dynamic:
-                return run_mode_points(mode, self.opts, self.out_dir, [points[i] for i in pis], on_progress, **kw)
-            return [run_mode_at(mode, self.opts, self.out_dir, points[pis[0]], on_progress, **kw)]
+                recs = [run_mode(mode, self.opts, self.out_dir, on_progress, **kw)]
+            elif len(pis) > 1 or mode.dynamic:
+                recs = run_mode_points(mode, self.opts, self.out_dir, [points[i] for i in pis], on_progress, **kw)
+            else:
+                recs = [run_mode_at(mode, self.opts, self.out_dir, points[pis[0]], on_progress, **kw)]
+        self.running = None
+        return recs
+
+    def run(self) -> None:
+        """Every job's processes; after SIGINT/SIGTERM (or an error that stops the run) the jobs that ran are
+        analysed with the processes they had, and the others marked as not run."""
+        try:
+            self.first_processes()
+            self.later_processes()
+        except KeyboardInterrupt:
+            self.stopped()
+        for j in range(len(self.jobs)):
+            if j in self.job_recs and j not in self.done:
+                self.finish(j)
+            elif j not in self.job_recs:
+                mi, pis = self.jobs[j]
+                for pi in pis:
+                    self.results[pi][mi] = skipped(self.mode_defs[mi].name, self.fatal, self.interrupted)
+
+    def stopped(self) -> None:
+        self.interrupted = self.interrupted or stop_signal()
+        self.during = self.during or self.running
 
     def first_processes(self) -> None:
         for j in range(len(self.jobs)):
             if self.fatal or self.interrupted:
-                self._skip(j)
-                continue
+                return
             recs = self._first_process(j)
             self.job_recs[j] = recs
             self._note(recs)
-            if self.processes == 1:
-                self.finish(j, recs)
+            if self.processes == 1 or not any(r.status == "ok" for r in recs):
+                self.finish(j)  # nothing more runs for it: a mode that failed is not timed again
             else:
                 for pi, rec in zip(self.jobs[j][1], recs):
                     _print_first_process_line(self.err, self.point_label(j, pi), rec)
-
-    def _skip(self, j: int) -> None:
-        """A job not run: the run was interrupted, or a fatal error (a broken model file) stopped it."""
-        mi, pis = self.jobs[j]
-        for pi in pis:
-            self.results[pi][mi] = skipped(self.mode_defs[mi].name, self.fatal, self.interrupted)
 
     def _first_process(self, j: int) -> list[CaptureRecord]:
         """Process 1 of a job (and its warm-compile process): one capture record per point."""
@@ -304,11 +331,11 @@ class _ModeRuns:
                 for pi, rec in zip(pis, recs):
                     write_capture(self.record_dir(mi, pi) / CAPTURE_FILE, rec)
         except KeyboardInterrupt:
-            self.interrupted = True
-            recs = []
-            for pi in pis:
-                recs.append(read_capture(self.record_dir(mi, pi) / CAPTURE_FILE) or CaptureRecord(
-                    mode=mode.name, status="interrupted", error="interrupted (Ctrl-C)"))
+            self.stopped()
+            # what the worker (or the runner, for it) wrote: a finished cold process when the warm one was stopped
+            recs = [read_capture(self.record_dir(mi, pi) / CAPTURE_FILE) or CaptureRecord(
+                mode=mode.name, status="interrupted", error_kind="interrupted",
+                error=f"interrupted ({self.interrupted}) while it ran") for pi in pis]
         return recs
 
     def _note(self, recs: list[CaptureRecord]) -> None:
@@ -323,54 +350,82 @@ class _ModeRuns:
                 self.fatal = (rec.error_kind, rec.error)
 
     def later_processes(self) -> None:
-        """Processes 2..N of every job whose first process ran, in the jobs' order, process by process."""
+        """Processes 2..N of every job whose first process ran, in the jobs' order, process by process; a job is
+        analysed after its last one."""
         for process in range(2, self.processes + 1):
-            if self.fatal or self.interrupted:
-                break
             for j in range(len(self.jobs)):
-                if not any(r.status == "ok" for r in self.job_recs.get(j, [])):
-                    continue  # a mode that failed (or was unavailable) in its first process is not timed again
-                try:
+                if self.fatal or self.interrupted:
+                    return
+                if j in self.job_recs and j not in self.done:
                     self.later[j].append(self.capture(j, False, process))
-                except KeyboardInterrupt:
-                    self.interrupted = True
-                    break
-            if self.interrupted:
-                break
+                    if process == self.processes:
+                        self.finish(j)
 
-    def merge_and_analyse(self) -> None:
-        """With --processes > 1: every process's timings merged into the first one's records, then analysed."""
-        if self.processes == 1:
-            return
+    def finish(self, j: int) -> None:
+        """Analyse a job's capture records (every process that ran merged into the first's) into ModeResults,
+        print their lines, write result.json."""
+        from kernelscope.analysis.ranks import build_any_mode_result
         from kernelscope.capture.runner import merge_processes, merge_ranks
 
-        for j, recs in self.job_recs.items():
-            mi, pis = self.jobs[j]
-            if self.later[j]:
-                recs = [merge_ranks(self.out_dir, rec, [rnd[q] for rnd in self.later[j]], merge_processes)
-                        for q, rec in enumerate(recs)]
-                for pi, rec in zip(pis, recs):
-                    write_capture(self.record_dir(mi, pi) / CAPTURE_FILE, rec)
-            self.finish(j, recs)
-
-    def finish(self, j: int, recs: list[CaptureRecord]) -> None:
-        """Analyse a job's capture records (every process done) into ModeResults and print their lines."""
-        from kernelscope.analysis.ranks import build_any_mode_result
-
         mi, pis = self.jobs[j]
+        recs = self.job_recs[j]
+        if self.later[j]:
+            recs = [merge_ranks(self.out_dir, rec, [rnd[q] for rnd in self.later[j]], merge_processes)
+                    for q, rec in enumerate(recs)]
+            for pi, rec in zip(pis, recs):
+                write_capture(self.record_dir(mi, pi) / CAPTURE_FILE, rec)
+        ran = 1 + len(self.later[j])
         for pi, rec in zip(pis, recs):
             self.run_dtype = self.run_dtype or rec.dtype
             mr = build_any_mode_result(self.out_dir, rec)
+            if self.interrupted and mr.status == "ok" and ran < self.processes:
+                mr = dataclasses.replace(mr, notes=(*mr.notes, f"timed in {ran} of {self.processes} processes: "
+                                                               f"the run was interrupted ({self.interrupted})"))
             self.results[pi][mi] = mr
             print_mode_line(self.err, self.point_label(j, pi), mr)
+        self.done.add(j)
+        if self.save is not None and not self.never_ran():
+            self.save()
+
+    def never_ran(self) -> bool:
+        """The model file could not be loaded or built (a model or usage error) and no mode ran: no report."""
+        return (self.fatal is not None and self.fatal[0] in ("model", "usage")
+                and not any(m is not None and m.status == "ok" for row in self.results for m in row))
+
+    def kept(self) -> str:
+        """What a stopped run kept: its finished modes (with their status when not ok) or "no finished mode"."""
+        names = [f"{m.name}{' @ ' + label if label else ''}{'' if m.status == 'ok' else f' ({m.status})'}"
+                 for row, label in zip(self.grid, [p.label for p in self.points] or [""])
+                 for m in row if m.status != "interrupted"]
+        if len(names) > 6:
+            return f"{len(names)} mode runs ({', '.join(names[:3])}, ...)"
+        return ", ".join(names) or "no finished mode"
 
 
-def skipped(mode: str, fatal: tuple[str, str] | None, interrupted: bool) -> Any:
-    """The result of a mode that was not run, after a Ctrl-C or a fatal error of an earlier one."""
+def stop_signal() -> str:
+    """The signal that stopped the run: the first one inside signals.handling(), else Python's own Ctrl-C."""
+    from kernelscope.capture.signals import received
+
+    return received() or "SIGINT"
+
+
+def skipped(mode: str, fatal: tuple[str, str] | None, interrupted: str | None) -> Any:
+    """The result of a mode that was not run, after SIGINT/SIGTERM or a fatal error of an earlier one."""
     from kernelscope.result import ModeResult
 
-    why = "interrupted before it ran" if interrupted else f"not run: {fatal[1]}"  # type: ignore[index]
-    return ModeResult(name=mode, status="interrupted" if interrupted else "failed", error=why, error_kind="skipped")
+    if interrupted:
+        return ModeResult(name=mode, status="interrupted", error=f"interrupted ({interrupted}) before it ran",
+                          error_kind="interrupted")
+    return ModeResult(name=mode, status="failed", error=f"not run: {fatal[1]}",  # type: ignore[index]
+                      error_kind="skipped")
+
+
+def pending(mode: str) -> Any:
+    """A mode still to run when result.json is written during the run: what it is if the run dies now."""
+    from kernelscope.result import ModeResult
+
+    return ModeResult(name=mode, status="interrupted", error_kind="interrupted",
+                      error="not finished when result.json was written: the run stopped before it finished")
 
 
 # ------------------------------------------------------------------------------------------------- after the run
@@ -388,8 +443,8 @@ def _run_result(run: _ModeRuns, asked: dict[str, Any], *, interp: Any, device: s
     environment = run_environment(run.environment, interp.as_dict() if interp is not None else None)
     resolved_device = environment.device or (device if device != "auto" else "")
     peaks = peaks_for(to_json(environment), cal_data, str(cal_path)) if environment != RunEnvironment() else {}
-    run.grid = [[dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) for m in row if m is not None]
-                for row in run.results]
+    run.grid = [[dataclasses.replace(m, gemms=with_roofline(m.gemms, peaks)) if m is not None else pending(d.name)
+                 for m, d in zip(row, run.mode_defs)] for row in run.results]
     points = run.points
     sweep_points = [SweepPoint(params=p.params, label=p.label, modes=tuple(run.grid[p.index])) for p in points]
     settings = dict(asked)
@@ -409,24 +464,31 @@ def _run_result(run: _ModeRuns, asked: dict[str, Any], *, interp: Any, device: s
 
 
 def _report(run: _ModeRuns, result: Any, err: Any, *, tensorboard: bool, verbose: bool = False) -> None:
-    """Write the reports and leave with the run's status: a model that never ran is one error and no report;
-    Ctrl-C, a fatal error or a mode that did not finish exit non-zero after the reports are written."""
+    """Write the reports and leave with the run's status: a model file that never loaded or built is one error and
+    no report; SIGINT/SIGTERM, a fatal error or a mode that did not finish exit non-zero after the reports."""
     from kernelscope.report import write_reports
     from kernelscope.report.github import publish_profile
     from kernelscope.report.terminal import console_for, render_terminal
 
     grid, out_dir = run.grid, run.out_dir
-    if run.fatal and not run.interrupted and not any(m.status == "ok" for row in grid for m in row):
-        raise_fatal(err, run.fatal)  # the model never ran in any mode: no report to read, just the one error
-    paths = write_reports(result, out_dir, tensorboard=tensorboard)
-    publish_profile(paths["md"])  # GitHub Actions: the summary on the run's page
-    render_terminal(result, console_for(), verbose=verbose)
-    err.print(f"report: {paths['html']}\nsummary: {paths['md']}\nresult: {paths['json']}\n"
-              f"traces: tensorboard --logdir {out_dir / 'tb'}")
+    if run.never_ran() and not run.interrupted:
+        raise_fatal(err, run.fatal)  # type: ignore[arg-type]  # no report to read, just the one error
+    try:
+        paths = write_reports(result, out_dir, tensorboard=tensorboard)
+        publish_profile(paths["md"])  # GitHub Actions: the summary on the run's page
+        render_terminal(result, console_for(), verbose=verbose)
+        err.print(f"report: {paths['html']}\nsummary: {paths['md']}\nresult: {paths['json']}\n"
+                  f"traces: tensorboard --logdir {out_dir / 'tb'}")
+    except KeyboardInterrupt:  # while the reports were written: result.json was written as the modes finished
+        run.stopped()
+        raise Stopped(run.interrupted or "SIGINT", f"interrupted ({run.interrupted}) while writing the reports; "
+                                                   f"kept {run.kept()} in {out_dir / 'result.json'}") from None
     if run.interrupted:
-        raise KeyboardInterrupt
+        during = f" during {run.during}" if run.during else ""
+        raise Stopped(run.interrupted, f"interrupted ({run.interrupted}){during}; kept {run.kept()} in "
+                                       f"{paths['json']} (report: {paths['html']})")
     if run.fatal:
-        raise_fatal(err, run.fatal)
+        raise_fatal(err, run.fatal, f"every mode's error is in {paths['json']} (report: {paths['html']})")
     failed = [(m, row_label) for row, row_label in zip(grid, [p.label for p in run.points] or [""])
               for m in row if m.status in ("failed", "timeout")]
     if failed:
@@ -435,12 +497,12 @@ def _report(run: _ModeRuns, result: Any, err: Any, *, tensorboard: bool, verbose
                                                f"results are in {paths['html']}"))
 
 
-def raise_fatal(err: Any, fatal: tuple[str, str]) -> NoReturn:
-    """Leave with the error that stopped the run: a forward that raised is exit 1, a model file or usage error
-    its own exit code."""
+def raise_fatal(err: Any, fatal: tuple[str, str], where: str = "") -> NoReturn:
+    """Leave with the error that stopped the run: a forward that raised is exit 1 (``where``: the files that
+    hold each mode's error), a model file or usage error its own exit code."""
     kind, message = fatal
     if kind == "forward":
-        raise click.exceptions.Exit(fail(err, message))
+        raise click.exceptions.Exit(fail(err, f"{message}; {where}" if where else message))
     raise (ModelFileError(message) if kind == "model" else UsageError(message))
 
 
