@@ -148,6 +148,11 @@ class Comparison(_Record):
     eager_max_abs: float | None | Unset = UNSET
     eager_nonfinite: int | None | Unset = UNSET
     bound_rmse: float | None | Unset = UNSET
+    # torch's accuracy rule against the reference (since issue 26): its allclose(eager, mode, tol) shortcut, the
+    # rmse multiplier it allowed (one output's; the mode's when it has one output), and rmse / the output's rms
+    same_allclose: bool | Unset = UNSET
+    multiplier: float | None | Unset = UNSET
+    rel_rmse: float | None | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,15 +162,38 @@ class NumericsTolerance(_Record):
     rtol: float | Unset = UNSET
     vs_eager_rule: str | Unset = UNSET
     vs_reference_rule: str | Unset = UNSET
+    # torch's accuracy rule as applied (issue 26): its tol, equal_nan, the rule's name with the torch version it
+    # restates (kernelscope/tolerance.py RULE_NAME), and whether the suite's 10x multiplier was forced
+    same_tol: float | Unset = UNSET
+    equal_nan: bool | Unset = UNSET
+    rule: str | Unset = UNSET
+    force_max_multiplier: bool | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
 class ReferenceRun(_Record):
-    """How the high-precision reference ran, or why it did not (``skipped``)."""
+    """How the high-precision reference ran, or why it did not (``skipped``); ``weights``: the dtype of the
+    weights it was made from (the model file's, before --dtype; older workers: the run's)."""
 
     dtype: str | Unset = UNSET
     device: str | Unset = UNSET
     skipped: str | Unset = UNSET
+    weights: str | Unset = UNSET
+
+
+@dataclass(frozen=True, slots=True)
+class OutputNumerics(_Record):
+    """One output tensor (issue 26): its path in the output (``logits``, ``[0]``), its scale (rms and largest
+    magnitude of the reference's, else eager's, finite elements) and its errors against eager and the reference."""
+
+    name: str
+    shape: tuple[int, ...] = ()
+    dtype: str | Unset = UNSET
+    elements: int | Unset = UNSET
+    rms: float | None | Unset = UNSET
+    max_abs_value: float | None | Unset = UNSET
+    vs_eager: Comparison | Unset = UNSET
+    vs_reference: Comparison | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +202,7 @@ class Numerics(_Record):
     tolerance: NumericsTolerance | Unset = UNSET
     reference: ReferenceRun | Unset = UNSET
     vs_reference: Comparison | Unset = UNSET
+    outputs: tuple[OutputNumerics, ...] | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,9 +324,14 @@ class CaptureRecord(_Record):
     device: str = ""
     environment: Environment | None = None
     config: CaptureConfig | None = None
-    dtype: str | None = None  # the inputs' floating dtype as the worker built them
+    dtype: str | None = None  # the dtype the model computes in (--dtype, else its parameters'; older: the inputs')
     inputs: str | None = None  # the inputs' shapes, "16x4096, 4096"
     param_names: tuple[str, ...] = ()
+    # What the module paths of this capture (param_names, eager module ranges, Dynamo's parameter names) carry
+    # before the user's model's own: "" (workers since issue 26 name them on the model get_model() returned);
+    # None: not said (an older worker ran a model called with keyword inputs inside kernelscope's wrapper, whose
+    # paths began "model."; analysis/mode.py module_prefix reads it)
+    module_prefix: str | None = None
     memory: MemoryRecord | None = None
     first_call_s: float | None = None
     compile: CompileRecord | None = None

@@ -280,10 +280,17 @@ def KeywordInputs(model: Any, n_args: int, names: tuple[str, ...]) -> Any:  # no
 
     The worker calls ``fn(*inputs)`` everywhere (first call, timing, profiling, the float64 reference, which casts
     every floating input); flattening the keywords into that list keeps every one of those paths, and the user's
-    model stays a submodule so ``.to()``, ``deepcopy`` and ``torch.compile`` see it as it is."""
+    model stays a submodule so ``.to()``, ``deepcopy`` and ``torch.compile`` see it as it is. Module paths are the
+    user's model's, not the wrapper's (``model.layers.0``, not ``model.model.layers.0``): the worker names
+    parameters and modules of ``user_model(...)`` and compiles it, not the wrapper (``rewrap``)."""
     import torch
 
+    def call(fn: Any, flat: tuple[Any, ...]) -> Any:
+        return fn(*flat[:n_args], **dict(zip(names, flat[n_args:])))
+
     class KeywordInputsModule(torch.nn.Module):
+        kernelscope_keyword_inputs = True
+
         def __init__(self) -> None:
             super().__init__()
             self.model = model
@@ -291,40 +298,65 @@ def KeywordInputs(model: Any, n_args: int, names: tuple[str, ...]) -> Any:  # no
             self.names = names
 
         def forward(self, *flat: Any) -> Any:
-            return self.model(*flat[: self.n_args], **dict(zip(self.names, flat[self.n_args:])))
+            return call(self.model, flat)
+
+        def rewrap(self, fn: Any) -> Any:
+            """``fn`` (the user's model, compiled) taking the flat inputs as this wrapper does."""
+            return lambda *flat: call(fn, flat)
 
     if not isinstance(model, torch.nn.Module):
         class KeywordInputsCall:
             def __call__(self, *flat: Any) -> Any:
-                return model(*flat[:n_args], **dict(zip(names, flat[n_args:])))
+                return call(model, flat)
 
         return KeywordInputsCall()
     return KeywordInputsModule()
 
 
+def user_model(model: Any) -> Any:
+    """The model get_model() returned: the module inside kernelscope's keyword-inputs wrapper, else ``model``.
+    Every module path kernelscope records is relative to it, so ``get_submodule(path)`` finds it."""
+    return model.model if getattr(model, "kernelscope_keyword_inputs", False) else model
+
+
+def compile_user_model(model: Any, compile_fn: Any) -> Any:
+    """``compile_fn`` applied to the user's model, called as ``model`` is (``fn(*inputs)``): Dynamo's root is then
+    the user's model (its parameter names, ``L['self'].layers[0]``, spell the user's paths), not the wrapper."""
+    inner = user_model(model)
+    if inner is model:
+        return compile_fn(model)
+    return model.rewrap(compile_fn(inner))
+
+
 def output_tensors(out: Any) -> list[Any]:
     """Every tensor of a model's output, in a fixed order: tensors, lists/tuples, dicts, dataclasses and
     Hugging Face ``ModelOutput`` (a dict subclass whose fields may also be attributes), nested."""
+    return [t for _, t in named_output_tensors(out)]
+
+
+def named_output_tensors(out: Any) -> list[tuple[str, Any]]:
+    """``output_tensors`` with each tensor's path in the output: ``logits``, ``last_hidden_state``, ``[0]``,
+    ``hidden_states[2]``, ``out.a`` (a bare tensor is ``output``). The numerics name each output by it."""
     import dataclasses
 
     import torch
 
-    found: list[Any] = []
+    found: list[tuple[str, Any]] = []
 
-    def walk(x: Any) -> None:
+    def walk(x: Any, path: str) -> None:
         if isinstance(x, torch.Tensor):
-            found.append(x)
+            found.append((path or "output", x))
         elif _is_mapping(x):
-            for v in x.values():
-                walk(v)
+            for k, v in x.items():
+                walk(v, f"{path}.{k}" if path else str(k))
         elif isinstance(x, (list, tuple)):
-            for v in x:
-                walk(v)
+            for i, v in enumerate(x):
+                walk(v, f"{path}[{i}]")
         elif dataclasses.is_dataclass(x) and not isinstance(x, type):
             for f in dataclasses.fields(x):
-                walk(getattr(x, f.name, None))
+                walk(getattr(x, f.name, None), f"{path}.{f.name}" if path else f.name)
 
-    walk(out)
+    walk(out, "")
     return found
 
 
@@ -374,14 +406,31 @@ def prepare(model: Any, inputs: list[Any], *, dtype: str | None, device: str) ->
     return model, [cast(x) for x in inputs]
 
 
-def floating_dtype(inputs: list[Any]) -> str:
-    """The dtype a run is reported under: the first floating input's (float32 when none is floating)."""
+def floating_dtype(tensors: Any) -> str | None:
+    """The floating dtype holding most elements among ``tensors`` ("bfloat16"); None when none is floating."""
     import torch
 
-    for x in inputs:
+    counts: dict[str, int] = {}
+    for x in tensors:
         if isinstance(x, torch.Tensor) and x.is_floating_point():
-            return str(x.dtype).replace("torch.", "")
-    return "float32"
+            name = str(x.dtype).replace("torch.", "")
+            counts[name] = counts.get(name, 0) + x.numel()
+    return max(counts, key=lambda k: counts[k]) if counts else None
+
+
+def compute_dtype(model: Any, inputs: list[Any], dtype: str | None) -> str | None:
+    """The dtype a run computes in, which picks its numerics tolerance: ``--dtype``, else the model's floating
+    parameters' and buffers', else its floating inputs'; None when neither has one (the worker then reads the
+    outputs'). Token inputs (``input_ids``, int64) say nothing about it: a bf16 GPT-2 computes in bf16."""
+    import torch
+
+    if dtype:
+        return dtype
+    if isinstance(model, torch.nn.Module):
+        found = floating_dtype([*model.parameters(), *model.buffers()])
+        if found:
+            return found
+    return floating_dtype(inputs)
 
 
 def seed_everything(seed: int = 0) -> None:

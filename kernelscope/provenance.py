@@ -109,15 +109,19 @@ class GraphSource:
 # (node name l__self___..., snake-cased). Dots and underscores merge there: the model's parameter names decide.
 _FLAT = re.compile(r"^[LlGg]__(?P<root>.+?)___(?P<rest>.+)$")
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
+_INDEXED = re.compile(r"^(?:\d+_)+")
 
 
 class ParamNames:
     """Resolve Dynamo's names for parameters and buffers to module paths, with the model's parameter and buffer
     names (``capture.json``'s ``param_names``) for the flattened form."""
 
-    __slots__ = ("exact", "loose")
+    __slots__ = ("exact", "loose", "root")
 
-    def __init__(self, params: Iterable[str] = ()) -> None:
+    def __init__(self, params: Iterable[str] = (), root: str = "") -> None:
+        """``root``: a prefix every path carries that the user's model does not (an older capture's keyword-inputs
+        wrapper, ``"model."``): dropped from the paths returned."""
+        self.root = root
         self.exact: dict[str, str] = {}
         self.loose: dict[str, str | None] = {}  # lower case, no underscores (node names are snake-cased)
         for fqn in params:
@@ -130,17 +134,31 @@ class ParamNames:
         m = _PARAM.match(name)
         if m is not None:
             parts = m.group("path").split("_modules_")
-            return ".".join(parts[1:])
+            return strip_root(".".join(parts[1:]), self.root)
         m = _FLAT.match(name)
         if m is None:
             return None
         rest = m.group("rest")
         fqn = self.exact.get(rest) or self.loose.get(_loose(rest))
-        return fqn.rpartition(".")[0] if fqn else None
+        if fqn is None and _INDEXED.match(rest):
+            # the model reached through an argument list: L['args'][0].model.embed_tokens.weight is flattened to
+            # L__args___0_model_embed_tokens_weight (a decorator's ``wrapper(*args, **kwargs)`` was the frame)
+            rest = _INDEXED.sub("", rest)
+            fqn = self.exact.get(rest) or self.loose.get(_loose(rest))
+        return strip_root(fqn.rpartition(".")[0], self.root) if fqn else None
 
     def is_param(self, name: str) -> bool:
         """Looks like a parameter or buffer name (even when no module path can be recovered)."""
         return _PARAM.match(name) is not None or _FLAT.match(name) is not None
+
+
+def strip_root(path: str, root: str) -> str:
+    """``path`` without ``root`` ("model.layers.0" -> "layers.0" for root "model."; "model" -> "")."""
+    if not root:
+        return path
+    if path == root.rstrip("."):
+        return ""
+    return path[len(root):] if path.startswith(root) else path
 
 
 def _loose(flat: str) -> str:
@@ -159,12 +177,14 @@ def module_path_from_param(name: str, params: Iterable[str] | ParamNames | None 
     return names.module_of(name)
 
 
-def parse_graph_code(log_text: str, params: Iterable[str] | ParamNames | None = None) -> tuple[GraphSource, ...]:
+def parse_graph_code(log_text: str, params: Iterable[str] | ParamNames | None = None,
+                     root: str = "") -> tuple[GraphSource, ...]:
     """Every graph Dynamo traced, in log order (graph breaks and recompiles give several), from a log with
     ``TORCH_LOGS=graph_code``. Other log records in the same file are skipped. Text without torch's log prefixes
     (a bare ``print_readable`` dump) is read as one stream of graph code. ``params``: the model's parameter and
-    buffer names (``capture.json`` ``param_names``), needed for module paths when freezing was on."""
-    names = params if isinstance(params, ParamNames) else ParamNames(params or ())
+    buffer names (``capture.json`` ``param_names``), needed for module paths when freezing was on; ``root``: a
+    prefix to drop from the paths (``ParamNames``)."""
+    names = params if isinstance(params, ParamNames) else ParamNames(params or (), root)
     graphs: list[GraphSource] = []
     cur: _GraphBuilder | None = None
     for frame, line in _payload_lines(log_text):
@@ -382,17 +402,17 @@ class RangeIndex:
         return self.at(event.ts, event.tid)
 
 
-def module_index(events: Iterable[_Event], prefix: str = MODULE_RANGE_PREFIX) -> RangeIndex:
+def module_index(events: Iterable[_Event], prefix: str = MODULE_RANGE_PREFIX, root: str = "") -> RangeIndex:
     """Index the ``kernelscope.module: <path>`` ranges of a trace's CPU events (``trace.cpu``): O(n log n) once,
     then O(log n) per lookup. ``prefix=SOURCE_RANGE_PREFIX`` indexes the eager source-line ranges instead (the
-    label is then ``/path/model.py:52``)."""
+    label is then ``/path/model.py:52``). ``root``: a prefix to drop from the paths (``ParamNames``)."""
     by_tid: dict[Any, list[tuple[float, float, str]]] = {}
     n = len(prefix)
     count = 0
     for e in events:
         name = e.name
         if name.startswith(prefix):
-            by_tid.setdefault(e.tid, []).append((e.ts, e.ts + e.dur, name[n:]))
+            by_tid.setdefault(e.tid, []).append((e.ts, e.ts + e.dur, strip_root(name[n:], root)))
             count += 1
     return RangeIndex(MappingProxyType({tid: _segments(r) for tid, r in by_tid.items()}), count)
 

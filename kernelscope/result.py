@@ -451,37 +451,67 @@ class OutputError:
     eager_max_abs: float | None = None
     eager_nonfinite: int | None = None
     bound_rmse: float | None = None
+    # torch's accuracy rule against the reference (issue 26): its allclose(eager, mode, tol) shortcut, the rmse
+    # multiplier it allowed (``bound_rmse`` = multiplier * eager_rmse + tol/10), rmse / the output's rms
+    same_allclose: bool | None = None
+    multiplier: float | None = None
+    rel_rmse: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ToleranceUsed:
-    """The tolerance the worker counted mismatches with (kernelscope/tolerance.py) and the rules it applied."""
+    """The tolerance the worker counted mismatches with (kernelscope/tolerance.py) and the rules it applied:
+    ``same_tol``, ``equal_nan`` and ``rule`` (``torch._dynamo.utils.same (torch 2.14.1)``) of torch's accuracy
+    rule against the reference, ``force_max_multiplier`` when the benchmark suite's 10x allowance applied."""
 
     dtype: str | None = None
     atol: float | None = None
     rtol: float | None = None
     vs_eager_rule: str = ""
     vs_reference_rule: str = ""
+    same_tol: float | None = None
+    equal_nan: bool | None = None
+    rule: str = ""
+    force_max_multiplier: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ReferenceInfo:
-    """How the high-precision reference ran (``dtype`` on ``device``), or why it did not (``skipped``)."""
+    """How the high-precision reference ran (``dtype`` on ``device``), or why it did not (``skipped``);
+    ``weights``: the dtype of the weights it was made from (the model file's, before --dtype)."""
 
     dtype: str | None = None
     device: str | None = None
     skipped: str = ""
+    weights: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class OutputNumerics:
+    """One output tensor of the mode: its path in the model's output (``logits``, ``last_hidden_state``,
+    ``[0]``), shape, dtype, its own scale (``rms`` and ``max_abs_value`` of the reference's finite elements, else
+    eager's) and its errors against eager and the float64 reference (torch's verdict per output)."""
+
+    name: str = ""
+    shape: tuple[int, ...] = ()
+    dtype: str = ""
+    elements: int | None = None
+    rms: float | None = None
+    max_abs_value: float | None = None
+    vs_eager: OutputError | None = None
+    vs_reference: OutputError | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class NumericsResult:
     """The mode's output against eager and against the float64 reference (None: that comparison was not made;
-    analysis/numerics.py makes the calls)."""
+    analysis/numerics.py makes the calls); ``outputs``: each output tensor's own (workers since issue 26)."""
 
     vs_eager: OutputError | None = None
     tolerance: ToleranceUsed | None = None
     reference: ReferenceInfo | None = None
     vs_reference: OutputError | None = None
+    outputs: tuple[OutputNumerics, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kernelscope.tolerance import RULE_TORCH
+
 # GEMM-class ops: matrix multiplies and convolutions (implicit GEMMs), as ATen/FX op names, Inductor extern
 # calls and CPU library ops.
 MATMUL_OPS = frozenset({
@@ -476,4 +478,13 @@ FACTS: dict[str, Fact] = {f.key: f for f in (
          "broadcast bias into the output that the GEMM then accumulates onto (beta=1; the copy's time is counted "
          "in the GEMM's time)",
          "kernelscope's reading, the same in every path"),
+    Fact("torch-accuracy-rule",
+         "against the float64 reference a mode passes, per output, when torch.allclose(eager, mode, tol, tol) holds "
+         "or rmse(mode) <= multiplier * rmse(eager) + tol/10, multiplier 3 for fp16/bf16 outputs (2 otherwise; 3 "
+         "under 1000 elements, for N x C x 1 x 1 outputs and for tol >= 2e-2; 10 when forced): "
+         "torch._dynamo.utils.same with fp64_ref, restated in kernelscope/tolerance.py; tol as torch's benchmark "
+         "suite passes it for inference (fp32 1e-4, fp16/bf16 1e-3), equal_nan unless float32",
+         f"torch {RULE_TORCH} (torch/_dynamo/utils.py same / get_multiplier; benchmarks/dynamo "
+         "get_tolerance_and_cosine_flag), read 2026-12-04; tests/test_numerics_rule.py runs the installed torch's "
+         "same() on the same tensors"),
 )}

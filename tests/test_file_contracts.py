@@ -42,6 +42,7 @@ from kernelscope.result import (
     ModeConfig,
     NumericsResult,
     OutputError,
+    OutputNumerics,
     ReferenceInfo,
     RunEnvironment,
     ToleranceUsed,
@@ -380,7 +381,8 @@ def test_the_worker_reads_no_spec_key_the_runner_does_not_write():
 # writes (``analyze`` fills cuda_driver_version from a trace; ``--python`` adds the interpreter).
 PARTS = [(cr.MemoryRecord, MemoryPeaks, set()), (cr.Comparison, OutputError, set()),
          (cr.NumericsTolerance, ToleranceUsed, set()), (cr.ReferenceRun, ReferenceInfo, set()),
-         (cr.Numerics, NumericsResult, set()), (cr.DynamoCounters, DynamoStats, set()),
+         (cr.Numerics, NumericsResult, set()), (cr.OutputNumerics, OutputNumerics, set()),
+         (cr.DynamoCounters, DynamoStats, set()),
          (cr.CompileRecord, CompileInfo, set()), (cr.CaptureConfig, ModeConfig, set()),
          (cr.BackendAvailability, BackendStatus, set()),
          (cr.Environment, RunEnvironment, {"interpreter", "cuda_driver_version"})]

@@ -1340,7 +1340,7 @@ def test_zoo_resnet50_eager_finds_the_convolutions_only_their_launching_op_names
 def test_zoo_vit_patch_convolution_is_found_in_eager():
     (g,) = [g for g in zoo_mode("hf_vit", "eager").gemms if g.kind == "conv"]
     assert (g.module, g.backend, (g.m, g.n, g.k)) == (
-        "model.embeddings.patch_embeddings.projection", "cuDNN", (1568, 768, 768))
+        "embeddings.patch_embeddings.projection", "cuDNN", (1568, 768, 768))
     assert g.kernels[0].startswith("void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop")
 
 

@@ -218,3 +218,58 @@ def test_a_model_called_with_keyword_inputs_profiles_end_to_end(tmp_path: Path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     (eager,) = json.loads((tmp_path / "out" / "result.json").read_text())["modes"]
     assert eager["status"] == "ok" and eager["latency_ms"]["median"] > 0
+
+
+def test_outputs_are_named_by_their_path():
+    # issue 26.3: the numerics name each output tensor as the user finds it in the model's output
+    import dataclasses
+    from collections import OrderedDict
+
+    @dataclasses.dataclass
+    class Out:
+        logits: torch.Tensor
+        hidden: tuple
+
+    class ModelOutput(OrderedDict):
+        pass
+
+    a, b, c = torch.ones(1), torch.zeros(2), torch.full((3,), 2.0)
+    named = modelfile.named_output_tensors
+    assert [n for n, _ in named(a)] == ["output"]
+    assert [n for n, _ in named((a, b))] == ["[0]", "[1]"]
+    assert [n for n, _ in named(Out(a, (b, None)))] == ["logits", "hidden[0]"]
+    assert [n for n, _ in named(ModelOutput(logits=a, past=[(b, c)], loss=None))] == ["logits", "past[0][0]",
+                                                                                       "past[0][1]"]
+    assert [n for n, _ in named({"out": {"a": a}})] == ["out.a"]
+
+
+def test_the_compute_dtype_is_not_the_token_inputs():
+    # issue 26.1: int64 input_ids say nothing about the dtype a model computes in
+    ids = torch.tensor([[1, 2, 3]])
+    emb = torch.nn.Embedding(10, 4).to(torch.bfloat16)
+    assert modelfile.compute_dtype(emb, [ids], None) == "bfloat16"  # the parameters'
+    assert modelfile.compute_dtype(emb, [ids], "float16") == "float16"  # --dtype first
+    assert modelfile.compute_dtype(lambda x: x, [ids, torch.ones(2, dtype=torch.float16)], None) == "float16"
+    assert modelfile.compute_dtype(lambda x: x, [ids], None) is None  # the worker then reads the outputs'
+    mixed = torch.nn.Sequential(torch.nn.Linear(64, 64).to(torch.bfloat16), torch.nn.LayerNorm(4))
+    assert modelfile.floating_dtype([*mixed.parameters()]) == "bfloat16"  # the dtype holding most elements
+
+
+def test_module_paths_are_the_users_model_and_it_is_what_gets_compiled(tmp_path: Path):
+    # issue 26.4: get_submodule(path) on get_model()'s model finds every path; the wrapper stays out of them
+    p = write(tmp_path, KW_MODEL + "def get_inputs():\n    return {'input_ids': torch.tensor([[1, 2, 3]]),"
+                                   " 'attention_mask': torch.ones(1, 3)}\n")
+    _, (model, flat) = load(p)
+    user = modelfile.user_model(model)
+    assert user is model.model and [n for n, _ in user.named_modules()] == ["", "emb"]
+    assert modelfile.user_model(user) is user
+    seen = []
+
+    def compile_fn(m):  # what torch.compile receives: the user's model, called with its keyword inputs
+        seen.append(m)
+        return lambda *args, **kwargs: ("compiled", sorted(kwargs))
+
+    fn = modelfile.compile_user_model(model, compile_fn)
+    assert seen == [user] and fn(*flat) == ("compiled", ["attention_mask", "input_ids"])
+    plain = torch.nn.Linear(2, 2)
+    assert modelfile.compile_user_model(plain, lambda m: ("c", m)) == ("c", plain)

@@ -493,3 +493,50 @@ def test_torch_2141_transformer_block_templates_fuse_bias_and_gelu_by_provenance
         ("fc1", "Triton template", "fused", ("bias", "gelu"), ()),
         ("fc2", "cuBLASLt", "partial", ("bias",), ("add",)),
     ]
+
+
+# ------------------------------------------------------------------------------------------------ issue 26.4
+def test_the_keyword_inputs_wrappers_prefix_is_dropped_from_every_source_of_paths():
+    # GIVEN names as an older capture wrote them for a model called with keyword inputs: the wrapper held it as
+    # ``model``, so Hugging Face Llama's q_proj read model.model.layers.0.self_attn.q_proj
+    params = ["model.model.layers.0.self_attn.q_proj.weight", "model.lm_head.weight"]
+    names = ParamNames(params, root="model.")
+    # THEN Dynamo's inlined names, its flattened (freezing) names and the eager ranges all lose the prefix
+    assert names.module_of("L_self_modules_model_modules_model_modules_layers_modules_0_modules_self_attn_modules_"
+                           "q_proj_parameters_weight_") == "model.layers.0.self_attn.q_proj"
+    flat = "L__self___model_model_layers_0_self_attn_q_proj_weight"
+    assert names.module_of(flat) == "model.layers.0.self_attn.q_proj"
+    assert names.module_of("l__self___model_lm_head_weight") == "lm_head"
+    m = MODULE_RANGE_PREFIX
+    idx = module_index([_ev(m + "model", 0, 100), _ev(m + "model.model.layers.0", 10, 20)], root="model.")
+    assert (idx.at(5, 1), idx.at(15, 1)) == ("", "model.layers.0")
+
+
+def test_a_frame_that_reaches_the_model_through_args_still_names_its_modules():
+    # GIVEN torch.compile of a Hugging Face model called with keyword inputs (torch 2.14.1, freezing): the traced
+    # frame is a decorator's wrapper(*args, **kwargs), so the parameters read L__args___0_model_embed_tokens_weight
+    names = ParamNames(["model.embed_tokens.weight", "model.layers.0.mlp.up_proj.weight"])
+    assert names.module_of("L__args___0_model_embed_tokens_weight") == "model.embed_tokens"
+    assert names.module_of("l__args___0_model_layers_0_mlp_up_proj_weight") == "model.layers.0.mlp.up_proj"
+
+
+def test_the_h200_zoo_llama_captures_paths_read_as_the_users_model():
+    # GIVEN the H200 zoo capture of HF Llama (torch 2.11, before issue 26: every path under the wrapper's "model.")
+    import tarfile
+
+    from kernelscope.analysis.mode import module_prefix
+    from kernelscope.capture_record import capture_from_json
+
+    with tarfile.open(DATA / "h200-torch2.11-zoo" / "hf_llama.tar.gz") as t:
+        log = gzip.decompress(t.extractfile("hf_llama/modes/default/log.txt.gz").read()).decode()
+        cap = capture_from_json(json.load(t.extractfile("hf_llama/modes/default/capture.json")))
+    # WHEN analysis reads its prefix (the capture does not say it: every parameter name is under "model.")
+    assert cap.module_prefix is None and module_prefix(cap) == "model."
+    (graph,) = parse_graph_code(log, cap.param_names, module_prefix(cap))
+    mods = sorted({n.module for n in graph.by_op("linear")})
+    # THEN its 29 Linears read as LlamaForCausalLM names them (model.layers.N..., lm_head)
+    assert len(mods) == 29 and mods[0] == "lm_head" and "model.layers.3.mlp.down_proj" in mods
+    assert not any(p.startswith("model.model.") for p in mods)
+    # and a capture that says its paths are the user's model's, or whose model is not all under "model.", keeps them
+    assert module_prefix(capture_from_json({**cap.to_json(), "module_prefix": ""})) == ""
+    assert module_prefix(capture_from_json({"param_names": ["model.a.weight", "head.weight"]})) == ""

@@ -179,10 +179,12 @@ def analyze_mode_trace(
     iterations: int | None = None,
     peaks: dict[str, Any] | None = None,
     param_names: Sequence[str] | None = None,
+    module_prefix: str = "",
 ) -> dict[str, Any]:
     """The trace-derived fields of a ModeResult (kernels, categories, GEMM verdicts with their roofline and
     autotune tables, iterations). ``peaks``: result.json's "peaks" (datasheet and calibrated ceilings);
-    ``param_names``: the model's parameters as the worker listed them (module paths for compiled GEMMs)."""
+    ``param_names``: the model's parameters as the worker listed them (module paths for compiled GEMMs);
+    ``module_prefix``: what the capture's paths carry before the user's model's own (``module_prefix``)."""
     ka: KernelAnalysis = analyze_kernels(trace, iterations)
     cfg = config or ModeConfig()
     # The GEMM engine's settings (analysis/gemm/model.py _Config.of): what the mode's config recorded, else
@@ -195,6 +197,7 @@ def analyze_mode_trace(
         "capability": cfg.capability,
         "freezing": bool(cfg.freezing),
         "param_names": param_names,
+        "module_prefix": module_prefix,
     }
     report = gemm_report(ka, trace, codes, mode=mode, mode_config=gemm_config, log_text=log_text)
     gemms, summary = report.gemms, report.summary
@@ -303,6 +306,22 @@ def run_environment(env: Environment | None, interpreter: Mapping[str, Any] | No
     return part_from_json(RunEnvironment, data)
 
 
+# kernelscope's keyword-inputs wrapper (modelfile.KeywordInputs) held the user's model as ``model``: captures of
+# workers before issue 26 named every module of such a model "model.<path>" (a path get_submodule does not find).
+WRAPPER_PREFIX = "model."
+
+
+def module_prefix(capture: CaptureRecord) -> str:
+    """What a capture's module paths carry before the user's model's own, to drop from every path shown: the
+    capture says so since issue 26 (""); an older one is read as wrapped when every parameter name starts with
+    "model." (the wrapper held nothing else; a model of the user's own whose only child is ``model`` looked the
+    same in those captures)."""
+    if capture.module_prefix is not None:
+        return capture.module_prefix
+    names = capture.param_names
+    return WRAPPER_PREFIX if names and all(n.startswith(WRAPPER_PREFIX) for n in names) else ""
+
+
 def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any], *, iterations: int | None = None,
                       peaks: dict[str, Any] | None = None) -> ModeResult:
     """Turn one mode's capture record (+ its trace and code files) into a ModeResult. ``capture``: the record,
@@ -338,7 +357,8 @@ def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any],
             codes = load_codes([out_dir / p for p in capture.inductor_code])
             base.update(analyze_mode_trace(trace, codes, mode=base["name"], config=base["config"],
                                            log_text=log_text, iterations=iterations, peaks=peaks,
-                                           param_names=capture.param_names))
+                                           param_names=capture.param_names,
+                                           module_prefix=module_prefix(capture)))
         except KernelscopeError as exc:
             # The measurements stand; only the trace analysis is lost, and the report says why.
             base["notes"] = base["notes"] + (f"trace analysis failed: {exc.message}",)

@@ -65,7 +65,11 @@ def _compiled_fn(setup: _Setup, model: Any, signature: Any, reuse: bool, codes: 
                 kwargs["mode"] = mode.compile_mode
             if mode.dynamic:
                 kwargs["dynamic"] = True
-            setup.fn, setup.model, setup.signature = torch.compile(model, **kwargs), model, signature
+            from kernelscope.modelfile import compile_user_model
+
+            # the user's model itself, not kernelscope's keyword-inputs wrapper: Dynamo's names are then its paths
+            fn = compile_user_model(model, lambda m: torch.compile(m, **kwargs))
+            setup.fn, setup.model, setup.signature = fn, model, signature
         fn = setup.fn
         orig = GraphLowering.save_output_code
 

@@ -24,6 +24,9 @@ def _module_ranges(torch: Any, model: Any) -> list[Any]:
     The root module gets no range (its path is empty: every op lies inside it)."""
     from torch.autograd.profiler import record_function
 
+    from kernelscope.modelfile import user_model
+
+    model = user_model(model)  # paths of the model get_model() returned (get_submodule finds them)
     if not isinstance(model, torch.nn.Module) or isinstance(model, torch.jit.ScriptModule):
         return []  # a ScriptModule refuses forward hooks: no module provenance, the profile itself still runs
     handles: list[Any] = []

@@ -16,7 +16,14 @@ from kernelscope import fmt
 from kernelscope.analysis.autotune import autotune_for_gemm
 from kernelscope.analysis.failures import FailureGroup, failure_groups, fallback_recommendation
 from kernelscope.analysis.gemm.summary import mode_groups
-from kernelscope.analysis.numerics import NumericsCheck, NumericsVerdict, numerics_check, numerics_verdict
+from kernelscope.analysis.numerics import (
+    NumericsCheck,
+    NumericsVerdict,
+    OutputCheck,
+    mode_numerics,
+    numerics_check,
+    output_checks,
+)
 from kernelscope.analysis.speedup import EAGER, Speedup, speedup_vs
 from kernelscope.analysis.sweep import numeric_axis
 from kernelscope.fmt import KV, environment_rows, flatten
@@ -56,7 +63,8 @@ GROUP_ROWS = 200
 class ModeRow:
     mode: ModeResult
     speedup: Speedup
-    numerics: NumericsCheck
+    numerics: NumericsVerdict  # the one call: the same object as this mode's NumericsRow.call (build_context)
+    vs_eager: NumericsCheck  # the element-wise check against eager alone, and its largest errors
 
     @property
     def name(self) -> str:
@@ -91,8 +99,8 @@ class ModeRow:
 
     @property
     def combined(self) -> NumericsVerdict:
-        """vs eager and vs the high-precision reference together (analysis.numerics.numerics_verdict)."""
-        return numerics_verdict(self.mode.numerics, is_eager=self.mode.name == EAGER)
+        """vs eager and vs the high-precision reference together: ``numerics`` (kept for older readers)."""
+        return self.numerics
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,7 +433,10 @@ class ReportContext:
 def build_context(result: RunResult) -> ReportContext:
     eager = result.mode(EAGER)
     eager_ok = eager if eager is not None and eager.status == Status.OK.value else None
-    rows = tuple(ModeRow(m, speedup_vs(m, eager_ok), numerics_check(m, result.dtype)) for m in result.modes)
+    # One numerics call per mode, shown by the Modes table and the Numerics table alike (they cannot disagree).
+    calls = {id(m): mode_numerics(m, result.dtype) for m in result.modes}
+    rows = tuple(ModeRow(m, speedup_vs(m, eager_ok), calls[id(m)], numerics_check(m, result.dtype))
+                 for m in result.modes)
     sections = tuple(mode_section(r, i) for i, r in enumerate(r for r in rows if r.mode.kernels or r.mode.gemms))
     failures = tuple(Failure(m, fallback_recommendation(result, m)) for m in result.modes
                      if m.status != Status.OK.value)
@@ -441,14 +452,14 @@ def build_context(result: RunResult) -> ReportContext:
         kernel_chart=charts.kernel_stack_chart(result.modes),
         timeline_chart=charts.timeline_chart(result.modes),
         traces=tuple(m for m in result.modes if m.trace or m.inductor_code or m.log),
-        tolerance=tolerance_for(result.dtype),
+        tolerance=run_tolerance(result),
         sweep=sweep_view(result),
         dynamic=result.dynamic if result.dynamic is not None and (result.points or any(
             m.dynamo is not None for m in result.modes if m.name == result.dynamic.mode)) else None,
         # A recommendation compares measured latencies: a trace analysed on its own has none to compare.
         recommendations=result.recommendation if any(
             m.latency_ms for p in (result.points or (result,)) for m in p.modes) else (),
-        numerics=tuple(numerics_row(m) for m in result.modes if m.numerics is not None),
+        numerics=tuple(numerics_row(m, calls[id(m)]) for m in result.modes if m.numerics is not None),
         compile=tuple(compile_row(m) for m in result.modes if m.compile is not None or m.dynamo is not None),
         memory=tuple(memory_row(m) for m in result.modes if m.memory is not None),
         peaks=tuple(flatten({k: v for k, v in (result.peaks or {}).items() if v})),
@@ -457,6 +468,13 @@ def build_context(result: RunResult) -> ReportContext:
         ranks=_ranks_views(result),
         coverage=tuple(row for m in result.modes if (row := coverage_row(m)) is not None),
     )
+
+
+def run_tolerance(result: RunResult) -> Tolerance:
+    """The tolerance the workers judged by (their recorded dtype), else the run's dtype's row."""
+    recorded = next((m.numerics.tolerance.dtype for m in result.modes if m.numerics is not None
+                     and m.numerics.tolerance is not None and m.numerics.tolerance.dtype), None)
+    return tolerance_for(recorded or result.dtype)
 
 
 def _ranks_views(result: RunResult) -> tuple[Any, ...]:
@@ -502,7 +520,7 @@ class SweepCell:
     median_ms: float | None
     speedup: Speedup
     kernels_per_iter: float | None
-    numerics: str  # pass / fail / n/a (combined: vs eager, and vs the reference when measured)
+    numerics: str  # pass / fail / n/a / reference (analysis.numerics.mode_numerics: the one call per mode)
     recompiles: int | None = None
 
 
@@ -522,12 +540,12 @@ class SweepView:
     chart: charts.Chart
 
 
-def _point_cells(point: SweepPoint) -> tuple[SweepCell, ...]:
+def _point_cells(point: SweepPoint, dtype: str | None) -> tuple[SweepCell, ...]:
     eager = point.mode(EAGER)
     eager_ok = eager if eager is not None and eager.status == Status.OK.value else None
     cells = []
     for m in point.modes:
-        verdict = numerics_verdict(m.numerics, is_eager=m.name == EAGER)
+        verdict = mode_numerics(m, dtype)  # the call the Modes and Numerics tables show
         cells.append(SweepCell(m.name, m.status, m.latency_ms.median if m.latency_ms else None,
                                speedup_vs(m, eager_ok), m.kernels_per_iter, verdict.status,
                                m.dynamo.recompiles if m.dynamo is not None else None))
@@ -538,7 +556,8 @@ def sweep_view(result: RunResult) -> SweepView | None:
     if not result.points:
         return None
     recs = {r.label: r for r in result.recommendation}
-    rows = tuple(SweepRow(p.label, p.params, _point_cells(p), recs.get(p.label)) for p in result.points)
+    rows = tuple(SweepRow(p.label, p.params, _point_cells(p, result.dtype), recs.get(p.label))
+                 for p in result.points)
     modes = tuple(dict.fromkeys(m.name for p in result.points for m in p.modes))
     axis = numeric_axis([p.params for p in result.points])
     return SweepView(axis, modes, rows, charts.speedup_vs_shape_chart(rows, modes, axis))
@@ -549,7 +568,7 @@ def sweep_view(result: RunResult) -> SweepView | None:
 @dataclass(frozen=True, slots=True)
 class NumericsRow:
     mode: str
-    verdict: str  # combined pass / fail / n/a
+    verdict: str  # combined pass / fail / n/a ("reference" for eager): ``call.status``
     reason: str
     vs_eager: OutputError  # every figure None when not compared
     vs_reference: OutputError
@@ -557,22 +576,33 @@ class NumericsRow:
     nonfinite: int
     tolerance: Tolerance
     measured_reference: bool = False  # the mode was compared with the high-precision reference
+    call: NumericsVerdict | None = None  # the same object as the Modes table's ModeRow.numerics
+    outputs: tuple[OutputCheck, ...] = ()  # each output tensor: torch's rule with its numbers, the output's scale
+    rule: str = ""  # the rule against the reference as the worker applied it (ToleranceUsed.vs_reference_rule)
+    same_tol: float | None = None
+
+    @property
+    def hint(self) -> str:
+        return self.call.hint if self.call is not None else ""
 
 
-def numerics_row(m: ModeResult) -> NumericsRow:
+def numerics_row(m: ModeResult, call: NumericsVerdict | None = None) -> NumericsRow:
     n = m.numerics or NumericsResult()
-    v = numerics_verdict(n, is_eager=m.name == EAGER)
+    v = call if call is not None else mode_numerics(m, n.tolerance.dtype if n.tolerance is not None else None)
     ref = n.reference or ReferenceInfo()
     if ref.skipped:
         ref_text = f"skipped: {ref.skipped}"
     elif ref.dtype:
-        ref_text = f"{ref.dtype} on {ref.device or '?'}"
+        made = f", from the model's {ref.weights} weights" if ref.weights else ""
+        ref_text = f"{ref.dtype} on {ref.device or '?'}{made}"
     else:
         ref_text = fmt.DASH
+    tol = n.tolerance
     return NumericsRow(
-        m.name, "reference" if m.name == EAGER and v.status != "fail" else v.status, v.reason,
-        n.vs_eager or OutputError(), n.vs_reference or OutputError(), ref_text, v.nonfinite,
-        tolerance_for(n.tolerance.dtype if n.tolerance is not None else None), n.vs_reference is not None,
+        m.name, v.status, v.reason, n.vs_eager or OutputError(), n.vs_reference or OutputError(), ref_text,
+        v.nonfinite, tolerance_for(tol.dtype if tol is not None else None), n.vs_reference is not None, v,
+        output_checks(n, is_eager=m.name == EAGER), tol.vs_reference_rule if tol is not None else "",
+        tol.same_tol if tol is not None else None,
     )
 
 

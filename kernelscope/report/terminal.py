@@ -114,11 +114,11 @@ def render_terminal(result: RunResult, console: Console, *, verbose: bool = Fals
     table = Table(title=Text(f"kernelscope: {result.model} ({head}{dtype})"), title_justify="left")
     for col, justify in (("mode", "left"), ("status", "left"), ("latency", "right"), ("IQR", "right"),
                          ("vs eager", "left"), ("first call", "right"), ("kernels/iter", "right"),
-                         ("peak mem", "right"), ("error vs eager", "left")):
+                         ("peak mem", "right"), ("numerics", "left")):
         # The columns a reader scans stay on one line; the others wrap when the terminal is narrow.
         table.add_column(col, justify=justify, no_wrap=col in ("mode", "vs eager", "latency"))  # type: ignore[arg-type]
     for row in ctx.rows:
-        m, sp, num = row.mode, row.speedup, row.numerics
+        m, sp, num = row.mode, row.speedup, row.numerics  # the Numerics table's call (one source)
         if sp.call == "baseline":
             vs = _t("baseline", "dim")
         elif sp.value is None:
@@ -128,7 +128,7 @@ def render_terminal(result: RunResult, console: Console, *, verbose: bool = Fals
         if num.status in ("reference", "n/a"):
             err = _t(num.status, "dim")
         else:
-            err = Text.assemble((num.status, _STYLE.get(num.status, "")), f" abs {fmt.sci(num.max_abs)}")
+            err = Text.assemble((num.status, _STYLE.get(num.status, "")), f" abs {fmt.sci(row.vs_eager.max_abs)}")
         kernels = fmt.count(m.kernels_per_iter) + (f" +{fmt.count(m.memops_per_iter)} mem" if m.memops_per_iter else "")
         table.add_row(
             _t(m.name, "bold"),
@@ -205,9 +205,18 @@ def render_terminal(result: RunResult, console: Console, *, verbose: bool = Fals
             console.print(Text.assemble((c.mode, "bold"), f"  compile cold {fmt.seconds(c.cold_s)} ({c.cold_cache}), "
                                         f"warm {fmt.seconds(c.warm_s)} ({c.warm_cache})"))
     for n in ctx.numerics:
-        if n.verdict == "fail" or (n.vs_eager.passed is False):
+        if n.verdict == "fail" or (n.vs_eager.passed is False) or n.hint:
             console.print(Text.assemble((n.mode, "bold"), "  numerics ", (n.verdict, _STYLE.get(n.verdict, "")),
                                         f": {n.reason}"))
+            for o in n.outputs[:8]:
+                console.print(Text.assemble("  ", (o.status, _STYLE.get(o.status, "")), f"  {o.name} ({o.shape} "
+                                            f"{o.dtype}): {o.rule} · max abs {fmt.sci(o.max_abs)} · scale rms "
+                                            f"{fmt.sci(o.rms)}, max {fmt.sci(o.max_value)} · relative "
+                                            f"{fmt.fraction(o.relative)}"))
+            if len(n.outputs) > 8:
+                console.print(Text(f"  ... {len(n.outputs) - 8} more outputs in result.json", style="dim"))
+            if n.hint:
+                console.print(Text(f"  to tell: {n.hint}", style="yellow"))
     for n in ctx.notes:
         console.print(Text.assemble((f"note {n.key}", "bold yellow"), f": {n.value}"))
     for rec in ctx.recommendations:

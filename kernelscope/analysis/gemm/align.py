@@ -73,9 +73,10 @@ class _TraceIndex:
     _copies: dict[object, tuple[list[float], list[CpuEvent]]] | None = None
 
     @staticmethod
-    def build(trace: Trace, ka: KernelAnalysis) -> _TraceIndex:
+    def build(trace: Trace, ka: KernelAnalysis, root: str = "") -> _TraceIndex:
+        """``root``: a prefix of the eager module paths that the user's model lacks (an older capture's wrapper)."""
         idx = _TraceIndex(trace, ka)
-        idx.modules = module_index(trace.cpu)
+        idx.modules = module_index(trace.cpu, root=root)
         idx.sources = module_index(trace.cpu, SOURCE_RANGE_PREFIX)
         idx.flows = module_index(trace.cpu, FLOW_RANGE_PREFIX)
         for e in trace.cpu:

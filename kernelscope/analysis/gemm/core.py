@@ -76,7 +76,8 @@ def gemm_report(
         said = {k.get("max_autotune") for c in codes for k in c.kernels} - {None}
         known = True if ("True" in said or log.autotune) else False if said else None
         cfg = replace(cfg, max_autotune=known)
-    tx = _TraceIndex.build(trace, ka)
+    root = str(mode_config.get("module_prefix") or "")  # an older capture's wrapper prefix (analysis/mode.py)
+    tx = _TraceIndex.build(trace, ka, root)
     count = max(ka.iterations.count, 1)
     its = sample_iterations(count)
     codes = [c for c in codes if c.launches or c.kernels]
@@ -101,7 +102,7 @@ def gemm_report(
             counted = counted if per_iter else ops
             per_iter.append(found)
     params = mode_config.get("param_names")
-    modules = ModuleIndex.build(log_text, codes, params if isinstance(params, (list, tuple)) else None) \
+    modules = ModuleIndex.build(log_text, codes, params if isinstance(params, (list, tuple)) else None, root) \
         if codes else None
     gemms = _combine(per_iter, its, count, modules=modules)
     coverage = gemm_coverage(sorted(per_iter[0], key=lambda f: f.order) if per_iter else [], gemms, counted,

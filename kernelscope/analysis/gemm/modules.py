@@ -37,14 +37,15 @@ class ModuleIndex:
     provenance: list[Any] = field(default_factory=list)
 
     @staticmethod
-    def build(log_text: str | None, codes: Sequence[Any], params: Sequence[str] | None = None
-              ) -> ModuleIndex | None:
+    def build(log_text: str | None, codes: Sequence[Any], params: Sequence[str] | None = None,
+              root: str = "") -> ModuleIndex | None:
         """``params``: the model's parameter names (capture.json "param_names"): with freezing, Dynamo flattens
-        them into attribute names that only the real names can split back into a path. None when neither the
+        them into attribute names that only the real names can split back into a path; ``root``: a prefix of
+        the paths that the user's model lacks (analysis/mode.py ``module_prefix``). None when neither the
         log's graph_code nor any graph's provenance is there."""
         graphs: list[dict[str, Any]] = []
         if log_text and ("__graph_code" in log_text or "TRACED GRAPH" in log_text):
-            for gs in parse_graph_code(log_text, params):
+            for gs in parse_graph_code(log_text, params, root):
                 graphs.append(dict(gs.nodes))
         prov = [getattr(c, "provenance", None) for c in codes]
         if not graphs and not any(p is not None for p in prov):
