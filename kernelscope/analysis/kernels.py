@@ -131,11 +131,25 @@ def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
 
 
 def _smallest_period(names: list[str]) -> int:
+    """The smallest p dividing len(names) such that names repeat every p (len(names) when none does).
+
+    One pass (KMP's failure function): testing each divisor in turn scans the whole list for each multiple of the
+    true period when the last iteration differs (n times the number of divisors). The shortest period is
+    n - fail[n - 1]; when it does not divide n, no proper divisor of n is a period either (Fine and Wilf)."""
     n = len(names)
-    for p in range(1, n + 1):
-        if n % p == 0 and all(names[i] == names[i % p] for i in range(n)):
-            return p
-    return n
+    if n == 0:
+        return 0
+    fail = [0] * n
+    k = 0
+    for i in range(1, n):
+        name = names[i]
+        while k and name != names[k]:
+            k = fail[k - 1]
+        if name == names[k]:
+            k += 1
+        fail[i] = k
+    p = n - fail[-1]
+    return p if n % p == 0 else n
 
 
 def _windows_from_groups(groups: list[list[CpuEvent]]) -> list[tuple[float, float]]:
@@ -265,16 +279,13 @@ def _cpu_kernels(trace: Trace) -> list[CpuEvent]:
                     e.name in _vocab.CPU_DROPOUT_OPS and not work_desc[i]):
                 continue  # eval-mode dropout returns its input: no work
             p = parent[i]
-            if e.name in _HELPERS and p >= 0 and not work_desc_excluding(events, parent, i, p):
-                continue  # a helper of the op it is nested in, which counts as the one kernel
+            # A helper of the op it is nested in, which counts as the one kernel, unless that op nests real
+            # work besides helpers (then it does not count itself, and this helper does). The count of such
+            # children, taken once above: a scan of the thread's events per helper was quadratic.
+            if e.name in _HELPERS and p >= 0 and not work_children[p]:
+                continue
             kernels.append(e)
     return kernels
-
-
-def work_desc_excluding(events: list[CpuEvent], parent: list[int], child: int, p: int) -> bool:
-    """Whether ``p`` nests real work besides helpers: then ``p`` does not count itself and this helper does."""
-    return any(parent[j] == p and j != child and events[j].name not in _HELPERS for j in range(p + 1, len(events))
-               if events[j].ts < events[p].end)
 
 
 def analyze_kernels(trace: Trace, iterations: int | None = None) -> KernelAnalysis:

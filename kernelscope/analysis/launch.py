@@ -14,7 +14,7 @@ import statistics
 
 from kernelscope.analysis.kernels import KernelAnalysis
 from kernelscope.result import LaunchProfile
-from kernelscope.trace import Trace
+from kernelscope.trace import StartIndex, Trace
 
 # Runtime/driver calls that put work on the GPU.
 _LAUNCH_WORDS = ("LaunchKernel", "GraphLaunch", "Memcpy", "Memset", "LaunchCooperative")
@@ -35,7 +35,11 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
     """None on the CPU or when the trace has no finite iteration windows with kernels."""
     if ka.device != "cuda" or not ka.windows:
         return None
-    launches = sorted((r for r in trace.runtime if any(w in r.name for w in _LAUNCH_WORDS)), key=lambda r: r.ts)
+    # Names repeat once per launch: test each distinct name once.
+    is_launch = {n: any(w in n for w in _LAUNCH_WORDS) for n in {r.name for r in trace.runtime}}
+    # Each window's launches by a bisect: a scan of every launch per window was quadratic (issue 27: 315 s on a
+    # 1M-event trace).
+    launches = StartIndex(sorted((r for r in trace.runtime if is_launch[r.name]), key=lambda r: r.ts))
     walls, busy, path, runtime, counts = [], [], [], [], []
     for i, (start, end) in enumerate(ka.windows):
         if end == float("inf"):
@@ -43,7 +47,7 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
         ks = ka.iteration(i)
         if not ks:
             continue
-        calls = [r for r in launches if start <= r.ts < end]
+        calls = launches.between(start, end)
         walls.append(end - start)
         busy.append(_union([(k.ts, k.ts + k.dur) for k in ks]))
         path.append(max((r.ts + r.dur for r in calls), default=start) - start)

@@ -24,7 +24,7 @@ from kernelscope.provenance import (
     module_index,
     parse_flow,
 )
-from kernelscope.trace import CpuEvent, Trace
+from kernelscope.trace import CpuEvent, StartIndex, Trace
 
 _GRAPH_CALL = vocab.GRAPH_CALL
 _BOOKKEEPING = vocab.BOOKKEEPING_RANGE
@@ -71,6 +71,9 @@ class _TraceIndex:
     flows: RangeIndex | None = None  # eager dataflow (kernelscope.flow: ranges)
     _flow_labels: dict[str, tuple[int, frozenset[int]] | None] = field(default_factory=dict)
     _copies: dict[object, tuple[list[float], list[CpuEvent]]] | None = None
+    # Asked once per checked iteration or per op: bisects instead of scans (issue 27), built on first use.
+    _regions_by_start: StartIndex[CpuEvent] | None = None
+    _cpu_by_start: StartIndex[CpuEvent] | None = None
 
     @staticmethod
     def build(trace: Trace, ka: KernelAnalysis) -> _TraceIndex:
@@ -94,9 +97,21 @@ class _TraceIndex:
             return (0.0, -1.0)
         return (min(_when(k) for k in inst), max(k.ts + k.dur for k in inst) + 1.0)
 
+    @property
+    def regions_by_start(self) -> StartIndex[CpuEvent]:
+        """The compiled regions (``## Call CompiledFxGraph ##``) by start time."""
+        if self._regions_by_start is None:
+            self._regions_by_start = StartIndex(self.regions)
+        return self._regions_by_start
+
     def regions_in(self, it: int) -> list[CpuEvent]:
-        lo, hi = self.window(it)
-        return [r for r in self.regions if lo <= r.ts < hi]
+        return self.regions_by_start.between(*self.window(it))
+
+    def cpu_in(self, it: int) -> list[CpuEvent]:
+        """The CPU events that start in iteration ``it``'s window, in trace order."""
+        if self._cpu_by_start is None:
+            self._cpu_by_start = StartIndex(self.trace.cpu)
+        return self._cpu_by_start.between(*self.window(it))
 
     def nested_copies(self, op: CpuEvent) -> list[CpuEvent]:
         """The aten::copy_ records nested in a CPU op (the broadcast bias an addmm copies into its output)."""
@@ -184,10 +199,6 @@ def _groups(instances: Sequence[KernelInstance], tx: _TraceIndex) -> list[_Group
     return out
 
 
-def _in_region(k: KernelInstance, r: CpuEvent) -> bool:
-    return r.ts <= _when(k) < r.end
-
-
 def _compatible(launch: Launch, group: _Group, code: OutputCode) -> bool:
     if launch.kind == "kernel":
         kd = code.kernel(launch.name)
@@ -254,14 +265,15 @@ def _match_regions(
     codes: Sequence[OutputCode], tx: _TraceIndex, it: int, cache: dict[str, int]
 ) -> list[_RegionMatch]:
     regions = tx.regions_in(it)
-    inst = [k for k in tx.ka.iteration(it)]
+    inst = list(tx.ka.iteration(it))
     out: list[_RegionMatch] = []
     if not regions:
         groups = _groups(inst, tx)
         best = max(range(len(codes)), key=lambda c: (len(_align(codes[c], groups)), -c))
         return [_RegionMatch(None, 0, best, tuple(groups), _align(codes[best], groups))]
+    by_launch = StartIndex(inst, start=_when)  # each region's kernels by a bisect, not a scan per region
     for ordinal, r in enumerate(regions):
-        groups = _groups([k for k in inst if _in_region(k, r)], tx)
+        groups = _groups(by_launch.between(r.ts, r.end), tx)
         if r.name in cache and not r.name.endswith("None ##"):
             best = cache[r.name]
         else:

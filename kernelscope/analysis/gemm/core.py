@@ -86,7 +86,7 @@ def gemm_report(
         for it in its:
             found = _from_code(codes, tx, cfg, log, it, static, cache)
             if tx.regions:  # graph breaks: GEMMs that ran eagerly between compiled regions
-                found += _eager(tx, replace(cfg, compiled=False), it, exclude=tx.regions)
+                found += _eager(tx, replace(cfg, compiled=False), it, outside_regions=True)
             per_iter.append(found)
     elif compiled:
         per_iter = [_trace_only(tx, cfg, it) for it in its]

@@ -81,9 +81,11 @@ def _is_aten_level(name: str) -> bool:
 _FLOW_QUIET = 64
 
 
-def _eager(tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent] = ()) -> list[_Found]:
-    found, covered = _eager_ops(tx, cfg, it, exclude)
-    if exclude:
+def _eager(tx: _TraceIndex, cfg: _Config, it: int, outside_regions: bool = False) -> list[_Found]:
+    """The eager GEMMs of iteration ``it``; with ``outside_regions``, only those that ran between the compiled
+    regions (graph breaks), whose kernels the compiled path does not read."""
+    found, covered = _eager_ops(tx, cfg, it, outside_regions)
+    if outside_regions:
         return found
     # GEMM kernels no ATen op launched (cutlass.operators called directly, custom ops): read them as trace-
     # only.
@@ -92,11 +94,9 @@ def _eager(tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent] =
 
 
 def _eager_ops(
-    tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent]
+    tx: _TraceIndex, cfg: _Config, it: int, outside_regions: bool
 ) -> tuple[list[_Found], set[tuple[str, float]]]:
-    lo, hi = tx.window(it)
-    events = [e for e in tx.trace.cpu if lo <= e.ts < hi]
-    tree = _OpTree.build(events)
+    tree = _OpTree.build(tx.cpu_in(it))
     inst = tx.ka.iteration(it)
     kernels_by_ext: dict[int, list[KernelInstance]] = defaultdict(list)
     kernels_by_key: dict[tuple[str, float], KernelInstance] = {}
@@ -118,7 +118,7 @@ def _eager_ops(
         return sorted(dict.fromkeys(out), key=lambda k: (_when(k), k.ts))
 
     def excluded(e: CpuEvent) -> bool:
-        return any(r.ts <= e.ts < r.end for r in exclude)
+        return outside_regions and tx.regions_by_start.covers(e.ts)
 
     # Top-level ATen calls in time order, per thread: the sequence an epilogue is read from.
     calls: dict[object, list[int]] = defaultdict(list)
@@ -129,6 +129,8 @@ def _eager_ops(
             calls[e.tid].append(i)
     for lst in calls.values():
         lst.sort(key=lambda i: tree.ops[i].ts)
+    # Each call's place in its thread's sequence (a list.index per GEMM was quadratic in an iteration's calls).
+    place = {tid: {i: p for p, i in enumerate(lst)} for tid, lst in calls.items()}
 
     found: list[_Found] = []
     covered: set[tuple[str, float]] = set()
@@ -202,7 +204,7 @@ def _eager_ops(
         if vocab.op_class(base) == "conv":
             out_shape = conv_out_shape(e) or conv_out_shape(tree.ops[anchor])
         seq = calls.get(e.tid, [])
-        pos = seq.index(anchor) if anchor in seq else -1
+        pos = place.get(e.tid, {}).get(anchor, -1)
         numel = _numel(out_shape) if out_shape else None
         # Eager dataflow (the worker's kernelscope.flow ranges): follow the calls that read the GEMM's result
         # (or an op of its chain), skip the others; without it, the call order decides.

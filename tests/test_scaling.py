@@ -1,0 +1,90 @@
+"""`kernelscope analyze` stays linear in the trace's size, whatever the machine's speed.
+
+A pass that scans every event once per iteration window (issue 27: ``launch_profile`` took 315 s on a 1M-event
+trace) grows 16x when the trace grows 4x; a linear one 4x. Each test builds traces of N and 4N events from a real
+trace (benchmarks/gen_large_trace.py, the large-trace benchmark's generator: every copy is more iterations of the
+same run) and times the whole command in this process, reports included, as the CLI runs it. It compares times
+measured on the same machine a moment apart, so a slow CI machine changes both alike:
+
+- imports are warmed up first, and the command's fixed cost (report templates, result writing) is measured on the
+  unreplicated trace and taken off both times, so the ratio is the per-event cost's;
+- runs of N and 4N alternate (a neighbour's load hits both) and the fastest of each is kept;
+- the test fails when the ratio is above RATIO_LIMIT (linear 4, quadratic 16).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelscope.cli import main
+
+from .conftest import DATA, H200_211, H200_2141, benchmark_module
+
+gen = benchmark_module("gen_large_trace")
+
+N = 25_000
+GROWTH = 4
+RATIO_LIMIT = 6.0
+REPEATS = 3
+
+# The shapes of real runs, each through another path of the analysis.
+SHAPES = {
+    # ProfilerStep windows, runtime launches with correlation ids, kernels, CPU ops; trace-only GEMM verdicts
+    "profiler-steps": (H200_2141 / "mmrelu-nvgemm.trace.json.gz", None),
+    # iterations inferred from the compiled graph's calls; GEMMs aligned to the Inductor code's call sites
+    "compiled-with-code": (H200_211 / "seed-default.trace.json.gz", H200_211 / "seed-default.code.py"),
+    # eager on the GPU: the CPU op tree of every checked iteration
+    "eager-gpu": (H200_211 / "big-eager.trace.json.gz", None),
+    # eager on the CPU: CPU ops are the kernels (nesting, helpers, composite ops)
+    "eager-cpu": (next((DATA / "cpu-torch2.14.1" / "llama_block" / "tb" / "eager").glob("*.pt.trace.json.gz")), None),
+}
+
+
+def _analyze(trace: Path, code: Path | None, out: Path) -> float:
+    """CPU seconds of `kernelscope analyze TRACE [--code CODE] --out OUT --force`, in this process (CPU time: what
+    other processes on a shared machine do changes it far less than wall time)."""
+    argv = ["analyze", str(trace), "--out", str(out), "--force", *(["--code", str(code)] if code else [])]
+    gc.collect()  # garbage of the previous run is not this run's work
+    t = time.process_time()
+    try:
+        main(argv)
+    except SystemExit as exc:
+        if exc.code:
+            raise AssertionError(f"kernelscope {' '.join(argv)} exited {exc.code}") from exc
+    return time.process_time() - t
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_analyze_time_grows_linearly_with_the_trace(tmp_path: Path, shape: str,
+                                                    capsys: pytest.CaptureFixture[str]):
+    # GIVEN a real trace, and the same run replicated to N and to 4N events
+    fixture, code = SHAPES[shape]
+    small = gen.write_large_trace(fixture, N, tmp_path / "n.trace.json")
+    large = gen.write_large_trace(fixture, GROWTH * N, tmp_path / "4n.trace.json")
+    assert large.copies == pytest.approx(GROWTH * small.copies, rel=0.05)
+    out = tmp_path / "out"
+
+    # WHEN the whole command runs on each, after a warm-up (imports, first-call caches)
+    _analyze(fixture, code, out)
+    fixed = min(_analyze(fixture, code, out) for _ in range(REPEATS))
+    times: dict[str, list[float]] = {"n": [], "4n": []}
+    for _ in range(REPEATS):
+        times["n"].append(_analyze(small.path, code, out))
+        times["4n"].append(_analyze(large.path, code, out))
+        ratio = (min(times["4n"]) - fixed) / max(min(times["n"]) - fixed, 1e-3)
+        if ratio > 2 * RATIO_LIMIT:
+            break  # superlinear beyond noise: more repeats of a slow run would only take longer
+    capsys.readouterr()
+    t_n, t_4n = min(times["n"]), min(times["4n"])
+    print(f"{shape}: fixed {fixed:.3f} s, {small.events} events {t_n:.3f} s, {large.events} events {t_4n:.3f} s: "
+          f"ratio {ratio:.2f}")
+
+    # THEN 4x the events costs about 4x the time, not 16x
+    assert ratio <= RATIO_LIMIT, (
+        f"{shape}: {GROWTH}x the events took {ratio:.1f}x the time ({t_4n:.2f} s for {large.events} events, "
+        f"{t_n:.2f} s for {small.events}, fixed cost {fixed:.2f} s taken off both): a pass over the events "
+        f"is superlinear (linear is {GROWTH}x); profile `kernelscope analyze` on a large trace")
