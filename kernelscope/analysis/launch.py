@@ -11,10 +11,12 @@ GPU idles at least half of it and issuing the work took longer than running it: 
 from __future__ import annotations
 
 import statistics
+from bisect import bisect_left
+from operator import attrgetter
 
 from kernelscope.analysis.kernels import KernelAnalysis
 from kernelscope.result import LaunchProfile
-from kernelscope.trace import StartIndex, Trace
+from kernelscope.trace import Trace
 
 # Runtime/driver calls that put work on the GPU.
 _LAUNCH_WORDS = ("LaunchKernel", "GraphLaunch", "Memcpy", "Memset", "LaunchCooperative")
@@ -37,9 +39,12 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
         return None
     # Names repeat once per launch: test each distinct name once.
     is_launch = {n: any(w in n for w in _LAUNCH_WORDS) for n in {r.name for r in trace.runtime}}
-    # Each window's launches by a bisect: a scan of every launch per window was quadratic (issue 27: 315 s on a
-    # 1M-event trace).
-    launches = StartIndex(sorted((r for r in trace.runtime if is_launch[r.name]), key=lambda r: r.ts))
+    # Each window's launches by a bisect, their sums over slices: a scan of every launch per window was quadratic
+    # (issue 27: 315 s on a 1M-event trace). A launch at a NaN time is in no window (no comparison holds).
+    launches = sorted((r for r in trace.runtime if is_launch[r.name] and r.ts == r.ts), key=attrgetter("ts"))
+    starts = [r.ts for r in launches]
+    ends = [r.ts + r.dur for r in launches]
+    durs = [r.dur for r in launches]
     walls, busy, path, runtime, counts = [], [], [], [], []
     for i, (start, end) in enumerate(ka.windows):
         if end == float("inf"):
@@ -47,12 +52,12 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
         ks = ka.iteration(i)
         if not ks:
             continue
-        calls = launches.between(start, end)
+        lo, hi = (bisect_left(starts, start), bisect_left(starts, end)) if start < end else (0, 0)
         walls.append(end - start)
         busy.append(_union([(k.ts, k.ts + k.dur) for k in ks]))
-        path.append(max((r.ts + r.dur for r in calls), default=start) - start)
-        runtime.append(sum(r.dur for r in calls))
-        counts.append(len(calls))
+        path.append(max(ends[lo:hi], default=start) - start)
+        runtime.append(sum(durs[lo:hi]))
+        counts.append(max(0, hi - lo))
     if not walls:
         return None
     wall, gpu = statistics.median(walls), statistics.median(busy)

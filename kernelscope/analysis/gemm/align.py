@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from kernelscope import vocab
 from kernelscope.analysis import patterns
@@ -19,6 +20,7 @@ from kernelscope.inductor_code import (
 )
 from kernelscope.provenance import (
     FLOW_RANGE_PREFIX,
+    MODULE_RANGE_PREFIX,
     SOURCE_RANGE_PREFIX,
     RangeIndex,
     module_index,
@@ -28,6 +30,8 @@ from kernelscope.trace import CpuEvent, StartIndex, Trace
 
 _GRAPH_CALL = vocab.GRAPH_CALL
 _BOOKKEEPING = vocab.BOOKKEEPING_RANGE
+_RANGE_PREFIXES = (MODULE_RANGE_PREFIX, SOURCE_RANGE_PREFIX, FLOW_RANGE_PREFIX)
+_name = attrgetter("name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +68,7 @@ class _TraceIndex:
     trace: Trace
     ka: KernelAnalysis
     by_ext: dict[int, CpuEvent] = field(default_factory=dict)
-    cpu_by_key: dict[tuple[str, float], CpuEvent] = field(default_factory=dict)
+    _cpu_by_key: dict[tuple[str, float], CpuEvent] | None = None  # CPU traces only, built on first use
     regions: tuple[CpuEvent, ...] = ()
     modules: RangeIndex | None = None
     sources: RangeIndex | None = None  # eager GEMM-class calls' source lines (kernelscope.source: ranges)
@@ -78,16 +82,31 @@ class _TraceIndex:
     @staticmethod
     def build(trace: Trace, ka: KernelAnalysis) -> _TraceIndex:
         idx = _TraceIndex(trace, ka)
-        idx.modules = module_index(trace.cpu)
-        idx.sources = module_index(trace.cpu, SOURCE_RANGE_PREFIX)
-        idx.flows = module_index(trace.cpu, FLOW_RANGE_PREFIX)
-        for e in trace.cpu:
-            if e.external_id is not None and e.cat == "cpu_op":
-                # External ids are unique per op; keep the first (outermost) if a tool wrote duplicates.
-                idx.by_ext.setdefault(e.external_id, e)
-            idx.cpu_by_key.setdefault((e.name, e.ts), e)
-        idx.regions = tuple(sorted((e for e in trace.cpu if _GRAPH_CALL.match(e.name)), key=lambda e: e.ts))
+        cpu = trace.cpu
+        # Names repeat once per iteration: each distinct name is tested once, and the events are read again
+        # only for the names that matter (most traces have no kernelscope ranges at all).
+        names = set(map(_name, cpu))
+        ranged = {n for n in names if n.startswith(_RANGE_PREFIXES)}
+        ranges = [e for e in cpu if e.name in ranged] if ranged else []
+        idx.modules = module_index(ranges, MODULE_RANGE_PREFIX)
+        idx.sources = module_index(ranges, SOURCE_RANGE_PREFIX)
+        idx.flows = module_index(ranges, FLOW_RANGE_PREFIX)
+        # External ids are unique per op; keep the first (outermost) if a tool wrote duplicates: read backwards,
+        # the first one is written last.
+        idx.by_ext = {e.external_id: e for e in reversed(cpu) if e.external_id is not None and e.cat == "cpu_op"}
+        graph_calls = {n for n in names if _GRAPH_CALL.match(n)}
+        idx.regions = tuple(sorted((e for e in cpu if e.name in graph_calls), key=lambda e: e.ts)) \
+            if graph_calls else ()
         return idx
+
+    @property
+    def cpu_by_key(self) -> dict[tuple[str, float], CpuEvent]:
+        """CPU events by (name, start): how a CPU trace's kernels (CPU ops themselves) find their op."""
+        if self._cpu_by_key is None:
+            self._cpu_by_key = {}
+            for e in self.trace.cpu:
+                self._cpu_by_key.setdefault((e.name, e.ts), e)
+        return self._cpu_by_key
 
     def window(self, it: int) -> tuple[float, float]:
         if self.ka.windows and it < len(self.ka.windows):
