@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from operator import attrgetter, le
+from typing import Any
 
 from kernelscope import vocab as _vocab
 from kernelscope.analysis import patterns
@@ -54,21 +55,37 @@ class KernelAnalysis:
     by_category: dict[str, float]
     by_backend: dict[str, float]
     time_us_per_iter: float
-    # The instances grouped by iteration, filled on the first iteration() call: this analysis's own, so it lives
-    # and dies with it (no module-level cache keyed by id()).
-    _by_iteration: dict[object, tuple[KernelInstance, ...]] = field(
-        default_factory=dict, init=False, compare=False, repr=False)
+    # How iteration() finds an iteration's instances, filled on its first call: the instances' iteration numbers
+    # (under _IN_ORDER) when they never decrease, else the instances grouped by iteration. This analysis's own, so
+    # it lives and dies with it (no module-level cache keyed by id()).
+    _by_iteration: dict[object, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def iteration(self, i: int) -> tuple[KernelInstance, ...]:
         """The instances of iteration ``i``, in launch order."""
         # Callers ask for every iteration in turn (GEMM verdicts): a scan of all instances per call made that
-        # quadratic (minutes on a 1M-event trace), so the instances are grouped once, on the first call.
-        if not self._by_iteration and self.instances:
-            self._by_iteration.update(_group_by_iteration(self.instances))
+        # quadratic (minutes on a 1M-event trace). On the GPU the instances are in launch order and windows are
+        # assigned by launch time, so iteration numbers never decrease: an iteration is a slice found by bisect.
+        # Otherwise (CPU kernels, per thread) the instances are grouped once.
+        cache = self._by_iteration
+        if not cache and self.instances:
+            its = [k.iteration for k in self.instances]
+            if all(map(le, its, islice(its, 1, None))):
+                cache[_IN_ORDER] = its
+            else:
+                cache.update(_group_by_iteration(self.instances))
+        numbers: list[int] | None = cache.get(_IN_ORDER)
         try:
-            return self._by_iteration.get(i, ())
-        except TypeError:  # an unhashable i: equal to no iteration, as the scan found
+            if numbers is None:
+                group: tuple[KernelInstance, ...] = cache.get(i, ())  # the groups: tuples of instances
+                return group
+            if i == i:  # (NaN equals no iteration, and bisects as if it equalled all)
+                return self.instances[bisect.bisect_left(numbers, i) : bisect.bisect_right(numbers, i)]
+            return ()
+        except TypeError:  # an unhashable or incomparable i: equal to no iteration, as the scan found
             return tuple(k for k in self.instances if k.iteration == i)
+
+
+_IN_ORDER = object()  # KernelAnalysis._by_iteration's key for the iteration numbers in instance order
 
 
 def _group_by_iteration(instances: tuple[KernelInstance, ...]) -> dict[object, tuple[KernelInstance, ...]]:
@@ -83,6 +100,7 @@ def _group_by_iteration(instances: tuple[KernelInstance, ...]) -> dict[object, t
 
 
 _tid = attrgetter("tid")
+_name = attrgetter("name")
 
 
 def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
@@ -160,7 +178,10 @@ def _windows_from_groups(groups: list[list[CpuEvent]]) -> list[tuple[float, floa
 
 def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[tuple[float, float]], str, str]:
     """Return (windows, method, note). Windows are CPU-clock intervals [start, end)."""
-    steps = [e for e in trace.cpu if e.cat == "user_annotation" and _STEP.match(e.name)]
+    # Names repeat once per iteration (step markers are the exception): each distinct name is tested once, and the
+    # events are read again only when a step marker is among them.
+    step_names = {n for n in set(map(_name, trace.cpu)) if _STEP.match(n)}
+    steps = [e for e in trace.cpu if e.name in step_names and e.cat == "user_annotation"] if step_names else []
     if steps and iterations is None:
         steps.sort(key=lambda e: e.ts)
         return [(e.ts, e.end) for e in steps], "profiler_steps", "iterations from ProfilerStep#N markers"
@@ -329,6 +350,8 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
         ts_of_corr: dict[int | None, float] = {r.correlation: r.ts for r in trace.runtime if r.correlation is not None}
         launch_ts_of = ts_of_corr.get
         bisect_right, classify, draft = bisect.bisect_right, patterns.classify, _InstanceDraft
+        # Launch order is checked as the instances are made: each launch-order key against the one before.
+        in_order, previous = True, None  # type: bool, tuple[float, float] | None
         for g in trace.gpu:
             name, gcat, corr = g.name, g.cat, g.correlation
             launch_ts = launch_ts_of(corr)
@@ -341,6 +364,10 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
                 cat = "memset" if "memset" in gcat else "memcpy"
             # _assign, inlined: the window whose [start, end) holds the launch (or the kernel, unlaunched).
             ts = launch_ts if launch_ts is not None else g.ts
+            order = (ts, g.ts)  # _launch_order(k)
+            if in_order and previous is not None and not previous <= order:
+                in_order = False
+            previous = order
             it = bisect_right(starts, ts) - 1 if windows else -1
             if it >= 0 and not ts < ends[it]:
                 it = -1
@@ -358,9 +385,9 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
             k.stream = g.stream
             k.__class__ = KernelInstance
             raw.append(k)
-        # Launch order; usually the GPU order already (one stream), and then the stable sort would keep it. (The
-        # check compares neighbours as it goes: a list of every key would be ~10 MB more at the peak, per 1M events.)
-        if not all(map(le, map(_launch_order, raw), map(_launch_order, islice(raw, 1, None)))):
+        # Launch order; usually the GPU order already (one stream), and then the stable sort would keep it. (Checked
+        # above, neighbour by neighbour: a list of every key would be ~10 MB more at the peak, per 1M events.)
+        if not in_order:
             keys = list(map(_launch_order, raw))
             raw = [raw[i] for i in sorted(range(len(raw)), key=keys.__getitem__)]
     else:

@@ -23,14 +23,26 @@ _LAUNCH_WORDS = ("LaunchKernel", "GraphLaunch", "Memcpy", "Memset", "LaunchCoope
 IDLE_BOUND_PCT = 50.0
 
 
-def _union(intervals: list[tuple[float, float]]) -> float:
-    total, end = 0.0, float("-inf")
-    for s, e in sorted(intervals):
+def _busy_per_iteration(ka: KernelAnalysis) -> dict[int, float]:
+    """Each iteration's GPU busy time: the union of its kernels' and memops' intervals.
+
+    One sort of every instance by (iteration, start, end) and one sweep: the same intervals in the same order as
+    sorting each iteration's own, so the same sums, without a sort and a few lists per iteration window (47,615
+    of them on a 1M-event trace)."""
+    busy: dict[int, float] = {}
+    current, total, end = None, 0.0, float("-inf")
+    for it, s, e in sorted([(k.iteration, k.ts, k.ts + k.dur) for k in ka.instances]):
+        if it != current:
+            if current is not None:
+                busy[current] = total
+            current, total, end = it, 0.0, float("-inf")
         if e <= end:
             continue
         total += e - max(s, end)
         end = e
-    return total
+    if current is not None:
+        busy[current] = total
+    return busy
 
 
 def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
@@ -45,16 +57,17 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
     starts = [r.ts for r in launches]
     ends = [r.ts + r.dur for r in launches]
     durs = [r.dur for r in launches]
+    busy_of = _busy_per_iteration(ka)
     walls, busy, path, runtime, counts = [], [], [], [], []
     for i, (start, end) in enumerate(ka.windows):
         if end == float("inf"):
             continue
-        ks = ka.iteration(i)
-        if not ks:
+        b = busy_of.get(i)
+        if b is None:  # no kernels in this iteration
             continue
         lo, hi = (bisect_left(starts, start), bisect_left(starts, end)) if start < end else (0, 0)
         walls.append(end - start)
-        busy.append(_union([(k.ts, k.ts + k.dur) for k in ks]))
+        busy.append(b)
         path.append(max(ends[lo:hi], default=start) - start)
         runtime.append(sum(durs[lo:hi]))
         counts.append(max(0, hi - lo))
