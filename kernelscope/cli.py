@@ -31,6 +31,9 @@ def _debug(argv: list[str]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from kernelscope import commands
+
+    commands.command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     _register()
     debug = _debug(argv)
@@ -69,4 +72,12 @@ def main(argv: list[str] | None = None) -> None:
         )
         sys.exit(1)
     # standalone_mode=False hands back ctx.exit(N) codes instead of exiting.
-    sys.exit(rc if isinstance(rc, int) else 0)
+    code = rc if isinstance(rc, int) else 0
+    if commands.command_line and commands.skip_teardown:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a closed pipe or stream: what sys.exit would meet as well
+                pass
+        os._exit(code)
+    sys.exit(code)

@@ -779,6 +779,9 @@ def _key(f: dataclasses.Field[Any]) -> str:
     return key
 
 
+_PLAIN = frozenset({int, str, bool, type(None)})  # JSON as they are (floats may be NaN or infinite)
+
+
 def to_json(obj: Any) -> Any:
     """Dataclasses/enums/tuples -> plain JSON types (dicts keep their order)."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
@@ -786,6 +789,9 @@ def to_json(obj: Any) -> Any:
     if isinstance(obj, enum.Enum):
         return obj.value
     if isinstance(obj, (list, tuple)):
+        # Long runs of plain values (one kernel count per iteration: 47k on a 1M-event trace) need no recursion.
+        if all(type(v) in _PLAIN for v in obj):
+            return list(obj)
         return [to_json(v) for v in obj]
     if isinstance(obj, dict):
         return {str(k): to_json(v) for k, v in obj.items()}

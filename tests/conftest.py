@@ -3,11 +3,13 @@ real Inductor, real torch.profiler) that every end-to-end test reads, so the sui
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +17,20 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 H200_211 = DATA / "h200-torch2.11"
 H200_2141 = DATA / "h200-torch2.14.1-nvgemm"
+
+
+
+def benchmark_module(name: str) -> Any:
+    """A script of benchmarks/ (scripts, not a package) as a module: the large-trace generator is shared by the
+    benchmarks and the tests. Registered in sys.modules first: dataclasses look their module up there."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
 
 # eager, Inductor default, and max-autotune pinned to the C++ GEMM template (deterministic epilogue fusion on
 # 2 cores; with ATEN in the list MKL and the template trade places from run to run).

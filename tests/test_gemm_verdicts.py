@@ -24,7 +24,7 @@ from kernelscope.analysis.kernels import analyze_kernels
 from kernelscope.inductor_code import load_output_code
 from kernelscope.result import GemmEpilogue, to_json
 from kernelscope.trace import load_trace, trace_from_dict
-from tests.conftest import H200_211, H200_2141
+from tests.conftest import DATA, H200_211, H200_2141
 
 H200 = {"device": "cuda", "capability": "9.0", "freezing": False}
 EAGER = {**H200, "compiled": False, "max_autotune": False, "gemm_backends": None}
@@ -1378,3 +1378,21 @@ def test_zoo_llama_rotary_gemm_reads_the_same_verdict_in_every_mode():
         verdicts[mode] = g.verdict
         assert {"cos", "sin"} <= set(g.unfused), mode
     assert verdicts == {"eager": "unfused", "default": "unfused", "max-autotune": "unfused"}
+
+
+def test_a_convolution_run_group_by_group_is_one_gemm():
+    # GIVEN ConvNeXt's depthwise bf16 convolutions on the CPU (tests/data/cpu-torch2.14.1/timm_convnext_bf16):
+    # aten::_convolution calls aten::convolution once per channel group (16 + 32 + 64 + 128 inner convolutions)
+    from kernelscope.analysis.mode import build_mode_result
+
+    from .zoo_fixtures import extract_run
+
+    run = extract_run(DATA / "cpu-torch2.14.1" / "timm_convnext_bf16.tar.gz")
+    m = build_mode_result(run, json.loads((run / "modes" / "eager" / "capture.json").read_text()))
+    # THEN each layer is one GEMM-class op, as the model wrote it: 8 convolutions and 9 addmm (the dispatch count)
+    assert len(m.gemms) == 17 and m.gemm_coverage.ops == 17 and m.gemm_coverage.complete
+    assert m.gemm_coverage.by_kind == {"addmm": 9, "convolution": 8}
+    dw = [g for g in m.gemms if g.module and g.module.endswith("conv_dw")]
+    # the whole layer's shape (K = 1 channel x 7 x 7 per group), and every group's kernel on the one GEMM
+    assert [(g.m, g.n, g.k, len(g.kernels)) for g in dw] == [(128, 16, 49, 16), (32, 32, 49, 32), (8, 64, 49, 64),
+                                                            (2, 128, 49, 128)]

@@ -4,7 +4,6 @@ the streaming reader (used for every well-formed file) gives exactly what the ge
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 import subprocess
 import sys
@@ -17,13 +16,9 @@ from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels
 from kernelscope.errors import TraceError
 from kernelscope.trace import Trace, load_trace, trace_from_dict
 
-from .conftest import H200_211, H200_2141, ROOT
+from .conftest import H200_211, H200_2141, benchmark_module
 
-# benchmarks/ is scripts, not a package: load the generator from its file (registered first: dataclasses
-# look their module up in sys.modules).
-_spec = importlib.util.spec_from_file_location("gen_large_trace", ROOT / "benchmarks" / "gen_large_trace.py")
-gen = sys.modules.setdefault("gen_large_trace", importlib.util.module_from_spec(_spec))
-_spec.loader.exec_module(gen)
+gen = benchmark_module("gen_large_trace")
 
 EVENTS = 20_000
 # No step markers (iterations inferred from repeating ops), step markers, and memsets.

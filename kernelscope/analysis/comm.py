@@ -70,7 +70,7 @@ def communication(ka: KernelAnalysis, trace: Trace) -> Communication | None:
     comm_kernels = [k for k in ka.instances if k.category == "communication"]
     compute = [k for k in ka.instances if k.category != "communication" and not k.is_memop]
     per_iter_comm: dict[int, list[Interval]] = {}
-    names: list[str] = []
+    names: dict[str, None] = {}  # in order of appearance (a list's `in` per collective grew with the names)
     source = "gpu kernels" if ka.device == "cuda" else "cpu ops"
     ranges = [] if ka.device == "cuda" else [e for e in trace.cpu if e.cat == "user_annotation"
                                              and _COLLECTIVE_RANGE.match(e.name)]
@@ -82,13 +82,11 @@ def communication(ka: KernelAnalysis, trace: Trace) -> Communication | None:
             if it is None:
                 continue
             per_iter_comm.setdefault(it, []).append((e.ts, e.ts + e.dur))
-            if e.name not in names:
-                names.append(e.name)
+            names.setdefault(e.name)
     else:
         for k in comm_kernels:
             per_iter_comm.setdefault(k.iteration, []).append((k.ts, k.ts + k.dur))
-            if k.name not in names:
-                names.append(k.name)
+            names.setdefault(k.name)
     if not per_iter_comm and not comm_kernels:
         return None
     per_iter_compute: dict[int, list[Interval]] = {}

@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from operator import attrgetter, le
+from typing import Any
 
 from kernelscope import vocab as _vocab
 from kernelscope.analysis import patterns
@@ -54,21 +55,37 @@ class KernelAnalysis:
     by_category: dict[str, float]
     by_backend: dict[str, float]
     time_us_per_iter: float
-    # The instances grouped by iteration, filled on the first iteration() call: this analysis's own, so it lives
-    # and dies with it (no module-level cache keyed by id()).
-    _by_iteration: dict[object, tuple[KernelInstance, ...]] = field(
-        default_factory=dict, init=False, compare=False, repr=False)
+    # How iteration() finds an iteration's instances, filled on its first call: the instances' iteration numbers
+    # (under _IN_ORDER) when they never decrease, else the instances grouped by iteration. This analysis's own, so
+    # it lives and dies with it (no module-level cache keyed by id()).
+    _by_iteration: dict[object, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def iteration(self, i: int) -> tuple[KernelInstance, ...]:
         """The instances of iteration ``i``, in launch order."""
         # Callers ask for every iteration in turn (GEMM verdicts): a scan of all instances per call made that
-        # quadratic (minutes on a 1M-event trace), so the instances are grouped once, on the first call.
-        if not self._by_iteration and self.instances:
-            self._by_iteration.update(_group_by_iteration(self.instances))
+        # quadratic (minutes on a 1M-event trace). On the GPU the instances are in launch order and windows are
+        # assigned by launch time, so iteration numbers never decrease: an iteration is a slice found by bisect.
+        # Otherwise (CPU kernels, per thread) the instances are grouped once.
+        cache = self._by_iteration
+        if not cache and self.instances:
+            its = [k.iteration for k in self.instances]
+            if all(map(le, its, islice(its, 1, None))):
+                cache[_IN_ORDER] = its
+            else:
+                cache.update(_group_by_iteration(self.instances))
+        numbers: list[int] | None = cache.get(_IN_ORDER)
         try:
-            return self._by_iteration.get(i, ())
-        except TypeError:  # an unhashable i: equal to no iteration, as the scan found
+            if numbers is None:
+                group: tuple[KernelInstance, ...] = cache.get(i, ())  # the groups: tuples of instances
+                return group
+            if i == i:  # (NaN equals no iteration, and bisects as if it equalled all)
+                return self.instances[bisect.bisect_left(numbers, i) : bisect.bisect_right(numbers, i)]
+            return ()
+        except TypeError:  # an unhashable or incomparable i: equal to no iteration, as the scan found
             return tuple(k for k in self.instances if k.iteration == i)
+
+
+_IN_ORDER = object()  # KernelAnalysis._by_iteration's key for the iteration numbers in instance order
 
 
 def _group_by_iteration(instances: tuple[KernelInstance, ...]) -> dict[object, tuple[KernelInstance, ...]]:
@@ -83,6 +100,7 @@ def _group_by_iteration(instances: tuple[KernelInstance, ...]) -> dict[object, t
 
 
 _tid = attrgetter("tid")
+_name = attrgetter("name")
 
 
 def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
@@ -131,11 +149,25 @@ def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
 
 
 def _smallest_period(names: list[str]) -> int:
+    """The smallest p dividing len(names) such that names repeat every p (len(names) when none does).
+
+    One pass (KMP's failure function): testing each divisor in turn scans the whole list for each multiple of the
+    true period when the last iteration differs (n times the number of divisors). The shortest period is
+    n - fail[n - 1]; when it does not divide n, no proper divisor of n is a period either (Fine and Wilf)."""
     n = len(names)
-    for p in range(1, n + 1):
-        if n % p == 0 and all(names[i] == names[i % p] for i in range(n)):
-            return p
-    return n
+    if n == 0:
+        return 0
+    fail = [0] * n
+    k = 0
+    for i in range(1, n):
+        name = names[i]
+        while k and name != names[k]:
+            k = fail[k - 1]
+        if name == names[k]:
+            k += 1
+        fail[i] = k
+    p = n - fail[-1]
+    return p if n % p == 0 else n
 
 
 def _windows_from_groups(groups: list[list[CpuEvent]]) -> list[tuple[float, float]]:
@@ -146,7 +178,10 @@ def _windows_from_groups(groups: list[list[CpuEvent]]) -> list[tuple[float, floa
 
 def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[tuple[float, float]], str, str]:
     """Return (windows, method, note). Windows are CPU-clock intervals [start, end)."""
-    steps = [e for e in trace.cpu if e.cat == "user_annotation" and _STEP.match(e.name)]
+    # Names repeat once per iteration (step markers are the exception): each distinct name is tested once, and the
+    # events are read again only when a step marker is among them.
+    step_names = {n for n in set(map(_name, trace.cpu)) if _STEP.match(n)}
+    steps = [e for e in trace.cpu if e.name in step_names and e.cat == "user_annotation"] if step_names else []
     if steps and iterations is None:
         steps.sort(key=lambda e: e.ts)
         return [(e.ts, e.end) for e in steps], "profiler_steps", "iterations from ProfilerStep#N markers"
@@ -265,16 +300,13 @@ def _cpu_kernels(trace: Trace) -> list[CpuEvent]:
                     e.name in _vocab.CPU_DROPOUT_OPS and not work_desc[i]):
                 continue  # eval-mode dropout returns its input: no work
             p = parent[i]
-            if e.name in _HELPERS and p >= 0 and not work_desc_excluding(events, parent, i, p):
-                continue  # a helper of the op it is nested in, which counts as the one kernel
+            # A helper of the op it is nested in, which counts as the one kernel, unless that op nests real
+            # work besides helpers (then it does not count itself, and this helper does). The count of such
+            # children, taken once above: a scan of the thread's events per helper was quadratic.
+            if e.name in _HELPERS and p >= 0 and not work_children[p]:
+                continue
             kernels.append(e)
     return kernels
-
-
-def work_desc_excluding(events: list[CpuEvent], parent: list[int], child: int, p: int) -> bool:
-    """Whether ``p`` nests real work besides helpers: then ``p`` does not count itself and this helper does."""
-    return any(parent[j] == p and j != child and events[j].name not in _HELPERS for j in range(p + 1, len(events))
-               if events[j].ts < events[p].end)
 
 
 def analyze_kernels(trace: Trace, iterations: int | None = None) -> KernelAnalysis:
@@ -319,6 +351,8 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
         launch_ts_of = ts_of_corr.get
         bisect_right, classify, draft = bisect.bisect_right, patterns.classify, _InstanceDraft
         said_of = _launching_ops(trace).get
+        # Launch order is checked as the instances are made: each launch-order key against the one before.
+        in_order, previous = True, None  # type: bool, tuple[float, float] | None
         for g in trace.gpu:
             name, gcat, corr = g.name, g.cat, g.correlation
             launch_ts = launch_ts_of(corr)
@@ -333,6 +367,10 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
                 cat = "memset" if "memset" in gcat else "memcpy"
             # _assign, inlined: the window whose [start, end) holds the launch (or the kernel, unlaunched).
             ts = launch_ts if launch_ts is not None else g.ts
+            order = (ts, g.ts)  # _launch_order(k)
+            if in_order and previous is not None and not previous <= order:
+                in_order = False
+            previous = order
             it = bisect_right(starts, ts) - 1 if windows else -1
             if it >= 0 and not ts < ends[it]:
                 it = -1
@@ -350,9 +388,10 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
             k.stream = g.stream
             k.__class__ = KernelInstance
             raw.append(k)
-        # Launch order; usually the GPU order already (one stream), and then the stable sort would keep it.
-        keys = list(map(_launch_order, raw))
-        if not all(map(le, keys, islice(keys, 1, None))):
+        # Launch order; usually the GPU order already (one stream), and then the stable sort would keep it. (Checked
+        # above, neighbour by neighbour: a list of every key would be ~10 MB more at the peak, per 1M events.)
+        if not in_order:
+            keys = list(map(_launch_order, raw))
             raw = [raw[i] for i in sorted(range(len(raw)), key=keys.__getitem__)]
     else:
         for e in _cpu_kernels(trace):

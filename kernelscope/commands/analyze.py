@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from kernelscope import commands
 from kernelscope.commands import verbose_option
 
 
@@ -48,10 +49,16 @@ def command(trace: Path, codes: tuple[Path, ...], log: Path | None, iterations: 
         result = analyze_rank_dir(trace, mode=mode, iterations=iterations, command=command_line)
     else:
         result = analyze_trace_file(trace, list(codes), mode=mode, iterations=iterations, log_path=log,
-                                    command=command_line)
+                                    command=command_line, keep=_held if commands.command_line else None)
     # A trace alone has no latency to compare: nothing to recommend (not "no working mode").
     result = dataclasses.replace(result, recommendation=())
     out_dir = prepare_out_dir(out, force=force)
     paths = write_reports(result, out_dir, tensorboard=False)
     render_terminal(result, console_for(), verbose=verbose)
     console_for(stderr=True).print(f"report: {paths['html']}\nresult: {paths['json']}")
+    # Every file is written and closed: nothing is left for the interpreter's teardown but freeing the trace (held
+    # in _held on a command line), which the command line then skips.
+    commands.skip_teardown = True
+
+
+_held: list[object] = []

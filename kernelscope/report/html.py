@@ -7,6 +7,7 @@ through importlib.resources, so a wheel and an editable install find them the sa
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import hashlib
 import json
@@ -94,7 +95,9 @@ def share(part: float | None, total: float | None) -> str:
     return f"{100 * part / total:.1f}%"
 
 
+@functools.cache
 def environment() -> jinja2.Environment:
+    """One per process: it keeps each template compiled (compiling report.html.j2 costs more than rendering it)."""
     env = jinja2.Environment(
         loader=jinja2.FunctionLoader(_load),
         autoescape=True,

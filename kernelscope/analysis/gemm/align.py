@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from kernelscope import vocab
 from kernelscope.analysis import patterns
@@ -19,15 +20,18 @@ from kernelscope.inductor_code import (
 )
 from kernelscope.provenance import (
     FLOW_RANGE_PREFIX,
+    MODULE_RANGE_PREFIX,
     SOURCE_RANGE_PREFIX,
     RangeIndex,
     module_index,
     parse_flow,
 )
-from kernelscope.trace import CpuEvent, Trace
+from kernelscope.trace import CpuEvent, StartIndex, Trace
 
 _GRAPH_CALL = vocab.GRAPH_CALL
 _BOOKKEEPING = vocab.BOOKKEEPING_RANGE
+_RANGE_PREFIXES = (MODULE_RANGE_PREFIX, SOURCE_RANGE_PREFIX, FLOW_RANGE_PREFIX)
+_name = attrgetter("name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,28 +68,46 @@ class _TraceIndex:
     trace: Trace
     ka: KernelAnalysis
     by_ext: dict[int, CpuEvent] = field(default_factory=dict)
-    cpu_by_key: dict[tuple[str, float], CpuEvent] = field(default_factory=dict)
+    _cpu_by_key: dict[tuple[str, float], CpuEvent] | None = None  # CPU traces only, built on first use
     regions: tuple[CpuEvent, ...] = ()
     modules: RangeIndex | None = None
     sources: RangeIndex | None = None  # eager GEMM-class calls' source lines (kernelscope.source: ranges)
     flows: RangeIndex | None = None  # eager dataflow (kernelscope.flow: ranges)
     _flow_labels: dict[str, tuple[int, frozenset[int]] | None] = field(default_factory=dict)
     _copies: dict[object, tuple[list[float], list[CpuEvent]]] | None = None
+    # Asked once per checked iteration or per op: bisects instead of scans (issue 27), built on first use.
+    _regions_by_start: StartIndex[CpuEvent] | None = None
+    _cpu_by_start: StartIndex[CpuEvent] | None = None
 
     @staticmethod
     def build(trace: Trace, ka: KernelAnalysis, root: str = "") -> _TraceIndex:
         """``root``: a prefix of the eager module paths that the user's model lacks (an older capture's wrapper)."""
         idx = _TraceIndex(trace, ka)
-        idx.modules = module_index(trace.cpu, root=root)
-        idx.sources = module_index(trace.cpu, SOURCE_RANGE_PREFIX)
-        idx.flows = module_index(trace.cpu, FLOW_RANGE_PREFIX)
-        for e in trace.cpu:
-            if e.external_id is not None and e.cat == "cpu_op":
-                # External ids are unique per op; keep the first (outermost) if a tool wrote duplicates.
-                idx.by_ext.setdefault(e.external_id, e)
-            idx.cpu_by_key.setdefault((e.name, e.ts), e)
-        idx.regions = tuple(sorted((e for e in trace.cpu if _GRAPH_CALL.match(e.name)), key=lambda e: e.ts))
+        cpu = trace.cpu
+        # Names repeat once per iteration: each distinct name is tested once, and the events are read again
+        # only for the names that matter (most traces have no kernelscope ranges at all).
+        names = set(map(_name, cpu))
+        ranged = {n for n in names if n.startswith(_RANGE_PREFIXES)}
+        ranges = [e for e in cpu if e.name in ranged] if ranged else []
+        idx.modules = module_index(ranges, MODULE_RANGE_PREFIX, root=root)
+        idx.sources = module_index(ranges, SOURCE_RANGE_PREFIX)
+        idx.flows = module_index(ranges, FLOW_RANGE_PREFIX)
+        # External ids are unique per op; keep the first (outermost) if a tool wrote duplicates: read backwards,
+        # the first one is written last.
+        idx.by_ext = {e.external_id: e for e in reversed(cpu) if e.external_id is not None and e.cat == "cpu_op"}
+        graph_calls = {n for n in names if _GRAPH_CALL.match(n)}
+        idx.regions = tuple(sorted((e for e in cpu if e.name in graph_calls), key=lambda e: e.ts)) \
+            if graph_calls else ()
         return idx
+
+    @property
+    def cpu_by_key(self) -> dict[tuple[str, float], CpuEvent]:
+        """CPU events by (name, start): how a CPU trace's kernels (CPU ops themselves) find their op."""
+        if self._cpu_by_key is None:
+            self._cpu_by_key = {}
+            for e in self.trace.cpu:
+                self._cpu_by_key.setdefault((e.name, e.ts), e)
+        return self._cpu_by_key
 
     def window(self, it: int) -> tuple[float, float]:
         if self.ka.windows and it < len(self.ka.windows):
@@ -95,9 +117,21 @@ class _TraceIndex:
             return (0.0, -1.0)
         return (min(_when(k) for k in inst), max(k.ts + k.dur for k in inst) + 1.0)
 
+    @property
+    def regions_by_start(self) -> StartIndex[CpuEvent]:
+        """The compiled regions (``## Call CompiledFxGraph ##``) by start time."""
+        if self._regions_by_start is None:
+            self._regions_by_start = StartIndex(self.regions)
+        return self._regions_by_start
+
     def regions_in(self, it: int) -> list[CpuEvent]:
-        lo, hi = self.window(it)
-        return [r for r in self.regions if lo <= r.ts < hi]
+        return self.regions_by_start.between(*self.window(it))
+
+    def cpu_in(self, it: int) -> list[CpuEvent]:
+        """The CPU events that start in iteration ``it``'s window, in trace order."""
+        if self._cpu_by_start is None:
+            self._cpu_by_start = StartIndex(self.trace.cpu)
+        return self._cpu_by_start.between(*self.window(it))
 
     def nested_copies(self, op: CpuEvent) -> list[CpuEvent]:
         """The aten::copy_ records nested in a CPU op (the broadcast bias an addmm copies into its output)."""
@@ -185,10 +219,6 @@ def _groups(instances: Sequence[KernelInstance], tx: _TraceIndex) -> list[_Group
     return out
 
 
-def _in_region(k: KernelInstance, r: CpuEvent) -> bool:
-    return r.ts <= _when(k) < r.end
-
-
 def _compatible(launch: Launch, group: _Group, code: OutputCode) -> bool:
     if launch.kind == "kernel":
         kd = code.kernel(launch.name)
@@ -255,14 +285,15 @@ def _match_regions(
     codes: Sequence[OutputCode], tx: _TraceIndex, it: int, cache: dict[str, int]
 ) -> list[_RegionMatch]:
     regions = tx.regions_in(it)
-    inst = [k for k in tx.ka.iteration(it)]
+    inst = list(tx.ka.iteration(it))
     out: list[_RegionMatch] = []
     if not regions:
         groups = _groups(inst, tx)
         best = max(range(len(codes)), key=lambda c: (len(_align(codes[c], groups)), -c))
         return [_RegionMatch(None, 0, best, tuple(groups), _align(codes[best], groups))]
+    by_launch = StartIndex(inst, start=_when)  # each region's kernels by a bisect, not a scan per region
     for ordinal, r in enumerate(regions):
-        groups = _groups([k for k in inst if _in_region(k, r)], tx)
+        groups = _groups(by_launch.between(r.ts, r.end), tx)
         if r.name in cache and not r.name.endswith("None ##"):
             best = cache[r.name]
         else:

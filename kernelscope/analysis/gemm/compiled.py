@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kernelscope import vocab
 from kernelscope.analysis import patterns
@@ -39,17 +40,40 @@ def _from_code(
     matched_codes = {rm.code_index for rm in matches if rm.aligned}
     for rm in matches:
         code = codes[rm.code_index]
+        traced = _Traced.of(rm)
         for cg in static[rm.code_index]:
             gi = rm.aligned.get(cg.launch.index)
             group = rm.groups[gi] if gi is not None else None
-            out.append(_found_from_code(code, cg, group, rm, tx, cfg, log, single_graph))
+            out.append(_found_from_code(code, cg, group, rm, traced, tx, cfg, log, single_graph))
     if not matched_codes and it == 0:
         # The trace shows none of the code's launches (or there is no trace data): report the code alone.
         for ci, code in enumerate(codes):
             rm = _RegionMatch(None, ci, ci, (), {})
+            traced = _Traced.of(rm)
             for cg in static[ci]:
-                out.append(_found_from_code(code, cg, None, rm, tx, cfg, log, single_graph))
+                out.append(_found_from_code(code, cg, None, rm, traced, tx, cfg, log, single_graph))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Traced:
+    """What ran for each aligned launch of a region (launch index -> its compute kernels' first name, instances
+    and time): read once per region, not once per GEMM of the region."""
+
+    name: dict[int, str]
+    instances: dict[int, tuple[tuple[str, float], ...]]
+    time: dict[int, float]
+
+    @staticmethod
+    def of(rm: _RegionMatch) -> _Traced:
+        traced = _Traced({}, {}, {})
+        for li, gi in rm.aligned.items():
+            g = rm.groups[gi]
+            compute = g.compute
+            traced.name[li] = compute[0].name if compute else g.name
+            traced.instances[li] = tuple((k.name, k.ts) for k in compute)
+            traced.time[li] = sum(k.dur for k in compute)
+        return traced
 
 
 def _found_from_code(
@@ -57,6 +81,7 @@ def _found_from_code(
     cg: CodeGemm,
     group: _Group | None,
     rm: _RegionMatch,
+    traced: _Traced,
     tx: _TraceIndex,
     cfg: _Config,
     log: LogFacts,
@@ -109,15 +134,7 @@ def _found_from_code(
         use_gelu = dict(cg.launch.kwargs).get("use_gelu")
         act = "gelu" if use_gelu == "True" else "relu"  # use_gelu defaults to False
         ops.append(_library_activation(group, act, cg.launch.name))
-    trace_name: dict[int, str] = {}
-    trace_inst: dict[int, tuple[tuple[str, float], ...]] = {}
-    trace_time: dict[int, float] = {}
-    for li, gi in rm.aligned.items():
-        g = rm.groups[gi]
-        names = [k.name for k in g.compute] or [g.name]
-        trace_name[li] = names[0]
-        trace_inst[li] = tuple((k.name, k.ts) for k in g.compute)
-        trace_time[li] = sum(k.dur for k in g.compute)
+    trace_name, trace_inst, trace_time = traced.name, traced.instances, traced.time
     activation = ops[:]  # _addmm_activation's GELU/ReLU: applied after the bias
     ops = []
     for c in cg.chain:

@@ -90,7 +90,7 @@ def gemm_report(
         for it in its:
             found = _from_code(codes, tx, cfg, log, it, static, cache)
             if tx.regions:  # graph breaks: GEMMs that ran eagerly between compiled regions
-                between, ops = _eager(tx, replace(cfg, compiled=False), it, exclude=tx.regions)
+                between, ops = _eager(tx, replace(cfg, compiled=False), it, outside_regions=True)
                 found += between
                 counted = counted if per_iter else ops
             per_iter.append(found)
@@ -142,16 +142,24 @@ def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, cou
     its = list(its) if its is not None else list(range(len(per_iter)))
     count = count if count is not None else len(per_iter)
     first = sorted(per_iter[0], key=lambda f: f.order)
+    # Each iteration's GEMMs by key (the first of a key, as a scan finds it): a scan of an iteration's GEMMs per
+    # GEMM was quadratic in the GEMMs of an iteration.
+    by_key: list[dict[Any, _Found]] = []
+    for iteration in per_iter:
+        keyed: dict[Any, _Found] = {}
+        for found in iteration:
+            keyed.setdefault(found.key, found)
+        by_key.append(keyed)
     out: list[GemmEpilogue] = []
     for i, f in enumerate(first):
         times = [f.time_us] if f.time_us is not None else []
         differs: list[str] = []
-        for it, found in zip(its[1:], per_iter[1:]):
-            same = [g for g in found if g.key == f.key]
-            if not same:
+        for it, keyed_gemms in zip(its[1:], by_key[1:]):
+            same = keyed_gemms.get(f.key)
+            if same is None:
                 differs.append(f"iteration {it}: GEMM not found")
                 continue
-            g = same[0]
+            g = same
             ops_f = tuple((o.label, o.fused) for o in f.ops)
             ops_g = tuple((o.label, o.fused) for o in g.ops)
             if g.kernels != f.kernels or _verdict_of(g) != _verdict_of(f) or ops_g != ops_f:

@@ -73,6 +73,30 @@ class _OpTree:
         return j
 
 
+def _grouped_convolutions(tree: _OpTree) -> dict[int, int]:
+    """Convolutions ATen runs group by group (a depthwise bf16 convolution on the CPU calls aten::convolution once
+    per channel group inside the outer aten::_convolution): the innermost conv op of each group -> the outer call
+    for the first group, -1 for the others, so the layer is one GEMM-class op, as the model wrote it (and as
+    torch's dispatcher sees it) rather than one per group."""
+    out: dict[int, int] = {}
+    leaves_of: dict[int, list[int]] = defaultdict(list)
+    for i, e in enumerate(tree.ops):
+        if e.name not in _EAGER_GEMMS or vocab.op_class(e.name.split("::")[-1]) != "conv":
+            continue
+        top, j = i, tree.parent[i]
+        while j >= 0 and vocab.op_class(tree.ops[j].name.split("::")[-1]) == "conv":
+            top, j = j, tree.parent[j]
+        if top != i:
+            leaves_of[top].append(i)
+    for top, leaves in leaves_of.items():
+        inner = [i for i in leaves if not any(tree.ops[j].name in _EAGER_GEMMS for j in tree.subtree(i) if j != i)]
+        if len(inner) > 1:
+            inner.sort(key=lambda i: tree.ops[i].ts)
+            out[inner[0]] = top
+            out.update({i: -1 for i in inner[1:]})
+    return out
+
+
 def _is_aten_level(name: str) -> bool:
     return "::" in name and not name.startswith("## ")
 
@@ -82,11 +106,13 @@ def _is_aten_level(name: str) -> bool:
 _FLOW_QUIET = 64
 
 
-def _eager(tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent] = ()
+def _eager(tx: _TraceIndex, cfg: _Config, it: int, outside_regions: bool = False
            ) -> tuple[list[_Found], list[_Counted]]:
-    """The GEMMs of one iteration, and the GEMM-class ops it executed (attributed to a kernel or not)."""
-    found, covered, counted = _eager_ops(tx, cfg, it, exclude)
-    if exclude:
+    """The GEMMs of iteration ``it``, and the GEMM-class ops it executed (attributed to a kernel or not); with
+    ``outside_regions``, only those that ran between the compiled regions (graph breaks), whose kernels the
+    compiled path does not read."""
+    found, covered, counted = _eager_ops(tx, cfg, it, outside_regions)
+    if outside_regions:
         return found, counted
     # GEMM kernels no GEMM-class op launched (cutlass.operators called directly, custom ops): read them as trace-
     # only, from their names (analysis/kernels.py already gave a GEMM-named kernel of another known op that op's
@@ -96,11 +122,9 @@ def _eager(tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent] =
 
 
 def _eager_ops(
-    tx: _TraceIndex, cfg: _Config, it: int, exclude: Sequence[CpuEvent]
+    tx: _TraceIndex, cfg: _Config, it: int, outside_regions: bool
 ) -> tuple[list[_Found], set[tuple[str, float]], list[_Counted]]:
-    lo, hi = tx.window(it)
-    events = [e for e in tx.trace.cpu if lo <= e.ts < hi]
-    tree = _OpTree.build(events)
+    tree = _OpTree.build(tx.cpu_in(it))
     inst = tx.ka.iteration(it)
     kernels_by_ext: dict[int, list[KernelInstance]] = defaultdict(list)
     kernels_by_key: dict[tuple[str, float], KernelInstance] = {}
@@ -122,7 +146,7 @@ def _eager_ops(
         return sorted(dict.fromkeys(out), key=lambda k: (_when(k), k.ts))
 
     def excluded(e: CpuEvent) -> bool:
-        return any(r.ts <= e.ts < r.end for r in exclude)
+        return outside_regions and tx.regions_by_start.covers(e.ts)
 
     # Top-level ATen calls in time order, per thread: the sequence an epilogue is read from.
     calls: dict[object, list[int]] = defaultdict(list)
@@ -133,19 +157,28 @@ def _eager_ops(
             calls[e.tid].append(i)
     for lst in calls.values():
         lst.sort(key=lambda i: tree.ops[i].ts)
+    # Each call's place in its thread's sequence (a list.index per GEMM was quadratic in an iteration's calls).
+    place = {tid: {i: p for p, i in enumerate(lst)} for tid, lst in calls.items()}
 
     found: list[_Found] = []
     covered: set[tuple[str, float]] = set()
     counted: list[_Counted] = []
+    grouped = _grouped_convolutions(tree)
     for i, e in enumerate(tree.ops):
         if e.name not in _EAGER_GEMMS or excluded(e):
             continue
         sub = tree.subtree(i)
         if any(tree.ops[j].name in _EAGER_GEMMS for j in sub if j != i):
             continue  # an outer GEMM op whose work is done by an inner one: one GEMM, counted once
+        if i in grouped:
+            call = grouped[i]
+            if call < 0:
+                continue  # a later group of a convolution ATen ran group by group: counted with its first
+            sub = tree.subtree(call)  # one convolution: every group's kernels
         base = e.name.split("::")[-1]
         kind = "convolution" if vocab.op_class(base) == "conv" else base
-        m, n, k = _mnk_from_dims(e.name, e.input_dims, e)
+        shaped = tree.ops[grouped[i]] if i in grouped else e  # a grouped convolution: the whole layer's shape
+        m, n, k = _mnk_from_dims(shaped.name, shaped.input_dims, shaped)
         ks = kernels_of(sub)
         # analysis/kernels.py decided what each kernel computes from the op that launched it: a GEMM-class op's
         # kernels are its GEMM, but for its helpers (layout transforms, padding) and ATen's elementwise kernels
@@ -233,7 +266,7 @@ def _eager_ops(
         if vocab.op_class(base) == "conv":
             out_shape = conv_out_shape(e) or conv_out_shape(tree.ops[anchor])
         seq = calls.get(e.tid, [])
-        pos = seq.index(anchor) if anchor in seq else -1
+        pos = place.get(e.tid, {}).get(anchor, -1)
         numel = _numel(out_shape) if out_shape else None
         # Eager dataflow (the worker's kernelscope.flow ranges): follow the calls that read the GEMM's result
         # (or an op of its chain), skip the others; without it, the call order decides.
