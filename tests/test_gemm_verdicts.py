@@ -1396,3 +1396,19 @@ def test_a_convolution_run_group_by_group_is_one_gemm():
     # the whole layer's shape (K = 1 channel x 7 x 7 per group), and every group's kernel on the one GEMM
     assert [(g.m, g.n, g.k, len(g.kernels)) for g in dw] == [(128, 16, 49, 16), (32, 32, 49, 32), (8, 64, 49, 64),
                                                             (2, 128, 49, 128)]
+
+
+def test_a_strided_convolution_on_atens_cpu_kernel_has_its_strided_shape():
+    # GIVEN bf16 convolutions on the CPU, which ATen runs as aten::thnn_conv2d > _slow_conv2d_forward(input,
+    # weight, kernel_size, bias, stride, padding): stride and padding sit at other places than in aten::conv2d
+    from kernelscope.analysis.mode import build_mode_result
+
+    from .zoo_fixtures import extract_run
+
+    run = extract_run(DATA / "cpu-torch2.14.1" / "timm_convnext_bf16.tar.gz")
+    m = build_mode_result(run, json.loads((run / "modes" / "eager" / "capture.json").read_text()))
+    shapes = {g.module: (g.m, g.n, g.k) for g in m.gemms if g.kind == "conv"}
+    # THEN M counts the strided output: the 4x4 stride-4 stem on 32 px makes 8 x 8 per image (2 images), the 2x2
+    # stride-2 downsamples halve it (read as stride 1 they were 2 x 29 x 29 = 1682, and so on)
+    assert shapes["stem.0"] == (128, 16, 48)
+    assert [shapes[f"stages.{i}.downsample.1"] for i in (1, 2, 3)] == [(32, 32, 64), (8, 64, 128), (2, 128, 256)]

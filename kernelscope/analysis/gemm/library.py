@@ -118,8 +118,14 @@ def conv_out_shape(e: CpuEvent) -> list[int] | None:
     ci = list(getattr(e, "concrete_inputs", None) or ())
     base = e.name.split("::")[-1]
     # (input, weight, bias, stride, padding, dilation, ...) for conv2d/convolution/_convolution;
-    # (input, weight, padding, stride, dilation, ...) for cudnn_convolution / mkldnn_convolution (bias at 2)
-    order = {"cudnn_convolution": (3, 2, 4), "mkldnn_convolution": (4, 3, 5)}.get(base, (3, 4, 5))
+    # (input, weight, padding, stride, dilation, ...) for cudnn_convolution / mkldnn_convolution (bias at 2);
+    # (input, weight, kernel_size, bias, stride, padding[, dilation]) for ATen's own CPU kernels (a bf16
+    # convolution on the CPU: aten::thnn_conv2d > _slow_conv2d_forward; depthwise and dilated ones); 99: no such
+    # argument, the default
+    order = {"cudnn_convolution": (3, 2, 4), "mkldnn_convolution": (4, 3, 5), "thnn_conv2d": (4, 5, 99),
+             "_slow_conv2d_forward": (4, 5, 99), "slow_conv2d_forward": (4, 5, 99), "slow_conv3d_forward": (4, 5, 99),
+             "_conv_depthwise2d": (4, 5, 6), "conv_depthwise3d": (4, 5, 6), "slow_conv_dilated2d": (4, 5, 6),
+             "slow_conv_dilated3d": (4, 5, 6)}.get(base, (3, 4, 5))
     nsp = len(x) - 2
 
     def arg(i: int, default: int) -> list[int]:
