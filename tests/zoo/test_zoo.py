@@ -1,0 +1,158 @@
+"""The model zoo as the proving ground (issue 28): real model families built from their configs with random weights
+(tests/zoo/models/), profiled on the CPU with their tiny configs exactly as a user runs kernelscope, and checked
+against invariants that do not depend on kernelscope's own reading of the run:
+
+- every mode ran, and the run's dtype and numerics tolerance are the ones asked for (``--dtype bfloat16``);
+- coverage: every GEMM-class ATen op the model executes is attributed to a kernel, in every mode, and the GEMM count
+  equals what an independent oracle counts: a ``TorchDispatchMode`` that sees each mm/addmm/bmm/baddbmm/convolution
+  the eager model dispatches (``count_gemm_ops``);
+- every module path shown can be looked up with ``get_submodule`` on the model ``get_model()`` returns;
+- numerics pass against eager and against the float64 reference;
+- the reports render, and no terminal line is wider than COLUMNS.
+
+Each model is profiled once per session (``zoo_profile``); the profiles take 1-2 minutes each on 2 cores.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..conftest import ROOT, run_cli
+
+pytest.importorskip("transformers")
+pytest.importorskip("timm")
+pytest.importorskip("torchvision")
+
+MODELS = ROOT / "tests" / "zoo" / "models"
+COLUMNS = 100
+
+# name -> (model file, modes, extra options). bf16 on the CPU: the dtype users upgrade for, and the one whose
+# numerics rules differ from fp32's. max-autotune for one family (C++ GEMM template: deterministic on 2 cores).
+ZOO: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "hf_gpt2": ("hf_gpt2.py", "eager,default", ()),
+    "hf_bert": ("hf_bert.py", "eager,default", ()),
+    "hf_llama": ("hf_llama.py", "eager,default,max-autotune:CPP", ()),
+    "hf_vit": ("hf_vit.py", "eager,default", ()),
+    "hf_t5_encoder": ("hf_t5_encoder.py", "eager,default", ()),
+    "timm_convnext": ("timm_convnext.py", "eager,default", ()),
+    "timm_mixer": ("timm_mixer.py", "eager,default", ()),
+    "tv_resnet": ("tv_resnet.py", "eager,default", ()),
+}
+GEMM_ATEN = ("mm", "addmm", "bmm", "baddbmm", "convolution")
+
+_runs: dict[str, tuple[Path, Any]] = {}
+
+
+def load_model_file(name: str) -> Any:
+    path = MODELS / ZOO[name][0]
+    spec = importlib.util.spec_from_file_location(f"zoo_{name}", path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def count_gemm_ops(name: str) -> dict[str, int]:
+    """The oracle: GEMM-class ATen ops one eager forward dispatches, by op (no kernelscope code involved)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    counts: dict[str, int] = {}
+
+    class Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            op = func.overloadpacket.__name__
+            if op in GEMM_ATEN:
+                counts[op] = counts.get(op, 0) + 1
+            return func(*args, **(kwargs or {}))
+
+    mod = load_model_file(name)
+    model = mod.get_model().to(torch.bfloat16)
+    inputs = mod.get_inputs()
+    cast = (lambda t: t.to(torch.bfloat16) if t.is_floating_point() else t)
+    with torch.no_grad(), Count():
+        if isinstance(inputs, dict):
+            model(**{k: cast(v) for k, v in inputs.items()})
+        else:
+            model(*[cast(v) for v in inputs])
+    return counts
+
+
+@pytest.fixture(scope="session")
+def zoo_profile(tmp_path_factory: pytest.TempPathFactory):
+    def get(name: str) -> tuple[Path, Any]:
+        if name not in _runs:
+            file, modes, extra = ZOO[name]
+            out = tmp_path_factory.mktemp("zoo") / name
+            proc = run_cli("profile", str(MODELS / file), "--device", "cpu", "--dtype", "bfloat16",
+                           "--modes", modes, "--processes", "1", "--repeats", "5", "--warmup", "3",
+                           "--steps", "2", "--out", str(out), *extra, env={"COLUMNS": str(COLUMNS)})
+            (out / "cli-stdout.txt").write_text(proc.stdout)
+            (out / "cli-stderr.txt").write_text(proc.stderr)
+            _runs[name] = (out, proc)
+        return _runs[name]
+    return get
+
+
+def result_of(zoo_profile, name: str) -> dict:
+    out, proc = zoo_profile(name)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads((out / "result.json").read_text())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(ZOO))
+def test_every_mode_runs_in_bf16(zoo_profile, name: str):
+    r = result_of(zoo_profile, name)
+    assert r["dtype"] == "bfloat16"
+    for m in r["modes"]:
+        assert m["status"] == "ok", (m["name"], m["error"])
+        assert m["numerics"]["tolerance"]["dtype"] == "bfloat16", m["name"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(ZOO))
+def test_gemm_count_matches_the_dispatch_oracle(zoo_profile, name: str):
+    r = result_of(zoo_profile, name)
+    want = sum(count_gemm_ops(name).values())
+    for m in r["modes"]:
+        assert len(m["gemms"]) == want, (m["name"], len(m["gemms"]), want)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(ZOO))
+def test_module_paths_resolve_on_the_users_model(zoo_profile, name: str):
+    r = result_of(zoo_profile, name)
+    model = load_model_file(name).get_model()
+    paths = {g["module"] for m in r["modes"] for g in m["gemms"] if g.get("module")}
+    assert paths, "no GEMM carries a module path"
+    for p in sorted(paths):
+        model.get_submodule(p)  # raises AttributeError on a path the user cannot look up
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(ZOO))
+def test_numerics_pass(zoo_profile, name: str):
+    r = result_of(zoo_profile, name)
+    for m in r["modes"]:
+        if m["name"] == "eager":
+            continue
+        assert m["numerics"]["vs_eager"]["pass"] or m["numerics"].get("reference", {}).get("pass"), m["name"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(ZOO))
+def test_reports_render_and_the_terminal_fits(zoo_profile, name: str):
+    out, proc = zoo_profile(name)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    html = (out / "report.html").read_text()
+    assert "<html" in html and "http://" not in html.replace("http://www.w3.org", "")
+    assert len((out / "summary.md").read_text()) < 60_000
+    wide = [line for line in (proc.stdout + proc.stderr).splitlines() if len(line) > COLUMNS]
+    assert not wide, wide[:3]
