@@ -127,6 +127,20 @@ def test_gemm_count_matches_the_dispatch_oracle(zoo_profile, name: str):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(ZOO))
+def test_each_layer_has_one_shape_in_every_mode(zoo_profile, name: str):
+    # eager reads shapes from the profiler's recorded arguments, the compiled modes from the output code: the
+    # same layer must come out as the same M x N x K (a convolution's stride, a grouped convolution, a bmm's batch)
+    r = result_of(zoo_profile, name)
+    by_mode = [{g["module"]: (g["m"], g["n"], g["k"]) for g in m["gemms"] if g.get("module")} for m in r["modes"]]
+    eager, compiled = by_mode[0], by_mode[1:]
+    for other, m in zip(compiled, r["modes"][1:]):
+        same = {p for p in eager if p in other}
+        assert same, m["name"]
+        assert {p: eager[p] for p in same} == {p: other[p] for p in same}, m["name"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(ZOO))
 def test_module_paths_resolve_on_the_users_model(zoo_profile, name: str):
     r = result_of(zoo_profile, name)
     model = load_model_file(name).get_model()
