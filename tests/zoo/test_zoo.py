@@ -170,3 +170,31 @@ def test_reports_render_and_the_terminal_fits(zoo_profile, name: str):
     assert len((out / "summary.md").read_text()) < 60_000
     wide = [line for line in (proc.stdout + proc.stderr).splitlines() if len(line) > COLUMNS]
     assert not wide, wide[:3]
+
+
+# Verdicts read from the output code by hand (the CPU runs of these tiny configs), for a few layers per family:
+# (model, mode, module) -> (verdict, fused, unfused).
+PINS: dict[tuple[str, str, str], tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    # BERT default: every projection is `extern_kernels.addmm(bias, x, W)` (the bias in the GEMM call); the
+    # residual add of attention.output.dense / output.dense runs in `cpp_fused_add_native_layer_norm_view_2`
+    # before LayerNorm's mean (an epilogue op, unfused), intermediate.dense's GELU in `cpp_fused_gelu_view_3`,
+    # the pooler's tanh in `cpp_fused_tanh_4`.
+    ("hf_bert", "default", "encoder.layer.0.attention.self.query"): ("fused", ("bias",), ()),
+    ("hf_bert", "default", "encoder.layer.0.attention.output.dense"): ("partial", ("bias",), ("add",)),
+    ("hf_bert", "default", "encoder.layer.1.intermediate.dense"): ("partial", ("bias",), ("gelu",)),
+    ("hf_bert", "default", "encoder.layer.1.output.dense"): ("partial", ("bias",), ("add",)),
+    ("hf_bert", "default", "pooler.dense"): ("partial", ("bias",), ("tanh",)),
+    # the same layers in eager: ATen's addmm takes the bias, the rest are separate ATen ops
+    ("hf_bert", "eager", "encoder.layer.0.attention.output.dense"): ("partial", ("bias",), ("add",)),
+    ("hf_bert", "eager", "pooler.dense"): ("partial", ("bias",), ("tanh",)),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", list(PINS), ids=["/".join(k) for k in PINS])
+def test_pinned_verdicts_match_the_output_code(zoo_profile, key: tuple[str, str, str]):
+    name, mode, module = key
+    r = result_of(zoo_profile, name)
+    m = next(m for m in r["modes"] if m["name"] == mode)
+    (g,) = [g for g in m["gemms"] if g["module"] == module]
+    assert (g["verdict"], tuple(g["fused"]), tuple(g["unfused"])) == PINS[key]
