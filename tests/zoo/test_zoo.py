@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +74,9 @@ def count_gemm_ops(name: str) -> dict[str, int]:
     mod = load_model_file(name)
     model = mod.get_model().to(torch.bfloat16)
     inputs = mod.get_inputs()
-    cast = (lambda t: t.to(torch.bfloat16) if t.is_floating_point() else t)
+    def cast(t: Any) -> Any:
+        return t.to(torch.bfloat16) if t.is_floating_point() else t
+
     with torch.no_grad(), Count():
         if isinstance(inputs, dict):
             model(**{k: cast(v) for k, v in inputs.items()})
