@@ -204,6 +204,8 @@ CPP_BODY_OPS = {"max_propagate_nan": "maximum", "clamp_min": "maximum", "max": "
 # Ops that combine the elements of a pooling window: max_pool's max, avg_pool's sum (divided afterwards).
 BODY_WINDOW_OPS = frozenset({"maximum", "minimum", "add"})
 BODY_PASS_OPS = frozenset({"cast", "view", "copy"})  # carry a value through unchanged
+# Ops whose operands' order says nothing (two elements of a pooling window computed the same way compare equal).
+BODY_COMMUTATIVE_OPS = frozenset({"add", "mul", "maximum", "minimum", "and", "or", "xor"})
 BODY_NOISE_OPS = BODY_PASS_OPS | frozenset({"load", "const", "index"})  # not a value's primary op
 # Ops that identify an activation in a body (erf: exact GELU, tanh: GELU-tanh or tanh, sigmoid: SiLU...).
 BODY_KEY_OPS = frozenset({"erf", "tanh", "sigmoid", "exp", "maximum", "minimum", "where", "rsqrt", "sqrt"})

@@ -15,7 +15,8 @@ CPU = Path(__file__).resolve().parent / "data" / "cpu-torch2.14.1"
 _CALL = re.compile(r"^\s+(?:buf\d+ = )?(cpp_fused_\w+|torch\.ops\.\w+\.\w+\.\w+|extern_kernels\.\w+)\(", re.M)
 _SHORT = {"torch.ops.mkl._mkl_linear.default": "mkl", "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu"
           ".default": "sdpa", "torch.ops.mkldnn._convolution_pointwise.default": "conv",
-          "torch.ops.mkldnn._convolution_pointwise.binary": "conv.binary", "extern_kernels.bmm": "bmm"}
+          "torch.ops.mkldnn._convolution_pointwise.binary": "conv.binary", "extern_kernels.bmm": "bmm",
+          "extern_kernels.convolution": "aten.conv", "extern_kernels.addmm": "addmm"}
 
 
 def _run(model: str) -> Path:
@@ -57,6 +58,17 @@ def _calls(model: str, mode: str) -> list[str]:
     ("kb_gemm_bn_scale_softmax", "max-autotune", ["k0", "k1"]),
     ("kb_gemm_max_sub_gelu", "default", ["mkl", "k0"]),
     ("kb_gemm_max_sub_gelu", "max-autotune", ["k0", "k1"]),
+    # ResNet-18 bf16 (freezing: BN folded into each conv's bias): k0 the input's layout, conv1, k1 ReLU + max pool;
+    # per basic block conv, k2/4/6/8 ReLU, conv, k3/5/7/9 add + ReLU (layer2-4's first block: its downsample conv
+    # before the add); k10 the last block's add + ReLU with the mean; fc's addmm
+    ("tv_resnet18_bf16", "default", ["k0", "aten.conv", "k1",
+                                     "aten.conv", "k2", "aten.conv", "k3", "aten.conv", "k2", "aten.conv", "k3",
+                                     "aten.conv", "k4", "aten.conv", "aten.conv", "k5", "aten.conv", "k4", "aten.conv",
+                                     "k5",
+                                     "aten.conv", "k6", "aten.conv", "aten.conv", "k7", "aten.conv", "k6", "aten.conv",
+                                     "k7",
+                                     "aten.conv", "k8", "aten.conv", "aten.conv", "k9", "aten.conv", "k8", "aten.conv",
+                                     "k10", "addmm"]),
 ])
 def test_call_sites_are_those_the_readme_describes(model, mode, calls):
     assert _calls(model, mode) == calls
@@ -64,7 +76,7 @@ def test_call_sites_are_those_the_readme_describes(model, mode, calls):
 
 def test_every_mkl_linear_has_no_bias_and_fixture_files_stay_small():
     runs = [_run(t.name.removesuffix(".tar.gz")) for t in CPU.glob("*.tar.gz")]
-    assert len(runs) == 3
+    assert len(runs) == 5  # the kb_* problems, timm_convnext_bf16, tv_resnet18_bf16
     for code in [*CPU.glob("*/modes/*/code/graph_0.py"), *(c for r in runs for c in r.glob("modes/*/code/graph_0.py"))]:
         for args in re.findall(r"torch\.ops\.mkl\._mkl_linear\.default\((.*)\)", code.read_text()):
             assert args.endswith(", None, 32"), (code, args)  # the bias goes to a separate C++ kernel

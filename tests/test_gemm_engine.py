@@ -54,6 +54,36 @@ EXPECTED = [
         ('conv1', 'convolution', 'MKL/oneDNN', 'fused', ('bias', 'relu'), ()),
         ('conv2', 'convolution', 'MKL/oneDNN', 'fused', ('bias', 'add', 'relu'), ()),
     ]),
+    # torchvision ResNet-18, bf16, 64 px, batch 2 (tests/data/cpu-torch2.14.1/tv_resnet18_bf16, README there), read
+    # from modes/default/code/graph_0.py. Freezing folds each BN into its conv: every extern_kernels.convolution
+    # takes a bias (_frozen_param301 ... 339: in the call). conv1 (674): ReLU runs on each of the 9 neighbours of
+    # max_pool2d(3, 2, 1) in cpp_fused_max_pool2d_with_indices_relu_1 (679): a masked load in a lambda, then
+    # `tmp16 = at::vec::clamp_min(tmp15, decltype(tmp15)(0));` (164) before `tmp29 = at::vec::maximum(tmp17,
+    # tmp28);` (184): the ReLU is conv1's epilogue (before: lost in the lambda, "fused (bias)"). Each block's conv1:
+    # cpp_fused_relu_{2,4,6,8} in place (`tmp2 = at::vec::clamp_min(...)`, 313, 385, 457, 529); conv2 (and the
+    # downsample conv, whose output is the other operand): cpp_fused_add_relu_{3,5,7,9} (`tmp4 = tmp1 + tmp3;`,
+    # then clamp_min: 350-351, 422-423, 494-495, 566-567). layer4.1.conv2 (817): cpp_fused_add_mean_relu_10 (822)
+    # adds layer4.0's output (buf33) and ReLUs each of the 4 pixels (`tmp4 = tmp1 + tmp3;` 613, clamp_min 614), then
+    # sums them (`tmp14 = tmp6 + tmp13;` 621, ..., 633) and divides by 4 (636): the mean's sum is a window, past the
+    # boundary (before: "add, relu, add, div"). fc: extern_kernels.addmm (828) with the bias as C.
+    ('tests/data/cpu-torch2.14.1/tv_resnet18_bf16.tar.gz', 'default', 'GEMMs 21: fused 1, partial 20', [
+        ('conv1', 'convolution', 'ATen CPU', 'partial', ('bias',), ('relu',)),
+        *[(f'layer{i}.{j}.{c}', 'convolution', 'ATen CPU', 'partial', ('bias',), ops)
+          for i in range(1, 5) for j in range(2)
+          for c, ops in (('conv1', ('relu',)), ('conv2', ('add', 'relu')),
+                         *((('downsample.0', ('add', 'relu')),) if i > 1 and j == 0 else ()))],
+        ('fc', 'addmm', 'ATen CPU', 'fused', ('bias',), ()),
+    ]),
+    # eager: BN is not folded (aten::native_batch_norm after aten::_slow_conv2d_forward), ReLU is aten::clamp_min_,
+    # the residual aten::add_; aten::max_pool2d and aten::adaptive_avg_pool2d end the chains
+    ('tests/data/cpu-torch2.14.1/tv_resnet18_bf16.tar.gz', 'eager', 'GEMMs 21: fused 1, unfused 20', [
+        ('conv1', 'convolution', 'ATen CPU', 'unfused', (), ('batch_norm', 'relu')),
+        *[(f'layer{i}.{j}.{c}', 'convolution', 'ATen CPU', 'unfused', (), ops)
+          for i in range(1, 5) for j in range(2)
+          for c, ops in (('conv1', ('batch_norm', 'relu')), ('conv2', ('batch_norm', 'add', 'relu')),
+                         *((('downsample.0', ('batch_norm', 'add', 'relu')),) if i > 1 and j == 0 else ()))],
+        ('fc', 'addmm', 'ATen CPU', 'fused', ('bias',), ()),
+    ]),
     # pool_attention, read from modes/<mode>/code/graph_0.py (tests/data/cpu-torch2.14.1/README.md has the table)
     ('tests/data/cpu-torch2.14.1/pool_attention', 'default', 'GEMMs 8: fused 2, unfused 6', [
         # _convolution_pointwise(buf1, W, buf0, ..., 'relu') (594): bias operand + relu post-op; the max of 4 loads
@@ -737,6 +767,150 @@ def k(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
 """
 
 
+def _cpp_relu_neighbour(n: int, mask: str, offset: int) -> str:
+    """One neighbour as Inductor prints it: tmp<n> the lambda, tmp<n+4> the padded element."""
+    return f"""    auto tmp{n} = [&]
+    {{
+        auto tmp{n + 1} = at::vec::VecMask<float,2>::from({mask}).template loadu<at::BFloat16,1>(in_ptr0 + static_cast<int64_t>(({offset}L) + x3 + 128L*x2 + 4096L*x1 + 65536L*x0));
+        auto tmp{n + 2} = at::vec::convert<float,2,at::BFloat16,1>(tmp{n + 1});
+        auto tmp{n + 3} = at::vec::clamp_min(tmp{n + 2}, decltype(tmp{n + 2})(0));
+        return tmp{n + 3};
+    }}
+    ;
+    auto tmp{n + 4} = {mask} ? tmp{n}() : at::vec::VectorizedN<float,2>(-std::numeric_limits<float>::infinity());
+"""  # noqa: E501  (Inductor C++ as it prints it)
+
+
+# A C++ max_pool2d(3, 2, padding=1) after conv + ReLU (torch 2.14.1, bf16; tests/data/cpu-torch2.14.1/
+# tv_resnet18_bf16 cpp_fused_max_pool2d_with_indices_relu_1, graph_0.py:147-278, three of its nine neighbours):
+# each neighbour is a masked load in a lambda, converted and ReLU'd (clamp_min), padded with -inf outside the
+# input, then combined by at::vec::maximum.
+CPP_RELU_MAXPOOL = """
+extern "C"  void  kernel(const at::BFloat16* in_ptr0, at::BFloat16* out_ptr0)
+{
+    auto tmp0 = (-1L) + 2L*x1;
+    auto tmp1 = c10::convert<int64_t>(tmp0);
+    auto tmp2 = static_cast<int64_t>(0);
+    auto tmp3 = tmp1 >= tmp2;
+    auto tmp12 = tmp3 & tmp3;
+""" + _cpp_relu_neighbour(13, "tmp12", -2112) + """    auto tmp23 = tmp3 & tmp12;
+""" + _cpp_relu_neighbour(24, "tmp23", -2048) + """    auto tmp29 = at::vec::maximum(tmp17, tmp28);
+    auto tmp35 = tmp12 & tmp23;
+""" + _cpp_relu_neighbour(36, "tmp35", -1984) + """    auto tmp41 = at::vec::maximum(tmp29, tmp40);
+    auto tmp94 = at::vec::convert<at::BFloat16,1,float,2>(tmp41);
+    tmp94.store(out_ptr0 + static_cast<int64_t>(x3 + 64L*x2 + 1024L*x1 + 16384L*x0), static_cast<int64_t>(16));
+}
+"""
+
+# The same window in scalar C++ (a tail loop, or a kernel Inductor does not vectorise): std::max for the ReLU,
+# max_propagate_nan for the pool.
+CPP_RELU_MAXPOOL_SCALAR = """
+extern "C"  void  kernel(const float* in_ptr0, float* out_ptr0)
+{
+    auto tmp3 = x1 >= static_cast<int64_t>(0);
+    auto tmp4 = [&]
+    {
+        auto tmp5 = in_ptr0[static_cast<int64_t>((-33L) + x2 + 64L*x1)];
+        auto tmp6 = std::max(tmp5, decltype(tmp5)(0));
+        return tmp6;
+    }
+    ;
+    auto tmp7 = tmp3 ? tmp4() : -std::numeric_limits<decltype(tmp4())>::infinity();
+    auto tmp8 = [&]
+    {
+        auto tmp9 = in_ptr0[static_cast<int64_t>((-32L) + x2 + 64L*x1)];
+        auto tmp10 = std::max(tmp9, decltype(tmp9)(0));
+        return tmp10;
+    }
+    ;
+    auto tmp11 = tmp3 ? tmp8() : -std::numeric_limits<decltype(tmp8())>::infinity();
+    auto tmp12 = max_propagate_nan(tmp11, tmp7);
+    out_ptr0[static_cast<int64_t>(x2 + 16L*x1)] = tmp12;
+}
+"""
+
+# ResNet-18's last block before its global average pool (tv_resnet18_bf16 cpp_fused_add_mean_relu_10,
+# graph_0.py:581-643, two of the four pixels): on each pixel the residual add and the ReLU, then the pixels' sum / 2.
+CPP_ADD_RELU_MEAN = """
+extern "C"  void  kernel(const at::BFloat16* in_ptr0, const at::BFloat16* in_ptr1, at::BFloat16* out_ptr0)
+{
+    auto tmp0 = at::vec::Vectorized<at::BFloat16>::loadu(in_ptr0 + static_cast<int64_t>(x1 + 1024L*x0), static_cast<int64_t>(16));
+    auto tmp2 = at::vec::Vectorized<at::BFloat16>::loadu(in_ptr1 + static_cast<int64_t>(x1 + 1024L*x0), static_cast<int64_t>(16));
+    auto tmp7 = at::vec::Vectorized<at::BFloat16>::loadu(in_ptr0 + static_cast<int64_t>(512L + x1 + 1024L*x0), static_cast<int64_t>(16));
+    auto tmp9 = at::vec::Vectorized<at::BFloat16>::loadu(in_ptr1 + static_cast<int64_t>(512L + x1 + 1024L*x0), static_cast<int64_t>(16));
+    auto tmp1 = at::vec::convert<float,2,at::BFloat16,1>(tmp0);
+    auto tmp3 = at::vec::convert<float,2,at::BFloat16,1>(tmp2);
+    auto tmp4 = tmp1 + tmp3;
+    auto tmp5 = at::vec::clamp_min(tmp4, decltype(tmp4)(0));
+    auto tmp6 = (tmp5);
+    auto tmp8 = at::vec::convert<float,2,at::BFloat16,1>(tmp7);
+    auto tmp10 = at::vec::convert<float,2,at::BFloat16,1>(tmp9);
+    auto tmp11 = tmp8 + tmp10;
+    auto tmp12 = at::vec::clamp_min(tmp11, decltype(tmp11)(0));
+    auto tmp13 = (tmp12);
+    auto tmp14 = tmp6 + tmp13;
+    auto tmp31 = static_cast<float>(2.0);
+    auto tmp32 = at::vec::VectorizedN<float,2>(tmp31);
+    auto tmp33 = tmp14 / tmp32;
+    auto tmp34 = at::vec::convert<at::BFloat16,1,float,2>(tmp33);
+    tmp34.store(out_ptr0 + static_cast<int64_t>(x1 + 512L*x0), static_cast<int64_t>(16));
+}
+"""  # noqa: E501  (Inductor C++ as it prints it)
+
+# RoPE on q_proj's output with cos and sin in one cache buffer: x2 * cos + x1 * sin adds two products of the
+# GEMM's output at two offsets, but each reads the cache at its own, different place: no window.
+CPP_ROPE_ONE_CACHE = """
+extern "C"  void  kernel(const float* in_ptr0, const float* in_ptr1, float* out_ptr0)
+{
+    auto tmp0 = at::vec::Vectorized<float>::loadu(in_ptr0 + static_cast<int64_t>(64L + x1 + 128L*x0), static_cast<int64_t>(16));
+    auto tmp1 = at::vec::Vectorized<float>::loadu(in_ptr1 + static_cast<int64_t>(x1 + 128L*x2), static_cast<int64_t>(16));
+    auto tmp2 = at::vec::Vectorized<float>::loadu(in_ptr0 + static_cast<int64_t>(x1 + 128L*x0), static_cast<int64_t>(16));
+    auto tmp3 = at::vec::Vectorized<float>::loadu(in_ptr1 + static_cast<int64_t>(64L + x1 + 128L*x2), static_cast<int64_t>(16));
+    auto tmp4 = tmp0 * tmp1;
+    auto tmp5 = tmp2 * tmp3;
+    auto tmp6 = tmp4 + tmp5;
+    tmp6.store(out_ptr0 + static_cast<int64_t>(x1 + 64L*x0));
+}
+"""  # noqa: E501  (Inductor C++ as it prints it)
+
+def _triton_bn_relu_neighbour(n: int, mask: str, offset: str) -> str:
+    """One neighbour: its load (tmp<n>), eval BN with the channel's mean, var, w, b, ReLU, and the -inf padding
+    (tmp<n+12>)."""
+    t = [f"tmp{n + i}" for i in range(13)]
+    return "\n".join(f"    {line}" for line in (
+        f"{t[0]} = tl.load(in_ptr0 + ({offset}x0 + 128*x1 + 14336*x5), {mask}, other=0.0).to(tl.float32)",
+        *(f"{t[i]} = tl.load(in_ptr{q} + (x0), {mask}, eviction_policy='evict_last', other=0.0)"
+          for i, q in ((1, 1), (3, 2), (6, 3), (8, 4))),
+        f"{t[2]} = {t[0]} - {t[1]}", f"{t[4]} = {t[3]} + tmp90", f"{t[5]} = libdevice.rsqrt({t[4]})",
+        f"{t[7]} = {t[2]} * {t[5]}", f"{t[9]} = {t[7]} * {t[6]}", f"{t[10]} = {t[9]} + {t[8]}",
+        f"{t[11]} = triton_helpers.maximum(tmp91, {t[10]})",
+        f"tmp{n + 13} = tl.full({t[11]}.shape, float(\"-inf\"), {t[11]}.dtype)",
+        f"{t[12]} = tl.where({mask}, {t[11]}, tmp{n + 13})")) + "\n"
+
+
+# A Triton max_pool2d(3, 2, padding=1) that computes eval BN + ReLU on each neighbour itself (masked: the load's
+# other=0.0, then -inf where the neighbour is padding). tv_resnet50's triton_poi_fused__native_batch_norm_legit_
+# no_training_max_pool2d_with_indices_relu_3 (H200 zoo, default, graph_0.py:254) does not: its name lists BN and
+# ReLU, but its body only takes the max of loads of buf3, which kernel _2 already normalised in place.
+TRITON_BN_RELU_MAXPOOL = """
+def k(in_ptr0, in_ptr1, in_ptr2, in_ptr3, in_ptr4, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:]
+    x0 = (xindex % 64)
+    x1 = ((xindex // 64) % 56)
+    x5 = xindex // 3584
+    tmp0 = (-1) + 2*x1
+    tmp1 = tl.full([1], 0, tl.int64)
+    tmp2 = tmp0 >= tmp1
+    tmp3 = 2*x1
+    tmp4 = tmp3 >= tmp1
+    tmp90 = tl.full([1], 1e-05, tl.float32)
+    tmp91 = tl.full([1], 0, tl.int32)
+""" + _triton_bn_relu_neighbour(10, "tmp2", "(-64) + ") + _triton_bn_relu_neighbour(30, "tmp4", "") + """\
+    tmp50 = triton_helpers.maximum(tmp22, tmp42)
+    tl.store(out_ptr0 + (xindex), tmp50, None)
+"""
+
+
 class TestEpilogueBoundary:
     """One rule in every path: the epilogue is the pointwise ops on the GEMM output up to the first op that is not
     pointwise (pooling, softmax, norms, SDPA), another GEMM or the graph output; view ops are followed, not listed."""
@@ -776,6 +950,75 @@ class TestEpilogueBoundary:
         b = parse_triton(TRITON_RELU_MAXPOOL, "k", ["in_ptr0", "out_ptr0", "xnumel", "XBLOCK"])
         f = walk(b, b.loads_of(["in_ptr0"]))
         assert [o.label for o in f.ops] == ["relu"] and f.pooled == ("tmp5", "tmp8", "tmp11") and f.outputs == ()
+
+    @pytest.mark.parametrize("source", [CPP_RELU_MAXPOOL, CPP_RELU_MAXPOOL_SCALAR], ids=["vectorized", "scalar"])
+    def test_relu_on_each_element_of_a_cpp_max_pool_window_is_one_epilogue_op(self, source):
+        # GIVEN each neighbour loaded in a lambda (masked), ReLU'd, padded with -inf, then combined by a max
+        b = parse_cpp(source, ["in_ptr0", "out_ptr0"])
+        starts = b.loads_of(["in_ptr0"])
+        assert len(starts) == (3 if source is CPP_RELU_MAXPOOL else 2)
+        # WHEN the walk starts at the conv output's loads
+        f = walk(b, starts)
+        # THEN the ReLU, one op over every neighbour, is before the boundary; the max is the pool, stored nowhere
+        # as the chain's data
+        (relu,) = f.ops
+        assert relu.label == "relu" and len(relu.values) == len(starts)
+        assert f.reduced and f.outputs == () and f.pooled
+        assert f.boundary == ("tmp29" if source is CPP_RELU_MAXPOOL else "tmp12")
+        assert [b.at(v).ops for v in f.pooled] == [("maximum",)] * len(f.pooled)
+
+    def test_residual_add_and_relu_before_a_mean_window_are_epilogue_ops(self):
+        # the conv's output (in_ptr0) + the block input (in_ptr1) on each pixel, ReLU, then the pixels' sum / 2
+        b = parse_cpp(CPP_ADD_RELU_MEAN, ["in_ptr0", "in_ptr1", "out_ptr0"])
+        f = walk(b, b.loads_of(["in_ptr0"]))
+        assert [(o.label, o.operands) for o in f.ops] == [("add", ("in_ptr1",)), ("relu", ())]
+        assert (f.pooled, f.boundary, f.outputs) == (("tmp14",), "tmp14", ())
+        # the add of the conv's output and the block input on one pixel is no window: one element of the conv each
+        assert pool_windows(b, b.loads_of(["in_ptr0"])) == {"tmp14"}
+        # read from the block input's side, with the conv's output a later GEMM's (blocked): nothing is this chain's
+        f = walk(b, b.loads_of(["in_ptr1"]), blocked=["in_ptr0"])
+        assert (f.ops, f.pooled, f.reduced) == ((), (), False)
+
+    def test_rope_from_one_cache_is_no_window(self):
+        # x2 * cos + x1 * sin adds two elements of the GEMM's output, but each is computed with its own part of
+        # the cache: the mul and add stay epilogue ops and the chain goes on to the store
+        b = parse_cpp(CPP_ROPE_ONE_CACHE, ["in_ptr0", "in_ptr1", "out_ptr0"])
+        starts = b.loads_of(["in_ptr0"])
+        assert len(starts) == 2 and pool_windows(b, starts) == set()
+        f = walk(b, starts)
+        assert [o.label for o in f.ops] == ["mul", "mul", "add"] and f.outputs == ("out_ptr0",) and not f.reduced
+
+    def test_bn_and_relu_on_each_element_of_a_triton_max_pool_window_are_epilogue_ops(self):
+        params = ["in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3", "in_ptr4", "out_ptr0", "xnumel", "XBLOCK"]
+        b = parse_triton(TRITON_BN_RELU_MAXPOOL, "k", params)
+        f = walk(b, b.loads_of(["in_ptr0"]), broadcast={p: True for p in params[1:5]})
+        # the -inf padding (`tmp18 = tl.where(tmp2, tmp16, tmp17)`) only masks: no "where" op
+        assert [o.label for o in f.ops] == ["batch_norm", "relu"]
+        assert (f.pooled, f.outputs, f.reduced) == (("tmp50",), (), True)
+
+    def test_resnet18_pools_after_relu_and_after_the_last_blocks_add_relu(self):
+        # tv_resnet18_bf16 default (graph_0.py): conv1's ReLU inside the max pool's kernel, layer4.1.conv2's add and
+        # ReLU inside the mean's kernel; the window's combine is where each chain stops
+        m = mode_result("tests/data/cpu-torch2.14.1/tv_resnet18_bf16.tar.gz", "default")
+        conv1, last = m.gemms[0], m.gemms[-2]
+        assert (conv1.module, last.module) == ("conv1", "layer4.1.conv2")
+        assert conv1.unfused_kernels == ("graph_0_cpp_fused_max_pool2d_with_indices_relu_1",)
+        assert "[bias-in-call] extern_kernels.convolution (graph_0.py:674) takes the bias _frozen_param301" in \
+            _texts(conv1)
+        assert "[dataflow] relu runs in cpp_fused_max_pool2d_with_indices_relu_1, a separate kernel, at call site " \
+               "graph_0.py:679: it reads the GEMM result through in_ptr0=buf1: `tmp16 = at::vec::clamp_min(tmp15, " \
+               "decltype(tmp15)(0));` (graph_0.py:164)" in _texts(conv1)
+        assert "[dataflow] chain stops in cpp_fused_max_pool2d_with_indices_relu_1 (graph_0.py:679): it pools a " \
+               "window of the GEMM's output (pooling is no epilogue op): `tmp29 = at::vec::maximum(tmp17, tmp28);` " \
+               "(graph_0.py:184)" in _texts(conv1)
+        assert last.unfused_kernels == ("graph_0_cpp_fused_add_mean_relu_10",)
+        assert any(t.startswith("[dataflow] chain stops in cpp_fused_add_mean_relu_10 (graph_0.py:822): it pools")
+                   and t.endswith("`tmp14 = tmp6 + tmp13;` (graph_0.py:621)") for t in _texts(last))
+        # layer4.0's convs reach the same kernel through buf33, mixed there with layer4.1.conv2's output: that
+        # pool is layer4.1.conv2's, not theirs
+        for g in m.gemms[16:18]:
+            assert g.unfused_kernels == ("graph_0_cpp_fused_add_relu_9",), g.module
+            assert not any("cpp_fused_add_mean_relu_10" in t for t in _texts(g)), g.module
 
     def test_trace_only_pooling_kernel_ends_the_chain(self):
         from tests.test_gemm_verdicts import ATEN_TRITON, sequence_trace

@@ -144,6 +144,20 @@ def test_resnet50_last_block_is_the_conv_epilogue_in_every_mode():
     assert [(g.module, g.verdict, g.unfused) for g in eager] == [(g.module, g.verdict, g.unfused) for g in default]
 
 
+def test_resnet50_conv1_bn_relu_run_before_the_max_pools_kernel():
+    # default (tv_resnet50 graph_0.py): conv1 (extern_kernels.convolution, 2468), then
+    # triton_poi_fused__native_batch_norm_legit_no_training_relu_2 (2476) normalises buf3 in place (`tmp4 = tmp1 -
+    # tmp3`, 186; ReLU `tmp23 = triton_helpers.maximum(tmp22, tmp21)`, 202); ..._max_pool2d_with_indices_relu_3
+    # (2485) only takes the max of 9 masked loads of buf3 (`tmp18 = triton_helpers.maximum(tmp11, tmp17)`, 282):
+    # its name lists BN and ReLU (the fused nodes), its body computes neither. The verdict reads the bodies.
+    (g,) = [g for g in _mode("tv_resnet50", "default").gemms if g.module == "conv1"]
+    assert (g.verdict, g.unfused) == ("unfused", ("batch_norm", "relu"))
+    assert g.unfused_kernels == ("triton_poi_fused__native_batch_norm_legit_no_training_relu_2",)
+    assert any(t.startswith("[dataflow] chain stops in triton_poi_fused__native_batch_norm_legit_no_training_max_pool2d"
+                            "_with_indices_relu_3 (graph_0.py:2485): it pools a window")
+               and t.endswith("`tmp18 = triton_helpers.maximum(tmp11, tmp17)` (graph_0.py:282)") for t in _texts(g))
+
+
 @pytest.mark.parametrize("name", ["kb_gemm_groupnorm_hardtanh", "kb_gemm_max_sub_gelu", "kb_conv_block_avgpool"])
 def test_trace_only_stops_at_the_reduction_kernel_and_says_what_its_name_cannot(name: str):
     # without the code the reduction kernel ends the chain; its name lists ops that may come before the reduction

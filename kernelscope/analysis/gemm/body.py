@@ -321,7 +321,9 @@ _CPP_ASSIGN = re.compile(r"^\s*(?:auto|float|double|int64_t|int32_t|bool|at::vec
                          r"(tmp\w*|local_acc\w*)\s*=\s*(.+?);\s*$")
 _CPP_STORE_METHOD = re.compile(r"^\s*(\w+)\.store\(\s*(\w+)\s*\+")
 _CPP_STORE_INDEX = re.compile(r"^\s*(\w+)\[(.+)\]\s*=\s*(.+?);\s*$")
-_CPP_LOAD = re.compile(r"(?:loadu|load)\(\s*(\w+)\s*\+\s*([^,]*)")
+# ``loadu(in_ptr0 + ...)``, and a masked load's ``VecMask<float,2>::from(tmp12).template loadu<at::BFloat16,1>(in_ptr0 +
+# ...)`` (a pooling window's padded neighbour)
+_CPP_LOAD = re.compile(r"(?:loadu|load)(?:<[^<>()]*>)?\(\s*(\w+)\s*\+\s*([^,]*)")
 _CPP_INDEX_LOAD = re.compile(r"^\s*(?:c10::convert<[\w:]+>\()?\s*(\w+)\[(.+)\]\)?\s*$")
 _CPP_TMP = re.compile(r"\b(tmp\w*|local_acc\w*|local_buffer_data\w*)\b")
 _CPP_METHOD = re.compile(r"\.(\w+)\(\)")
@@ -338,6 +340,12 @@ _CPP_OP_NAMES = vocab.CPP_BODY_OPS
 # ``auto out_ptr0 = in_out_ptr0;``: a kernel that writes statistics into a buffer it also reads names the buffer
 # twice; loads and stores through the second name are the parameter's
 _CPP_ALIAS = re.compile(r"^\s*auto\s+(\w+)\s*=\s*(\w+)\s*;\s*$")
+# A masked computation (``auto tmp13 = [&] { ...; return tmp16; };``, called as ``tmp12 ? tmp13() : <padding>``):
+# the lambda's value is what it returns; the select only masks the padded elements of a window (-inf for a max pool,
+# 0 for a sum), like Triton's ``tl.load(..., mask, other=float("-inf"))``: a view of that value, not a where
+_CPP_LAMBDA = re.compile(r"^\s*auto\s+(tmp\w*)\s*=\s*\[&\]\s*(\{)?\s*$")
+_CPP_RETURN = re.compile(r"^\s*return\s+(tmp\w*)\s*;\s*$")
+_CPP_MASKED = re.compile(r"^\s*\w+\s*\?\s*(.+?)\s+:\s+(.+)$")
 
 
 def _cpp_ops(expr: str) -> list[str]:
@@ -386,6 +394,8 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
     tiles: set[str] = set()  # local arrays (tiles) in scope
     scratch: set[str] = set()  # local buffers, one value per store
     stored: dict[str, str] = {}  # parameter -> the last value this kernel stored into it
+    lambdas: list[str] = []  # the masked-computation lambdas whose body is being read (innermost last)
+    lambda_names: set[str] = set()
 
     def latest(x: str) -> str:
         return f"{x}#{version[x]}" if version.get(x) else x
@@ -402,6 +412,24 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
         ln = i + 1
         if aliased is not None and not _CPP_ALIAS.match(text):
             text = aliased.sub(lambda mm: alias[mm.group(1)], text)
+        m = _CPP_LAMBDA.match(text)
+        if m:
+            lambdas.append(m.group(1))
+            continue
+        m = _CPP_RETURN.match(text)
+        if m and lambdas:
+            name = lambdas.pop()
+            ret = latest(m.group(1))
+            if ret in values:
+                if name in texts and texts[name] != f"lambda {ret}":
+                    version[name] = version.get(name, 0) + 1
+                texts[name] = f"lambda {ret}"
+                lambda_names.add(name)
+                cur = latest(name)
+                if cur not in values:
+                    order.append(cur)
+                values[cur] = Value(cur, ("view",), (ret,), None, "", None, ln)
+            continue
         m = _CPP_LOCAL_BUFFER.match(text)
         if m:
             tiles.add(m.group(1))
@@ -497,6 +525,11 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
             ops, inputs = ["load"], []
             if param in gemm_params:
                 gemm_values.append(cur)
+        elif (mm := _CPP_MASKED.match(expr)) and any(f"{x}()" in expr for x in lambda_names):
+            # ``tmp12 ? tmp13() : at::vec::VectorizedN<float,2>(-std::numeric_limits<float>::infinity())``
+            ops = ["view"]
+            refs = [resolved(x) for x in _CPP_TMP.findall(f"{mm.group(1)} {mm.group(2)}") if x != name]
+            inputs = [x for x in dict.fromkeys(refs) if x in values]
         else:
             ops = _cpp_ops(expr)
             refs = [resolved(x) for x in _CPP_TMP.findall(expr) if x != name]
@@ -627,7 +660,18 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), stat
         if all(((vu := body.value(u)) is not None and vu.reduces) or u in only_reduction for u in us):
             only_reduction.add(name)
     kept = [d for d in derived if d not in start and (d not in only_reduction or not mixed)]
-    ops = label(body, kept, start, broadcast or {})
+
+    def feeds_window(name: str) -> bool:
+        todo = users.get(name, [])
+        for _ in range(4):
+            if set(todo) & windows:
+                return True
+            todo = [u for t in todo if t in dset and _primary(body.at(t)) in _PASS for u in users.get(t, [])]
+        return False
+
+    # a window element's padding (``tl.where(tmp2, relu, -inf)`` before the max): it masks, it is no op
+    padded = {n for n in derived if _primary(body.at(n)) == "where" and feeds_window(n)}
+    ops = label(body, kept, start, broadcast or {}, padded)
     if windows:
         # every element of a pooling window gets the same epilogue (a ReLU on each of 4 neighbours): one op
         merged: dict[tuple[str, tuple[str, ...]], Op] = {}
@@ -636,7 +680,8 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), stat
             prev = merged.get(key)
             merged[key] = o if prev is None else replace(prev, values=prev.values + o.values)
         ops = list(merged.values())
-    pooled = tuple(w for w in (v.name for v in body.values) if w in windows and set(body.at(w).inputs) &
+    # (a window of values that mix in a later GEMM's output is that GEMM's pool, not this chain's)
+    pooled = tuple(w for w in (v.name for v in body.values) if w in windows and w in past and set(body.at(w).inputs) &
                    (dset | windows))
     feeding = tuple(o for o in ops if set(o.values) <= only_reduction)
     return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived), pooled, mixed, feeding,
@@ -649,39 +694,104 @@ _PASS = vocab.BODY_PASS_OPS
 
 def pool_windows(body: Body, starts: Iterable[str]) -> set[str]:
     """Values that combine several elements of one start buffer with max/min/add: a pooling window
-    (max_pool2d's max of 4 neighbours of a conv output, avg_pool2d's sum before its divide). Pooling is not an
-    epilogue op: it mixes elements, so the chain ends there, as at a reduction. The window's elements are loads
-    of one parameter at different offsets; two loads combined any other way (a chunked SwiGLU's
-    ``silu(gate) * up``, reading two halves of one buffer) are no window."""
+    (max_pool2d's max of 9 neighbours of a conv output, avg_pool2d's sum of 4 before its divide). Pooling is not an
+    epilogue op: it mixes elements, so the chain ends there, as at a reduction. Each operand of the combine is one
+    element of the window: it reads the start buffer at its own offsets, and every element is computed the same
+    way; what Inductor applies to each element before the combine (the ReLU of ``relu -> max_pool2d``, BN + add +
+    ReLU before ResNet's last mean) is the epilogue's, once. Masking a padded element (``tmp12 ? tmp13() : -inf``,
+    ``tl.load(..., mask, other=float("-inf"))``) computes nothing. Elements computed differently (a chunked
+    SwiGLU's ``silu(gate) * up`` over two halves of one buffer, RoPE's ``x2 * cos + x1 * sin``) are no window."""
     start = set(starts)
+    data: dict[str, bool] = {}  # the value carries loaded data (not an index, a mask or a constant)
+    pos: dict[str, frozenset[tuple[str, str]]] = {}  # the start elements (parameter, offset) it is computed from
+    reads: dict[str, frozenset[tuple[str, str]]] = {}  # the other parameters' elements it reads
+    empty: frozenset[tuple[str, str]] = frozenset()
+    for _ in range(2):  # an accumulator is defined before the values it sums
+        for v in body.values:
+            ins = [i for i in v.inputs if i != v.name]
+            if v.name in start:
+                data[v.name], pos[v.name], reads[v.name] = True, frozenset({(v.param or v.name, v.index)}), empty
+            elif v.param is not None:
+                data[v.name], pos[v.name], reads[v.name] = True, empty, frozenset({(v.param, v.index)})
+            else:
+                data[v.name] = _primary(v) not in ("const", "index") and any(data.get(i, False) for i in ins)
+                pos[v.name] = empty.union(*(pos.get(i, empty) for i in ins))
+                reads[v.name] = empty.union(*(reads.get(i, empty) for i in ins))
 
-    def leaves(name: str, op: str, depth: int = 0) -> set[str]:
+    def through(name: str) -> str:
+        """Past the values that carry one element unchanged: casts, views, a padded element's mask."""
+        for _ in range(16):
+            v = body.value(name)
+            if v is None or name in start or v.param is not None:
+                break
+            ins = [i for i in v.inputs if i != name and data.get(i, False)]
+            if len(ins) != 1 or _primary(v) not in _PASS | {"where"}:
+                break
+            name = ins[0]
+        return name
+
+    sigs: dict[str, tuple[object, ...]] = {}
+
+    def sig(name: str, depth: int = 0) -> tuple[object, ...]:
+        """How an element is computed: its ops and the parameters it reads, without the offsets."""
+        name = through(name)
+        if name in sigs:
+            return sigs[name]
         v = body.value(name)
-        if v is None or depth > 32:
-            return set()
-        if name in start:
-            return {name}
-        p = _primary(v)
-        if p == op or (p in _PASS and len(v.inputs) == 1):
-            out: set[str] = set()
-            for i in v.inputs:
-                out |= leaves(i, op, depth + 1)
-            return out
-        return set()
+        c = _const_of(body, name)
+        if v is None or depth > 48:
+            out: tuple[object, ...] = ("?",)
+        elif name in start or v.param is not None:
+            out = ("load", v.param or "start")
+        elif c is not None:
+            out = ("const", round(c, 6))
+        elif not data.get(name, False):
+            out = ("index",)
+        else:
+            kids = [sig(i, depth + 1) for i in v.inputs if i != name]
+            p = _primary(v)
+            out = (p, tuple(sorted(kids, key=repr)) if p in _COMMUTATIVE else tuple(kids))
+        sigs[name] = out
+        return out
 
     found: set[str] = set()
+
+    def elements(name: str, op: str) -> list[str]:
+        """The operands of a combine, through the windows it extends (``max(max(a, b), c)``)."""
+        out: list[str] = []
+        for i in body.at(name).inputs:
+            j = through(i)
+            if i == name or not data.get(j, False):
+                continue
+            out += elements(j, op) if j in found and _primary(body.at(j)) == op else [j]
+        return out
+
     for v in body.values:
         p = _primary(v)
-        if p not in _WINDOW_OPS or v.name in start or not set(v.inputs) - {v.name}:
+        if p not in _WINDOW_OPS or v.name in start or v.reduces:
             continue
-        offsets: dict[str, set[str]] = {}
-        for leaf in leaves(v.name, p):
-            lv = body.value(leaf)
-            if lv is not None and lv.param is not None:
-                offsets.setdefault(lv.param, set()).add(lv.index)
-        if any(len(ix) >= 2 for ix in offsets.values()):
+        els = elements(v.name, p)
+        where = [pos.get(e, empty) for e in els]
+        if len(els) < 2 or not all(where) or sum(map(len, where)) != len(empty.union(*where)):
+            continue  # every element reads the start buffer, each at its own offsets
+        if len({sig(e) for e in els}) != 1:
+            continue
+        # another parameter an element reads: per channel (the same offsets in every element: BN's mean, a
+        # bias) or at the element's own offsets (the residual added to each element)
+        other: dict[str, list[set[str]]] = {}
+        for e, w in zip(els, where):
+            own = {ix for _, ix in w}
+            per: dict[str, set[str]] = {}
+            for q, ix in reads.get(e, empty):
+                per.setdefault(q, set()).add(ix)
+            for q, ixs in per.items():
+                other.setdefault(q, []).append(ixs if not ixs <= own else set())
+        if all(len(x) == len(els) and all(ix == x[0] for ix in x) for x in other.values()):
             found.add(v.name)
     return found
+
+
+_COMMUTATIVE = vocab.BODY_COMMUTATIVE_OPS
 
 
 _NOISE = vocab.BODY_NOISE_OPS
@@ -725,9 +835,12 @@ def _params_under(body: Body, name: str, depth: int = 3) -> set[str]:
     return out
 
 
-def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[str, bool]) -> list[Op]:
-    """Group derived values into user-level ops (recognising decomposed activations), in body order."""
+def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[str, bool],
+          padded: Iterable[str] = ()) -> list[Op]:
+    """Group derived values into user-level ops (recognising decomposed activations), in body order; ``padded``:
+    selects that only mask a pooling window's padded elements (no op)."""
     dset = set(derived) | set(start)
+    pad = set(padded)
     taken: set[str] = set()
     groups: list[tuple[str, list[str]]] = []
 
@@ -877,10 +990,13 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
             cmp = [i for i in v.inputs if i in dset and prim(i) in ("gt", "ge", "lt", "le")]
             muls = [i for i in v.inputs if i in dset and prim(i) == "mul"]
             grp = [d] + cmp + muls
+            chain_in = [i for i in v.inputs if i in dset and prim(i) != "const"]
             if muls:
                 groups.append(("leaky_relu", grp))
             elif cmp:
                 groups.append(("relu", grp))
+            elif d in pad and len(chain_in) == 1 and not any(_reads_data(body, i) for i in v.inputs if i not in dset):
+                pass  # tl.where(tmp2, x, -inf) on an index condition: a pooling window's padded element, no op
             else:
                 groups.append(("where", grp))
             taken |= set(grp)
@@ -934,6 +1050,21 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
         ops.append(Op(lab, tuple(vals), min(lines) if lines else 0, tuple(sorted(operand_params))))
     ops.sort(key=lambda o: min(derived.index(x) for x in o.values))
     return ops
+
+
+def _reads_data(body: Body, name: str) -> bool:
+    """Whether a value is computed from a load (a mask loaded from a tensor), not from indices and constants."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        v = body.value(todo.pop())
+        if v is None or v.name in seen:
+            continue
+        if v.param is not None:
+            return True
+        seen.add(v.name)
+        todo.extend(v.inputs)
+    return False
 
 
 def _derives_rsqrt(body: Body, name: str, depth: int = 5) -> bool:
