@@ -188,6 +188,13 @@ PINS: dict[tuple[str, str, str], tuple[str, tuple[str, ...], tuple[str, ...]]] =
     # the same layers in eager: ATen's addmm takes the bias, the rest are separate ATen ops
     ("hf_bert", "eager", "encoder.layer.0.attention.output.dense"): ("partial", ("bias",), ("add",)),
     ("hf_bert", "eager", "pooler.dense"): ("partial", ("bias",), ("tanh",)),
+    # ResNet-18 default (freezing folds BN into each convolution's bias operand: fused in the call): conv1's
+    # ReLU runs on each element of the max-pool window (`cpp_fused_max_pool2d_with_indices_relu_1`), before the
+    # max: unfused; layer1.0.conv2's residual add and ReLU in `cpp_fused_add_relu_3`; fc's bias in the addmm.
+    # (tests/data/cpu-torch2.14.1/tv_resnet18_bf16 is the same run, read line by line.)
+    ("tv_resnet", "default", "conv1"): ("partial", ("bias",), ("relu",)),
+    ("tv_resnet", "default", "layer1.0.conv2"): ("partial", ("bias",), ("add", "relu")),
+    ("tv_resnet", "default", "fc"): ("fused", ("bias",), ()),
 }
 
 
