@@ -76,7 +76,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     from rich.console import Console
 
     from kernelscope.capture.modes import parse_backends, parse_modes
-    from kernelscope.capture.runner import CaptureOptions
+    from kernelscope.capture.runner import CaptureOptions, drop_model_cache
     from kernelscope.capture.torchrun import rendezvous_args
     from kernelscope.commands.profile import _calibration, _read_model, invocation
 
@@ -100,8 +100,12 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
               f"  after:  {interp['after'].path} (torch {interp['after'].torch})")
     run = _SideRuns(mode_defs, opts, dirs, interp, processes=processes, warm_compile=warm_compile, err=err,
                     dtype=dtype)
-    run.first_processes()
-    run.later_processes()
+    try:
+        run.first_processes()
+        run.later_processes()
+    finally:
+        for d in dirs.values():
+            drop_model_cache(d)
     run.merge_and_analyse()
     asked: dict[str, Any] = {
         "modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends, "sets": parsed_sets,
