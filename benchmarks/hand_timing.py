@@ -29,9 +29,9 @@ from pathlib import Path
 MODES = {"eager": None, "default": "default", "max-autotune": "max-autotune-no-cudagraphs"}
 
 
-def build(model_path: str, mode: str, device: str, sets: list[str] | None = None):  # noqa: ANN201
-    """(fn, inputs, timed, sync): the model file's model built (seed 0) and compiled as kernelscope does it;
-    ``timed(n)`` is ms per call over n back-to-back calls between two CUDA events (perf_counter on the CPU)."""
+def load_model_file(model_path: str, sets: list[str] | None = None):  # noqa: ANN201
+    """The model file executed as a module after seeding (seed 0), its constants overridden as kernelscope's --set
+    does (after the import, before get_model())."""
     import ast
     import importlib.util
     import random
@@ -43,43 +43,66 @@ def build(model_path: str, mode: str, device: str, sets: list[str] | None = None
     spec = importlib.util.spec_from_file_location("hand_model", model_path)
     mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(mod)  # type: ignore[union-attr]
-    for item in sets or []:  # as kernelscope's --set: module constants overridden after the import
+    for item in sets or []:
         name, _, raw = item.partition("=")
         try:
             value = ast.literal_eval(raw)
         except (ValueError, SyntaxError):
             value = raw
         setattr(mod, name.strip(), value)
-    model = mod.get_model().to(device).eval()
-    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in mod.get_inputs()]
-    cuda = device == "cuda"
-    if mode != "eager":
-        import torch._inductor.config as ic
+    return mod
 
-        ic.freezing = not cuda  # kernelscope's default: on for CPU, off for CUDA
-        fn = torch.compile(model, mode=MODES[mode])
-    else:
-        fn = model
+
+def compiled(model, mode: str, device: str):  # noqa: ANN001, ANN201
+    """The model as kernelscope compiles it in ``mode`` (freezing on for the CPU, off for CUDA)."""
+    import torch
+
+    if mode == "eager":
+        return model
+    import torch._inductor.config as ic
+
+    ic.freezing = device != "cuda"  # kernelscope's default: on for CPU, off for CUDA
+    return torch.compile(model, mode=MODES[mode])
+
+
+def timers(call, device: str):  # noqa: ANN001, ANN201
+    """(sync, timed): ``timed(n)`` is ms per call over n back-to-back ``call()``s between two CUDA events
+    (perf_counter on the CPU)."""
+    import torch
+
+    cuda = device == "cuda"
 
     def sync() -> None:
         if cuda:
             torch.cuda.synchronize()
 
     def timed(n: int) -> float:
-        """ms per call over n calls."""
         if cuda:
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             a.record()
             for _ in range(n):
-                fn(*inputs)
+                call()
             b.record()
             b.synchronize()
             return a.elapsed_time(b) / n
         t0 = time.perf_counter()
         for _ in range(n):
-            fn(*inputs)
+            call()
         return (time.perf_counter() - t0) * 1e3 / n
 
+    return sync, timed
+
+
+def build(model_path: str, mode: str, device: str, sets: list[str] | None = None):  # noqa: ANN201
+    """(fn, inputs, timed, sync): the model file's model built (seed 0) and compiled as kernelscope does it;
+    ``timed(n)`` is ms per call over n back-to-back calls between two CUDA events (perf_counter on the CPU)."""
+    import torch
+
+    mod = load_model_file(model_path, sets)
+    model = mod.get_model().to(device).eval()
+    inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in mod.get_inputs()]
+    fn = compiled(model, mode, device)
+    sync, timed = timers(lambda: fn(*inputs), device)
     return fn, inputs, timed, sync
 
 

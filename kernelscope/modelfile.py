@@ -165,6 +165,12 @@ def load_module(spec: ModelSpec, sets: dict[str, Any]) -> types.ModuleType:
 
 def build(module: types.ModuleType, spec: ModelSpec) -> tuple[Any, list[Any]]:
     """Call the protocol functions. Returns (model, inputs); raises ModelFileError on protocol violations."""
+    return assemble(*construct(module, spec))
+
+
+def construct(module: types.ModuleType, spec: ModelSpec) -> tuple[Any, Any]:
+    """The model file's own code: the model (get_model() or Model(*get_init_inputs())) and get_inputs()'s value
+    as returned. What the capture worker shares between processes (capture/model_cache.py)."""
     import torch
 
     try:
@@ -191,6 +197,14 @@ def build(module: types.ModuleType, spec: ModelSpec) -> tuple[Any, list[Any]]:
         inputs = module.get_inputs()
     except Exception as exc:
         raise fail_in_user_code("get_inputs()", spec.path, exc) from exc
+    return model, inputs
+
+
+def assemble(model: Any, inputs: Any) -> tuple[Any, list[Any]]:
+    """construct()'s model and get_inputs() value checked against the protocol, as (model, positional inputs):
+    keyword inputs become a module that takes them positionally (KeywordInputs)."""
+    import torch
+
     args, kwargs = split_inputs(inputs)
     if kwargs:
         _check_kwargs(model, args, kwargs)

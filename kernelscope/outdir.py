@@ -14,7 +14,8 @@ from kernelscope.files import atomic_write_text
 MARKER = ".kernelscope"
 # Everything a run writes at the top of its directory; a new run removes these first, and nothing else.
 OWNED = ("modes", "points", "tb", "result.json", "report.html", "summary.md", MARKER,
-         "worker")  # worker: the worker's modules shipped for --python (capture/interpreter.py)
+         "worker",  # the worker's modules shipped for --python (capture/interpreter.py)
+         "model-cache")  # the model built once for the run's workers (capture/model_cache.py CACHE_DIR)
 
 
 def prepare_out_dir(path: Path, *, force: bool) -> Path:

@@ -24,9 +24,10 @@ def test_worker_messages_map_to_stages():
     assert [stage_of(t) for t in ("importing torch", "compiling (first call)", "autotuning mm (24 choices)",
                                   "warming up", "timing 30 samples x 12 calls", "profiling",
                                   "reference forward (high precision)", "first call", "reading the environment",
-                                  "configuring the mode")] == [
+                                  "configuring the mode", "building the model at batch_size=16",
+                                  "loading the model (built once for this run)")] == [
         "setup", "compile", "autotune", "warm-up", "timing", "profiling", "reference", "first call", "environment",
-        "environment"]
+        "environment", "build", "build"]
     assert (duration(3.21), duration(65), duration(3720)) == ("3.2 s", "1m 05s", "1h 02m")
 
 
@@ -86,3 +87,16 @@ def test_plain_lines_fit_the_width():
     assert max(len(ln) for ln in lines) <= 80
     assert lines[1:3] == ["2026-12-03 07:32:02 [3/3] max-autotune:ATEN+TRITON+NVGEMM: autotune: autotuning",
                           "    packed_linear_with_a_long_name (24 choices)"]
+
+
+def test_tty_mode_shows_a_line_per_mode_running_at_once():
+    # a round's later processes set up side by side (capture/rounds.py): one live display, a line each
+    out = io.StringIO()
+    p = Progress(out, tty=True, heartbeat_s=3600)
+    with p.mode("[process 2/3, 1/2] eager") as first, p.mode("[process 2/3, 2/2] default") as second:
+        first("eager", "waiting for its turn to time")
+        second("default", "compiling (first call)")
+        assert [s.line().split(" · ")[0] for s in p._live_states] == [
+            "[process 2/3, 1/2] eager: waiting (waiting for its turn to time)",
+            "[process 2/3, 2/2] default: compile (compiling (first call))"]
+    assert p._live is None and p._live_states == []

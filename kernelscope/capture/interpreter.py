@@ -54,6 +54,7 @@ WORKER_FILES = (
     "kernelscope/capture/environment.py",
     "kernelscope/capture/load.py",  # other processes' CPU use while timing
     "kernelscope/capture/memory.py",
+    "kernelscope/capture/model_cache.py",  # the model built once per run, the float64 reference computed once
     "kernelscope/capture/modes.py",
     "kernelscope/capture/numerics.py",
     "kernelscope/capture/pinning.py",

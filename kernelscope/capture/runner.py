@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,7 +29,9 @@ from typing import Any
 
 from kernelscope.capture import signals
 from kernelscope.capture.interpreter import worker_argv
+from kernelscope.capture.model_cache import CACHE_DIR
 from kernelscope.capture.modes import ModeDef
+from kernelscope.capture.rounds import Hold
 from kernelscope.capture.timing import DRIFT_LIMIT
 from kernelscope.capture_record import (
     CAPTURE_FILE,
@@ -66,6 +69,9 @@ class CaptureOptions:
     nproc: int | None = None
     torchrun_args: tuple[str, ...] = ()
     cpu_pinning: str = "fastest"  # CUDA: time with the launching thread on the fastest CPU ("off": don't pin)
+    # The run's first worker at a shape point saves the model it built, and the float64 reference, in
+    # <out>/model-cache/ for the others (capture/model_cache.py); off when the run has one worker.
+    share_model: bool = True
 
 
 def _kill_group(proc: subprocess.Popen[str]) -> None:
@@ -91,18 +97,20 @@ def run_mode(
     *,
     warm: bool = False,
     process: int = 1,
+    hold: Hold | None = None,
 ) -> CaptureRecord:
     """Capture one mode; always returns a capture record (status ok/failed/timeout/unavailable/interrupted).
 
     ``warm``: a second, compile-only process reusing the first one's Inductor cache (its record goes to
     ``modes/<mode>/warm/``; the caller merges its first-call time and cache counters into the cold record).
     ``process`` > 1: a timing-only process of ``--processes`` on the first one's cache (``process-<k>/``).
+    ``hold``: such a process waits at ``hold.gate`` before its warm-up until released (capture/rounds.py).
     """
     mode_dir = out_dir / "modes" / mode.dirname
     point = {"index": 0, "label": "", "params": {}, "sets": {}, "input_index": None,
              "mode_dir": str(_sub(mode_dir, warm, process)), "tb_dir": str(out_dir / "tb" / mode.dirname)}
     (rec,) = _run_worker(mode, opts, out_dir, [point], worker_dir=mode_dir, on_progress=on_progress, warm=warm,
-                         multi=False, process=process)
+                         multi=False, process=process, hold=hold)
     return rec
 
 
@@ -141,12 +149,13 @@ def run_mode_at(
     *,
     warm: bool = False,
     process: int = 1,
+    hold: Hold | None = None,
 ) -> CaptureRecord:
     """Capture one (static) mode at one shape point of a sweep, in its own worker: a fresh compile per shape."""
     plan = _point_spec(out_dir, mode, point, warm, process)
     worker_dir = point_dir(out_dir, point, mode)
     (rec,) = _run_worker(mode, opts, out_dir, [plan], worker_dir=worker_dir, on_progress=on_progress, warm=warm,
-                         multi=True, process=process)
+                         multi=True, process=process, hold=hold)
     return rec
 
 
@@ -193,6 +202,7 @@ def _run_worker(
     warm: bool,
     multi: bool,
     process: int = 1,
+    hold: Hold | None = None,
 ) -> list[CaptureRecord]:
     for p in points:
         Path(p["mode_dir"]).mkdir(parents=True, exist_ok=True)
@@ -207,10 +217,13 @@ def _run_worker(
         worker_dir.mkdir(parents=True, exist_ok=True)
     suffix = "-warm" if warm and not timing_only else ""
     spec_path = worker_dir / f"spec{suffix}.json"
-    atomic_write_json(spec_path, _worker_spec(mode, opts, out_dir, points, warm=warm, process=process, multi=multi))
+    spec = _worker_spec(mode, opts, out_dir, points, warm=warm, process=process, multi=multi)
+    spec["hold"] = str(hold.gate) if hold else None
+    atomic_write_json(spec_path, spec)
     env = _worker_env(mode, opts, cache_dir, timing_only)
     log_path = worker_dir / f"log{suffix}.txt"
-    timeout = opts.timeout_s * max(1, len(points))  # --timeout is per mode and shape point
+    # --timeout is per mode and shape point; a held worker also waits for the others of its group
+    timeout = opts.timeout_s * max(1, len(points)) * (1 + (hold.waits_for if hold else 0))
     started_at = time.time()  # wall clock: shows the processes' interleaving across modes
     t0 = time.perf_counter()
     argv = worker_argv(opts.python, out_dir)
@@ -221,7 +234,8 @@ def _run_worker(
         if on_progress:
             on_progress(mode.name, text)
 
-    returncode, stopped = _run_process([*argv, str(spec_path)], env, log_path, timeout, relay)
+    returncode, stopped = _run_process([*argv, str(spec_path)], env, log_path, timeout, relay,
+                                       on_start=hold.on_start if hold else None)
     ran = _Ran(log_path, started_at, time.perf_counter() - t0, returncode, stopped)
     recs = [_point_record(mode, opts, out_dir, p, ran, n_points=len(points), multi=multi) for p in points]
     if stopped == "interrupted":
@@ -253,6 +267,7 @@ def _worker_spec(mode: ModeDef, opts: CaptureOptions, out_dir: Path, points: lis
         "user_cache_dir": bool(opts.cache_dir),
         "timeout_s": opts.timeout_s,
         "cpu_pinning": opts.cpu_pinning,
+        "model_cache": str(out_dir / CACHE_DIR) if opts.share_model else None,
     }
     if opts.nproc:
         spec["distributed"] = {"nproc_per_node": opts.nproc, "torchrun_args": list(opts.torchrun_args)}
@@ -279,9 +294,11 @@ def _worker_env(mode: ModeDef, opts: CaptureOptions, cache_dir: str, timing_only
 
 
 def _run_process(argv: list[str], env: dict[str, str], log_path: Path, timeout: float,
-                 relay: Callable[[str], None]) -> tuple[int | None, str | None]:
+                 relay: Callable[[str], None], on_start: Callable[[subprocess.Popen[str]], None] | None = None,
+                 ) -> tuple[int | None, str | None]:
     """Run the worker to its end or until ``timeout``: its progress lines go to ``relay``, the rest of its output
-    to the log. Returns its exit code and "timeout" / "interrupted" when the runner stopped it (else None)."""
+    to the log. Returns its exit code and "timeout" / "interrupted" when the runner stopped it (else None).
+    ``on_start(proc)``: told the process once it runs (a round's parent kills held workers on Ctrl-C)."""
     stopped = None
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         # No shell; a new session so a timeout can kill the worker and every process it started.
@@ -294,6 +311,8 @@ def _run_process(argv: list[str], env: dict[str, str], log_path: Path, timeout: 
             env=env,
             start_new_session=True,
         )
+        if on_start is not None:
+            on_start(proc)
 
         def pump() -> None:
             assert proc.stdout is not None
@@ -470,6 +489,12 @@ def merge_processes(first: CaptureRecord, later: Sequence[CaptureRecord]) -> Cap
             wall_s=rec.wall_s, started_at=rec.started_at, latency_ms=rec.latency_ms if rec.status == "ok" else None,
             drifted=rec.drifted or (k == 1 and (drift or 0) > DRIFT_LIMIT), log=rec.log))
     return replace(first, processes=tuple(procs))
+
+
+def drop_model_cache(out_dir: Path) -> None:
+    """Remove the run's shared model (a copy of the model's weights: gigabytes at real size) once its workers are
+    done; a run stopped before this leaves it to the next run into the folder, which removes it first."""
+    shutil.rmtree(out_dir / CACHE_DIR, ignore_errors=True)
 
 
 def _log_tail(path: Path) -> str:

@@ -211,27 +211,40 @@ def _describe_inputs(torch: Any, inputs: Any) -> str:
 
 
 def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any],
-                 rec: dict[str, Any]) -> tuple[Any, list[Any]]:
+                 rec: dict[str, Any]) -> tuple[Any, list[Any], Path | None]:
+    """The model and inputs at ``point`` on the device, in the run's dtype, and the run's cache folder for them
+    (model_cache.py: built by the run's first worker at this point, loaded by the others)."""
     from kernelscope import modelfile
+    from kernelscope.capture import model_cache
 
     torch = setup.torch
     spec_m = modelfile.inspect_model_file(spec["model"])
+    cache = model_cache.entry_for(spec, point, torch, setup.device)
+    at = f" at {point['label']}" if point.get("label") else ""
+    progress(f"loading the model{at} (built once for this run)" if model_cache.saved(cache)
+             else f"building the model{at}")
     modelfile.seed_everything(spec.get("seed", 0))
     module = modelfile.load_module(spec_m, {**(spec.get("sets") or {}), **(point.get("sets") or {})})
-    model, inputs = modelfile.build(module, spec_m)
+    model, raw, _ = model_cache.constructed(torch, lambda: modelfile.construct(module, spec_m), module, cache,
+                                            rec.setdefault("notes", []), device=setup.device)
+    model, inputs = modelfile.assemble(model, raw)
+    del raw  # a loaded file's tensors: only prepare()'s copies stay
     if point.get("input_index") is not None:
         entries = _input_sweep(module, spec_m)
         entry = entries[point["input_index"]]
         inputs = [entry] if isinstance(entry, torch.Tensor) else list(entry)
         modelfile.check_arity(model, inputs)
-    setup.reference_source = _reference_source(setup, spec, model, inputs)
+    shared = model_cache.reference_path(cache, point.get("input_index"))
+    # another mode's first process made the reference at this point already: no uncast copy to keep for it
+    setup.reference_source = None if shared is not None and shared.is_file() else \
+        _reference_source(setup, spec, model, inputs)
     model, inputs = modelfile.prepare(model, inputs, dtype=setup.dtype, device=setup.device)
     # The dtype the model computes in (--dtype, else its parameters'): token inputs are int64, and a bf16 model
     # judged by float32's tolerance failed every run (issue 26). None here: the eager outputs say (worker.py).
     rec["dtype"] = setup.config["dtype"] = modelfile.compute_dtype(model, inputs, setup.dtype)
     rec["module_prefix"] = ""  # module paths (param_names, eager ranges, Dynamo's names) are the user's model's
     rec["inputs"] = _describe_inputs(torch, inputs)
-    return model, inputs
+    return model, inputs, cache
 
 
 def _reference_source(setup: _Setup, spec: dict[str, Any], model: Any, inputs: list[Any]) -> Any:

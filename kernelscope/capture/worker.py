@@ -33,6 +33,7 @@ from kernelscope.capture.compiling import (
 )
 from kernelscope.capture.load import others_between, read_times
 from kernelscope.capture.memory import _record_peak_memory, _reset_hwm, _rss_hwm, _rss_now
+from kernelscope.capture.model_cache import shared_reference
 from kernelscope.capture.numerics import _numerics, _reference_output, _snapshot
 from kernelscope.capture.pinning import _pinned_samples
 from kernelscope.capture.profiling import _profile, _trace_name
@@ -64,10 +65,9 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
     torch, mode, device, timer = setup.torch, setup.mode, setup.device, setup.timer
     mode_dir = Path(point["mode_dir"])
     notes: list[str] = rec.setdefault("notes", [])
-    progress(f"building the model{' at ' + point['label'] if point.get('label') else ''}")
     # CPU memory is reported as growth over this RSS: what the mode allocated, not the interpreter and torch.
     rss_before = _rss_now() if device == "cpu" else None
-    model, inputs = _build_point(setup, spec, point, rec)
+    model, inputs, cache = _build_point(setup, spec, point, rec)
     rec["param_names"] = _param_names(torch, model)
     signature = _param_signature(torch, model)
     reuse = setup.fn is not None and signature is not None and signature == setup.signature
@@ -81,7 +81,8 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         memory["rss_before_bytes"] = rss_before
 
     with torch.no_grad():
-        ref, reference, how, hwm_ok = _eager_outputs(setup, spec, rec, model, inputs)
+        ref, reference, how, hwm_ok = _eager_outputs(setup, spec, rec, model, inputs,
+                                                     shared=(cache, point.get("input_index")))
         codes: list[str] = []
         hooks = contextlib.ExitStack()
         fn = _compiled_fn(setup, model, signature, reuse, codes, hooks)
@@ -97,6 +98,8 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         if spec.get("compile_only"):
             rec["status"] = "ok"
             return
+        if spec.get("hold"):  # a later process set up beside the others of its round: it times alone
+            _wait_turn(setup, spec.pop("hold"))
 
         timed = _time_calls(setup, spec, rec, call, hwm_ok)
         if timed is None:  # a later process of --processes: its timings are the measurement
@@ -116,9 +119,11 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
 
 
 def _eager_outputs(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], model: Any,
-                   inputs: list[Any]) -> tuple[Any, Any, dict[str, Any], bool]:
+                   inputs: list[Any], shared: tuple[Path | None, Any] = (None, None),
+                   ) -> tuple[Any, Any, dict[str, Any], bool]:
     """The eager output every mode's numerics compare with, the high-precision reference's (unless --no-reference,
-    or a compile-only / timing-only process), then the memory peak reset for the mode's own measurement. Returns
+    or a compile-only / timing-only process; computed once per run and shape point, ``shared``: the run's model
+    cache folder and the point's input index), then the memory peak reset for the mode's own measurement. Returns
     (eager output, reference output, how the reference was made, whether the RSS high-water mark was reset)."""
     from kernelscope import modelfile
 
@@ -132,12 +137,14 @@ def _eager_outputs(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], mod
     setup.timer.sync()
     if rec.get("dtype") is None:  # no floating parameter or input: the dtype the outputs come out in
         rec["dtype"] = setup.config["dtype"] = modelfile.floating_dtype([t for _, t in ref])
-    source, setup.reference_source = setup.reference_source, None
+    holder = [setup.reference_source]  # the uncast copy, dropped before anything is timed
+    setup.reference_source = None
     reference, how = (None, {"skipped": "--no-reference"})
     if spec.get("reference", True) and not spec.get("compile_only") and not spec.get("timing_only"):
         progress("reference forward (high precision)")
-        reference, how = _reference_output(torch, model, inputs, device, rec["dtype"], source)
-    del source
+        reference, how = shared_reference(torch, *shared, lambda: _reference_output(
+            torch, model, inputs, device, rec["dtype"], holder[0]))
+    holder.clear()
     hwm_ok = False
     if device == "cuda":
         torch.cuda.empty_cache()
@@ -146,6 +153,20 @@ def _eager_outputs(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], mod
         rec["memory"]["build_peak_rss_bytes"] = _rss_hwm()  # model, inputs and references built
         hwm_ok = _reset_hwm()
     return ref, reference, how, hwm_ok
+
+
+def _wait_turn(setup: _Setup, gate: str) -> None:
+    """Wait, idle, until the parent says this process may time (capture/rounds.py): GPU work finished, Inductor's
+    compile workers stopped, then blocked opening the FIFO ``gate`` (no CPU, no polling). "go" goes on; anything
+    else (the run was stopped) ends the process as interrupted."""
+    if setup.mode.compiled:
+        _shutdown_compile_workers(setup.torch)
+    setup.timer.sync()
+    progress("waiting for its turn to time")
+    with open(gate, encoding="utf-8") as f:
+        word = f.read().strip()
+    if word != "go":
+        raise KeyboardInterrupt
 
 
 def _time_calls(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: Any,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -76,6 +77,11 @@ def torchrun_options(f: Any) -> Any:
               help="Time each mode in N fresh processes, interleaved across modes; later processes reuse the "
                    "first one's Inductor cache. Latency = median of the processes' medians, with an interval "
                    "across processes (1: one process, an interval that covers noise inside it only).")
+@click.option("--parallel-setup", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
+              help="With --processes > 1: the later processes of a round (one per mode) start, load the model and "
+                   "compile from the first process's cache side by side, then warm up and time one at a time, "
+                   "each alone. auto: at most one per two CPUs; on: the whole round (as memory allows); off: one "
+                   "after another from the start.")
 @click.option("--cpu-pinning", type=click.Choice(["fastest", "off"]), default="fastest", show_default=True,
               help="CUDA: before timing, probe each CPU and pin the launching thread to the one where the model "
                    "ran fastest (on a shared host the CPUs' speeds differ and a process stays on one); off: time "
@@ -104,7 +110,8 @@ def torchrun_options(f: Any) -> Any:
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 def command(model: Path, modes: str, gemm_backends: str | None, device: str, dtype: str | None, sets: tuple[str, ...],
             sweeps: tuple[str, ...], out: Path | None, force: bool, timeout: float, warmup: int, repeats: int,
-            processes: int, cpu_pinning: str, steps: int, freezing: bool | None, cache_dir: Path | None,
+            processes: int, parallel_setup: str, cpu_pinning: str, steps: int, freezing: bool | None,
+            cache_dir: Path | None,
             warm_compile: bool,
             reference: bool, calibration: Path | None, no_tensorboard: bool, python: str | None,
             nproc: int | None, nnodes: str | None, node_rank: int | None, rdzv_backend: str | None,
@@ -137,16 +144,18 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                           warmup=warmup, repeats=repeats, profile_steps=steps, timeout_s=timeout, freezing=freezing,
                           cache_dir=str(cache_dir.resolve()) if cache_dir else None, reference=reference,
                           python=interp.path if interp else None, nproc=nproc, torchrun_args=torchrun_args,
-                          cpu_pinning=cpu_pinning)
+                          cpu_pinning=cpu_pinning,
+                          share_model=processes > 1 or len(mode_defs) > 1 or warm_compile)
     hook_points = _input_points(err, spec.path, opts, out_dir)
     points = plan_points(parsed_sweeps, hook_points) if (parsed_sweeps or hook_points) else []
     command_line = invocation("kernelscope profile")
     err.print(f"[bold]kernelscope[/] profiling {model} -> {out_dir}"
               + (f" at {len(points)} shape points" if points else ""))
     run = _ModeRuns(mode_defs, points, opts, out_dir, processes=processes, warm_compile=warm_compile, err=err,
-                    progress=progress, dtype=dtype)
+                    progress=progress, dtype=dtype, parallel_setup=parallel_setup)
     asked: dict[str, Any] = {"modes": [m.name for m in mode_defs], "gemm_backends": gemm_backends,
                              "sets": parsed_sets, "warmup": warmup, "repeats": repeats, "processes": processes,
+                             "parallel_setup": parallel_setup,
                              "profile_steps": steps,
                              "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
                              "reference": reference, "python": interp.path if interp else None,
@@ -222,9 +231,10 @@ class _ModeRuns:
     dies keeps every mode that finished; on SIGINT/SIGTERM the rest read ``interrupted``."""
 
     def __init__(self, mode_defs: list[Any], points: list[Any], opts: Any, out_dir: Path, *, processes: int,
-                 warm_compile: bool, err: Any, progress: Any, dtype: str | None) -> None:
+                 warm_compile: bool, err: Any, progress: Any, dtype: str | None, parallel_setup: str = "off") -> None:
         self.mode_defs, self.points, self.opts, self.out_dir = mode_defs, points, opts, out_dir
         self.processes, self.warm_compile, self.err, self.progress = processes, warm_compile, err, progress
+        self.parallel_setup = parallel_setup
         # results[point index][mode index]; a run without a sweep is one point.
         n_points = max(1, len(points))
         self.results: list[list[Any]] = [[None] * len(mode_defs) for _ in range(n_points)]
@@ -265,7 +275,8 @@ class _ModeRuns:
         return (self.out_dir / "modes" / mode.dirname) if not self.points else (
             self.out_dir / "points" / self.points[pi].dirname / "modes" / mode.dirname)
 
-    def capture(self, j: int, warm: bool, process: int = 1) -> list[CaptureRecord]:
+    def capture(self, j: int, warm: bool, process: int = 1, hold: Any = None) -> list[CaptureRecord]:
+        """Run one worker of job j (``hold``: a later process held before its warm-up, capture/rounds.py)."""
         from kernelscope.capture.runner import run_mode, run_mode_at, run_mode_points
 
         mi, pis = self.jobs[j]
@@ -275,22 +286,26 @@ class _ModeRuns:
         with self.progress.mode(tag) as on_progress:
             kw = {"warm": warm, "process": process}
             if not points:
-                recs = [run_mode(mode, self.opts, self.out_dir, on_progress, **kw)]
+                recs = [run_mode(mode, self.opts, self.out_dir, on_progress, hold=hold, **kw)]
             elif len(pis) > 1 or mode.dynamic:
                 recs = run_mode_points(mode, self.opts, self.out_dir, [points[i] for i in pis], on_progress, **kw)
             else:
-                recs = [run_mode_at(mode, self.opts, self.out_dir, points[pis[0]], on_progress, **kw)]
+                recs = [run_mode_at(mode, self.opts, self.out_dir, points[pis[0]], on_progress, hold=hold, **kw)]
         self.running = None
         return recs
 
     def run(self) -> None:
         """Every job's processes; after SIGINT/SIGTERM (or an error that stops the run) the jobs that ran are
         analysed with the processes they had, and the others marked as not run."""
+        from kernelscope.capture.runner import drop_model_cache
+
         try:
             self.first_processes()
             self.later_processes()
         except KeyboardInterrupt:
             self.stopped()
+        finally:
+            drop_model_cache(self.out_dir)  # the model built once for the run (capture/model_cache.py)
         for j in range(len(self.jobs)):
             if j in self.job_recs and j not in self.done:
                 self.finish(j)
@@ -350,16 +365,74 @@ class _ModeRuns:
                 self.fatal = (rec.error_kind, rec.error)
 
     def later_processes(self) -> None:
-        """Processes 2..N of every job whose first process ran, in the jobs' order, process by process; a job is
-        analysed after its last one."""
+        """Processes 2..N of every job whose first process ran, in the jobs' order, process by process; each round
+        (process k of every job) in groups that set up side by side and time one at a time (capture/rounds.py);
+        a job is analysed after its last one."""
         for process in range(2, self.processes + 1):
-            for j in range(len(self.jobs)):
-                if self.fatal or self.interrupted:
-                    return
-                if j in self.job_recs and j not in self.done:
-                    self.later[j].append(self.capture(j, False, process))
-                    if process == self.processes:
+            if self.fatal or self.interrupted:
+                return
+            # a job analysed already (its first process failed: it is not timed again) is not in the round
+            todo = [j for j in range(len(self.jobs)) if j in self.job_recs and j not in self.done]
+            for group in self._groups(todo):
+                try:
+                    for j, recs in zip(group, self._group(group, process)):
+                        self.later[j].append(recs)
+                except KeyboardInterrupt as stop:
+                    finished = stop.args[0] if stop.args and isinstance(stop.args[0], list) else []
+                    for j, recs in zip(group, finished):
+                        self.later[j].append(recs)  # the processes of the group that finished
+                    raise
+                if process == self.processes:
+                    for j in group:
                         self.finish(j)
+
+    def _groups(self, todo: list[int]) -> list[list[int]]:
+        """The round's jobs in groups that set up together: as many as fit in half the device's memory at their
+        first processes' peaks (--parallel-setup auto: and one per two CPUs); one by one with --parallel-setup off,
+        under torchrun, or for a multi-point job."""
+        from kernelscope.capture.rounds import groups
+
+        if self.parallel_setup == "off" or self.opts.nproc or any(
+                len(self.jobs[j][1]) > 1 or self.mode_defs[self.jobs[j][0]].dynamic for j in todo):
+            return [[j] for j in todo]
+        peaks, memory = [], None
+        for j in todo:
+            rec = self.job_recs[j][0]
+            mem, env = rec.memory, rec.environment
+            peak = (mem.first_call_peak_reserved_bytes if rec.device == "cuda" else mem.first_call_peak_rss_bytes
+                    ) if mem else None
+            peaks.append(peak if isinstance(peak, int) else None)
+            if rec.device == "cuda" and env and isinstance(env.gpu_memory_bytes, int):
+                memory = env.gpu_memory_bytes
+            elif rec.device == "cpu":
+                memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        most = None if self.parallel_setup == "on" else max(1, len(os.sched_getaffinity(0)) // 2)
+        return [[todo[i] for i in g] for g in groups(peaks, memory, most)]
+
+    def _group(self, group: list[int], process: int) -> list[list[CaptureRecord]]:
+        """Process ``process`` of each job of the group: set up together, timed in order (one job: as before).
+        SIGINT/SIGTERM: KeyboardInterrupt with the records of the jobs that finished."""
+        from kernelscope.capture.rounds import make_gate, together
+
+        gates = []
+        for j in group:
+            mi, (pi,) = self.jobs[j]
+            d = self.record_dir(mi, pi) / f"process-{process}"
+            d.mkdir(parents=True, exist_ok=True)
+            gates.append(d / "gate")
+        if len(group) == 1 or not all(make_gate(g) for g in gates):
+            done: list[list[CaptureRecord]] = []
+            for j in group:
+                try:
+                    done.append(self.capture(j, False, process))
+                except KeyboardInterrupt:
+                    raise KeyboardInterrupt(done) from None
+            return done
+        try:
+            return together([lambda hold, j=j: self.capture(j, False, process, hold) for j in group], gates)
+        finally:
+            for g in gates:
+                g.unlink(missing_ok=True)
 
     def finish(self, j: int) -> None:
         """Analyse a job's capture records (every process that ran merged into the first's) into ModeResults,

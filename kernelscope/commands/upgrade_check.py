@@ -78,7 +78,7 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
     from rich.console import Console
 
     from kernelscope.capture.modes import parse_backends, parse_modes
-    from kernelscope.capture.runner import CaptureOptions
+    from kernelscope.capture.runner import CaptureOptions, drop_model_cache
     from kernelscope.capture.torchrun import rendezvous_args
     from kernelscope.commands.profile import _calibration, _read_model, invocation
     from kernelscope.report import write_reports
@@ -121,7 +121,11 @@ def command(model: Path, before_py: str, after_py: str | None, out: Path, modes:
                             model=model)
 
     run.save = lambda side: write_result(dirs[side], result(side))  # each side's result.json as modes finish
-    run.run()
+    try:
+        run.run()
+    finally:  # the sides' model caches (capture/model_cache.py), also when the run is interrupted
+        for d in dirs.values():
+            drop_model_cache(d)
     try:
         results = {side: result(side) for side in SIDES}
         for side in SIDES:

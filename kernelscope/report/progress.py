@@ -37,6 +37,8 @@ STAGES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^reference", re.I), "reference"),
     (re.compile(r"^first call", re.I), "first call"),
     (re.compile(r"^(reading the environment|configuring)", re.I), "environment"),
+    (re.compile(r"^(building|loading) the model", re.I), "build"),  # loading: built once for the run
+    (re.compile(r"^waiting for its turn", re.I), "waiting"),  # a round's later process, set up (capture/rounds.py)
     (re.compile(r"^(building|importing|starting|loading)", re.I), "setup"),
 )
 
@@ -96,6 +98,8 @@ class Progress:
         self.clock = clock
         self.now = now
         self._lock = threading.Lock()
+        self._live: Live | None = None  # on a terminal: the one live display of the modes running now
+        self._live_states: list[_ModeState] = []
 
     # -- plain lines (not a terminal) -------------------------------------------------------------------------
     def _print(self, text: str) -> None:
@@ -146,16 +150,31 @@ class Progress:
                 self._print(f"{label}: finished in {duration(self.clock() - state.started)}")
             return
 
-        class _Line:  # re-rendered on every refresh, so the elapsed times tick while a stage lasts
-            def __rich__(self) -> Text:
-                return Text(state.line())
-
         def update(_name: str, text: str) -> None:
             stage = stage_of(text)
             if stage != state.stage:
                 state.stage, state.stage_started = stage, self.clock()
             state.detail = text.strip()
 
-        console = Console(file=self.stream, highlight=False)
-        with Live(_Line(), console=console, refresh_per_second=4, transient=True):
+        # One live display holds a line per mode running now (a round's later processes set up together,
+        # capture/rounds.py): rich allows one Live at a time.
+        with self._lock:
+            self._live_states.append(state)
+            if self._live is None:
+                states = self._live_states
+
+                class _Lines:  # re-rendered on every refresh, so the elapsed times tick while a stage lasts
+                    def __rich__(self) -> Text:
+                        return Text("\n".join(s.line() for s in list(states)))
+
+                self._live = Live(_Lines(), console=Console(file=self.stream, highlight=False),
+                                  refresh_per_second=4, transient=True)
+                self._live.start()
+        try:
             yield update
+        finally:
+            with self._lock:
+                self._live_states.remove(state)
+                if not self._live_states and self._live is not None:
+                    self._live.stop()
+                    self._live = None

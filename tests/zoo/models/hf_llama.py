@@ -6,12 +6,15 @@ SwiGLU MLP ``down_proj(silu(gate_proj(x)) * up_proj(x))``, LM head. One prefill 
     size = "tiny"  (CPU CI: 2 layers, 64 wide)
     --set size=real  (4 layers, 2048 wide, 32 heads / 8 KV heads)
     --set size=1b    (~1.1B parameters: 16 layers, 2048 wide, intermediate 8192; issue 27's model)
+    --set layers=8   (the preset with that many decoder layers: 1b at 8 layers fits the hand script and a
+                      profile in one 10-minute device call, benchmarks/h200_cost.py)
 """
 
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
 size = "tiny"
+layers = 0  # 0: the preset's
 batch_size = 1
 seq_len = 16
 
@@ -27,7 +30,8 @@ _PRESETS = {
 
 def get_model():
     torch.manual_seed(0)
-    cfg = LlamaConfig(**_PRESETS[size], attn_implementation="sdpa", tie_word_embeddings=False)
+    preset = {**_PRESETS[size], **({"num_hidden_layers": layers} if layers else {})}
+    cfg = LlamaConfig(**preset, attn_implementation="sdpa", tie_word_embeddings=False)
     return LlamaForCausalLM(cfg).eval()
 
 

@@ -1,0 +1,143 @@
+"""A round of later processes sets up side by side, then times one process at a time.
+
+With --processes N each mode's processes 2..N only time, on the first process's Inductor cache. Most of such a
+process is setting up: starting Python, importing torch and Inductor and what the model file imports, loading the
+model, compiling again from the cache. A round (process k of every mode) therefore starts its workers together;
+each sets up and then waits before its warm-up, idle: blocked on a FIFO (``gate``), its GPU work synchronized and
+Inductor's compile workers stopped, so it uses no CPU and submits no GPU work. When every worker of the group waits
+there (or has ended), the parent releases them one at a time in the run's order (eager, default, max-autotune),
+each when the one before it has finished. So no process warms up or times while another process does anything, as
+when they ran one after another; only the setting up overlaps, and only with other setting up (never with a first
+process's compile or autotuning, which all come before the later rounds).
+
+Side by side only as far as the processes fit together: the round is cut into groups whose first processes' peaks
+(GPU: reserved during the first call; CPU: RSS) sum to at most half the device's memory and, by default (``auto``),
+of at most one process per two CPUs: setting up is CPU work (imports, Dynamo's tracing, loading), and on the 2-core
+VM two setups side by side took as long as one after the other (benchmarks/RESULTS.md). Not under torchrun, for
+the dynamic mode's multi-point worker, or where the output folder cannot hold a FIFO: those rounds run one process
+after another as before. The parent never imports torch.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+POLL_S = 0.05  # how often the parent looks whether a held worker has reached its gate (or died)
+SHARE = 0.5  # of the device's memory that a group's processes may fill together
+
+
+@dataclass(slots=True)
+class Hold:
+    """One held worker: its gate (a FIFO the worker opens before its warm-up), how many other workers it may wait
+    for (their setting up, the timing of those before it: its --timeout grows by that many), and its process once
+    the runner started it."""
+
+    gate: Path
+    waits_for: int
+    procs: list[Any] = field(default_factory=list)  # the worker's Popen, set by the runner (on_start)
+
+    def on_start(self, proc: Any) -> None:
+        self.procs.append(proc)
+
+
+def groups(peaks: Sequence[int | None], memory: int | None, most: int | None = None) -> list[list[int]]:
+    """Indices of a round's workers in consecutive groups of at most ``most`` (None: any number) whose peaks
+    (bytes, each plus 1 GiB for the process itself) fit in SHARE of ``memory``; a worker whose peak is unknown, or
+    with no known memory, sets up alone."""
+    out: list[list[int]] = []
+    used: float | None = None  # what the last group needs; None: it takes no one else
+    for i, peak in enumerate(peaks):
+        need = peak + 2**30 if peak is not None and memory else None
+        if need is not None and used is not None and used + need <= (memory or 0) * SHARE and \
+                (most is None or len(out[-1]) < most):
+            out[-1].append(i)
+            used += need
+        else:
+            out.append([i])
+            used = need
+    return out
+
+
+def make_gate(path: Path) -> bool:
+    """A fresh FIFO at ``path``; False where the file system cannot hold one (then the worker is not held)."""
+    try:
+        path.unlink(missing_ok=True)
+        os.mkfifo(path)
+    except (OSError, AttributeError):
+        return False
+    return True
+
+
+def together(starts: Sequence[Callable[[Hold], Any]], gates: Sequence[Path]) -> list[Any]:
+    """Run ``starts[i](hold)`` for every worker of a group at once, each in a thread (``start`` runs the worker to
+    its end and returns its records), the workers held at their gates; once every one has set up (or ended),
+    release them in order, each after the one before finished. Returns each start's value. On Ctrl-C the workers
+    not yet finished are killed (their whole process groups), and KeyboardInterrupt is raised with the finished
+    ones' values in its ``args[0]``."""
+    from kernelscope.capture.runner import _kill_group  # the runner imports this module
+
+    holds = [Hold(g, len(gates)) for g in gates]
+    results: list[Any] = [None] * len(starts)
+    errors: list[BaseException | None] = [None] * len(starts)
+
+    def run(i: int) -> None:
+        try:
+            results[i] = starts[i](holds[i])
+        except BaseException as exc:  # noqa: BLE001 - handed to the parent thread
+            errors[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(starts))]
+    for t in threads:
+        t.start()
+    done, ends = 0, [None] * len(threads)
+    try:
+        # Every worker of the group has set up (or ended) before the first one warms up: holding the gate's
+        # other end open keeps each blocked, idle, in its read until its turn.
+        for i, t in enumerate(threads):
+            ends[i] = reach(holds[i].gate, t.is_alive)
+        for i, t in enumerate(threads):
+            if ends[i] is not None:
+                try:
+                    os.write(ends[i], b"go")
+                except BrokenPipeError:  # it was stopped while it waited (its --timeout)
+                    pass
+                os.close(ends[i])
+                ends[i] = None
+            while t.is_alive():
+                t.join(POLL_S * 2)
+            done = i + 1
+            if errors[i] is not None:
+                raise errors[i]  # type: ignore[misc]
+    except BaseException as exc:  # Ctrl-C, or a start that raised: no worker may stay held
+        for h in holds[done:]:
+            for p in h.procs:
+                _kill_group(p)
+        for fd in ends:
+            if fd is not None:
+                os.close(fd)
+        for t in threads:
+            t.join(30)
+        if isinstance(exc, KeyboardInterrupt):
+            raise KeyboardInterrupt(results[:done]) from None
+        raise
+    return results
+
+
+def reach(gate: Path, alive: Callable[[], bool]) -> int | None:
+    """The write end of ``gate`` once its worker waits there (it has opened the read end, and now blocks reading
+    until this end says "go" and closes); None when the worker ended before it got there (it failed setting up)."""
+    while alive():
+        try:
+            return os.open(gate, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: nobody reads yet
+                raise
+            time.sleep(POLL_S)
+    return None
