@@ -90,7 +90,10 @@ def test_a_window_slower_than_its_cpus_probe_is_timed_again_on_a_new_choice():
     # THEN the slow window did not count: a new probe moved the thread off that CPU and the kept window is fast
     assert call.slow is not None
     assert pinned is not None and pinned["cpu_repins"] >= 1 and pinned["cpu"] != call.slow
-    assert where == {pinned["cpu"]} and windows >= 2
+    assert windows >= 2
+    # and once the samples are taken the thread may use every CPU again (the numerics and the profile after the
+    # timing are no measurement of the CPU: on one CPU a 1B Llama's numerics took over a minute on the H200)
+    assert where == set(cpus)
     assert sorted(samples)[len(samples) // 2] < 0.5
     # and without pinning nothing moves and no pinning record is made
     plain = _pinned_samples(_Timer(None, "cpu"), _slow_on(-1), 1, 5, pin=False)

@@ -35,8 +35,10 @@ def _snapshot(torch: Any, out: Any) -> Named:
 
 
 def _stats(torch: Any, g: Any, r: Any, tol: Any) -> dict[str, Any]:
-    """Sums and counts of ``g`` against ``r`` (one output), in float64 on the CPU: what ``_summary`` reduces."""
-    g64, r64 = g.detach().cpu().double(), r.detach().cpu().double()
+    """Sums and counts of ``g`` against ``r`` (one output), in float64 on ``g``'s device (a GPU run's outputs stay
+    on the GPU: a 1B Llama's logits are 16M elements, and in float64 on the CPU its checks took over a minute):
+    what ``_summary`` reduces."""
+    g64, r64 = g.detach().double(), r.detach().to(g.device).double()
     out = {"max_abs": 0.0, "ref_max": 0.0, "sq": 0.0, "ref_sq": 0.0, "n_finite": 0, "n_ref": 0, "nonfinite": 0,
            "new_nonfinite": 0, "mismatch": 0, "differ": 0, "total": int(g64.numel())}
     if not g64.numel():
@@ -116,7 +118,8 @@ def _same(torch: Any, eager: Any, got: Any, ref64: Any, dtype: str, force_max: b
     computes it (and as its benchmark suite calls it: ``tol`` and ``equal_nan`` by dtype, ``force_max_multiplier``
     for freezing + bf16 + binary-folded convolutions): the verdict and the figures it compared."""
     tol, equal_nan = tolerance_for(dtype).same_tol, equal_nan_for(dtype)
-    e, g = eager.detach().cpu(), got.detach().cpu()
+    g = got.detach()  # on its device, as torch's own check runs (the float64 reference is moved there)
+    e = eager.detach().to(g.device)
     if e.dtype != g.dtype:
         return {"pass": False, "reason": f"dtype {str(g.dtype).replace('torch.', '')} vs eager's "
                                          f"{str(e.dtype).replace('torch.', '')}"}
@@ -126,7 +129,7 @@ def _same(torch: Any, eager: Any, got: Any, ref64: Any, dtype: str, force_max: b
     allclose = bool(torch.allclose(e, g, atol=tol, rtol=tol, equal_nan=equal_nan))
     if not g.is_floating_point():  # the suite keeps integer outputs integer in its fp64 reference: allclose decides
         return {"same_allclose": allclose, "pass": allclose}
-    r = ref64.detach().cpu().double()
+    r = ref64.detach().to(g.device).double()
     eager_rmse, mode_rmse = _rmse(torch, r, e), _rmse(torch, r, g)
     nan_corner = (not allclose and not bool(r.isnan().any()) and not bool(g.isnan().any()) and bool(e.isnan().any())
                   and bool(torch.allclose(r.to(g.dtype), g, atol=4e-2, rtol=4e-2, equal_nan=equal_nan)))
@@ -166,7 +169,7 @@ def _output_record(torch: Any, name: str, got: Any, eager: Any, ref: Any | None,
 
 def _scale(torch: Any, x: Any) -> tuple[float | None, float | None]:
     """An output's own scale: the root mean square and the largest magnitude of its finite elements."""
-    x64 = x.detach().cpu().double()
+    x64 = x.detach().double()
     finite = x64[torch.isfinite(x64)]
     if not finite.numel():
         return None, None

@@ -34,8 +34,15 @@ def _pinned_samples(timer: _Timer, call: Any, inner: int, repeats: int, *, pin: 
         state["repins"] += 1
         state["pinned"] = _pin_fastest_cpu(timer, call, inner, allowed) or state["pinned"]
 
-    samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S, agree=agree,
-                                              contended=contended, before_retry=again)
+    try:
+        samples, windows, drift = _steady_samples(timer, call, inner, repeats, budget_s=WARMUP_BUDGET_S,
+                                                  agree=agree, contended=contended, before_retry=again)
+    finally:
+        if allowed:
+            # What follows the timing (numerics, memory, the profile) is no measurement of the CPU: on one CPU
+            # the numerics of a 1B Llama's logits took over a minute on the H200 (every CPU thread torch starts
+            # later inherits the pin).
+            os.sched_setaffinity(0, set(allowed))
     pinned = state["pinned"]
     if pinned is not None and state["repins"]:
         pinned = {**pinned, "cpu_repins": state["repins"]}

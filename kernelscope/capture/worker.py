@@ -105,8 +105,10 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         if timed is None:  # a later process of --processes: its timings are the measurement
             return
         warmup_peak, hwm_ok = timed
-        _check_numerics(setup, rec, call, ref, reference, how)
+        # The peak is read before the numerics: their float64 copies of the outputs (on the outputs' device)
+        # are kernelscope's, not the model's
         _record_peak_memory(setup, rec, hwm_ok, warmup_peak, rss_before)
+        _check_numerics(setup, rec, call, ref, reference, how)
 
         progress("profiling")
         rec["trace"] = _profile(torch, call, timer, device, {**spec, "tb_dir": point["tb_dir"]},
