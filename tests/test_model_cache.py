@@ -170,13 +170,14 @@ def test_a_run_builds_its_model_once_and_computes_its_reference_once(tmp_path: P
     assert proc.stderr.count("loading the model (built once for this run)") == 5
     assert not (tmp_path / "out" / model_cache.CACHE_DIR).exists()
     assert not list((tmp_path / "out").rglob("gate"))
-    # AND each round of later processes set up side by side, and none warmed up before both waited, idle
-    for k in (2, 3):
-        lines = [ln for ln in proc.stderr.splitlines() if f"[process {k}/3," in ln]
-        stages = [ln.split("] ", 1)[1].split(":")[:2] for ln in lines]
-        waiting = [i for i, (_, stage) in enumerate(stages) if stage.strip() == "waiting"]
-        warm = [i for i, (_, stage) in enumerate(stages) if stage.strip() == "warm-up"]
-        assert len(waiting) == 2 and len(warm) == 2 and max(waiting) < min(warm), lines
+    # AND the later processes (2 and 3 of both modes) set up side by side, as one group: none warmed up before all
+    # four waited, idle; then they timed in the run's order, process 2 of each mode before process 3
+    lines = [ln for ln in proc.stderr.splitlines() if "[process " in ln and "/3," in ln]
+    stages = [(ln.split("[process ", 1)[1].split("]", 1)[0], ln.split("] ", 1)[1].split(":")[:2]) for ln in lines]
+    waiting = [i for i, (_, (_, stage)) in enumerate(stages) if stage.strip() == "waiting"]
+    warm = [i for i, (_, (_, stage)) in enumerate(stages) if stage.strip() == "warm-up"]
+    assert len(waiting) == 4 and len(warm) == 4 and max(waiting) < min(warm), lines
+    assert [stages[i][0] for i in warm] == ["2/3, 1/2", "2/3, 2/2", "3/3, 1/2", "3/3, 2/2"], lines
     result = json.loads((tmp_path / "out" / "result.json").read_text())
     for m in result["modes"]:
         assert m["status"] == "ok" and m["latency_ms"]["processes"] == 3

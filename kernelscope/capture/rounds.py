@@ -1,16 +1,18 @@
-"""A round of later processes sets up side by side, then times one process at a time.
+"""The later processes set up side by side, then time one process at a time.
 
 With --processes N each mode's processes 2..N only time, on the first process's Inductor cache. Most of such a
 process is setting up: starting Python, importing torch and Inductor and what the model file imports, loading the
-model, compiling again from the cache. A round (process k of every mode) therefore starts its workers together;
-each sets up and then waits before its warm-up, idle: blocked on a FIFO (``gate``), its GPU work synchronized and
-Inductor's compile workers stopped, so it uses no CPU and submits no GPU work. When every worker of the group waits
+model, compiling again from the cache. The later processes (2..N of every mode: process 2 of every mode, then
+process 3, ...) therefore start together, one group where they fit (on the H200 a 1B Llama's two rounds of three
+set up in 56 s and 46 s one round after the other; together, the second setting up is saved); each sets up and
+then waits before its warm-up, idle: blocked on a FIFO (``gate``), its GPU work synchronized and Inductor's
+compile workers stopped, so it uses no CPU and submits no GPU work. When every worker of the group waits
 there (or has ended), the parent releases them one at a time in the run's order (eager, default, max-autotune),
 each when the one before it has finished. So no process warms up or times while another process does anything, as
 when they ran one after another; only the setting up overlaps, and only with other setting up (never with a first
-process's compile or autotuning, which all come before the later rounds).
+process's compile or autotuning, which all come before the later processes).
 
-Side by side only as far as the processes fit together: the round is cut into groups whose first processes' peaks
+Side by side only as far as the processes fit together: they are cut into groups whose first processes' peaks
 (GPU: reserved during the first call; CPU: RSS) sum to at most half the device's memory and, by default (``auto``),
 of at most one process per two CPUs: setting up is CPU work (imports, Dynamo's tracing, loading), and on the 2-core
 VM two setups side by side took as long as one after the other (benchmarks/RESULTS.md). Not under torchrun, for

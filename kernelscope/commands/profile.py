@@ -78,9 +78,9 @@ def torchrun_options(f: Any) -> Any:
                    "first one's Inductor cache. Latency = median of the processes' medians, with an interval "
                    "across processes (1: one process, an interval that covers noise inside it only).")
 @click.option("--parallel-setup", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
-              help="With --processes > 1: the later processes of a round (one per mode) start, load the model and "
+              help="With --processes > 1: the later processes (2..N of every mode) start, load the model and "
                    "compile from the first process's cache side by side, then warm up and time one at a time, "
-                   "each alone. auto: at most one per two CPUs; on: the whole round (as memory allows); off: one "
+                   "each alone. auto: at most one per two CPUs; on: all of them (as memory allows); off: one "
                    "after another from the start.")
 @click.option("--cpu-pinning", type=click.Choice(["fastest", "off"]), default="fastest", show_default=True,
               help="CUDA: before timing, probe each CPU and pin the launching thread to the one where the model "
@@ -365,38 +365,41 @@ class _ModeRuns:
                 self.fatal = (rec.error_kind, rec.error)
 
     def later_processes(self) -> None:
-        """Processes 2..N of every job whose first process ran, in the jobs' order, process by process; each round
-        (process k of every job) in groups that set up side by side and time one at a time (capture/rounds.py);
+        """Processes 2..N of every job whose first process ran, in the order (process 2 of every job, then process
+        3 of every job, ...), in groups that set up side by side and time one at a time (capture/rounds.py): with
+        room for them, every later process of the run is one group (one setting up instead of one per round);
         a job is analysed after its last one."""
-        for process in range(2, self.processes + 1):
+        if self.processes < 2 or self.fatal or self.interrupted:
+            return
+        # a job analysed already (its first process failed: it is not timed again) has no later process
+        todo = [(process, j) for process in range(2, self.processes + 1)
+                for j in range(len(self.jobs)) if j in self.job_recs and j not in self.done]
+        for group in self._groups(todo):
             if self.fatal or self.interrupted:
                 return
-            # a job analysed already (its first process failed: it is not timed again) is not in the round
-            todo = [j for j in range(len(self.jobs)) if j in self.job_recs and j not in self.done]
-            for group in self._groups(todo):
-                try:
-                    for j, recs in zip(group, self._group(group, process)):
-                        self.later[j].append(recs)
-                except KeyboardInterrupt as stop:
-                    finished = stop.args[0] if stop.args and isinstance(stop.args[0], list) else []
-                    for j, recs in zip(group, finished):
-                        self.later[j].append(recs)  # the processes of the group that finished
-                    raise
+            try:
+                for (_, j), recs in zip(group, self._group(group)):
+                    self.later[j].append(recs)
+            except KeyboardInterrupt as stop:
+                finished = stop.args[0] if stop.args and isinstance(stop.args[0], list) else []
+                for (_, j), recs in zip(group, finished):
+                    self.later[j].append(recs)  # the processes of the group that finished
+                raise
+            for process, j in group:
                 if process == self.processes:
-                    for j in group:
-                        self.finish(j)
+                    self.finish(j)
 
-    def _groups(self, todo: list[int]) -> list[list[int]]:
-        """The round's jobs in groups that set up together: as many as fit in half the device's memory at their
-        first processes' peaks (--parallel-setup auto: and one per two CPUs); one by one with --parallel-setup off,
-        under torchrun, or for a multi-point job."""
+    def _groups(self, todo: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+        """The later processes ((process, job) in order) in groups that set up together: as many as fit in half
+        the device's memory at their jobs' first processes' peaks (--parallel-setup auto: and one per two CPUs);
+        one by one with --parallel-setup off, under torchrun, or for a multi-point job."""
         from kernelscope.capture.rounds import groups
 
         if self.parallel_setup == "off" or self.opts.nproc or any(
-                len(self.jobs[j][1]) > 1 or self.mode_defs[self.jobs[j][0]].dynamic for j in todo):
-            return [[j] for j in todo]
+                len(self.jobs[j][1]) > 1 or self.mode_defs[self.jobs[j][0]].dynamic for _, j in todo):
+            return [[t] for t in todo]
         peaks, memory = [], None
-        for j in todo:
+        for _, j in todo:
             rec = self.job_recs[j][0]
             mem, env = rec.memory, rec.environment
             peak = (mem.first_call_peak_reserved_bytes if rec.device == "cuda" else mem.first_call_peak_rss_bytes
@@ -409,27 +412,28 @@ class _ModeRuns:
         most = None if self.parallel_setup == "on" else max(1, len(os.sched_getaffinity(0)) // 2)
         return [[todo[i] for i in g] for g in groups(peaks, memory, most)]
 
-    def _group(self, group: list[int], process: int) -> list[list[CaptureRecord]]:
-        """Process ``process`` of each job of the group: set up together, timed in order (one job: as before).
-        SIGINT/SIGTERM: KeyboardInterrupt with the records of the jobs that finished."""
+    def _group(self, group: list[tuple[int, int]]) -> list[list[CaptureRecord]]:
+        """Each (process, job) of the group: set up together, timed in order (one: as before).
+        SIGINT/SIGTERM: KeyboardInterrupt with the records of those that finished."""
         from kernelscope.capture.rounds import make_gate, together
 
         gates = []
-        for j in group:
+        for process, j in group:
             mi, (pi,) = self.jobs[j]
             d = self.record_dir(mi, pi) / f"process-{process}"
             d.mkdir(parents=True, exist_ok=True)
             gates.append(d / "gate")
         if len(group) == 1 or not all(make_gate(g) for g in gates):
             done: list[list[CaptureRecord]] = []
-            for j in group:
+            for process, j in group:
                 try:
                     done.append(self.capture(j, False, process))
                 except KeyboardInterrupt:
                     raise KeyboardInterrupt(done) from None
             return done
         try:
-            return together([lambda hold, j=j: self.capture(j, False, process, hold) for j in group], gates)
+            return together([lambda hold, j=j, process=process: self.capture(j, False, process, hold)
+                             for process, j in group], gates)
         finally:
             for g in gates:
                 g.unlink(missing_ok=True)
