@@ -16,7 +16,7 @@ import pytest
 
 from kernelscope.analysis.compare import _marginal, compare_gemms, compare_results, same_build
 from kernelscope.analysis.gemm.log import FUSION_MARGINAL, fusion_benchmark, parse_log
-from kernelscope.analysis.mode import build_mode_result
+from kernelscope.analysis.mode import build_mode_result, gemm_notes
 from kernelscope.report.compare import compare_data
 from kernelscope.result_file import load_result
 
@@ -75,7 +75,27 @@ def test_a_fused_template_carries_the_benchmark_that_fused_it():
     # Triton win would have led to the same fused template
     assert not t.marginal and "but the epilogue-fusion benchmark decided what ran" in t.note
     assert "autotune choice marginal" not in g.why_not and g.why_not.startswith("fusion benchmark marginal: ")
-    assert any(n.startswith("GEMM gemm0: fusion benchmark marginal:") for n in m.notes)
+    # the note names the GEMM as the user's model does (its module path), not by kernelscope's id
+    assert any(n.startswith("GEMM linear: fusion benchmark marginal:") for n in m.notes)
+
+
+def test_a_note_that_holds_for_a_group_of_identical_layers_is_one_line():
+    # GIVEN the seed GEMM's marginal fusion benchmark, as if it were 16 identical layers (a 1B Llama's down_proj
+    # x16 printed the same "autotune choice marginal" note 16 times, one per GEMM id, on the H200), and one more
+    # layer without a module path
+    m = mode("seed-fp16", "max-autotune_ATEN-TRITON-NVGEMM")
+    (g,) = m.gemms
+    layers = [dataclasses.replace(g, id=f"gemm{i}", module=f"model.layers.{i}.mlp.down_proj") for i in range(16)]
+    group = dataclasses.replace(m.gemm_groups[0], label="model.layers.0-15.mlp.down_proj", count=16,
+                                members=tuple(x.id for x in layers), pattern="model.layers.#.mlp.down_proj")
+    loose = dataclasses.replace(g, id="gemm99", module="")
+    # WHEN the mode's notes are made
+    notes = gemm_notes([*layers, loose], [group], m.autotune)
+    # THEN one line names the group by its label and count, and the loose GEMM by its id
+    (note,) = notes
+    assert note.startswith("GEMMs model.layers.0-15.mlp.down_proj \u00d716, gemm99: fusion benchmark marginal:")
+    # AND a single layer of the group keeps its own path
+    assert gemm_notes(layers[3:4], [group], m.autotune)[0].startswith("GEMM model.layers.3.mlp.down_proj: ")
 
 
 def test_a_kept_apart_epilogue_names_both_close_choices():

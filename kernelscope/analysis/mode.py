@@ -382,12 +382,35 @@ def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any],
             # The measurements stand; only the trace analysis is lost, and the report says why.
             base["notes"] = base["notes"] + (f"trace analysis failed: {exc.message}",)
     extra = timing_notes(base)
-    extra += [f"GEMM {g.id}: {note}" for g in base.get("gemms", ())
-              for note in decision_notes(g, autotune_for_gemm(base.get("autotune", ()), g.id))]
+    extra += gemm_notes(base.get("gemms", ()), base.get("gemm_groups", ()), base.get("autotune", ()))
     if extra:
         base["contradiction"] = extra[0] if extra[0].startswith("the profiled iterations") else ""
         base["notes"] = base["notes"] + tuple(extra)
     return ModeResult(**base)
+
+
+def gemm_notes(gemms: Sequence[Any], groups: Sequence[Any], autotune: Sequence[Any]) -> list[str]:
+    """One note per distinct reason another compile may decide a GEMM differently, naming every GEMM it holds for:
+    a group of identical layers by its label when all its members share the note (``GEMM layers.0-15.mlp.up_proj
+    x16: autotune choice marginal ...``: one line, not one per layer: issue 26), else each GEMM by its module path
+    (or its id where it has none)."""
+    by_note: dict[str, list[Any]] = {}
+    for g in gemms:
+        for note in decision_notes(g, autotune_for_gemm(autotune, g.id)):
+            by_note.setdefault(note, []).append(g)
+    out = []
+    for note, held in by_note.items():
+        ids = {g.id for g in held if g.module}  # a group by its label: only layers with a module path
+        names: list[str] = []
+        named: set[str] = set()
+        for grp in groups:
+            if grp.count > 1 and grp.members and set(grp.members) <= ids:
+                names.append(f"{grp.label} \u00d7{grp.count}")
+                named.update(grp.members)
+        names += [g.module or g.id for g in held if g.id not in named]
+        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        out.append(f"GEMM{'s' if len(held) > 1 and len(names) > 1 else ''} {shown}: {note}")
+    return out
 
 
 # The profiled iterations run a few times with the profiler on and a synchronize per step; their time is set
