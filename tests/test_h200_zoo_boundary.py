@@ -174,3 +174,56 @@ def test_trace_only_stops_at_the_reduction_kernel_and_says_what_its_name_cannot(
             "(epilogue ops) or after it; a name does not say which")
     else:
         assert g.fused == ("bias",) and g.unfused == ()
+
+
+# ------------------------------------------------------------------------------ a select by position is no op
+def _group(name: str, mode: str, label: str):
+    return next(g for g in _mode(name, mode).gemm_groups if g.label == label)
+
+
+@pytest.mark.parametrize("mode", ["default", "max-autotune"])
+def test_a_cat_in_the_consumer_kernel_is_no_epilogue_op(mode: str):
+    # ViT's patch embedding: triton_red_fused_add_cat_convolution_..._0 (hf_vit default graph_0.py) loads the conv's
+    # buf0 (`tmp9`), adds the conv bias (`tmp11 = tmp9 + tmp10`), then `tmp13 = tl.where(tmp6, tmp11, tmp12)` and
+    # `tmp14 = tl.where(tmp4, tmp5, tmp13)`, where tmp4/tmp6 are `x1 < 1` / `x1 >= 1` (x1 the token index) and tmp5
+    # the class token: torch.cat((cls, patches), 1), then `tmp16 = tmp14 + tmp15` (the position embeddings) and the
+    # LayerNorm's welford. Before, the two cat selects read as two unfused `where` ops; eager lists bias, add.
+    g = _group("hf_vit", mode, "embeddings.patch_embeddings.projection")
+    assert (g.verdict, g.fused, g.unfused) == ("unfused", (), ("bias", "add"))
+    assert _group("hf_vit", "eager", "embeddings.patch_embeddings.projection").unfused == ("bias", "add")
+
+
+def test_rotate_half_is_a_cat_of_the_gemms_own_halves_not_a_where():
+    # Llama's q_proj in default: triton_poi_..._where_4 (hf_llama graph_0.py) reads buf at `tmp0` (x cos), and
+    # rotate_half as `tmp15 = tl.where(tmp11, -tmp12, 0)` then `tmp20 = tl.where(tmp11, tmp15, tmp19)` with tmp11 =
+    # `x1 < 32` (the head-dim index) and tmp12/tmp19 the two halves of the same GEMM output: a cat of (-x2, x1)
+    # that moves elements; the ops are the muls, the neg and the add (eager: mul, neg, mul, add)
+    g = _group("hf_llama", "default", "model.layers.0-3.self_attn.q_proj")
+    assert (g.verdict, g.unfused) == ("unfused", ("mul", "neg", "add"))
+    assert _group("hf_llama", "eager", "model.layers.0-3.self_attn.q_proj").unfused == ("mul", "neg", "mul", "add")
+
+
+def test_a_causal_mask_compares_two_indices_and_stays_an_op():
+    # The rule above holds only for a condition on one index and constants: `tl.where(x0 <= x1, s, -inf)` (a causal
+    # mask on a QK^T GEMM's scores) compares two indices and is computation on the scores
+    from kernelscope.analysis.gemm.body import _positional, parse_triton
+
+    src = '''
+@triton.jit
+def k(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:]
+    x0 = xindex % 512
+    x1 = xindex // 512
+    tmp0 = tl.load(in_ptr0 + (xindex), None)
+    tmp1 = x0
+    tmp2 = x1
+    tmp3 = tmp1 <= tmp2
+    tmp4 = x0
+    tmp5 = tl.full([1], 1, tl.int64)
+    tmp6 = tmp4 < tmp5
+    tmp7 = tl.where(tmp3, tmp0, float("-inf"))
+    tl.store(out_ptr0 + (xindex), tmp7, None)
+'''
+    body = parse_triton(src, "k", ["in_ptr0", "out_ptr0"])
+    assert body is not None
+    assert not _positional(body, "tmp3") and _positional(body, "tmp6") and not _positional(body, "tmp0")

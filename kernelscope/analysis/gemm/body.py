@@ -997,6 +997,11 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
                 groups.append(("relu", grp))
             elif d in pad and len(chain_in) == 1 and not any(_reads_data(body, i) for i in v.inputs if i not in dset):
                 pass  # tl.where(tmp2, x, -inf) on an index condition: a pooling window's padded element, no op
+            elif v.inputs and v.inputs[0] not in dset and _positional(body, v.inputs[0]):
+                # tl.where(x1 < 1, cls_token, conv_out): a cat (ViT's class token before the patch embedding's
+                # conv; Llama's rotate_half, both halves the GEMM's) or a pad selects by position along one index:
+                # it moves elements, it computes nothing (a causal mask compares two indices: that is an op)
+                pass
             else:
                 groups.append(("where", grp))
             taken |= set(grp)
@@ -1050,6 +1055,34 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
         ops.append(Op(lab, tuple(vals), min(lines) if lines else 0, tuple(sorted(operand_params))))
     ops.sort(key=lambda o: min(derived.index(x) for x in o.values))
     return ops
+
+
+_INDEX_VAR = re.compile(r"^(?:[xyz]|r\d*_?)\d+$|^(?:[xyz]|r\d*_?)index$")
+
+
+def _positional(body: Body, cond: str) -> bool:
+    """Whether a condition selects by position along one index: computed from one index variable (``x1``,
+    ``r0_3``) and constants only, by copies, comparisons and and/or: ``x1 < 1``, ``(x1 >= 1) & (x1 < 197)``."""
+    if _reads_data(body, cond):
+        return False
+    index_vars: set[str] = set()
+    seen: set[str] = set()
+    todo = [cond]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if _INDEX_VAR.match(n):
+            index_vars.add(n)
+            continue  # its own index arithmetic (x1 = xindex // 6 % 197) is where along the index it lies
+        v = body.value(n)
+        if v is None:
+            continue
+        if not set(v.ops) <= {"copy", "const", "ge", "gt", "le", "lt", "eq", "ne", "and", "or", "not"}:
+            return False
+        todo.extend(v.inputs)
+    return len(index_vars) == 1
 
 
 def _reads_data(body: Body, name: str) -> bool:
