@@ -227,3 +227,15 @@ def k(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
     body = parse_triton(src, "k", ["in_ptr0", "out_ptr0"])
     assert body is not None
     assert not _positional(body, "tmp3") and _positional(body, "tmp6") and not _positional(body, "tmp0")
+
+
+@pytest.mark.parametrize("mode", ["default", "max-autotune"])
+def test_a_value_the_kernel_stores_and_reads_back_is_still_the_gemms_data(mode: str):
+    # Llama's o_proj of layers 1 and 3 (hf_llama default graph_0.py, triton_red_..._rsqrt_10): the first loop adds
+    # the residuals and o_proj's buf40 (`tmp12 = tmp10 + tmp11`), stores the sum into in_out_ptr0 and sums
+    # `tmp14 = tmp13 * tmp13` for the RMSNorm's mean; the second loop reads the sum back from in_out_ptr0 (`tmp19`)
+    # and normalises it with the statistic. So x * x belongs to the reduction, as in layers 0 and 2, whose kernel
+    # recomputes the add from the GEMM's buffer. Before, the read-back was not the GEMM's data: layers 1 and 3 read
+    # "add, mul", a group apart from layers 0 and 2's "add".
+    g = _group("hf_llama", mode, "model.layers.0-3.self_attn.o_proj")
+    assert (g.count, g.verdict, g.unfused) == (4, "unfused", ("add",))

@@ -592,15 +592,16 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), stat
     blocked_values = set(body.loads_of(blocked)) - start
     stat_values = set(body.loads_of(statistics)) - start
     windows = pool_windows(body, start)
-    # parameters a value past the boundary (True) or a blocked one (False) was stored into, and where: reading
-    # one back later carries that value
-    reloaded: dict[str, tuple[int, bool]] = {}
+    # parameters a value of the chain ("derived"), one past the boundary ("past") or a blocked one ("other") was
+    # stored into, and where: reading one back later in the kernel carries that value (a looped RMSNorm stores
+    # the residual sum into its in_out_ptr0 in its first loop and normalises what it reads back in the second)
+    reloaded: dict[str, tuple[int, str]] = {}
     rank = {"derived": 1, "other": 2, "past": 3}
 
     def kind(v: Value, cls: dict[str, str]) -> str | None:
         """derived (the epilogue's data), past (beyond the boundary), other (mixes in a blocked value)."""
         if v.param is not None and v.param in reloaded and v.line > reloaded[v.param][0]:
-            return "past" if reloaded[v.param][1] else "other"
+            return reloaded[v.param][1]
         if v.name in stat_values:
             return "past"
         if v.name in blocked_values:
@@ -627,14 +628,18 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), stat
                     changed = True
             if not changed:
                 break
-        more = {st.param: (st.line, cls[st.value] == "past") for st in body.stores
-                if cls.get(st.value) in ("past", "other") and st.value not in blocked_values
-                and st.param not in reloaded}
+        more: dict[str, tuple[int, str]] = {}
+        for st in body.stores:
+            k = cls.get(st.value)
+            if k is None or st.value in blocked_values:
+                continue
+            old = more.get(st.param) or reloaded.get(st.param)
+            new = (min(st.line, old[0]), max(k, old[1], key=rank.__getitem__)) if old else (st.line, k)
+            if new != reloaded.get(st.param):
+                more[st.param] = new
         if not more:
             break
-        for param, (line, beyond) in more.items():
-            old = reloaded.get(param)
-            reloaded[param] = (min(line, old[0]), beyond or old[1]) if old else (line, beyond)
+        reloaded.update(more)
     derived = sorted((n for n, k in cls.items() if k == "derived"), key=lambda n: _order.get(n, 0))
     dset = set(derived)
     past = {n for n, k in cls.items() if k == "past"}
@@ -659,7 +664,9 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), stat
         # (a ReLU before a max-pool window is the conv's epilogue op, as it is in eager: not the window's)
         if all(((vu := body.value(u)) is not None and vu.reduces) or u in only_reduction for u in us):
             only_reduction.add(name)
-    kept = [d for d in derived if d not in start and (d not in only_reduction or not mixed)]
+    # (a load is no op: the start's, or the chain's own value read back from where the kernel stored it)
+    kept = [d for d in derived if d not in start and body.at(d).param is None
+            and (d not in only_reduction or not mixed)]
 
     def feeds_window(name: str) -> bool:
         todo = users.get(name, [])
