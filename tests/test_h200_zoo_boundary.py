@@ -239,3 +239,15 @@ def test_a_value_the_kernel_stores_and_reads_back_is_still_the_gemms_data(mode: 
     # "add, mul", a group apart from layers 0 and 2's "add".
     g = _group("hf_llama", mode, "model.layers.0-3.self_attn.o_proj")
     assert (g.count, g.verdict, g.unfused) == (4, "unfused", ("add",))
+
+
+def test_a_pad_for_the_next_gemm_is_no_leaky_relu():
+    # ViT's q_proj and k_proj in default: Inductor decomposes attention and pads its 197 tokens to 200 for the bmm;
+    # triton_poi_fused__to_copy__unsafe_view_bmm_clone_mul_transpose_view_3 (hf_vit default graph_0.py:350) reads
+    # the addmm's buf9, scales it (`tmp6 = tmp4 * 0.3535...`, the attention's scale) and pads it (`tmp8 =
+    # tl.where(tmp2, tmp6, 0.0)` with tmp2 = `x2 < 197`, the token index). Before, a where with a mul among its
+    # inputs read as a leaky ReLU (ViT has none); the scale is the one unfused op, as max-autotune's code reads.
+    for mode in ("default", "max-autotune"):
+        for proj in ("q_proj", "k_proj"):
+            g = _group("hf_vit", mode, f"layers.0-11.attention.{proj}")
+            assert (g.verdict, g.fused, g.unfused) == ("partial", ("bias",), ("mul",)), (mode, proj)

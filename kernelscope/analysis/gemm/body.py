@@ -998,17 +998,20 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
             muls = [i for i in v.inputs if i in dset and prim(i) == "mul"]
             grp = [d] + cmp + muls
             chain_in = [i for i in v.inputs if i in dset and prim(i) != "const"]
-            if muls:
+            if v.inputs and v.inputs[0] not in dset and _positional(body, v.inputs[0]):
+                # tl.where(x1 < 1, cls_token, conv_out): a cat (ViT's class token before the patch embedding's
+                # conv; Llama's rotate_half, both halves the GEMM's) or a pad (`tl.where(x2 < 197, q * scale,
+                # 0)`: ViT's 197 tokens padded to 200 for a bmm) selects by position along one index: it moves
+                # elements, it computes nothing; what it selects (the scale) is an op of its own. A causal mask
+                # compares two indices: that is computation.
+                taken.add(d)
+                continue
+            if muls and cmp:
                 groups.append(("leaky_relu", grp))
             elif cmp:
                 groups.append(("relu", grp))
             elif d in pad and len(chain_in) == 1 and not any(_reads_data(body, i) for i in v.inputs if i not in dset):
                 pass  # tl.where(tmp2, x, -inf) on an index condition: a pooling window's padded element, no op
-            elif v.inputs and v.inputs[0] not in dset and _positional(body, v.inputs[0]):
-                # tl.where(x1 < 1, cls_token, conv_out): a cat (ViT's class token before the patch embedding's
-                # conv; Llama's rotate_half, both halves the GEMM's) or a pad selects by position along one index:
-                # it moves elements, it computes nothing (a causal mask compares two indices: that is an op)
-                pass
             else:
                 groups.append(("where", grp))
             taken |= set(grp)
