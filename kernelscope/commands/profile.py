@@ -369,8 +369,6 @@ class _ModeRuns:
         3 of every job, ...), in groups that set up side by side and time one at a time (capture/rounds.py): with
         room for them, every later process of the run is one group (one setting up instead of one per round);
         a job is analysed after its last one."""
-        if self.processes < 2 or self.fatal or self.interrupted:
-            return
         # a job analysed already (its first process failed: it is not timed again) has no later process
         todo = [(process, j) for process in range(2, self.processes + 1)
                 for j in range(len(self.jobs)) if j in self.job_recs and j not in self.done]

@@ -1068,13 +1068,13 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
 
 
 _INDEX_VAR = re.compile(r"^(?:[xyz]|r\d*_?)\d+$|^(?:[xyz]|r\d*_?)index$")
+_POSITION_OPS = frozenset({"copy", "const", "ge", "gt", "le", "lt", "eq", "ne", "and", "or", "not"})
 
 
 def _positional(body: Body, cond: str) -> bool:
     """Whether a condition selects by position along one index: computed from one index variable (``x1``,
-    ``r0_3``) and constants only, by copies, comparisons and and/or: ``x1 < 1``, ``(x1 >= 1) & (x1 < 197)``."""
-    if _reads_data(body, cond):
-        return False
+    ``r0_3``) and constants only, by copies, comparisons and and/or: ``x1 < 1``, ``(x1 >= 1) & (x1 < 197)`` (a
+    load anywhere under it is data, not position)."""
     index_vars: set[str] = set()
     seen: set[str] = set()
     todo = [cond]
@@ -1089,7 +1089,7 @@ def _positional(body: Body, cond: str) -> bool:
         v = body.value(n)
         if v is None:
             continue
-        if not set(v.ops) <= {"copy", "const", "ge", "gt", "le", "lt", "eq", "ne", "and", "or", "not"}:
+        if v.param is not None or not set(v.ops) <= _POSITION_OPS:
             return False
         todo.extend(v.inputs)
     return len(index_vars) == 1
