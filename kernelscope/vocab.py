@@ -207,6 +207,8 @@ BODY_PASS_OPS = frozenset({"cast", "view", "copy"})  # carry a value through unc
 # Ops whose operands' order says nothing (two elements of a pooling window computed the same way compare equal).
 BODY_COMMUTATIVE_OPS = frozenset({"add", "mul", "maximum", "minimum", "and", "or", "xor"})
 BODY_NOISE_OPS = BODY_PASS_OPS | frozenset({"load", "const", "index"})  # not a value's primary op
+# What a condition that selects by position is made of (``x1 < 1``, ``(x1 >= 1) & (x1 < 197)``: a cat or a pad)
+BODY_POSITION_OPS = frozenset({"copy", "const", "ge", "gt", "le", "lt", "eq", "ne", "and", "or", "not"})
 # Ops that identify an activation in a body (erf: exact GELU, tanh: GELU-tanh or tanh, sigmoid: SiLU...).
 BODY_KEY_OPS = frozenset({"erf", "tanh", "sigmoid", "exp", "maximum", "minimum", "where", "rsqrt", "sqrt"})
 

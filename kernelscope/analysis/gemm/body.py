@@ -1068,7 +1068,7 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
 
 
 _INDEX_VAR = re.compile(r"^(?:[xyz]|r\d*_?)\d+$|^(?:[xyz]|r\d*_?)index$")
-_POSITION_OPS = frozenset({"copy", "const", "ge", "gt", "le", "lt", "eq", "ne", "and", "or", "not"})
+_POSITION_OPS = vocab.BODY_POSITION_OPS
 
 
 def _positional(body: Body, cond: str) -> bool:
