@@ -292,12 +292,14 @@ def wait_until(cond, proc: subprocess.Popen[str], what: str, seconds: float = 30
 
 
 @pytest.mark.parametrize(("sig", "code", "processes", "torchrun"),
-                         [(signal.SIGTERM, 143, 1, ()), (signal.SIGINT, 130, 2, ("--nproc", "2"))],
-                         ids=["SIGTERM", "SIGINT-torchrun-2-processes"])
+                         [(signal.SIGTERM, 143, 1, ()), (signal.SIGINT, 130, 2, ("--nproc", "2")),
+                          (signal.SIGINT, 130, 2, ("--parallel-setup", "on"))],
+                         ids=["SIGTERM", "SIGINT-torchrun-2-processes", "SIGINT-started-ahead-2-processes"])
 def test_a_signal_keeps_the_finished_modes_and_stops_every_worker(tmp_path: Path, sig: signal.Signals, code: int,
                                                                   processes: int, torchrun: tuple[str, ...]):
     # SIGTERM is a CI job's timeout or cancel, SIGINT a Ctrl-C (issue 26.6); under torchrun each rank runs in a
-    # session of its own, away from torchrun's process group.
+    # session of its own, away from torchrun's process group; with --parallel-setup on every process of the run
+    # has started (and waits) when default hangs.
     out = tmp_path / "out"
     token = f"kstest-{uuid.uuid4().hex}"
     model = compile_only_model(tmp_path, "            hang()", extra=HANG.format(token=token))

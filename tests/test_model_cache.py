@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from kernelscope.capture import model_cache
-from kernelscope.capture.rounds import groups, make_gate, together
+from kernelscope.capture.rounds import Hold, Staged, groups, make_gate, together
 from kernelscope.capture.setup import _build_point
 from kernelscope.outdir import OWNED
 
@@ -140,6 +140,87 @@ def test_held_workers_time_one_at_a_time_after_every_one_has_set_up(tmp_path: Pa
     assert events[3:] == ["time 0", "done 0", "time 1", "done 1", "time 2", "done 2"]
 
 
+def _staged_worker(events: list[str], name: str, setup_s: float):
+    """A stand-in for a worker started ahead of its turn: sets up, waits at its pre gate, runs (a later process:
+    compiles, then waits at its gate and times), as worker.py does."""
+    def start(hold: Hold):
+        events.append(f"setup {name}")
+        time.sleep(setup_s)
+        events.append(f"ready {name}")
+        with open(hold.pre) as f:
+            assert f.read() == "go"
+        events.append(f"run {name}")
+        if hold.gate is not None:
+            events.append(f"ready-to-time {name}")
+            with open(hold.gate) as f:
+                assert f.read() == "go"
+            events.append(f"time {name}")
+        time.sleep(0.05)
+        events.append(f"done {name}")
+        return name
+    return start
+
+
+def test_staged_workers_set_up_together_and_each_runs_alone(tmp_path: Path):
+    # GIVEN two first processes and two later ones, all started ahead of their turn, at most two setting up at once
+    events: list[str] = []
+    st = Staged(most=2)
+    names = ["F1", "F2", "L1", "L2"]
+    setup_s = {"F1": 0.3, "F2": 0.1, "L1": 0.2, "L2": 0.0}
+    for name in names:
+        pre = tmp_path / f"{name}.pre"
+        gate = tmp_path / f"{name}.gate" if name.startswith("L") else None
+        assert make_gate(pre) and (gate is None or make_gate(gate))
+        st.add(_staged_worker(events, name, setup_s[name]), Hold(gate=gate, waits_for=4, pre=pre))
+    # WHEN the parent runs them as profile does: first processes one at a time, then the later ones' compiles
+    # together, then their timings one at a time
+    out = []
+    for i in (0, 1):
+        st.settle()
+        assert all(st.waiting(k) or not st.alive(k) for k in range(4))  # everyone idle before one goes on
+        st.release(i)
+        out.append(st.join(i))
+    st.settle()
+    for i in (2, 3):
+        st.release(i)
+    st.settle()
+    assert st.waiting(2) and st.waiting(3)
+    for i in (2, 3):
+        st.release(i)
+        out.append(st.join(i))
+    st.stop()
+    # THEN every worker set up before any ran, at most two at a time; each ran alone, in order
+    assert out == names
+    ready = [e for e in events if e.startswith("ready ")]
+    first_run = events.index("run F1")
+    assert len(ready) == 4 and all(events.index(r) < first_run for r in ready), events
+    busy = 0
+    for e in events[:first_run]:
+        busy += 1 if e.startswith("setup ") else -1 if e.startswith("ready ") else 0
+        assert busy <= 2, events
+    after = events[first_run:]
+    assert after[:4] == ["run F1", "done F1", "run F2", "done F2"], events
+    assert sorted(after[4:8]) == ["ready-to-time L1", "ready-to-time L2", "run L1", "run L2"], events
+    assert after[8:] == ["time L1", "done L1", "time L2", "done L2"], events
+
+
+def test_a_staged_workers_timeout_stops_while_it_waits_at_a_gate(tmp_path: Path):
+    # GIVEN a worker's --timeout of 0.5 s that it spends waiting at its gate for 1 s (others' turns)
+    pre = tmp_path / "pre"
+    assert make_gate(pre)
+    hold = Hold(gate=None, waits_for=1, pre=pre, budget_s=0.5)
+    hold.deadline = time.monotonic() + 0.5
+    st = Staged(most=None)
+    st.add(lambda h: (open(h.pre).read(), h.current_deadline())[1], hold)
+    st.settle()
+    # THEN the clock stopped while it waited, and starts again, with the whole budget, when it is released
+    assert hold.current_deadline() == float("inf")
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    st.release(0)
+    assert t0 + 0.5 <= st.join(0) <= time.monotonic() + 0.5
+
+
 def test_the_reference_is_computed_once_per_point(tmp_path: Path):
     calls = []
 
@@ -170,14 +251,24 @@ def test_a_run_builds_its_model_once_and_computes_its_reference_once(tmp_path: P
     assert proc.stderr.count("loading the model (built once for this run)") == 5
     assert not (tmp_path / "out" / model_cache.CACHE_DIR).exists()
     assert not list((tmp_path / "out").rglob("gate"))
-    # AND the later processes (2 and 3 of both modes) set up side by side, as one group: none warmed up before all
-    # four waited, idle; then they timed in the run's order, process 2 of each mode before process 3
-    lines = [ln for ln in proc.stderr.splitlines() if "[process " in ln and "/3," in ln]
-    stages = [(ln.split("[process ", 1)[1].split("]", 1)[0], ln.split("] ", 1)[1].split(":")[:2]) for ln in lines]
-    waiting = [i for i, (_, (_, stage)) in enumerate(stages) if stage.strip() == "waiting"]
-    warm = [i for i, (_, (_, stage)) in enumerate(stages) if stage.strip() == "warm-up"]
-    assert len(waiting) == 4 and len(warm) == 4 and max(waiting) < min(warm), lines
-    assert [stages[i][0] for i in warm] == ["2/3, 1/2", "2/3, 2/2", "3/3, 1/2", "3/3, 2/2"], lines
+    # AND every process of the run started ahead of its turn: all six had set up (imported torch, read the
+    # environment, loaded the model) and waited, idle, before the first one ran its reference; each first process
+    # then ran alone (no other process printed a stage between its start and its end); the later processes
+    # compiled side by side, then timed in the run's order, process 2 of each mode before process 3, each alone
+    lines = [ln.split(" ", 2)[2] for ln in proc.stderr.splitlines() if ln.startswith("20") and "] " in ln]
+    who = [ln.split("]", 1)[0] + "]" for ln in lines]
+    turns = [i for i, ln in enumerate(lines) if ": waiting: waiting for its turn to" in ln and "to time" not in ln]
+    assert len(turns) == 6 and max(turns) < min(i for i, ln in enumerate(lines) if "reference forward" in ln), lines
+    for first in ("[1/2]", "[2/2]"):
+        start = next(i for i, ln in enumerate(lines) if who[i] == first and "waiting took" in ln)
+        end = next(i for i, ln in enumerate(lines) if who[i] == first and "finished in" in ln)
+        assert set(who[start:end + 1]) == {first}, lines[start:end + 1]
+    warm = [i for i, ln in enumerate(lines) if ": warm-up:" in ln and who[i].startswith("[process ")]
+    assert [who[i] for i in warm] == ["[process 2/3, 1/2]", "[process 2/3, 2/2]", "[process 3/3, 1/2]",
+                                      "[process 3/3, 2/2]"], lines
+    for i in warm:  # from its warm-up to its end, no other process printed a stage
+        end = next(k for k in range(i, len(lines)) if who[k] == who[i] and "finished in" in lines[k])
+        assert set(who[i:end + 1]) == {who[i]}, lines[i:end + 1]
     result = json.loads((tmp_path / "out" / "result.json").read_text())
     for m in result["modes"]:
         assert m["status"] == "ok" and m["latency_ms"]["processes"] == 3

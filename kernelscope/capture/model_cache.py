@@ -38,6 +38,8 @@ from typing import Any
 CACHE_DIR = "model-cache"  # in the run's output folder (outdir.OWNED)
 _MODEL = "model.pt"
 _NOT_SHARED = "not-shared.txt"  # why the first worker could not save the model: the others build it too
+_EACH = "each-worker.txt"  # the model file's get_model() returns a function: every worker calls it (no note)
+WAIT_POLL_S = 0.1  # how often a worker started beside the builder looks for the model's file
 _CONFIGS = ("torch._dynamo.config", "torch._inductor.config")
 
 
@@ -58,6 +60,16 @@ def saved(entry: Path | None) -> bool:
     return entry is not None and (entry / _MODEL).is_file()
 
 
+def wait_saved(entry: Path, builder_ended: Path) -> None:
+    """Block until the run's builder has saved the model of ``entry``, said it cannot (``not-shared.txt``, or the
+    model is a function), or ended (the parent creates ``builder_ended`` then: this worker then builds it too,
+    with a note). A stat every 0.1 s: the waiting uses no CPU to speak of."""
+    import time
+
+    while not any(p.exists() for p in (entry / _MODEL, entry / _NOT_SHARED, entry / _EACH, builder_ended)):
+        time.sleep(WAIT_POLL_S)
+
+
 def constructed(torch: Any, construct: Callable[[], tuple[Any, Any]], module: Any, entry: Path | None,
                 notes: list[str], *, device: str) -> tuple[Any, Any, bool]:
     """(model, get_inputs() value, loaded): from the run's cache when an earlier worker saved them, else built by
@@ -70,13 +82,15 @@ def constructed(torch: Any, construct: Callable[[], tuple[Any, Any]], module: An
         except Exception as exc:  # noqa: BLE001 - a file we cannot read back: build as before
             notes.append(f"the model saved by an earlier process of this run could not be loaded "
                          f"({type(exc).__name__}: {str(exc)[:200]}): built again")
-    if entry is None or (entry / _NOT_SHARED).is_file():
-        if entry is not None:  # the first worker could not share it: every worker says so
-            notes.append((entry / _NOT_SHARED).read_text(encoding="utf-8"))
+    if entry is None or (entry / _NOT_SHARED).is_file() or (entry / _EACH).is_file():
+        if entry is not None and (entry / _NOT_SHARED).is_file():  # the first worker could not share it: every
+            notes.append((entry / _NOT_SHARED).read_text(encoding="utf-8"))  # worker says so
         return (*construct(), False)
     before = _world(torch, module)
     model, inputs = construct()
-    if not isinstance(model, torch.nn.Module):  # a function: nothing to build again
+    if not isinstance(model, torch.nn.Module):  # a function: nothing to build again (the others need not wait)
+        entry.mkdir(parents=True, exist_ok=True)
+        (entry / _EACH).write_text("get_model() returns a function: called in every worker", encoding="utf-8")
         return model, inputs, False
     why = _changed(before, _world(torch, module)) or _off_cpu(torch, model, inputs)
     if why is None:

@@ -23,6 +23,7 @@ after another as before. The parent never imports torch.
 from __future__ import annotations
 
 import errno
+import math
 import os
 import threading
 import time
@@ -39,14 +40,23 @@ SHARE = 0.5  # of the device's memory that a group's processes may fill together
 class Hold:
     """One held worker: its gate (a FIFO the worker opens before its warm-up), how many other workers it may wait
     for (their setting up, the timing of those before it: its --timeout grows by that many), and its process once
-    the runner started it."""
+    the runner started it. A worker started ahead of its turn (``Staged``) also has ``pre``, the FIFO it opens
+    once its model is on the CPU, before the device, and ``model_from``, the file the parent creates when the
+    process that builds the model has ended (it waits for the model's file until then)."""
 
-    gate: Path
+    gate: Path | None
     waits_for: int
     procs: list[Any] = field(default_factory=list)  # the worker's Popen, set by the runner (on_start)
+    pre: Path | None = None
+    model_from: Path | None = None
+    budget_s: float = 0.0  # the worker's --timeout for each stretch it runs (set by the runner)
+    deadline: float = math.inf  # time.monotonic() past which the runner stops it: none while it waits at a gate
 
     def on_start(self, proc: Any) -> None:
         self.procs.append(proc)
+
+    def current_deadline(self) -> float:
+        return self.deadline
 
 
 def groups(peaks: Sequence[int | None], memory: int | None, most: int | None = None) -> list[list[int]]:
@@ -143,3 +153,130 @@ def reach(gate: Path, alive: Callable[[], bool]) -> int | None:
                 raise
             time.sleep(POLL_S)
     return None
+
+
+class Staged:
+    """A run's workers started ahead of their turn (``profile`` when they fit: commands/profile.py ``staged``).
+
+    Each worker is added with its ``start`` (runs it to its end in a thread, returns its records) and the gates
+    it will wait at, in order: ``pre`` once its model is on the CPU (before the device, the reference, the
+    compile), and for a later process ``gate`` before its warm-up. ``settle()`` starts every worker not yet
+    started, at most ``most`` setting up at a time (a worker waiting at a gate, or ended, frees its place), and
+    returns once every started worker waits at a gate or has ended: only then does the parent ``release`` one
+    (or, for the later processes' compiles from the cache, a group) to go on. So the setting up (importing torch,
+    reading the environment, the model file's imports, loading the model) overlaps only other setting up, and a
+    first process's run (its reference, compile, timing, profile) or a later process's timing has the machine to
+    itself, as when they ran one after another."""
+
+    def __init__(self, most: int | None) -> None:
+        self.most = most
+        self.starts: list[Callable[[Hold], Any]] = []
+        self.holds: list[Hold] = []
+        self.next_gate: list[Path | None] = []  # the gate each worker waits at next (None: it runs to its end)
+        self.threads: list[threading.Thread | None] = []
+        self.results: list[Any] = []
+        self.errors: list[BaseException | None] = []
+        self.ends: list[int | None] = []  # the write end of the gate a worker waits at now
+        self.on_end: list[Callable[[], None] | None] = []
+        # set by the worker's thread as it ends: Thread.is_alive() can read False for a thread still running once
+        # a KeyboardInterrupt broke a join() on it (CPython), and a worker left so would never be stopped
+        self.ended: list[bool] = []
+
+    def add(self, start: Callable[[Hold], Any], hold: Hold, on_end: Callable[[], None] | None = None) -> int:
+        self.starts.append(start)
+        self.holds.append(hold)
+        self.next_gate.append(hold.pre or hold.gate)
+        self.threads.append(None)
+        self.results.append(None)
+        self.errors.append(None)
+        self.ends.append(None)
+        self.on_end.append(on_end)
+        self.ended.append(False)
+        return len(self.starts) - 1
+
+    def _start(self, i: int) -> None:
+        def run() -> None:
+            try:
+                self.results[i] = self.starts[i](self.holds[i])
+            except BaseException as exc:  # noqa: BLE001 - handed to the parent thread
+                self.errors[i] = exc
+            finally:
+                if self.on_end[i] is not None:
+                    self.on_end[i]()  # type: ignore[misc]
+                self.ended[i] = True
+
+        t = threading.Thread(target=run, daemon=True)
+        self.threads[i] = t
+        t.start()
+
+    def alive(self, i: int) -> bool:
+        return self.threads[i] is not None and not self.ended[i]
+
+    def waiting(self, i: int) -> bool:
+        """Whether worker i waits at its gate now (its write end is held open here), polling once."""
+        if self.ends[i] is not None:
+            return True
+        gate = self.next_gate[i]
+        if gate is None or not self.alive(i):
+            return False
+        try:
+            self.ends[i] = os.open(gate, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: nobody reads yet
+                raise
+            return False
+        self.holds[i].deadline = math.inf  # waiting is not its --timeout
+        return True
+
+    def settle(self, only: Sequence[int] | None = None) -> None:
+        """Start the workers not yet started (of ``only``, else all), ``most`` setting up at a time, and return
+        once each started one waits at its gate or has ended."""
+        todo = [i for i in (range(len(self.starts)) if only is None else only) if self.threads[i] is None]
+        while True:
+            busy = [i for i in range(len(self.starts)) if self.alive(i) and not self.waiting(i)]
+            while todo and (self.most is None or len(busy) < self.most):
+                i = todo.pop(0)
+                self._start(i)
+                busy.append(i)
+            if not todo and not busy:
+                return
+            time.sleep(POLL_S)
+
+    def release(self, i: int) -> None:
+        """Let worker i go on from the gate it waits at (settle() saw it there); its next gate is its ``gate``."""
+        fd = self.ends[i]
+        self.holds[i].deadline = time.monotonic() + self.holds[i].budget_s
+        if fd is not None:
+            try:
+                os.write(fd, b"go")
+            except BrokenPipeError:  # it was stopped while it waited (its --timeout)
+                pass
+            os.close(fd)
+            self.ends[i] = None
+        self.next_gate[i] = self.holds[i].gate if self.next_gate[i] == self.holds[i].pre else None
+
+    def join(self, i: int) -> Any:
+        """Worker i's records once it ended (its start's exception raised here)."""
+        while self.alive(i):
+            time.sleep(POLL_S)  # not Thread.join(): see ``ended``
+        if self.errors[i] is not None:
+            raise self.errors[i]  # type: ignore[misc]
+        return self.results[i]
+
+    def stop(self, indices: Sequence[int] | None = None) -> None:
+        """Kill the given workers (else every one not finished), whole process groups, and wait for their
+        threads."""
+        from kernelscope.capture.runner import _kill_group  # the runner imports this module
+
+        pick = range(len(self.starts)) if indices is None else indices
+        for i in pick:
+            for p in self.holds[i].procs:
+                if p.poll() is None:
+                    _kill_group(p)
+            if self.ends[i] is not None:
+                os.close(self.ends[i])  # type: ignore[arg-type]
+                self.ends[i] = None
+        deadline = time.monotonic() + 30
+        for i in pick:
+            while self.alive(i) and time.monotonic() < deadline:
+                time.sleep(POLL_S)

@@ -218,12 +218,22 @@ def _run_worker(
     suffix = "-warm" if warm and not timing_only else ""
     spec_path = worker_dir / f"spec{suffix}.json"
     spec = _worker_spec(mode, opts, out_dir, points, warm=warm, process=process, multi=multi)
-    spec["hold"] = str(hold.gate) if hold else None
+    spec["hold"] = str(hold.gate) if hold and hold.gate else None
+    spec["pre_gate"] = str(hold.pre) if hold and hold.pre else None
+    spec["model_from"] = str(hold.model_from) if hold and hold.model_from else None
     atomic_write_json(spec_path, spec)
     env = _worker_env(mode, opts, cache_dir, timing_only)
     log_path = worker_dir / f"log{suffix}.txt"
-    # --timeout is per mode and shape point; a held worker also waits for the others of its group
-    timeout = opts.timeout_s * max(1, len(points)) * (1 + (hold.waits_for if hold else 0))
+    # --timeout is per mode and shape point; a held worker also waits for the others of its group. A worker
+    # started ahead of its turn (hold.pre) has it for each stretch it runs: the clock stops while it waits at a
+    # gate and starts again when the parent releases it (rounds.Staged)
+    budget = opts.timeout_s * max(1, len(points))
+    timeout = budget * (1 + (hold.waits_for if hold else 0))
+    deadline = None
+    if hold is not None and hold.pre is not None:
+        hold.budget_s = budget
+        hold.deadline = time.monotonic() + budget
+        deadline = hold.current_deadline
     started_at = time.time()  # wall clock: shows the processes' interleaving across modes
     t0 = time.perf_counter()
     argv = worker_argv(opts.python, out_dir)
@@ -235,7 +245,7 @@ def _run_worker(
             on_progress(mode.name, text)
 
     returncode, stopped = _run_process([*argv, str(spec_path)], env, log_path, timeout, relay,
-                                       on_start=hold.on_start if hold else None)
+                                       on_start=hold.on_start if hold else None, deadline=deadline)
     ran = _Ran(log_path, started_at, time.perf_counter() - t0, returncode, stopped)
     recs = [_point_record(mode, opts, out_dir, p, ran, n_points=len(points), multi=multi) for p in points]
     if stopped == "interrupted":
@@ -295,10 +305,12 @@ def _worker_env(mode: ModeDef, opts: CaptureOptions, cache_dir: str, timing_only
 
 def _run_process(argv: list[str], env: dict[str, str], log_path: Path, timeout: float,
                  relay: Callable[[str], None], on_start: Callable[[subprocess.Popen[str]], None] | None = None,
-                 ) -> tuple[int | None, str | None]:
+                 deadline: Callable[[], float] | None = None) -> tuple[int | None, str | None]:
     """Run the worker to its end or until ``timeout``: its progress lines go to ``relay``, the rest of its output
     to the log. Returns its exit code and "timeout" / "interrupted" when the runner stopped it (else None).
-    ``on_start(proc)``: told the process once it runs (a round's parent kills held workers on Ctrl-C)."""
+    ``on_start(proc)``: told the process once it runs (a round's parent kills held workers on Ctrl-C).
+    ``deadline()``: instead of ``timeout``, the time.monotonic() past which it is stopped, looked at every
+    second (it moves: rounds.Staged)."""
     stopped = None
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         # No shell; a new session so a timeout can kill the worker and every process it started.
@@ -328,7 +340,17 @@ def _run_process(argv: list[str], env: dict[str, str], log_path: Path, timeout: 
         # live: a second SIGINT/SIGTERM stops the worker even while the first one's stopping is under way
         with signals.live(proc.pid):
             try:
-                proc.wait(timeout=timeout)
+                if deadline is None:
+                    proc.wait(timeout=timeout)
+                else:
+                    while proc.poll() is None:
+                        left = deadline() - time.monotonic()
+                        if left <= 0:
+                            raise subprocess.TimeoutExpired(argv, timeout)
+                        try:
+                            proc.wait(timeout=min(left, 1.0))
+                        except subprocess.TimeoutExpired:
+                            pass
             except subprocess.TimeoutExpired:
                 _kill_group(proc)
                 stopped = "timeout"

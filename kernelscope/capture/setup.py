@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -210,10 +211,12 @@ def _describe_inputs(torch: Any, inputs: Any) -> str:
     return ", ".join(parts)
 
 
-def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any],
-                 rec: dict[str, Any]) -> tuple[Any, list[Any], Path | None]:
+def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: dict[str, Any],
+                 before_device: Callable[[], None] | None = None) -> tuple[Any, list[Any], Path | None]:
     """The model and inputs at ``point`` on the device, in the run's dtype, and the run's cache folder for them
-    (model_cache.py: built by the run's first worker at this point, loaded by the others)."""
+    (model_cache.py: built by the run's first worker at this point, loaded by the others). ``before_device``:
+    called once the model is built or loaded on the CPU, before anything goes to the device (a worker started
+    ahead of its turn waits there: capture/rounds.py ``Staged``)."""
     from kernelscope import modelfile
     from kernelscope.capture import model_cache
 
@@ -221,6 +224,10 @@ def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any],
     spec_m = modelfile.inspect_model_file(spec["model"])
     cache = model_cache.entry_for(spec, point, torch, setup.device)
     at = f" at {point['label']}" if point.get("label") else ""
+    if spec.get("model_from") and cache is not None and not model_cache.saved(cache):
+        # started beside the process that builds the model: wait for its file (or for that process to end)
+        progress(f"waiting for the model{at} (built once for this run)")
+        model_cache.wait_saved(cache, Path(spec["model_from"]))
     progress(f"loading the model{at} (built once for this run)" if model_cache.saved(cache)
              else f"building the model{at}")
     modelfile.seed_everything(spec.get("seed", 0))
@@ -234,6 +241,8 @@ def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any],
         entry = entries[point["input_index"]]
         inputs = [entry] if isinstance(entry, torch.Tensor) else list(entry)
         modelfile.check_arity(model, inputs)
+    if before_device is not None:
+        before_device()
     shared = model_cache.reference_path(cache, point.get("input_index"))
     # another mode's first process made the reference at this point already: no uncast copy to keep for it
     setup.reference_source = None if shared is not None and shared.is_file() else \

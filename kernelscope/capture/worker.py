@@ -67,7 +67,10 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
     notes: list[str] = rec.setdefault("notes", [])
     # CPU memory is reported as growth over this RSS: what the mode allocated, not the interpreter and torch.
     rss_before = _rss_now() if device == "cpu" else None
-    model, inputs, cache = _build_point(setup, spec, point, rec)
+    pre_gate = spec.pop("pre_gate", None)  # started ahead of its turn (capture/rounds.py Staged): wait there
+    model, inputs, cache = _build_point(setup, spec, point, rec, before_device=None if not pre_gate else (
+        lambda: _wait_turn(setup, pre_gate, "to run" if not spec.get("timing_only") else
+                           "to compile" if mode.compiled else "to start")))
     rec["param_names"] = _param_names(torch, model)
     signature = _param_signature(torch, model)
     reuse = setup.fn is not None and signature is not None and signature == setup.signature
@@ -157,14 +160,14 @@ def _eager_outputs(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], mod
     return ref, reference, how, hwm_ok
 
 
-def _wait_turn(setup: _Setup, gate: str) -> None:
-    """Wait, idle, until the parent says this process may time (capture/rounds.py): GPU work finished, Inductor's
+def _wait_turn(setup: _Setup, gate: str, what: str = "to time") -> None:
+    """Wait, idle, until the parent says this process may go on (capture/rounds.py): GPU work finished, Inductor's
     compile workers stopped, then blocked opening the FIFO ``gate`` (no CPU, no polling). "go" goes on; anything
     else (the run was stopped) ends the process as interrupted."""
     if setup.mode.compiled:
         _shutdown_compile_workers(setup.torch)
     setup.timer.sync()
-    progress("waiting for its turn to time")
+    progress(f"waiting for its turn {what}")
     with open(gate, encoding="utf-8") as f:
         word = f.read().strip()
     if word != "go":

@@ -282,7 +282,9 @@ class _ModeRuns:
         mi, pis = self.jobs[j]
         mode, points = self.mode_defs[mi], self.points
         tag = f"{self.label(j, process)}{' (warm compile)' if warm else ''}"
-        self.running = tag.split("] ", 1)[1] + (f" (process {process})" if process > 1 else "")
+        staged = hold is not None and hold.pre is not None  # started ahead of its turn: the parent says who runs
+        if not staged:
+            self.running = self._running(j, process)
         with self.progress.mode(tag) as on_progress:
             kw = {"warm": warm, "process": process}
             if not points:
@@ -291,8 +293,13 @@ class _ModeRuns:
                 recs = run_mode_points(mode, self.opts, self.out_dir, [points[i] for i in pis], on_progress, **kw)
             else:
                 recs = [run_mode_at(mode, self.opts, self.out_dir, points[pis[0]], on_progress, hold=hold, **kw)]
-        self.running = None
+        if not staged:
+            self.running = None
         return recs
+
+    def _running(self, j: int, process: int = 1) -> str:
+        """How an interrupted run names the worker it stopped ("default", "default (process 2)")."""
+        return self.label(j, process).split("] ", 1)[1] + (f" (process {process})" if process > 1 else "")
 
     def run(self) -> None:
         """Every job's processes; after SIGINT/SIGTERM (or an error that stops the run) the jobs that ran are
@@ -300,8 +307,9 @@ class _ModeRuns:
         from kernelscope.capture.runner import drop_model_cache
 
         try:
-            self.first_processes()
-            self.later_processes()
+            if not self.staged():
+                self.first_processes()
+                self.later_processes()
         except KeyboardInterrupt:
             self.stopped()
         finally:
@@ -333,7 +341,7 @@ class _ModeRuns:
 
     def _first_process(self, j: int) -> list[CaptureRecord]:
         """Process 1 of a job (and its warm-compile process): one capture record per point."""
-        from kernelscope.capture.runner import merge_ranks, merge_warm, read_capture
+        from kernelscope.capture.runner import merge_ranks, merge_warm
 
         mi, pis = self.jobs[j]
         mode = self.mode_defs[mi]
@@ -346,12 +354,19 @@ class _ModeRuns:
                 for pi, rec in zip(pis, recs):
                     write_capture(self.record_dir(mi, pi) / CAPTURE_FILE, rec)
         except KeyboardInterrupt:
-            self.stopped()
-            # what the worker (or the runner, for it) wrote: a finished cold process when the warm one was stopped
-            recs = [read_capture(self.record_dir(mi, pi) / CAPTURE_FILE) or CaptureRecord(
-                mode=mode.name, status="interrupted", error_kind="interrupted",
-                error=f"interrupted ({self.interrupted}) while it ran") for pi in pis]
+            recs = self._stopped_recs(j)
         return recs
+
+    def _stopped_recs(self, j: int) -> list[CaptureRecord]:
+        """A first process stopped by SIGINT/SIGTERM: what the worker (or the runner, for it) wrote (a finished
+        cold process when the warm one was stopped), else an interrupted record."""
+        from kernelscope.capture.runner import read_capture
+
+        self.stopped()
+        mi, pis = self.jobs[j]
+        return [read_capture(self.record_dir(mi, pi) / CAPTURE_FILE) or CaptureRecord(
+            mode=self.mode_defs[mi].name, status="interrupted", error_kind="interrupted",
+            error=f"interrupted ({self.interrupted}) while it ran") for pi in pis]
 
     def _note(self, recs: list[CaptureRecord]) -> None:
         """The first environment a worker reported, and the first error that stops the run."""
@@ -387,6 +402,114 @@ class _ModeRuns:
                 if process == self.processes:
                     self.finish(j)
 
+    def _most(self) -> int | None:
+        """How many processes may set up side by side: any number with --parallel-setup on, else one per two
+        CPUs (on the 2-core VM two setups side by side took as long as one after the other)."""
+        return None if self.parallel_setup == "on" else max(1, len(os.sched_getaffinity(0)) // 2)
+
+    def staged(self) -> bool:
+        """Every process of the run started at once, ahead of its turn (capture/rounds.py ``Staged``): each sets
+        up (imports, environment, the model file, loading the model the first process built) beside the others,
+        then waits, idle, with its model on the CPU; the first processes then run one at a time in the run's order
+        (reference, compile, timing, profile), each with the machine to itself; then the later processes compile
+        from their mode's cache side by side (in groups that fit in memory) and time one at a time, as in
+        ``later_processes``. On the H200 the setting up of a 1B Llama's later processes (~35 s) and of the
+        compiled modes' first processes (~10 s each) had each been on the run's critical path. False (nothing
+        started) where it does not apply: --parallel-setup off or auto with under 4 CPUs, torchrun, a multi-point
+        (dynamic) job, --warm-compile, or an output folder that cannot hold a FIFO; the run then goes process by
+        process as before."""
+        from kernelscope.capture.rounds import Hold, Staged, make_gate
+
+        most = self._most()
+        if self.parallel_setup == "off" or most == 1 or self.opts.nproc or self.warm_compile or any(
+                len(pis) > 1 or self.mode_defs[mi].dynamic for mi, pis in self.jobs):
+            return False
+        later = [(process, j) for process in range(2, self.processes + 1) for j in range(len(self.jobs))]
+        dirs = {}
+        for process, j in [(1, j) for j in range(len(self.jobs))] + later:
+            mi, (pi,) = self.jobs[j]
+            d = self.record_dir(mi, pi) / (f"process-{process}" if process > 1 else "")
+            d.mkdir(parents=True, exist_ok=True)
+            dirs[process, j] = d
+        gates = [d / name for (process, _), d in dirs.items() for name in (("pre-gate", "gate") if process > 1
+                                                                             else ("pre-gate",))]
+        if not all(make_gate(g) for g in gates):
+            for g in gates:
+                g.unlink(missing_ok=True)
+            return False
+        # The model at each shape point is built by the first job there; every other worker at that point waits
+        # for its file, or for that worker to end (then builds it too, with a note)
+        builder: dict[int, int] = {}
+        for j, (_, (pi,)) in enumerate(self.jobs):
+            builder.setdefault(pi, j)
+        ended = {j: dirs[1, j] / "builder-ended" for j in builder.values()}
+        for f in ended.values():
+            f.unlink(missing_ok=True)
+        st = Staged(most)
+        n = len(dirs)
+        index: dict[tuple[int, int], int] = {}
+        for process, j in [(1, j) for j in range(len(self.jobs))] + later:
+            pi = self.jobs[j][1][0]
+            b = builder[pi]
+            hold = Hold(gate=dirs[process, j] / "gate" if process > 1 else None, waits_for=n,
+                        pre=dirs[process, j] / "pre-gate", model_from=None if (process, j) == (1, b) else ended[b])
+            on_end = (lambda f=ended[b]: f.touch()) if (process, j) == (1, b) else None
+            index[process, j] = st.add(lambda h, j=j, process=process: self.capture(j, False, process, h), hold,
+                                       on_end)
+        try:
+            self._staged_run(st, index, later)
+        finally:
+            st.stop()
+            for g in gates:
+                g.unlink(missing_ok=True)
+            for f in ended.values():
+                f.unlink(missing_ok=True)
+        return True
+
+    def _staged_run(self, st: Any, index: dict[tuple[int, int], int], later: list[tuple[int, int]]) -> None:
+        for j in range(len(self.jobs)):
+            st.settle()  # every process started and waiting (or ended) before this one goes on
+            if self.fatal or self.interrupted:
+                return
+            i = index[1, j]
+            self.running = self._running(j)
+            st.release(i)
+            mi, pis = self.jobs[j]
+            try:
+                recs = st.join(i)
+            except KeyboardInterrupt:
+                # what it wrote before it was stopped (its record once killed says "killed by signal 9")
+                self.job_recs[j] = recs = self._stopped_recs(j)
+                st.stop()
+                for pi, rec in zip(pis, recs):
+                    write_capture(self.record_dir(mi, pi) / CAPTURE_FILE, rec)
+                raise
+            self.running = None
+            self.job_recs[j] = recs
+            self._note(recs)
+            if self.processes == 1 or not any(r.status == "ok" for r in recs):
+                self.finish(j)  # nothing more runs for it: a mode that failed is not timed again
+                st.stop([index[p, k] for p, k in later if k == j])
+            else:
+                for pi, rec in zip(pis, recs):
+                    _print_first_process_line(self.err, self.point_label(j, pi), rec)
+        todo = [(p, j) for p, j in later if j not in self.done]
+        for group in self._groups(todo):
+            if self.fatal or self.interrupted:
+                return
+            members = [index[t] for t in group]
+            st.settle()
+            for i in members:
+                st.release(i)  # they compile from their mode's cache side by side
+            st.settle()  # each waits before its warm-up (or ended)
+            for (process, j), i in zip(group, members):
+                self.running = self._running(j, process)
+                st.release(i)
+                self.later[j].append(st.join(i))
+                self.running = None
+                if process == self.processes:
+                    self.finish(j)
+
     def _groups(self, todo: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
         """The later processes ((process, job) in order) in groups that set up together: as many as fit in half
         the device's memory at their jobs' first processes' peaks (--parallel-setup auto: and one per two CPUs);
@@ -407,8 +530,7 @@ class _ModeRuns:
                 memory = env.gpu_memory_bytes
             elif rec.device == "cpu":
                 memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-        most = None if self.parallel_setup == "on" else max(1, len(os.sched_getaffinity(0)) // 2)
-        return [[todo[i] for i in g] for g in groups(peaks, memory, most)]
+        return [[todo[i] for i in g] for g in groups(peaks, memory, self._most())]
 
     def _group(self, group: list[tuple[int, int]]) -> list[list[CaptureRecord]]:
         """Each (process, job) of the group: set up together, timed in order (one: as before).
