@@ -224,14 +224,17 @@ def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec
     spec_m = modelfile.inspect_model_file(spec["model"])
     cache = model_cache.entry_for(spec, point, torch, setup.device)
     at = f" at {point['label']}" if point.get("label") else ""
-    if spec.get("model_from") and cache is not None and not model_cache.saved(cache):
-        # started beside the process that builds the model: wait for its file (or for that process to end)
-        progress(f"waiting for the model{at} (built once for this run)")
-        model_cache.wait_saved(cache, Path(spec["model_from"]))
-    progress(f"loading the model{at} (built once for this run)" if model_cache.saved(cache)
-             else f"building the model{at}")
+    waits = bool(spec.get("model_from")) and cache is not None and not model_cache.saved(cache)
+    progress("importing the model file" if waits else f"loading the model{at} (built once for this run)"
+             if model_cache.saved(cache) else f"building the model{at}")
     modelfile.seed_everything(spec.get("seed", 0))
     module = modelfile.load_module(spec_m, {**(spec.get("sets") or {}), **(point.get("sets") or {})})
+    if waits:
+        # started beside the process that builds the model: its file's top level (its imports) ran meanwhile;
+        # now wait for the model's file (or for that process to end)
+        progress(f"waiting for the model{at} (built once for this run)")
+        model_cache.wait_saved(cache, Path(spec["model_from"]))
+        progress(f"loading the model{at} (built once for this run)")
     model, raw, _ = model_cache.constructed(torch, lambda: modelfile.construct(module, spec_m), module, cache,
                                             rec.setdefault("notes", []), device=setup.device)
     model, inputs = modelfile.assemble(model, raw)

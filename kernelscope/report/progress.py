@@ -38,7 +38,9 @@ STAGES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^first call", re.I), "first call"),
     (re.compile(r"^(reading the environment|configuring)", re.I), "environment"),
     (re.compile(r"^(building|loading) the model", re.I), "build"),  # loading: built once for the run
-    (re.compile(r"^waiting for its turn", re.I), "waiting"),  # a round's later process, set up (capture/rounds.py)
+    (re.compile(r"^importing the model file", re.I), "build"),  # started ahead: its imports, then its model
+    (re.compile(r"^waiting for the model", re.I), "waiting for the model"),  # ... once the first process saved it
+    (re.compile(r"^waiting for its turn", re.I), "waiting"),  # set up, idle until the parent releases it
     (re.compile(r"^(building|importing|starting|loading)", re.I), "setup"),
 )
 
