@@ -51,6 +51,7 @@ class Hold:
     model_from: Path | None = None
     budget_s: float = 0.0  # the worker's --timeout for each stretch it runs (set by the runner)
     deadline: float = math.inf  # time.monotonic() past which the runner stops it: none while it waits at a gate
+    stage: str = ""  # its last progress line (the runner sets it): "waiting for the model ..." is idle polling
 
     def on_start(self, proc: Any) -> None:
         self.procs.append(proc)
@@ -234,10 +235,13 @@ class Staged:
         todo = [i for i in (range(len(self.starts)) if only is None else only) if self.threads[i] is None]
         while True:
             busy = [i for i in range(len(self.starts)) if self.alive(i) and not self.waiting(i)]
-            while todo and (self.most is None or len(busy) < self.most):
+            # one that polls for the model's file (a stat every 0.1 s) leaves its place to the next one
+            setting_up = [i for i in busy if not self.holds[i].stage.startswith("waiting for the model")]
+            while todo and (self.most is None or len(setting_up) < self.most):
                 i = todo.pop(0)
                 self._start(i)
                 busy.append(i)
+                setting_up.append(i)
             if not todo and not busy:
                 return
             time.sleep(POLL_S)

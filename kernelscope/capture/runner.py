@@ -241,6 +241,8 @@ def _run_worker(
         argv = torchrun_argv(argv, opts.nproc, opts.torchrun_args)
 
     def relay(text: str) -> None:
+        if hold is not None:
+            hold.stage = text
         if on_progress:
             on_progress(mode.name, text)
 
