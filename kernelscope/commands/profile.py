@@ -78,10 +78,11 @@ def torchrun_options(f: Any) -> Any:
                    "first one's Inductor cache. Latency = median of the processes' medians, with an interval "
                    "across processes (1: one process, an interval that covers noise inside it only).")
 @click.option("--parallel-setup", type=click.Choice(["auto", "on", "off"]), default="auto", show_default=True,
-              help="With --processes > 1: the later processes (2..N of every mode) start, load the model and "
-                   "compile from the first process's cache side by side, then warm up and time one at a time, "
-                   "each alone. auto: at most one per two CPUs; on: all of them (as memory allows); off: one "
-                   "after another from the start.")
+              help="Every process of the run starts at once and sets up (imports, loading the model) beside the "
+                   "others, then waits idle; the first processes then run one at a time, each alone, the later "
+                   "ones compile from their mode's cache side by side and time one at a time. auto: at most one "
+                   "setting up per two CPUs (one after another under 4 CPUs); on: no limit; off: one process "
+                   "after another.")
 @click.option("--cpu-pinning", type=click.Choice(["fastest", "off"]), default="fastest", show_default=True,
               help="CUDA: before timing, probe each CPU and pin the launching thread to the one where the model "
                    "ran fastest (on a shared host the CPUs' speeds differ and a process stays on one); off: time "
