@@ -204,6 +204,50 @@ def test_staged_workers_set_up_together_and_each_runs_alone(tmp_path: Path):
     assert after[8:] == ["time L1", "done L1", "time L2", "done L2"], events
 
 
+def test_a_staged_worker_polling_for_the_model_leaves_its_place_to_the_next(tmp_path: Path):
+    # GIVEN one place to set up in, a builder, and a worker that polls for the builder's model file (as
+    # model_cache.wait_saved does, its last progress line saying so)
+    events: list[str] = []
+    model = tmp_path / "model.pt"
+
+    def builder(hold: Hold):
+        events.append("builder starts")
+        deadline = time.monotonic() + 10
+        while "third starts" not in events and time.monotonic() < deadline:  # it saves the model once the third
+            time.sleep(0.05)  # worker started (or after 10 s: the test fails then, it does not hang)
+        events.append("builder saves")
+        model.write_text("x")
+        with open(hold.pre) as f:
+            f.read()
+        return "builder"
+
+    def waiter(hold: Hold):
+        hold.stage = "waiting for the model (built once for this run)"
+        while not model.exists():
+            time.sleep(0.05)
+        hold.stage = "loading the model"
+        with open(hold.pre) as f:
+            f.read()
+        return "waiter"
+
+    def third(hold: Hold):
+        events.append("third starts")
+        with open(hold.pre) as f:
+            f.read()
+        return "third"
+
+    st = Staged(most=2)
+    for i, start in enumerate((builder, waiter, third)):
+        pre = tmp_path / f"pre{i}"
+        assert make_gate(pre)
+        st.add(start, Hold(gate=None, waits_for=3, pre=pre))
+    # WHEN the parent starts them: THEN the third starts while the waiter polls (with the waiter holding its place,
+    # it could not start before the builder saved the model, and the builder waits for it: no progress)
+    st.settle()
+    assert events == ["builder starts", "third starts", "builder saves"]
+    assert [st.join(i) for i in range(3) if not st.release(i)] == ["builder", "waiter", "third"]
+
+
 def test_a_staged_workers_timeout_stops_while_it_waits_at_a_gate(tmp_path: Path):
     # GIVEN a worker's --timeout of 0.5 s that it spends waiting at its gate for 1 s (others' turns)
     pre = tmp_path / "pre"
