@@ -70,7 +70,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
     pre_gate = spec.pop("pre_gate", None)  # started ahead of its turn (capture/rounds.py Staged): wait there
     model, inputs, cache = _build_point(setup, spec, point, rec, before_device=None if not pre_gate else (
         lambda: _wait_turn(setup, pre_gate, "to run" if not spec.get("timing_only") else
-                           "to compile" if mode.compiled else "to start")))
+                           "to compile" if mode.compiled else "to start", gpu=False)))
     rec["param_names"] = _param_names(torch, model)
     signature = _param_signature(torch, model)
     reuse = setup.fn is not None and signature is not None and signature == setup.signature
@@ -160,13 +160,16 @@ def _eager_outputs(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], mod
     return ref, reference, how, hwm_ok
 
 
-def _wait_turn(setup: _Setup, gate: str, what: str = "to time") -> None:
+def _wait_turn(setup: _Setup, gate: str, what: str = "to time", gpu: bool = True) -> None:
     """Wait, idle, until the parent says this process may go on (capture/rounds.py): GPU work finished, Inductor's
     compile workers stopped, then blocked opening the FIFO ``gate`` (no CPU, no polling). "go" goes on; anything
-    else (the run was stopped) ends the process as interrupted."""
+    else (the run was stopped) ends the process as interrupted. ``gpu=False``: before anything went to the device
+    (a process started ahead of its turn): no synchronize, which would open a CUDA context (hundreds of MB of GPU
+    memory per waiting process) that nothing has needed yet."""
     if setup.mode.compiled:
         _shutdown_compile_workers(setup.torch)
-    setup.timer.sync()
+    if gpu:
+        setup.timer.sync()
     progress(f"waiting for its turn {what}")
     with open(gate, encoding="utf-8") as f:
         word = f.read().strip()
