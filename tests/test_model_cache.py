@@ -318,3 +318,15 @@ def test_a_run_builds_its_model_once_and_computes_its_reference_once(tmp_path: P
         assert m["status"] == "ok" and m["latency_ms"]["processes"] == 3
         assert m["numerics"]["vs_reference"]["pass"] is True
         assert not any("built in every process" in n for n in m["notes"])
+
+
+def test_processes_start_ahead_with_auto_only_where_they_fit(tmp_path: Path):
+    from kernelscope.commands.profile import STAGED_MOST, _room_for
+
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       24000000 kB\nMemFree:         1000000 kB\nMemAvailable:   20971520 kB\n")
+    # 20 GiB available: 10 processes of 1 GiB fit in half of it, 11 do not; never more than STAGED_MOST
+    assert _room_for(10, str(meminfo)) and not _room_for(11, str(meminfo))
+    meminfo.write_text("MemAvailable:   1073741824 kB\n")
+    assert _room_for(STAGED_MOST, str(meminfo)) and not _room_for(STAGED_MOST + 1, str(meminfo))
+    assert not _room_for(2, str(tmp_path / "none"))  # no /proc/meminfo: one after another

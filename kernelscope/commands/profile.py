@@ -426,6 +426,8 @@ class _ModeRuns:
                 len(pis) > 1 or self.mode_defs[mi].dynamic for mi, pis in self.jobs):
             return False
         later = [(process, j) for process in range(2, self.processes + 1) for j in range(len(self.jobs))]
+        if self.parallel_setup == "auto" and not _room_for(len(self.jobs) + len(later)):
+            return False
         dirs = {}
         for process, j in [(1, j) for j in range(len(self.jobs))] + later:
             mi, (pi,) = self.jobs[j]
@@ -598,6 +600,23 @@ class _ModeRuns:
         if len(names) > 6:
             return f"{len(names)} mode runs ({', '.join(names[:3])}, ...)"
         return ", ".join(names) or "no finished mode"
+
+
+STAGED_MOST = 16  # processes of a run started ahead of their turn at most, with --parallel-setup auto
+STAGED_RSS = 2**30  # what a waiting process holds in host memory: Python, torch, the model file's imports
+
+
+def _room_for(workers: int, meminfo: str = "/proc/meminfo") -> bool:
+    """Whether ``workers`` processes may wait side by side (--parallel-setup auto): at most STAGED_MOST (a sweep's
+    4 points x 3 modes x 3 processes would be 36), each counted at STAGED_RSS against half of the memory Linux
+    says is available now. The model itself is mapped from one file on CUDA; on the CPU device each process reads
+    its own copy, which this rule of thumb does not see. Not Linux: no."""
+    try:
+        with open(meminfo, encoding="ascii") as f:
+            kib = next(int(ln.split()[1]) for ln in f if ln.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return False
+    return workers <= STAGED_MOST and workers * STAGED_RSS <= kib * 1024 // 2
 
 
 def stop_signal() -> str:
