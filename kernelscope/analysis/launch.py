@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import statistics
 from bisect import bisect_left
-from itertools import compress
-from operator import add, and_, attrgetter, eq
+from operator import attrgetter
 
 from kernelscope.analysis.kernels import KernelAnalysis
 from kernelscope.result import LaunchProfile
@@ -29,28 +28,21 @@ def _busy_per_iteration(ka: KernelAnalysis) -> dict[int, float]:
 
     One sort of every instance by (iteration, start, end) and one sweep: the same intervals in the same order as
     sorting each iteration's own, so the same sums, without a sort and a few lists per iteration window (47,615
-    of them on a 1M-event trace). The keys are built by map/zip (no bytecode per instance), and are usually in
-    order already (one stream), which the sort then only confirms."""
-    instances = ka.instances
-    starts = list(map(_ts, instances))
-    keys = sorted(zip(map(_iteration, instances), starts, map(add, starts, map(_dur, instances))))
+    of them on a 1M-event trace)."""
     busy: dict[int, float] = {}
     current, total, end = None, 0.0, float("-inf")
-    for it, s, e in keys:
+    for it, s, e in sorted([(k.iteration, k.ts, k.ts + k.dur) for k in ka.instances]):
         if it != current:
             if current is not None:
                 busy[current] = total
             current, total, end = it, 0.0, float("-inf")
         if e <= end:
             continue
-        total += e - (end if end > s else s)  # max(s, end), without the call
+        total += e - max(s, end)
         end = e
     if current is not None:
         busy[current] = total
     return busy
-
-
-_ts, _dur, _name, _iteration = attrgetter("ts"), attrgetter("dur"), attrgetter("name"), attrgetter("iteration")
 
 
 def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
@@ -58,37 +50,27 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
     if ka.device != "cuda" or not ka.windows:
         return None
     # Names repeat once per launch: test each distinct name once.
-    runtime = trace.runtime
-    is_launch = {n: any(w in n for w in _LAUNCH_WORDS) for n in set(map(_name, runtime))}
+    is_launch = {n: any(w in n for w in _LAUNCH_WORDS) for n in {r.name for r in trace.runtime}}
     # Each window's launches by a bisect, their sums over slices: a scan of every launch per window was quadratic
     # (issue 27: 315 s on a 1M-event trace). A launch at a NaN time is in no window (no comparison holds).
-    # (Filtered and sorted by map/compress over columns: no bytecode per launch.)
-    ts = list(map(_ts, runtime))
-    launches = sorted(compress(runtime, map(and_, map(is_launch.__getitem__, map(_name, runtime)), map(eq, ts, ts))),
-                      key=_ts)
-    starts = list(map(_ts, launches))
-    durs = list(map(_dur, launches))
-    ends = list(map(add, starts, durs))
-    busy_of = _busy_per_iteration(ka).get
-    walls, busy, path, runtime_us, counts = [], [], [], [], []
-    inf = float("inf")
+    launches = sorted((r for r in trace.runtime if is_launch[r.name] and r.ts == r.ts), key=attrgetter("ts"))
+    starts = [r.ts for r in launches]
+    ends = [r.ts + r.dur for r in launches]
+    durs = [r.dur for r in launches]
+    busy_of = _busy_per_iteration(ka)
+    walls, busy, path, runtime, counts = [], [], [], [], []
     for i, (start, end) in enumerate(ka.windows):
-        if end == inf:
+        if end == float("inf"):
             continue
-        b = busy_of(i)
+        b = busy_of.get(i)
         if b is None:  # no kernels in this iteration
             continue
+        lo, hi = (bisect_left(starts, start), bisect_left(starts, end)) if start < end else (0, 0)
         walls.append(end - start)
         busy.append(b)
-        if start < end:
-            lo, hi = bisect_left(starts, start), bisect_left(starts, end)
-            path.append(max(ends[lo:hi], default=start) - start)
-            runtime_us.append(sum(durs[lo:hi]))
-            counts.append(hi - lo if hi > lo else 0)
-        else:
-            path.append(start - start)
-            runtime_us.append(0)
-            counts.append(0)
+        path.append(max(ends[lo:hi], default=start) - start)
+        runtime.append(sum(durs[lo:hi]))
+        counts.append(max(0, hi - lo))
     if not walls:
         return None
     wall, gpu = statistics.median(walls), statistics.median(busy)
@@ -100,5 +82,5 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
         note = (f"GPU idle {idle:.0f}% of the iteration ({gpu:.1f} µs busy of {wall:.1f} µs): the CPU launch path "
                 f"dominates ({lp:.1f} µs to issue the work); reduce-overhead (CUDA graphs) targets that")
     return LaunchProfile(iterations=len(walls), wall_us=wall, gpu_busy_us=gpu, gpu_idle_pct=idle,
-                         launch_path_us=lp, runtime_us=statistics.median(runtime_us),
+                         launch_path_us=lp, runtime_us=statistics.median(runtime),
                          launches=statistics.median(counts), launch_bound=bound, note=note)
