@@ -10,8 +10,8 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from dataclasses import dataclass, field
-from itertools import compress, islice
-from operator import attrgetter, le
+from itertools import islice
+from operator import le
 from typing import Any
 
 import msgspec
@@ -103,10 +103,6 @@ def _group_by_iteration(instances: tuple[KernelInstance, ...]) -> dict[object, t
     return {it: tuple(g) for it, g in groups.items()}
 
 
-_tid = attrgetter("tid")
-_name = attrgetter("name")
-_ts = attrgetter("ts")
-_correlation = attrgetter("correlation")
 
 
 def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
@@ -116,7 +112,7 @@ def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
     Ties go to the thread whose first top-level op comes first (ts, then first appearance).
     """
     by_tid: dict[object, list[CpuEvent]] = {}
-    if len(set(map(_tid, cpu))) == 1:  # one thread (the common case): the same scan without per-thread lookups
+    if len({e.tid for e in cpu}) == 1:  # one thread (the common case): the same scan without per-thread lookups
         group: list[CpuEvent] = []
         end = float("-inf")
         for e in cpu:  # sorted by (ts, -dur): a parent comes before its children
@@ -186,7 +182,7 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
     """Return (windows, method, note). Windows are CPU-clock intervals [start, end)."""
     # Names repeat once per iteration (step markers are the exception): each distinct name is tested once, and the
     # events are read again only when a step marker is among them.
-    step_names = {n for n in set(map(_name, trace.cpu)) if _STEP.match(n)}
+    step_names = {n for n in {e.name for e in trace.cpu} if _STEP.match(n)}
     steps = [e for e in trace.cpu if e.name in step_names and e.cat == "user_annotation"] if step_names else []
     if steps and iterations is None:
         steps.sort(key=lambda e: e.ts)
@@ -330,9 +326,7 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     # A kernel name repeats once per launch: classify each distinct name once.
     classes: dict[object, tuple[str, str]] = {}
     if device == "cuda":
-        runtime = trace.runtime
-        ts_of_corr: dict[int | None, float] = dict(zip(map(_correlation, runtime), map(_ts, runtime)))
-        ts_of_corr.pop(None, None)  # (what skipping a launch without a correlation id leaves)
+        ts_of_corr: dict[int | None, float] = {r.correlation: r.ts for r in trace.runtime if r.correlation is not None}
         launch_ts_of = ts_of_corr.get
         bisect_right, classify, instance = bisect.bisect_right, patterns.classify, KernelInstance
         said_of = _launching_ops(trace).get  # (keyed by ids, never None)
@@ -463,20 +457,15 @@ def _launching_ops(trace: Trace) -> dict[int, tuple[str, str]]:
     """External id -> (the CPU op's name, what it says its kernels compute: vocab.launching_op_class), for the
     ops that say something (GEMM-class ops, and ops of another known class). The External id of a GPU kernel is
     the one of the innermost CPU op open when it was launched."""
-    # Names repeat once per iteration: each distinct name is classified once, and only the events of a name that
-    # says something are read (a C-level filter over the names).
-    # What a name says is decided by its first event: a name first seen on another category (a user annotation
-    # named like an op) says nothing.
-    said = {name: _vocab.launching_op_class(name) for name in set(map(_name, trace.cpu))}
-    first_is_op: dict[str, bool] = {}
+    said: dict[str, str] = {}
     out: dict[int, tuple[str, str]] = {}
-    for e in compress(trace.cpu, map(said.__getitem__, map(_name, trace.cpu))):
+    for e in trace.cpu:
         name = e.name
-        ok = first_is_op.get(name)
-        if ok is None:
-            ok = first_is_op[name] = e.cat == "cpu_op"
-        if ok and e.external_id is not None:
-            out.setdefault(e.external_id, (name, said[name]))
+        cls = said.get(name)
+        if cls is None:
+            cls = said[name] = _vocab.launching_op_class(name) if e.cat == "cpu_op" else ""
+        if cls and e.external_id is not None:
+            out.setdefault(e.external_id, (name, cls))
     return out
 
 
