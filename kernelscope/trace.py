@@ -61,7 +61,8 @@ _KIND_OF_CAT: dict[object, int] = {  # keyed by any JSON value: a lookup tests t
     **{c: _GPU_ANNOTATION for c in GPU_ANNOTATION_CATS},
 }
 # The category's own constant: one str object for all events of a category.
-_CAT_CONST: dict[object, str] = {c: c for c in _KIND_OF_CAT}
+_CAT_CONST: dict[object, str] = {c: c for c in GPU_KERNEL_CATS | GPU_MEMOP_CATS | RUNTIME_CATS | CPU_CATS
+                                  | GPU_ANNOTATION_CATS}
 
 
 # The records are msgspec Structs (frozen, not tracked by the cyclic GC: they hold only strings, numbers and tuples
@@ -201,6 +202,10 @@ def _num(v: Any) -> float | None:
     return None
 
 
+def _untyped(v: Any) -> Any:
+    return v
+
+
 def _text(v: Any) -> str:
     return v if isinstance(v, str) else str(v)
 
@@ -284,12 +289,12 @@ class _Builder:
         # A kernel name repeats once per launch: one str object per distinct name instead of one per event
         # (on a 1M-event trace, ~70 MB). Same for pids/tids and the Input Dims / Input type of CPU ops.
         self._strs: dict[str, str] = {}
-        self._ids: dict[int | str, int | str] = {}
+        self._ids: dict[Any, Any] = {}  # (None, a missing id, is its own entry)
         # Durations repeat too (a kernel takes the same few microseconds each iteration): one float object per
         # distinct value, ~15 MB less on a 1M-event trace. (Equal floats are the same value: a zero is always 0.0
         # here, never -0.0.)
         # None (no dur) and -0.0 are seeded as 0.0, so interning also gives what `dur or 0.0` gives.
-        self._durs: dict[float | None, float] = {None: 0.0, 0.0: 0.0}
+        self._durs: dict[Any, Any] = {None: 0.0, 0.0: 0.0}
         self._dims: dict[bytes, tuple[Any, ...] | None] = {}
         self._types: dict[bytes, tuple[str, ...] | None] = {}
 
@@ -398,9 +403,9 @@ class _Builder:
             if kind is None:
                 continue
             cat = cat_of(cat)  # the category's own constant: one str object for all events
-            dur = ev.dur
-            dur = intern_dur(dur, dur)  # (_durs maps None and -0.0 to 0.0: what `_num(dur) or 0.0` gives)
-            a = ev.args
+            d: Any = ev.dur
+            dur = intern_dur(d, d)  # (_durs maps None and -0.0 to 0.0: what `_num(dur) or 0.0` gives)
+            a: Any = ev.args  # (kernel_backend/kernel_name: any JSON scalar, kept as it is, as the general reader does)
             name = intern_str(name, name)
             if kind == _GPU:
                 gpu_append(GpuEvent(name, cat, ts, dur, a.correlation, a.external_id, a.stream, a.device))
@@ -432,6 +437,7 @@ class _Builder:
         for ev in events:
             if type(ev) is not _LooseEvent:  # another phase
                 continue
+            ev = _untyped(ev)  # any JSON scalar in any field: converted below as the general reader does
             cat = ev.cat
             if cat is None:
                 continue
@@ -446,7 +452,7 @@ class _Builder:
             cat = _CAT_CONST[cat]
             dur = _num(ev.dur) or 0.0
             dur = self._durs.setdefault(dur, dur)
-            a = ev.args or _NO_LOOSE_ARGS
+            a: Any = ev.args or _NO_LOOSE_ARGS
             name = intern_str(name, name) if type(name) is str else _text(name)
             pid, tid = ev.pid, ev.tid
             pid = intern_id(pid, pid) if type(pid) is int or type(pid) is str else pid
@@ -691,7 +697,8 @@ _Other = tuple(
 _EVENT_TYPES = (_Event, *_Other)
 # A Union of a tuple built at runtime: no static spelling exists (mypy cannot check it, X | Y cannot write it).
 _DECODE_CHUNK = msgspec.json.Decoder(list[Union[_EVENT_TYPES]])  # type: ignore[valid-type]  # noqa: UP007
-_DECODE_LOOSE = msgspec.json.Decoder(list[Union[(_LooseEvent, *_Other)]])  # type: ignore[valid-type]  # noqa: UP007
+_LOOSE_TYPES = (_LooseEvent, *_Other)
+_DECODE_LOOSE = msgspec.json.Decoder(list[Union[_LOOSE_TYPES]])  # type: ignore[valid-type]  # noqa: UP007
 _DECODE_ANY = msgspec.json.Decoder()
 
 

@@ -329,14 +329,14 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
         ts_of_corr: dict[int | None, float] = {r.correlation: r.ts for r in trace.runtime if r.correlation is not None}
         launch_ts_of = ts_of_corr.get
         bisect_right, classify, instance = bisect.bisect_right, patterns.classify, KernelInstance
-        said_of = _launching_ops(trace).get  # (keyed by ids, never None)
+        said_of = _launching_ops(trace).get
         # Launch order is checked as the instances are made: each launch-order key against the one before.
         in_order, previous = True, None  # type: bool, tuple[float, float] | None
         append = raw.append
         for g in trace.gpu:
-            name, gcat, corr, gts = g.name, g.cat, g.correlation, g.ts
+            name, gcat, corr, gts, ext = g.name, g.cat, g.correlation, g.ts, g.external_id
             launch_ts = launch_ts_of(corr)
-            said = said_of(g.external_id)
+            said = said_of(ext) if ext is not None else None
             gkey: object = (name, said) if said is not None else name
             cls = classes.get(gkey)
             if cls is None:
@@ -354,7 +354,7 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
             it = bisect_right(starts, ts) - 1 if windows else -1
             if it >= 0 and not ts < ends[it]:
                 it = -1
-            append(instance(name, cat, backend, gts, g.dur, it, launch_ts, g.external_id, corr, is_memop, g.stream))
+            append(instance(name, cat, backend, gts, g.dur, it, launch_ts, ext, corr, is_memop, g.stream))
         # Launch order; usually the GPU order already (one stream), and then the stable sort would keep it. (Checked
         # above, neighbour by neighbour: a list of every key would be ~10 MB more at the peak, per 1M events.)
         if not in_order:
