@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import islice
-from operator import attrgetter, le
+from operator import le
 from typing import Any
+
+import msgspec
 
 from kernelscope import vocab as _vocab
 from kernelscope.analysis import patterns
 from kernelscope.errors import UsageError
 from kernelscope.result import Iterations, KernelStat
-from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, draft_class, gc_paused
+from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, gc_paused
 
 _STEP = _vocab.PROFILER_STEP
 _GRAPH_CALL = _vocab.GRAPH_CALL
@@ -26,9 +28,11 @@ _NO_COMPUTE = _vocab.CPU_NO_COMPUTE_OPS
 _BOOKKEEPING = _vocab.CPU_BOOKKEEPING
 
 
-@dataclass(frozen=True, slots=True)
-class KernelInstance:
-    """One launch of a kernel, assigned to an iteration."""
+class KernelInstance(msgspec.Struct, frozen=True, gc=False):
+    """One launch of a kernel, assigned to an iteration.
+
+    A msgspec Struct like the trace's records (trace.GpuEvent: one C call to build, no GC tracking; it holds only
+    strings and numbers), with a frozen dataclass's fields, equality and repr."""
 
     name: str
     category: str
@@ -99,8 +103,6 @@ def _group_by_iteration(instances: tuple[KernelInstance, ...]) -> dict[object, t
     return {it: tuple(g) for it, g in groups.items()}
 
 
-_tid = attrgetter("tid")
-_name = attrgetter("name")
 
 
 def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
@@ -110,7 +112,7 @@ def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
     Ties go to the thread whose first top-level op comes first (ts, then first appearance).
     """
     by_tid: dict[object, list[CpuEvent]] = {}
-    if len(set(map(_tid, cpu))) == 1:  # one thread (the common case): the same scan without per-thread lookups
+    if len({e.tid for e in cpu}) == 1:  # one thread (the common case): the same scan without per-thread lookups
         group: list[CpuEvent] = []
         end = float("-inf")
         for e in cpu:  # sorted by (ts, -dur): a parent comes before its children
@@ -180,7 +182,7 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
     """Return (windows, method, note). Windows are CPU-clock intervals [start, end)."""
     # Names repeat once per iteration (step markers are the exception): each distinct name is tested once, and the
     # events are read again only when a step marker is among them.
-    step_names = {n for n in set(map(_name, trace.cpu)) if _STEP.match(n)}
+    step_names = {n for n in {e.name for e in trace.cpu} if _STEP.match(n)}
     steps = [e for e in trace.cpu if e.name in step_names and e.cat == "user_annotation"] if step_names else []
     if steps and iterations is None:
         steps.sort(key=lambda e: e.ts)
@@ -315,29 +317,6 @@ def analyze_kernels(trace: Trace, iterations: int | None = None) -> KernelAnalys
         return _analyze_kernels(trace, iterations)
 
 
-# Built as drafts and turned into KernelInstance (see trace.draft_class: same objects, a quarter of the cost).
-_InstanceDraft = draft_class(KernelInstance)
-
-
-def _instance(name: str, category: str, backend: str, ts: float, dur: float, iteration: int,
-              launch_ts: float | None, external_id: int | None, correlation: int | None, is_memop: bool,
-              stream: int | None) -> KernelInstance:
-    k = _InstanceDraft()
-    k.name = name
-    k.category = category
-    k.backend = backend
-    k.ts = ts
-    k.dur = dur
-    k.iteration = iteration
-    k.launch_ts = launch_ts
-    k.external_id = external_id
-    k.correlation = correlation
-    k.is_memop = is_memop
-    k.stream = stream
-    k.__class__ = KernelInstance
-    return k  # type: ignore[no-any-return]  # a draft (draft_class: untyped slots) that became a KernelInstance
-
-
 def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     windows, method, note = find_iterations(trace, iterations)
     starts = [w[0] for w in windows]
@@ -349,14 +328,15 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     if device == "cuda":
         ts_of_corr: dict[int | None, float] = {r.correlation: r.ts for r in trace.runtime if r.correlation is not None}
         launch_ts_of = ts_of_corr.get
-        bisect_right, classify, draft = bisect.bisect_right, patterns.classify, _InstanceDraft
+        bisect_right, classify, instance = bisect.bisect_right, patterns.classify, KernelInstance
         said_of = _launching_ops(trace).get
         # Launch order is checked as the instances are made: each launch-order key against the one before.
         in_order, previous = True, None  # type: bool, tuple[float, float] | None
+        append = raw.append
         for g in trace.gpu:
-            name, gcat, corr = g.name, g.cat, g.correlation
+            name, gcat, corr, gts, ext = g.name, g.cat, g.correlation, g.ts, g.external_id
             launch_ts = launch_ts_of(corr)
-            said = said_of(g.external_id) if g.external_id is not None else None
+            said = said_of(ext) if ext is not None else None
             gkey: object = (name, said) if said is not None else name
             cls = classes.get(gkey)
             if cls is None:
@@ -366,28 +346,15 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
             if is_memop:
                 cat = "memset" if "memset" in gcat else "memcpy"
             # _assign, inlined: the window whose [start, end) holds the launch (or the kernel, unlaunched).
-            ts = launch_ts if launch_ts is not None else g.ts
-            order = (ts, g.ts)  # _launch_order(k)
+            ts = launch_ts if launch_ts is not None else gts
+            order = (ts, gts)  # _launch_order(k)
             if in_order and previous is not None and not previous <= order:
                 in_order = False
             previous = order
             it = bisect_right(starts, ts) - 1 if windows else -1
             if it >= 0 and not ts < ends[it]:
                 it = -1
-            k = draft()
-            k.name = name
-            k.category = cat
-            k.backend = backend
-            k.ts = g.ts
-            k.dur = g.dur
-            k.iteration = it
-            k.launch_ts = launch_ts
-            k.external_id = g.external_id
-            k.correlation = corr
-            k.is_memop = is_memop
-            k.stream = g.stream
-            k.__class__ = KernelInstance
-            raw.append(k)
+            append(instance(name, cat, backend, gts, g.dur, it, launch_ts, ext, corr, is_memop, g.stream))
         # Launch order; usually the GPU order already (one stream), and then the stable sort would keep it. (Checked
         # above, neighbour by neighbour: a list of every key would be ~10 MB more at the peak, per 1M events.)
         if not in_order:
@@ -400,8 +367,8 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
             if cls is None:
                 cls = classes[key] = patterns.classify(e.name, on_cpu=True, kernel_backend=e.kernel_backend)
             cat, backend = cls
-            raw.append(_instance(e.name, cat, backend, e.ts, e.dur, _assign(e.ts, starts, windows), e.ts,
-                                 e.external_id, None, False, None))
+            raw.append(KernelInstance(e.name, cat, backend, e.ts, e.dur, _assign(e.ts, starts, windows), e.ts,
+                                      e.external_id, None, False, None))
     if not windows:
         n = iterations or 1
         kern = [k for k in raw]
@@ -521,7 +488,7 @@ def _launch_order(k: KernelInstance) -> tuple[float, float]:
 
 
 def _with_iteration(k: KernelInstance, i: int) -> KernelInstance:
-    return replace(k, iteration=i)
+    return msgspec.structs.replace(k, iteration=i)
 
 
 def _cpu_time(instances: list[KernelInstance]) -> float:

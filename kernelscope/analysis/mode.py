@@ -271,7 +271,7 @@ def timeline(ka: KernelAnalysis, iteration: int = 0) -> tuple[Any, ...]:
     """Kernels of one iteration as (name, category, start, duration) relative to its first kernel, in µs."""
     from kernelscope.result import TimelineEntry
 
-    ks = [k for k in ka.instances if k.iteration == iteration]
+    ks = list(ka.iteration(iteration))  # (its instances in instance order, found without a scan of them all)
     if not ks:
         return ()
     t0 = min(k.ts for k in ks)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter
 
 from kernelscope import vocab
 from kernelscope.analysis import patterns
@@ -31,7 +30,6 @@ from kernelscope.trace import CpuEvent, StartIndex, Trace
 _GRAPH_CALL = vocab.GRAPH_CALL
 _BOOKKEEPING = vocab.BOOKKEEPING_RANGE
 _RANGE_PREFIXES = (MODULE_RANGE_PREFIX, SOURCE_RANGE_PREFIX, FLOW_RANGE_PREFIX)
-_name = attrgetter("name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +84,7 @@ class _TraceIndex:
         cpu = trace.cpu
         # Names repeat once per iteration: each distinct name is tested once, and the events are read again
         # only for the names that matter (most traces have no kernelscope ranges at all).
-        names = set(map(_name, cpu))
+        names = {e.name for e in cpu}
         ranged = {n for n in names if n.startswith(_RANGE_PREFIXES)}
         ranges = [e for e in cpu if e.name in ranged] if ranged else []
         idx.modules = module_index(ranges, MODULE_RANGE_PREFIX, root=root)
