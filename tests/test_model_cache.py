@@ -222,10 +222,10 @@ def test_a_staged_worker_polling_for_the_model_leaves_its_place_to_the_next(tmp_
         return "builder"
 
     def waiter(hold: Hold):
-        hold.stage = "waiting for the model (built once for this run)"
+        hold.note_stage("waiting for the model (built once for this run)")
         while not model.exists():
             time.sleep(0.05)
-        hold.stage = "loading the model"
+        hold.note_stage("loading the model")
         with open(hold.pre) as f:
             f.read()
         return "waiter"
@@ -263,6 +263,20 @@ def test_a_staged_workers_timeout_stops_while_it_waits_at_a_gate(tmp_path: Path)
     t0 = time.monotonic()
     st.release(0)
     assert t0 + 0.5 <= st.join(0) <= time.monotonic() + 0.5
+
+
+def test_a_staged_workers_timeout_stops_while_it_polls_for_the_model():
+    # GIVEN a worker started ahead with a 60 s --timeout for each stretch it runs
+    hold = Hold(gate=None, waits_for=1, pre=Path("pre"), budget_s=60.0)
+    hold.deadline = time.monotonic() + 60
+    # WHEN it polls for the model's file, THEN its clock stops; once it goes on, it has its whole budget again
+    hold.note_stage("waiting for the model (built once for this run)")
+    assert hold.current_deadline() == float("inf")
+    t0 = time.monotonic()
+    hold.note_stage("loading the model (built once for this run)")
+    assert t0 + 60 <= hold.current_deadline() <= time.monotonic() + 60
+    hold.note_stage("waiting for its turn to run")  # the gate's own pause is the parent's (Staged.waiting)
+    assert hold.current_deadline() <= time.monotonic() + 60
 
 
 def test_the_reference_is_computed_once_per_point(tmp_path: Path):

@@ -34,6 +34,7 @@ from typing import Any
 
 POLL_S = 0.05  # how often the parent looks whether a held worker has reached its gate (or died)
 SHARE = 0.5  # of the device's memory that a group's processes may fill together
+WAITING_FOR_MODEL = "waiting for the model"  # a worker's progress line while it polls for the model's file
 
 
 @dataclass(slots=True)
@@ -58,6 +59,18 @@ class Hold:
 
     def current_deadline(self) -> float:
         return self.deadline
+
+    def note_stage(self, text: str) -> None:
+        """The worker's progress line (the runner passes each on): while it polls for the model's file it waits on
+        the process that builds it, so its --timeout clock stops there and starts again, whole, after."""
+        was = self.stage.startswith(WAITING_FOR_MODEL)
+        self.stage = text
+        if self.pre is None:
+            return
+        if text.startswith(WAITING_FOR_MODEL):
+            self.deadline = math.inf
+        elif was:
+            self.deadline = time.monotonic() + self.budget_s
 
 
 def groups(peaks: Sequence[int | None], memory: int | None, most: int | None = None) -> list[list[int]]:
@@ -236,7 +249,7 @@ class Staged:
         while True:
             busy = [i for i in range(len(self.starts)) if self.alive(i) and not self.waiting(i)]
             # one that polls for the model's file (a stat every 0.1 s) leaves its place to the next one
-            setting_up = [i for i in busy if not self.holds[i].stage.startswith("waiting for the model")]
+            setting_up = [i for i in busy if not self.holds[i].stage.startswith(WAITING_FOR_MODEL)]
             while todo and (self.most is None or len(setting_up) < self.most):
                 i = todo.pop(0)
                 self._start(i)

@@ -242,7 +242,7 @@ def _run_worker(
 
     def relay(text: str) -> None:
         if hold is not None:
-            hold.stage = text
+            hold.note_stage(text)
         if on_progress:
             on_progress(mode.name, text)
 
