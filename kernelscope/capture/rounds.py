@@ -106,67 +106,25 @@ def together(starts: Sequence[Callable[[Hold], Any]], gates: Sequence[Path]) -> 
     its end and returns its records), the workers held at their gates; once every one has set up (or ended),
     release them in order, each after the one before finished. Returns each start's value. On Ctrl-C the workers
     not yet finished are killed (their whole process groups), and KeyboardInterrupt is raised with the finished
-    ones' values in its ``args[0]``."""
-    from kernelscope.capture.runner import _kill_group  # the runner imports this module
-
-    holds = [Hold(g, len(gates)) for g in gates]
-    results: list[Any] = [None] * len(starts)
-    errors: list[BaseException | None] = [None] * len(starts)
-
-    def run(i: int) -> None:
-        try:
-            results[i] = starts[i](holds[i])
-        except BaseException as exc:  # noqa: BLE001 - handed to the parent thread
-            errors[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(len(starts))]
-    for t in threads:
-        t.start()
-    done, ends = 0, [None] * len(threads)
+    ones' values in its ``args[0]``. (``Staged`` with one gate per worker and no limit.)"""
+    st = Staged(None)
+    for start, gate in zip(starts, gates):
+        st.add(start, Hold(gate, len(gates)))
+    done = 0
     try:
         # Every worker of the group has set up (or ended) before the first one warms up: holding the gate's
         # other end open keeps each blocked, idle, in its read until its turn.
-        for i, t in enumerate(threads):
-            ends[i] = reach(holds[i].gate, t.is_alive)
-        for i, t in enumerate(threads):
-            if ends[i] is not None:
-                try:
-                    os.write(ends[i], b"go")
-                except BrokenPipeError:  # it was stopped while it waited (its --timeout)
-                    pass
-                os.close(ends[i])
-                ends[i] = None
-            while t.is_alive():
-                t.join(POLL_S * 2)
+        st.settle()
+        for i in range(len(starts)):
+            st.release(i)
+            st.join(i)
             done = i + 1
-            if errors[i] is not None:
-                raise errors[i]  # type: ignore[misc]
     except BaseException as exc:  # Ctrl-C, or a start that raised: no worker may stay held
-        for h in holds[done:]:
-            for p in h.procs:
-                _kill_group(p)
-        for fd in ends:
-            if fd is not None:
-                os.close(fd)
-        for t in threads:
-            t.join(30)
+        st.stop(range(done, len(starts)))
         if isinstance(exc, KeyboardInterrupt):
-            raise KeyboardInterrupt(results[:done]) from None
+            raise KeyboardInterrupt(st.results[:done]) from None
         raise
-    return results
-
-
-def reach(gate: Path, alive: Callable[[], bool]) -> int | None:
-    """The write end of ``gate`` once its worker waits there (it has opened the read end, and now blocks reading
-    until this end says "go" and closes); None when the worker ended before it got there (it failed setting up)."""
-    while alive():
-        try:
-            return os.open(gate, os.O_WRONLY | os.O_NONBLOCK)
-        except OSError as exc:
-            if exc.errno != errno.ENXIO:  # ENXIO: nobody reads yet
-                raise
-            time.sleep(POLL_S)
-    return None
+    return st.results
 
 
 class Staged:
