@@ -109,6 +109,18 @@ class _Sleeper:
         self.n += 1
 
 
+class _ScheduledTimer:
+    """Times a _Sleeper by its schedule: the calls really sleep (wall-clock budgets hold) but each reads exactly
+    its scheduled seconds, so a loaded CI host's sleep jitter cannot make a steady call look drifting."""
+
+    def time(self, call, n):
+        total = 0.0
+        for _ in range(n):
+            total += call.schedule(call.n)
+            call()
+        return total / n
+
+
 def _cpu_timer():
     torch = pytest.importorskip("torch")
     from kernelscope.capture.timing import _Timer
@@ -129,7 +141,7 @@ def test_a_window_that_still_drifts_is_warm_up_and_is_timed_again():
 
     # 4 ms per call for the first 6 calls, then 1 ms: the first window (10 calls) straddles the step.
     call = _Sleeper(lambda n: 0.004 if n < 6 else 0.001)
-    samples, windows, drift = _steady_samples(_cpu_timer(), call, 1, 10, budget_s=30)
+    samples, windows, drift = _steady_samples(_ScheduledTimer(), call, 1, 10, budget_s=30)
     assert windows == 2 and drift <= DRIFT_LIMIT and call.n == 20
     assert max(samples) < 3.0  # the kept window is the steady 1 ms one (ms per call)
 
@@ -138,7 +150,7 @@ def test_a_steady_call_is_timed_once():
     from kernelscope.capture.timing import _steady_samples
 
     call = _Sleeper(lambda n: 0.002)
-    samples, windows, drift = _steady_samples(_cpu_timer(), call, 2, 10, budget_s=30)
+    samples, windows, drift = _steady_samples(_ScheduledTimer(), call, 2, 10, budget_s=30)
     assert windows == 1 and call.n == 20 and len(samples) == 10 and drift < 0.10
 
 
@@ -146,7 +158,7 @@ def test_a_call_that_never_settles_stops_after_the_last_window_and_says_how_far_
     from kernelscope.capture.timing import DRIFT_LIMIT, MAX_WINDOWS, _steady_samples
 
     call = _Sleeper(lambda n: 0.001 * (1 + n))  # 1 ms more per call, for ever
-    samples, windows, drift = _steady_samples(_cpu_timer(), call, 1, 8, budget_s=30)
+    samples, windows, drift = _steady_samples(_ScheduledTimer(), call, 1, 8, budget_s=30)
     assert windows == MAX_WINDOWS and drift > DRIFT_LIMIT and call.n == 8 * MAX_WINDOWS
 
 
@@ -154,7 +166,7 @@ def test_windows_stop_when_the_next_one_would_overrun_the_budget():
     from kernelscope.capture.timing import _steady_samples
 
     call = _Sleeper(lambda n: 0.001 * (1 + n))
-    _, windows, drift = _steady_samples(_cpu_timer(), call, 1, 8, budget_s=0.05)  # the first window takes ~36 ms
+    _, windows, drift = _steady_samples(_ScheduledTimer(), call, 1, 8, budget_s=0.05)  # the first window takes ~36 ms
     assert windows == 1 and drift > 0.10
 
 
@@ -256,15 +268,21 @@ def test_torchrun_ranks_batch_on_the_slowest_ranks_estimate():
 
 
 def test_the_warm_up_lasts_at_least_its_minimum_time_however_stable_the_first_calls_are():
+    # A timer that reads the same 1 ms every call (perfectly stable, as a loaded CI host's sleep is not) but takes
+    # real time, so the minimum time is measured on the wall clock and the stability rule cannot be fooled by jitter
     import time
 
     from kernelscope.capture.timing import _warm_up
 
-    timer = _cpu_timer()
-    quick = _warm_up(timer, _Sleeper(lambda n: 0.001), min_calls=5, max_seconds=10)
+    class Steady:
+        def time(self, call, n):
+            time.sleep(0.001 * n)
+            return 0.001
+
+    quick = _warm_up(Steady(), None, min_calls=5, max_seconds=10)
     assert quick["calls"] == 5
     t0 = time.perf_counter()
-    slow = _warm_up(timer, _Sleeper(lambda n: 0.001), min_calls=5, max_seconds=10, min_seconds=0.1)
-    assert time.perf_counter() - t0 >= 0.1 and slow["calls"] > 20
-    capped = _warm_up(timer, _Sleeper(lambda n: 0.001), min_calls=5, max_seconds=0.05, min_seconds=5)
+    slow = _warm_up(Steady(), None, min_calls=5, max_seconds=10, min_seconds=0.1)
+    assert time.perf_counter() - t0 >= 0.1 and slow["calls"] > 5
+    capped = _warm_up(Steady(), None, min_calls=5, max_seconds=0.05, min_seconds=5)
     assert capped["calls"] < 60  # the budget still ends it
