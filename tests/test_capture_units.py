@@ -128,6 +128,12 @@ def _cpu_timer():
     return _Timer(torch, "cpu")
 
 
+def test_the_cpu_timer_reads_wall_time_per_call():
+    call = _Sleeper(lambda n: 0.002)
+    per = _cpu_timer().time(call, 3)
+    assert call.n == 3 and per >= 0.002  # a sleep lasts at least its time; no upper bound on a loaded host
+
+
 def test_drift_compares_the_halves_of_a_window():
     from kernelscope.capture.timing import _drift
 
