@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import statistics
 from bisect import bisect_left
-from operator import attrgetter
+from itertools import islice
+from operator import attrgetter, le
 
 from kernelscope.analysis.kernels import KernelAnalysis
 from kernelscope.result import LaunchProfile
@@ -26,9 +27,37 @@ IDLE_BOUND_PCT = 50.0
 def _busy_per_iteration(ka: KernelAnalysis) -> dict[int, float]:
     """Each iteration's GPU busy time: the union of its kernels' and memops' intervals.
 
-    One sort of every instance by (iteration, start, end) and one sweep: the same intervals in the same order as
-    sorting each iteration's own, so the same sums, without a sort and a few lists per iteration window (47,615
-    of them on a 1M-event trace)."""
+    The intervals of each iteration are swept in (start, end) order. Instances come in launch order, which on one
+    stream is already that order (iterations follow each other, and so do a stream's kernels): one pass checks it
+    as it sweeps. Anything else (several streams, a NaN time) takes one sort of every instance by (iteration, start,
+    end) and the same sweep: the same intervals in the same order, so the same sums either way."""
+    busy: dict[int, float] = {}
+    current, total, end = -1, 0.0, float("-inf")
+    ps = pe = float("-inf")
+    for k in ka.instances:
+        it, s = k.iteration, k.ts
+        e = s + k.dur
+        if it != current:
+            if it < current:
+                return _busy_sorted(ka)
+            if current >= 0:
+                busy[current] = total
+            current, total, end = it, 0.0, float("-inf")
+        elif s < ps or (s == ps and e < pe):
+            return _busy_sorted(ka)
+        if s != s or e != e:  # NaN: no order holds; the sort places it as before
+            return _busy_sorted(ka)
+        ps, pe = s, e
+        if e <= end:
+            continue
+        total += e - max(s, end)
+        end = e
+    if current >= 0:
+        busy[current] = total
+    return busy
+
+
+def _busy_sorted(ka: KernelAnalysis) -> dict[int, float]:
     busy: dict[int, float] = {}
     current, total, end = None, 0.0, float("-inf")
     for it, s, e in sorted([(k.iteration, k.ts, k.ts + k.dur) for k in ka.instances]):
@@ -53,8 +82,11 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
     is_launch = {n: any(w in n for w in _LAUNCH_WORDS) for n in {r.name for r in trace.runtime}}
     # Each window's launches by a bisect, their sums over slices: a scan of every launch per window was quadratic
     # (issue 27: 315 s on a 1M-event trace). A launch at a NaN time is in no window (no comparison holds).
-    launches = sorted((r for r in trace.runtime if is_launch[r.name] and r.ts == r.ts), key=attrgetter("ts"))
+    launches = [r for r in trace.runtime if is_launch[r.name] and r.ts == r.ts]
     starts = [r.ts for r in launches]
+    if not all(map(le, starts, islice(starts, 1, None))):  # a trace's runtime records come sorted by time
+        launches.sort(key=attrgetter("ts"))
+        starts = [r.ts for r in launches]
     ends = [r.ts + r.dur for r in launches]
     durs = [r.dur for r in launches]
     busy_of = _busy_per_iteration(ka)
