@@ -19,11 +19,18 @@ def cli() -> None:
     latency, memory and numerics, with HTML/Markdown/JSON reports and TensorBoard traces."""
 
 
-def _register() -> None:
-    from kernelscope.commands import analyze, calibrate, check, compare, profile, report, upgrade_check
+_COMMANDS = {"profile": "profile", "analyze": "analyze", "report": "report", "compare": "compare", "check": "check",
+             "calibrate": "calibrate", "upgrade-check": "upgrade_check"}
 
-    for mod in (profile, analyze, report, compare, check, calibrate, upgrade_check):
-        cli.add_command(mod.command)
+
+def _register(only: str | None = None) -> None:
+    """Add the commands to the group: only ``only`` when it names one (a command line imports what it runs, not
+    profile's capture code for an ``analyze``), else all of them (help, a mistyped name, tests)."""
+    import importlib
+
+    names = [only] if only in _COMMANDS else list(_COMMANDS)
+    for name in names:
+        cli.add_command(importlib.import_module(f"kernelscope.commands.{_COMMANDS[name]}").command)
 
 
 def _debug(argv: list[str]) -> bool:
@@ -35,7 +42,7 @@ def main(argv: list[str] | None = None) -> None:
 
     commands.command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
-    _register()
+    _register(argv[0] if argv else None)
     debug = _debug(argv)
     try:
         with handling():  # SIGINT/SIGTERM: keep what finished, one line, exit 130/143 (capture/signals.py)

@@ -12,7 +12,7 @@ import re
 import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kernelscope import __version__, vocab
 from kernelscope.analysis.autotune import autotune_for_gemm, autotune_results, decision_notes
@@ -26,7 +26,6 @@ from kernelscope.analysis.launch import launch_profile
 from kernelscope.analysis.recommend import recommend
 from kernelscope.analysis.roofline import peaks_for, with_roofline
 from kernelscope.analysis.stats import combine_processes
-from kernelscope.capture_record import CaptureConfig, CaptureRecord, Environment, capture_from_json
 from kernelscope.errors import CodeFileError, KernelscopeError
 from kernelscope.inductor_code import OutputCode, parse_output_code
 from kernelscope.provenance import PROVENANCE_SUFFIX, parse_inductor_provenance
@@ -46,6 +45,10 @@ from kernelscope.result import (
     part_from_json,
 )
 from kernelscope.trace import Trace, gc_paused, load_trace
+
+if TYPE_CHECKING:  # (imported where a capture is read: `analyze` reads none, and capture_record's records cost
+    # ~30 ms to define)
+    from kernelscope.capture_record import CaptureRecord, Environment
 
 
 def load_codes(paths: Sequence[Path]) -> list[OutputCode]:
@@ -290,6 +293,8 @@ def _failure_explained(capture: CaptureRecord, out_dir: Path) -> tuple[str, ...]
     err = capture.error
     if capture.status == Status.OK.value or "NoValidChoicesError" not in err:
         return ()
+    from kernelscope.capture_record import CaptureConfig
+
     cfg = capture.config or CaptureConfig()
     gb = cfg.gemm_backends if isinstance(cfg.gemm_backends, tuple) else ()
     backends = [b.strip().upper() for b in gb]
@@ -345,6 +350,8 @@ def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any],
                       peaks: dict[str, Any] | None = None) -> ModeResult:
     """Turn one mode's capture record (+ its trace and code files) into a ModeResult. ``capture``: the record,
     or capture.json's object as json.loads gave it (read with kernelscope/capture_record.py)."""
+    from kernelscope.capture_record import CaptureRecord, capture_from_json
+
     if not isinstance(capture, CaptureRecord):
         capture = capture_from_json(capture, where=str(out_dir))
     latency, latency_notes = capture_latency(capture)

@@ -15,15 +15,19 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernelscope import fmt
-from kernelscope.capture_record import CaptureRecord, capture_from_json, read_capture
 from kernelscope.errors import UsageError
 from kernelscope.result import ModeResult, RankResult, RunResult, Status, Verdict
 
+if TYPE_CHECKING:  # imported where a capture is read (the reports import this module for every run)
+    from kernelscope.capture_record import CaptureRecord
+
 
 def _record(capture: CaptureRecord | Mapping[str, Any]) -> CaptureRecord:
+    from kernelscope.capture_record import CaptureRecord, capture_from_json
+
     return capture if isinstance(capture, CaptureRecord) else capture_from_json(capture)
 
 
@@ -39,6 +43,8 @@ def build_any_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, A
 
 
 def read_rank_capture(out_dir: Path, rel: str, rank: int, mode: str) -> CaptureRecord:
+    from kernelscope.capture_record import CaptureRecord, read_capture
+
     rec = read_capture(out_dir / rel)
     if rec is not None:
         return rec
