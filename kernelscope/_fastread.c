@@ -57,6 +57,16 @@ static int parse_string(Parser *ps, const char **s, Py_ssize_t *n, int *ascii) {
     const unsigned char *start = p;
     int is_ascii = 1;
     while (1) {
+        /* 8 bytes at a time while none is '"', '\\', a control character or non-ASCII */
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+            uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+            uint64_t hit = ((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w;
+            if (hit & highs) break;
+            p += 8;
+        }
         while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
         if (p >= end) return -1;
         unsigned char c = *p;
@@ -520,8 +530,8 @@ static int push(Chunk *ch, Pending **out) {
 /* One event at ps->p ('{'). 0, -1 (not handled) or -2 (out of memory). */
 static int parse_event(Parser *ps, Chunk *ch) {
     Val ev[K_N], args[A_N];
-    memset(ev, 0, sizeof ev);
-    memset(args, 0, sizeof args);
+    for (int i = 0; i < K_N; i++) ev[i].type = V_MISSING;
+    for (int i = 0; i < A_N; i++) args[i].type = V_MISSING;
     unsigned dups = 0;
     int args_dup = 0, args_seen = 0, args_obj = 0;
     ps->p++;
