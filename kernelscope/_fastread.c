@@ -17,6 +17,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(__GNUC__)
+#define ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE
+#endif
+
 #define MAX_DEPTH 64
 #define MAX_NUM_LEN 64
 
@@ -52,7 +58,7 @@ static inline void skip_ws(Parser *ps) {
 }
 
 /* At a '"': validates the string (no backslash, no control character, strict UTF-8); 0 or -1. */
-static int parse_string(Parser *ps, const char **s, Py_ssize_t *n, int *ascii) {
+static inline ALWAYS_INLINE int parse_string(Parser *ps, const char **s, Py_ssize_t *n, int *ascii) {
     const unsigned char *p = ps->p + 1, *end = ps->end;
     const unsigned char *start = p;
     int is_ascii = 1;
@@ -63,8 +69,14 @@ static int parse_string(Parser *ps, const char **s, Py_ssize_t *n, int *ascii) {
             memcpy(&w, p, 8);
             const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
             uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-            uint64_t hit = ((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w;
-            if (hit & highs) break;
+            uint64_t hit = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+            if (hit) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                /* the lowest flagged byte is a true one (a borrow only runs upwards from a true one) */
+                p += __builtin_ctzll(hit) >> 3;
+#endif
+                break;
+            }
             p += 8;
         }
         while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
@@ -101,7 +113,7 @@ static int parse_string(Parser *ps, const char **s, Py_ssize_t *n, int *ascii) {
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 /* JSON's number grammar; 0 or -1. */
-static int parse_number(Parser *ps, int *is_int) {
+static inline int parse_number(Parser *ps, int *is_int) {
     const unsigned char *p = ps->p, *end = ps->end;
     int integer = 1;
     if (p < end && *p == '-') p++;
@@ -710,12 +722,129 @@ static PyObject *raw_lookup(PyObject *cache, PyObject *method, const char *s, Py
     return r;
 }
 
+/* A per-call cache of interned objects, keyed by the value's bytes: a repeated name, duration or pid/tid is found
+ * without building a str/float/int and hashing it again. It gives the object the builder's dict holds for that key
+ * (the first lookup of a key goes through the dict), and holds a reference to it until the call ends. */
+#define CACHE_SLOTS 4096
+#define CACHE_MAX_USED (CACHE_SLOTS / 2)
+enum { C_NAME = 1, C_DUR, C_ID };
+
+typedef struct {
+    uint64_t h;
+    const char *p;      /* the key's bytes: in the chunk, or in inl */
+    Py_ssize_t n;
+    char inl[16];
+    int tag;
+    PyObject *obj;      /* NULL: an empty slot */
+} CEntry;
+
+typedef struct {
+    CEntry *e;
+    int used;
+} Cache;
+
+static uint64_t fnv(int tag, const char *p, Py_ssize_t n) {
+    /* FxHash-style: 8 bytes per multiply; equality is always confirmed with memcmp */
+    const uint64_t k = 0x517cc1b727220a95ULL;
+    uint64_t h = ((uint64_t)tag << 56) ^ (uint64_t)n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (((h << 5) | (h >> 59)) ^ w) * k;
+        p += 8;
+        n -= 8;
+    }
+    if (n > 0) {
+        uint64_t w = 0;
+        memcpy(&w, p, (size_t)n);
+        h = (((h << 5) | (h >> 59)) ^ w) * k;
+    }
+    return h ^ (h >> 31);
+}
+
+/* The cached object (a new reference), or NULL with *slot set to where it would go (NULL: cache full). */
+static PyObject *cache_get(Cache *c, int tag, const char *p, Py_ssize_t n, uint64_t h, CEntry **slot) {
+    *slot = NULL;
+    if (c->e == NULL) return NULL;
+    for (size_t i = (size_t)h & (CACHE_SLOTS - 1);; i = (i + 1) & (CACHE_SLOTS - 1)) {
+        CEntry *e = &c->e[i];
+        if (e->obj == NULL) {
+            if (c->used < CACHE_MAX_USED) *slot = e;
+            return NULL;
+        }
+        if (e->h == h && e->tag == tag && e->n == n && memcmp(e->p, p, (size_t)n) == 0) {
+            Py_INCREF(e->obj);
+            return e->obj;
+        }
+    }
+}
+
+static void cache_put(Cache *c, CEntry *slot, int tag, const char *p, Py_ssize_t n, uint64_t h, PyObject *obj) {
+    if (slot == NULL) return;
+    slot->h = h;
+    slot->tag = tag;
+    slot->n = n;
+    if (p != NULL && n <= (Py_ssize_t)sizeof slot->inl && (tag != C_NAME)) {
+        memcpy(slot->inl, p, (size_t)n);
+        slot->p = slot->inl;
+    } else {
+        slot->p = p;
+    }
+    Py_INCREF(obj);
+    slot->obj = obj;
+    c->used++;
+}
+
+static void cache_clear(Cache *c) {
+    if (c->e == NULL) return;
+    for (size_t i = 0; i < CACHE_SLOTS; i++) Py_XDECREF(c->e[i].obj);
+    PyMem_Free(c->e);
+    c->e = NULL;
+}
+
+/* The interned name (a new reference). */
+static PyObject *cached_name(Cache *c, PyObject *dict, const char *s, Py_ssize_t n, int ascii) {
+    uint64_t h = fnv(C_NAME, s, n);
+    CEntry *slot;
+    PyObject *o = cache_get(c, C_NAME, s, n, h, &slot);
+    if (o != NULL) return o;
+    o = intern(dict, make_str(s, n, ascii));
+    if (o != NULL) cache_put(c, slot, C_NAME, s, n, h, o);
+    return o;
+}
+
+/* A scalar interned through dict (durations; pids and tids), a new reference. */
+static PyObject *cached_scalar(Cache *c, int tag, PyObject *dict, const Scalar *sc) {
+    char key[9];
+    const char *p = key;
+    Py_ssize_t n;
+    key[0] = (char)sc->type;
+    if (sc->type == S_INT) {
+        memcpy(key + 1, &sc->i, 8);
+        n = 9;
+    } else if (sc->type == S_FLOAT) {
+        memcpy(key + 1, &sc->d, 8);
+        n = 9;
+    } else if (sc->type == S_NONE) {
+        n = 1;
+    } else {
+        return intern(dict, scalar_obj(sc)); /* strings: not cached (their bytes are not the whole key) */
+    }
+    uint64_t h = fnv(tag, p, n);
+    CEntry *slot;
+    PyObject *o = cache_get(c, tag, p, n, h, &slot);
+    if (o != NULL) return o;
+    o = intern(dict, scalar_obj(sc));
+    if (o != NULL) cache_put(c, slot, tag, p, n, h, o);
+    return o;
+}
+
 typedef struct {
     PyObject *lists[4]; /* by kind */
     PyObject *strs, *ids, *durs, *dims, *types, *dims_of, *types_of;
 } Target;
 
-static int build(const Chunk *ch, Target *t) {
+static int build_records(const Chunk *ch, Target *t, Cache *cache) {
     for (Py_ssize_t i = 0; i < ch->n; i++) {
         const Pending *r = &ch->recs[i];
         /* own[]: the new references this record holds (released after the call); a[]: the call's arguments */
@@ -725,9 +854,9 @@ static int build(const Chunk *ch, Target *t) {
         PyObject *type, *rec = NULL;
         int ok = 0;
         PyObject *cat = cats[r->cat].cnst; /* borrowed: held by the module */
-        PyObject *name = own[0] = intern(t->strs, make_str(r->name, r->name_n, r->name_ascii));
+        PyObject *name = own[0] = cached_name(cache, t->strs, r->name, r->name_n, r->name_ascii);
         PyObject *ts = own[1] = PyFloat_FromDouble(r->ts);
-        PyObject *dur = own[2] = intern(t->durs, scalar_obj(&r->dur));
+        PyObject *dur = own[2] = cached_scalar(cache, C_DUR, t->durs, &r->dur);
         if (name == NULL || ts == NULL || dur == NULL) goto done;
         if (r->kind == KIND_GPU) {
             type = GpuEvent_t;
@@ -742,15 +871,15 @@ static int build(const Chunk *ch, Target *t) {
             type = RuntimeEvent_t;
             own[3] = scalar_obj(&r->corr);
             own[4] = scalar_obj(&r->ext);
-            own[5] = intern(t->ids, scalar_obj(&r->tid));
+            own[5] = cached_scalar(cache, C_ID, t->ids, &r->tid);
             PyObject *v[6] = {name, ts, dur, own[3], own[4], own[5]};
             na = 6;
             memcpy(a, v, sizeof v);
         } else {
             type = CpuEvent_t;
-            own[3] = intern(t->ids, scalar_obj(&r->pid));
+            own[3] = cached_scalar(cache, C_ID, t->ids, &r->pid);
             if (own[3] == NULL) goto done;
-            own[4] = intern(t->ids, scalar_obj(&r->tid));
+            own[4] = cached_scalar(cache, C_ID, t->ids, &r->tid);
             own[5] = scalar_obj(&r->ext);
             PyObject *v[7] = {name, cat, ts, dur, own[3], own[4], own[5]};
             na = 7;
@@ -789,6 +918,14 @@ static int build(const Chunk *ch, Target *t) {
         }
     }
     return 0;
+}
+
+static int build(const Chunk *ch, Target *t) {
+    Cache cache = {NULL, 0};
+    cache.e = PyMem_Calloc(CACHE_SLOTS, sizeof(CEntry)); /* NULL: no cache, each lookup goes to the dict */
+    int status = build_records(ch, t, &cache);
+    cache_clear(&cache);
+    return status;
 }
 
 static PyObject *get_typed(PyObject *obj, const char *attr, PyTypeObject *tp) {
