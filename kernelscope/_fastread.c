@@ -112,6 +112,21 @@ static inline ALWAYS_INLINE int parse_string(Parser *ps, const char **s, Py_ssiz
 
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
+/* Past a run of digits: 8 at a time while all 8 are digits, then one at a time. */
+static inline const unsigned char *skip_digits(const unsigned char *p, const unsigned char *end) {
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        /* every byte in '0'..'9': high nibble 3, and adding 6 does not carry out of the low nibble */
+        if ((w & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL ||
+            (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL))
+            break;
+        p += 8;
+    }
+    while (p < end && is_digit(*p)) p++;
+    return p;
+}
+
 /* JSON's number grammar; 0 or -1. */
 static inline int parse_number(Parser *ps, int *is_int) {
     const unsigned char *p = ps->p, *end = ps->end;
@@ -122,7 +137,7 @@ static inline int parse_number(Parser *ps, int *is_int) {
         p++;
         if (p < end && is_digit(*p)) return -1;
     } else if (is_digit(*p)) {
-        while (p < end && is_digit(*p)) p++;
+        p = skip_digits(p, end);
     } else {
         return -1;
     }
@@ -130,7 +145,7 @@ static inline int parse_number(Parser *ps, int *is_int) {
         integer = 0;
         p++;
         const unsigned char *d = p;
-        while (p < end && is_digit(*p)) p++;
+        p = skip_digits(p, end);
         if (p == d) return -1;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
