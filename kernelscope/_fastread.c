@@ -54,7 +54,10 @@ typedef struct {
 } Parser;
 
 static inline void skip_ws(Parser *ps) {
-    while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\n' || *ps->p == '\r' || *ps->p == '\t')) ps->p++;
+    /* (one comparison rejects every byte above ' ': what follows a token in compact JSON) */
+    while (ps->p < ps->end && *ps->p <= ' ' &&
+           (*ps->p == ' ' || *ps->p == '\n' || *ps->p == '\r' || *ps->p == '\t'))
+        ps->p++;
 }
 
 /* At a '"': validates the string (no backslash, no control character, strict UTF-8); 0 or -1. */
