@@ -14,6 +14,14 @@ Two readers give the same Trace (see benchmarks/RESULTS.md for the measurements 
 - the general reader (orjson into dicts, then ``trace_from_dict``), used for anything the streaming reader does
   not take as it is: bad files (so every error message comes from one place), non-UTF-8 bytes, odd value types,
   integers wider than 64 bits. The streaming reader hands over instead of guessing, so results never differ.
+
+Where the optional C extension ``kernelscope._fastread`` is built (setup.py; skipped without a compiler), the
+streaming reader gives each chunk to it first: one pass over the bytes that appends the same records, with the
+same interning, as the msgspec decode + ``_Builder.add_structs`` would. It declines a chunk (before building
+anything) on whatever it does not take exactly as they do: an escape in any string, a value of another JSON type,
+a duplicate key, a wide integer, deep nesting, malformed JSON. A declined chunk takes the msgspec path unchanged.
+``KERNELSCOPE_PURE_READER=1`` turns the C reader off; ``KERNELSCOPE_READER_STATS=1`` prints how many chunks each
+path read.
 """
 
 from __future__ import annotations
