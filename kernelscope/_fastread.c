@@ -745,6 +745,7 @@ static PyObject *raw_lookup(PyObject *cache, PyObject *method, const char *s, Py
  * (the first lookup of a key goes through the dict), and holds a reference to it until the call ends. */
 #define CACHE_SLOTS 4096
 #define CACHE_MAX_USED (CACHE_SLOTS / 2)
+#define CACHE_PROBES 16
 enum { C_NAME = 1, C_DUR, C_ID };
 
 typedef struct {
@@ -761,21 +762,30 @@ typedef struct {
     int used;
 } Cache;
 
+static inline uint64_t mix8(uint64_t h, const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return (((h << 5) | (h >> 59)) ^ w) * 0x517cc1b727220a95ULL;
+}
+
+/* FxHash-style, 8 bytes per multiply; a key longer than 32 bytes is hashed by its length, first 16 and last 16
+ * bytes (equality is always confirmed with memcmp, and a probe sequence is bounded: a collision costs time only) */
 static uint64_t fnv(int tag, const char *p, Py_ssize_t n) {
-    /* FxHash-style: 8 bytes per multiply; equality is always confirmed with memcmp */
-    const uint64_t k = 0x517cc1b727220a95ULL;
     uint64_t h = ((uint64_t)tag << 56) ^ (uint64_t)n;
+    if (n > 32) {
+        h = mix8(mix8(h, p), p + 8);
+        h = mix8(mix8(h, p + n - 16), p + n - 8);
+        return h ^ (h >> 31);
+    }
     while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (((h << 5) | (h >> 59)) ^ w) * k;
+        h = mix8(h, p);
         p += 8;
         n -= 8;
     }
     if (n > 0) {
-        uint64_t w = 0;
-        memcpy(&w, p, (size_t)n);
-        h = (((h << 5) | (h >> 59)) ^ w) * k;
+        char tail[8] = {0};
+        memcpy(tail, p, (size_t)n);
+        h = mix8(h, tail);
     }
     return h ^ (h >> 31);
 }
@@ -784,7 +794,8 @@ static uint64_t fnv(int tag, const char *p, Py_ssize_t n) {
 static PyObject *cache_get(Cache *c, int tag, const char *p, Py_ssize_t n, uint64_t h, CEntry **slot) {
     *slot = NULL;
     if (c->e == NULL) return NULL;
-    for (size_t i = (size_t)h & (CACHE_SLOTS - 1);; i = (i + 1) & (CACHE_SLOTS - 1)) {
+    size_t i = (size_t)h & (CACHE_SLOTS - 1);
+    for (int probe = 0; probe < CACHE_PROBES; probe++, i = (i + 1) & (CACHE_SLOTS - 1)) {
         CEntry *e = &c->e[i];
         if (e->obj == NULL) {
             if (c->used < CACHE_MAX_USED) *slot = e;
@@ -795,6 +806,7 @@ static PyObject *cache_get(Cache *c, int tag, const char *p, Py_ssize_t n, uint6
             return e->obj;
         }
     }
+    return NULL; /* a long probe sequence: not cached */
 }
 
 static void cache_put(Cache *c, CEntry *slot, int tag, const char *p, Py_ssize_t n, uint64_t h, PyObject *obj) {
