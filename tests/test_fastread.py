@@ -254,3 +254,16 @@ def test_bounds_and_arguments() -> None:
         _fastread.add_chunk(b, data, 5, 2)
     assert _fastread.add_chunk(b, data, 1, 1) is None  # empty: not a run of events
     assert _fastread.add_chunk(b, data, 1, len(data) - 1) == (1, 0)
+
+
+def test_whitespace_and_long_names_sharing_their_ends() -> None:
+    """Raw values are keyed without the whitespace around them (as msgspec.Raw holds them); long names that differ
+    only in the middle (the C cache hashes a long name by its ends) stay distinct."""
+    events = []
+    for i in range(300):
+        name = b"k" * 20 + b"%04d" % (i % 150) + b"z" * 20
+        events.append(b'{ "ph" : "X" ,\n "cat": "kernel", "name": "' + name + b'", "pid": 1, "tid": 2, "ts": '
+                      + b"%d.25" % i + b', "dur": 1.5, "args": { "Input Dims" :  [[1, 2], []] , "stream": 7 } }')
+        events.append(b'{"ph":"X","cat":"cpu_op","name":"' + name + b'","pid":1,"tid":"t","ts":1,"args":'
+                      b'{"Input Dims": [[1, 2], []], "Input type":["float", ""],"Concrete Inputs":["", "1"]}}')
+    assert _check(b" ,\n ".join(events)) == "native"
