@@ -377,7 +377,7 @@ typedef struct {
 
 typedef struct {
     int kind;
-    int cat;                /* index into cats */
+    PyObject *cat;          /* the category's constant (borrowed: setup() keeps every one alive) */
     const char *name;
     Py_ssize_t name_n;
     int name_ascii;
@@ -651,7 +651,7 @@ static int parse_event(Parser *ps, Chunk *ch) {
     Pending *r;
     if (push(ch, &r) < 0) return -2;
     r->kind = cats[ci].kind;
-    r->cat = ci;
+    r->cat = cats[ci].cnst;
     r->name = name->s;
     r->name_n = name->n;
     r->name_ascii = name->ascii;
@@ -883,7 +883,7 @@ static int build_records(const Chunk *ch, Target *t, Cache *cache) {
         Py_ssize_t na = 0;
         PyObject *type, *rec = NULL;
         int ok = 0;
-        PyObject *cat = cats[r->cat].cnst; /* borrowed: held by the module */
+        PyObject *cat = r->cat; /* borrowed: held by the module */
         PyObject *name = own[0] = cached_name(cache, t->strs, r->name, r->name_n, r->name_ascii);
         PyObject *ts = own[1] = PyFloat_FromDouble(r->ts);
         PyObject *dur = own[2] = cached_scalar(cache, C_DUR, t->durs, &r->dur);
@@ -1048,10 +1048,8 @@ static PyObject *setup(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOO!O!O(iiii)", &g, &r, &c, &PyDict_Type, &kind_of, &PyDict_Type, &cat_const, &phs,
                           &kg, &kr, &kc, &ka))
         return NULL;
-    if (GpuEvent_t != NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "_fastread.setup() was already called");
-        return NULL;
-    }
+    /* Called again (kernelscope.trace reloaded): the new tables replace the old ones, whose objects are kept
+     * alive on purpose (a call in progress on another thread may still use them). */
     if (PyDict_Size(kind_of) > MAX_CATS) {
         PyErr_SetString(PyExc_ValueError, "too many categories");
         return NULL;

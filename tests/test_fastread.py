@@ -256,6 +256,13 @@ def test_bounds_and_arguments() -> None:
     assert _fastread.add_chunk(b, data, 1, len(data) - 1) == (1, 0)
 
 
+def test_setup_again_replaces_the_tables() -> None:
+    """(What a reload of kernelscope.trace does.)"""
+    _fastread.setup(T.GpuEvent, T.RuntimeEvent, T.CpuEvent, T._KIND_OF_CAT, T._CAT_CONST, T._OTHER_PHASES,
+                    (T._GPU, T._RUNTIME, T._CPU, T._GPU_ANNOTATION))
+    assert _check(_sample_chunk()) == "native"
+
+
 def test_whitespace_and_long_names_sharing_their_ends() -> None:
     """Raw values are keyed without the whitespace around them (as msgspec.Raw holds them); long names that differ
     only in the middle (the C cache hashes a long name by its ends) stay distinct."""
