@@ -14,6 +14,14 @@ Two readers give the same Trace (see benchmarks/RESULTS.md for the measurements 
 - the general reader (orjson into dicts, then ``trace_from_dict``), used for anything the streaming reader does
   not take as it is: bad files (so every error message comes from one place), non-UTF-8 bytes, odd value types,
   integers wider than 64 bits. The streaming reader hands over instead of guessing, so results never differ.
+
+Where the optional C extension ``kernelscope._fastread`` is built (setup.py; skipped without a compiler), the
+streaming reader gives each chunk to it first: one pass over the bytes that appends the same records, with the
+same interning, as the msgspec decode + ``_Builder.add_structs`` would. It declines a chunk (before building
+anything) on whatever it does not take exactly as they do: an escape in any string, a value of another JSON type,
+a duplicate key, a wide integer, deep nesting, malformed JSON. A declined chunk takes the msgspec path unchanged.
+``KERNELSCOPE_PURE_READER=1`` turns the C reader off; ``KERNELSCOPE_READER_STATS=1`` prints how many chunks each
+path read.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import io
 import json
 import os
 import re
+import sys
 import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -258,6 +267,8 @@ def load_trace(path: str | os.PathLike[str]) -> Trace:
             data = _parse(_read_bytes(p), p)
             trace = trace_from_dict(data, str(p))
     _skip_exit_collection(len(trace.gpu) + len(trace.runtime) + len(trace.cpu) + len(trace.gpu_annotations))
+    if os.environ.get("KERNELSCOPE_READER_STATS", "") not in ("", "0"):
+        print(f"kernelscope.trace: chunks {READER_CHUNKS}", file=sys.stderr)
     return trace
 
 
@@ -788,6 +799,49 @@ def _decode_events(data: bytearray, start: int, end: int) -> list[Any] | None:
         data[start - 1], data[end] = before, after
 
 
+# The C form of _decode_events + add_structs for one chunk (kernelscope/_fastread.c, built when a compiler is there):
+# it takes a chunk only when every value is as the strict schema types it and no string holds an escape, and
+# returns None before building anything otherwise, so the chunk takes the path below unchanged.
+# KERNELSCOPE_PURE_READER=1 reads with msgspec alone (tests and comparisons).
+try:
+    from kernelscope import _fastread
+except ImportError:  # pragma: no cover - no compiler at install time
+    _fastread = None  # type: ignore[assignment]
+else:
+    _fastread.setup(GpuEvent, RuntimeEvent, CpuEvent, _KIND_OF_CAT, _CAT_CONST, _OTHER_PHASES,
+                    (_GPU, _RUNTIME, _CPU, _GPU_ANNOTATION))
+
+# Chunks read by each path since the process started (KERNELSCOPE_READER_STATS=1 prints them after each load):
+# "native": by _fastread; "declined": _fastread refused the cut (then read by msgspec, or a miscut); "msgspec".
+READER_CHUNKS = {"native": 0, "declined": 0, "msgspec": 0}
+
+_AddChunk = Callable[[Any, bytearray, int, int], "tuple[int, int] | None"]
+
+
+def _native_reader() -> _AddChunk | None:
+    if _fastread is None or os.environ.get("KERNELSCOPE_PURE_READER", "") not in ("", "0"):
+        return None
+    return _fastread.add_chunk
+
+
+def _add_chunk(builder: _Builder, data: bytearray, start: int, end: int, native: _AddChunk | None) -> bool:
+    """Add the events in data[start:end] to builder; False when that is not a run of events (a miscut)."""
+    if native is not None:
+        counts = native(builder, data, start, end)
+        if counts is not None:
+            builder.total += counts[0]
+            builder.skipped += counts[1]
+            READER_CHUNKS["native"] += 1
+            return True
+        READER_CHUNKS["declined"] += 1
+    events = _decode_events(data, start, end)
+    if events is None:
+        return False
+    builder.add_structs(events)
+    READER_CHUNKS["msgspec"] += 1
+    return True
+
+
 def _last_cut(data: bytearray, pos: int, before: int) -> re.Match[bytes] | None:
     """The last '}' ... ',' ... '{' in data[pos:before]: scanning backwards finds it within an event or two."""
     j = before
@@ -875,16 +929,14 @@ def _stream_array(win: _Window, pos: int, builder: _Builder) -> int:
     the array) makes the chunk fail to decode, and an earlier candidate is tried; a chunk that decodes is a
     run of whole events. The array ends at a '}' followed by ']' that decodes.
     """
+    native = _native_reader()
     while True:
         data = win.data
         cut = None
         if not win.eof:
             before, miscuts = len(data), 0
             while (cut := _last_cut(data, pos, before)) is not None:
-                events = _decode_events(data, pos, cut.start() + 1)
-                if events is not None:
-                    builder.add_structs(events)
-                    del events
+                if _add_chunk(builder, data, pos, cut.start() + 1, native):
                     pos = cut.end() - 1
                     break
                 miscuts += 1
@@ -893,9 +945,7 @@ def _stream_array(win: _Window, pos: int, builder: _Builder) -> int:
                 before = cut.start()
         if cut is None:  # the array ends in this window, or one event is longer than it
             for end in _LAST_EVENT.finditer(data, pos):
-                events = _decode_events(data, pos, end.start() + 1)
-                if events is not None:
-                    builder.add_structs(events)
+                if _add_chunk(builder, data, pos, end.start() + 1, native):
                     return end.end() - 1
             if win.eof:
                 return -1  # the array never closes: truncated, and the general reader says so

@@ -1,0 +1,1130 @@
+/* The streaming reader's chunk loop in C: kernelscope/trace.py's _decode_events + _Builder.add_structs for one
+ * chunk (a run of whole events, `{...},{...}`), for the events as Kineto writes them.
+ *
+ * add_chunk(builder, data, start, end) parses data[start:end] into a buffer of pending records first, checking
+ * every value against what the strict msgspec schema (_Event, _Args) takes; anything it does not take exactly as
+ * that path does (a backslash in any string, a non-UTF-8 byte, a value of another JSON type, a duplicate known key,
+ * an integer that does not fit, a nesting deeper than MAX_DEPTH, malformed JSON, a missing or unknown "ph") returns
+ * None before any record is built, and the Python path takes the chunk unchanged. Otherwise the records are built
+ * and appended to the builder's lists with the builder's own interning dicts, and (total, skipped) is returned.
+ *
+ * Every read is bounds-checked against `end`; the only recursion (skipping nested values) is depth-limited. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE
+#endif
+
+#define MAX_DEPTH 64
+#define MAX_NUM_LEN 64
+
+/* ---- setup state (module globals, set once by setup()) ---- */
+static PyObject *GpuEvent_t, *RuntimeEvent_t, *CpuEvent_t;
+#define MAX_CATS 32
+static int n_cats;
+static struct { char *s; Py_ssize_t n; int kind; PyObject *cnst; } cats[MAX_CATS];
+#define MAX_PHASES 64
+static int n_phases;
+static struct { char s[8]; Py_ssize_t n; } phases[MAX_PHASES];
+static int KIND_GPU, KIND_RUNTIME, KIND_CPU, KIND_ANN;
+
+/* ---- values ---- */
+enum { V_MISSING = 0, V_NULL, V_FALSE, V_TRUE, V_NUM, V_STR, V_ARRAY, V_OBJECT };
+
+typedef struct {
+    int type;
+    int is_int;          /* V_NUM: no fraction and no exponent */
+    int ascii;           /* V_STR: all bytes < 0x80 */
+    const char *s;       /* V_STR: contents (no quotes); V_NUM/V_ARRAY/V_OBJECT: the raw text */
+    Py_ssize_t n;
+    const char *raw;     /* the value's JSON text, as msgspec.Raw holds it */
+    Py_ssize_t raw_n;
+} Val;
+
+typedef struct {
+    const unsigned char *p, *end;
+} Parser;
+
+static inline void skip_ws(Parser *ps) {
+    /* (one comparison rejects every byte above ' ': what follows a token in compact JSON) */
+    while (ps->p < ps->end && *ps->p <= ' ' &&
+           (*ps->p == ' ' || *ps->p == '\n' || *ps->p == '\r' || *ps->p == '\t'))
+        ps->p++;
+}
+
+/* At a '"': validates the string (no backslash, no control character, strict UTF-8); 0 or -1. */
+static inline ALWAYS_INLINE int parse_string(Parser *ps, const char **s, Py_ssize_t *n, int *ascii) {
+    const unsigned char *p = ps->p + 1, *end = ps->end;
+    const unsigned char *start = p;
+    int is_ascii = 1;
+    while (1) {
+        /* 8 bytes at a time while none is '"', '\\', a control character or non-ASCII */
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+            uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+            uint64_t hit = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+            if (hit) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                /* the lowest flagged byte is a true one (a borrow only runs upwards from a true one) */
+                p += __builtin_ctzll(hit) >> 3;
+#endif
+                break;
+            }
+            p += 8;
+        }
+        while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
+        if (p >= end) return -1;
+        unsigned char c = *p;
+        if (c == '"') break;
+        if (c < 0x80) return -1; /* backslash or control character */
+        is_ascii = 0;
+        /* strict UTF-8 (what PyUnicode_DecodeUTF8 takes): no overlong forms, no surrogates, <= U+10FFFF */
+        if (c >= 0xC2 && c <= 0xDF) {
+            if (end - p < 2 || (p[1] & 0xC0) != 0x80) return -1;
+            p += 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            if (end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return -1;
+            if (c == 0xE0 && p[1] < 0xA0) return -1;
+            if (c == 0xED && p[1] > 0x9F) return -1;
+            p += 3;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            if (end - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80) return -1;
+            if (c == 0xF0 && p[1] < 0x90) return -1;
+            if (c == 0xF4 && p[1] > 0x8F) return -1;
+            p += 4;
+        } else {
+            return -1;
+        }
+    }
+    *s = (const char *)start;
+    *n = p - start;
+    *ascii = is_ascii;
+    ps->p = p + 1;
+    return 0;
+}
+
+static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+/* Past a run of digits: 8 at a time while all 8 are digits, then one at a time. */
+static inline const unsigned char *skip_digits(const unsigned char *p, const unsigned char *end) {
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        /* every byte in '0'..'9': high nibble 3, and adding 6 does not carry out of the low nibble */
+        if ((w & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL ||
+            (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL))
+            break;
+        p += 8;
+    }
+    while (p < end && is_digit(*p)) p++;
+    return p;
+}
+
+/* JSON's number grammar; 0 or -1. */
+static inline int parse_number(Parser *ps, int *is_int) {
+    const unsigned char *p = ps->p, *end = ps->end;
+    int integer = 1;
+    if (p < end && *p == '-') p++;
+    if (p >= end) return -1;
+    if (*p == '0') {
+        p++;
+        if (p < end && is_digit(*p)) return -1;
+    } else if (is_digit(*p)) {
+        p = skip_digits(p, end);
+    } else {
+        return -1;
+    }
+    if (p < end && *p == '.') {
+        integer = 0;
+        p++;
+        const unsigned char *d = p;
+        p = skip_digits(p, end);
+        if (p == d) return -1;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        integer = 0;
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        const unsigned char *d = p;
+        while (p < end && is_digit(*p)) p++;
+        if (p == d) return -1;
+    }
+    *is_int = integer;
+    ps->p = p;
+    return 0;
+}
+
+static int skip_value(Parser *ps, int depth);
+
+static int skip_container(Parser *ps, int depth, unsigned char close) {
+    if (depth >= MAX_DEPTH) return -1;
+    ps->p++; /* '[' or '{' */
+    skip_ws(ps);
+    if (ps->p >= ps->end) return -1;
+    if (*ps->p == close) {
+        ps->p++;
+        return 0;
+    }
+    while (1) {
+        if (close == '}') {
+            const char *s;
+            Py_ssize_t n;
+            int ascii;
+            if (ps->p >= ps->end || *ps->p != '"') return -1;
+            if (parse_string(ps, &s, &n, &ascii) < 0) return -1;
+            skip_ws(ps);
+            if (ps->p >= ps->end || *ps->p != ':') return -1;
+            ps->p++;
+        }
+        if (skip_value(ps, depth + 1) < 0) return -1;
+        skip_ws(ps);
+        if (ps->p >= ps->end) return -1;
+        if (*ps->p == ',') {
+            ps->p++;
+            skip_ws(ps);
+            continue;
+        }
+        if (*ps->p == close) {
+            ps->p++;
+            return 0;
+        }
+        return -1;
+    }
+}
+
+static int match_lit(Parser *ps, const char *lit, Py_ssize_t n) {
+    if (ps->end - ps->p < n || memcmp(ps->p, lit, n) != 0) return -1;
+    ps->p += n;
+    return 0;
+}
+
+/* Any JSON value (after whitespace), syntax-checked; fills v when given. */
+static int parse_value(Parser *ps, Val *v, int depth) {
+    skip_ws(ps);
+    if (ps->p >= ps->end) return -1;
+    const unsigned char *start = ps->p;
+    int type, is_int = 0, ascii = 0;
+    const char *s = (const char *)start;
+    Py_ssize_t n = 0;
+    switch (*ps->p) {
+        case '"':
+            if (parse_string(ps, &s, &n, &ascii) < 0) return -1;
+            type = V_STR;
+            break;
+        case '{':
+            if (skip_container(ps, depth, '}') < 0) return -1;
+            type = V_OBJECT;
+            break;
+        case '[':
+            if (skip_container(ps, depth, ']') < 0) return -1;
+            type = V_ARRAY;
+            break;
+        case 'n':
+            if (match_lit(ps, "null", 4) < 0) return -1;
+            type = V_NULL;
+            break;
+        case 't':
+            if (match_lit(ps, "true", 4) < 0) return -1;
+            type = V_TRUE;
+            break;
+        case 'f':
+            if (match_lit(ps, "false", 5) < 0) return -1;
+            type = V_FALSE;
+            break;
+        default:
+            if (parse_number(ps, &is_int) < 0) return -1;
+            type = V_NUM;
+            break;
+    }
+    if (v) {
+        v->type = type;
+        v->is_int = is_int;
+        v->ascii = ascii;
+        if (type == V_STR) {
+            v->s = s;
+            v->n = n;
+        } else {
+            v->s = (const char *)start;
+            v->n = ps->p - start;
+        }
+        v->raw = (const char *)start;
+        v->raw_n = ps->p - start;
+    }
+    return 0;
+}
+
+static int skip_value(Parser *ps, int depth) { return parse_value(ps, NULL, depth); }
+
+/* ---- conversions (only for a value already syntax-checked) ---- */
+
+/* An integer that surely fits int64 (at most 18 digits); "-0" is refused (the readers differ on its sign). */
+static int val_int64(const Val *v, int64_t *out) {
+    if (v->type != V_NUM || !v->is_int) return -1;
+    const char *p = v->s, *e = v->s + v->n;
+    int neg = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    if (e - p > 18 || e - p < 1) return -1;
+    if (neg && *p == '0') return -1;
+    int64_t x = 0;
+    for (; p < e; p++) x = x * 10 + (*p - '0');
+    *out = neg ? -x : x;
+    return 0;
+}
+
+static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* A JSON number as the double msgspec gives (correctly rounded); -1 for what this does not vouch for. */
+static int val_double(const Val *v, double *out) {
+    if (v->type != V_NUM) return -1;
+    const char *p = v->s, *e = v->s + v->n;
+    int neg = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    if (v->is_int) {
+        /* integers: float(int), exact below 2**53 (at most 15 digits) */
+        if (e - p > 15) return -1;
+        if (neg && *p == '0') return -1;
+        int64_t x = 0;
+        for (; p < e; p++) x = x * 10 + (*p - '0');
+        *out = neg ? -(double)x : (double)x;
+        return 0;
+    }
+    /* Clinger's fast path: an exact mantissa below 2**53 and a power of ten that is exact: one rounding. */
+    uint64_t m = 0;
+    int digits = 0, nonzero = 0, exp10 = 0, ok = 1;
+    for (; p < e && is_digit(*p); p++) {
+        if (digits || *p != '0') {
+            if (++digits > 17) ok = 0;
+            else m = m * 10 + (uint64_t)(*p - '0');
+        }
+        if (*p != '0') nonzero = 1;
+    }
+    if (p < e && *p == '.') {
+        for (p++; p < e && is_digit(*p); p++) {
+            if (digits || *p != '0') {
+                if (++digits > 17) ok = 0;
+                else m = m * 10 + (uint64_t)(*p - '0');
+            }
+            if (*p != '0') nonzero = 1;
+            exp10--;
+        }
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        int eneg = 0, ev = 0;
+        if (*p == '+' || *p == '-') {
+            eneg = *p == '-';
+            p++;
+        }
+        for (; p < e; p++) {
+            if (ev < 100000) ev = ev * 10 + (*p - '0');
+        }
+        exp10 += eneg ? -ev : ev;
+    }
+    if (ok && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
+        double d = (double)m;
+        d = exp10 < 0 ? d / POW10[-exp10] : d * POW10[exp10];
+        *out = neg ? -d : d;
+        return 0;
+    }
+    /* Otherwise Python's correctly rounded, locale-independent conversion on a NUL-terminated copy. */
+    if (v->n >= MAX_NUM_LEN) return -1;
+    char buf[MAX_NUM_LEN];
+    memcpy(buf, v->s, v->n);
+    buf[v->n] = '\0';
+    char *endp = NULL;
+    double d = PyOS_string_to_double(buf, &endp, NULL);
+    if (d == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    if (endp != buf + v->n) return -1;
+    if (!isfinite(d)) return -1;                        /* overflow: msgspec refuses it */
+    if (d != 0.0 && fabs(d) < DBL_MIN) return -1;       /* subnormal: not vouched for */
+    if (d == 0.0 && nonzero) return -1;                 /* underflow to zero */
+    *out = d;
+    return 0;
+}
+
+/* ---- pending records ---- */
+
+enum { S_NONE = 0, S_INT, S_FLOAT, S_STR, S_TRUE, S_FALSE };
+
+typedef struct {
+    int type;
+    int ascii;
+    int64_t i;
+    double d;
+    const char *s;
+    Py_ssize_t n;
+} Scalar;
+
+typedef struct {
+    int kind;
+    PyObject *cat;          /* the category's constant (borrowed: setup() keeps every one alive) */
+    const char *name;
+    Py_ssize_t name_n;
+    int name_ascii;
+    double ts;
+    Scalar dur;             /* S_NONE or S_FLOAT */
+    Scalar pid, tid;        /* S_NONE, S_INT or S_STR */
+    Scalar corr, ext, stream, device;  /* S_NONE or S_INT */
+    Scalar kb, kn;          /* any scalar */
+    const char *raw[3];     /* Input Dims, Input type, Concrete Inputs (NULL: missing) */
+    Py_ssize_t raw_n[3];
+} Pending;
+
+/* event keys */
+enum { K_PH = 0, K_CAT, K_NAME, K_TS, K_DUR, K_PID, K_TID, K_ARGS, K_N };
+/* args keys */
+enum { A_CORR = 0, A_EXT, A_STREAM, A_DEVICE, A_KB, A_KN, A_DIMS, A_TYPES, A_CONC, A_N };
+
+static int key_of(const char *s, Py_ssize_t n) {
+    switch (n) {
+        case 2:
+            if (memcmp(s, "ph", 2) == 0) return K_PH;
+            if (memcmp(s, "ts", 2) == 0) return K_TS;
+            break;
+        case 3:
+            if (memcmp(s, "cat", 3) == 0) return K_CAT;
+            if (memcmp(s, "dur", 3) == 0) return K_DUR;
+            if (memcmp(s, "pid", 3) == 0) return K_PID;
+            if (memcmp(s, "tid", 3) == 0) return K_TID;
+            break;
+        case 4:
+            if (memcmp(s, "name", 4) == 0) return K_NAME;
+            if (memcmp(s, "args", 4) == 0) return K_ARGS;
+            break;
+    }
+    return -1;
+}
+
+static int args_key_of(const char *s, Py_ssize_t n) {
+    switch (n) {
+        case 6:
+            if (memcmp(s, "stream", 6) == 0) return A_STREAM;
+            if (memcmp(s, "device", 6) == 0) return A_DEVICE;
+            break;
+        case 10:
+            if (memcmp(s, "Input Dims", 10) == 0) return A_DIMS;
+            if (memcmp(s, "Input type", 10) == 0) return A_TYPES;
+            break;
+        case 11:
+            if (memcmp(s, "correlation", 11) == 0) return A_CORR;
+            if (memcmp(s, "External id", 11) == 0) return A_EXT;
+            if (memcmp(s, "kernel_name", 11) == 0) return A_KN;
+            break;
+        case 14:
+            if (memcmp(s, "kernel_backend", 14) == 0) return A_KB;
+            break;
+        case 15:
+            if (memcmp(s, "Concrete Inputs", 15) == 0) return A_CONC;
+            break;
+    }
+    return -1;
+}
+
+/* Parses an object's members into vals (by key_fn), skipping other keys; *dup set on a repeated known key. */
+static int parse_members(Parser *ps, Val *vals, int (*key_fn)(const char *, Py_ssize_t), int *dup) {
+    /* at '{' */
+    ps->p++;
+    skip_ws(ps);
+    if (ps->p >= ps->end) return -1;
+    if (*ps->p == '}') {
+        ps->p++;
+        return 0;
+    }
+    while (1) {
+        const char *k;
+        Py_ssize_t kn;
+        int ascii;
+        if (ps->p >= ps->end || *ps->p != '"') return -1;
+        if (parse_string(ps, &k, &kn, &ascii) < 0) return -1;
+        skip_ws(ps);
+        if (ps->p >= ps->end || *ps->p != ':') return -1;
+        ps->p++;
+        int idx = key_fn(k, kn);
+        if (idx >= 0) {
+            if (vals[idx].type != V_MISSING) *dup = 1;
+            if (parse_value(ps, &vals[idx], 1) < 0) return -1;
+        } else {
+            if (skip_value(ps, 1) < 0) return -1;
+        }
+        skip_ws(ps);
+        if (ps->p >= ps->end) return -1;
+        if (*ps->p == ',') {
+            ps->p++;
+            skip_ws(ps);
+            continue;
+        }
+        if (*ps->p == '}') {
+            ps->p++;
+            return 0;
+        }
+        return -1;
+    }
+}
+
+/* Optional int64 id: missing/null -> S_NONE. */
+static int to_id(const Val *v, Scalar *out) {
+    out->type = S_NONE;
+    if (v->type == V_MISSING || v->type == V_NULL) return 0;
+    if (val_int64(v, &out->i) < 0) return -1;
+    out->type = S_INT;
+    return 0;
+}
+
+/* pid/tid: int64 or str. */
+static int to_tid(const Val *v, Scalar *out) {
+    if (v->type == V_STR) {
+        out->type = S_STR;
+        out->s = v->s;
+        out->n = v->n;
+        out->ascii = v->ascii;
+        return 0;
+    }
+    return to_id(v, out);
+}
+
+/* Any JSON scalar (kernel_backend, kernel_name). */
+static int to_scalar(const Val *v, Scalar *out) {
+    switch (v->type) {
+        case V_MISSING:
+        case V_NULL:
+            out->type = S_NONE;
+            return 0;
+        case V_TRUE:
+            out->type = S_TRUE;
+            return 0;
+        case V_FALSE:
+            out->type = S_FALSE;
+            return 0;
+        case V_STR:
+            return to_tid(v, out);
+        case V_NUM:
+            if (v->is_int) {
+                out->type = S_INT;
+                return val_int64(v, &out->i);
+            }
+            out->type = S_FLOAT;
+            return val_double(v, &out->d);
+        default:
+            return -1;
+    }
+}
+
+/* Optional float: missing/null -> S_NONE. */
+static int to_float(const Val *v, Scalar *out) {
+    out->type = S_NONE;
+    if (v->type == V_MISSING || v->type == V_NULL) return 0;
+    if (val_double(v, &out->d) < 0) return -1;
+    out->type = S_FLOAT;
+    return 0;
+}
+
+typedef struct {
+    Pending *recs;
+    Py_ssize_t n, cap;
+    Py_ssize_t total, skipped;
+} Chunk;
+
+
+static int push(Chunk *ch, Pending **out) {
+    if (ch->n == ch->cap) {
+        Py_ssize_t cap = ch->cap ? ch->cap * 2 : 256;
+        Pending *r = PyMem_Realloc(ch->recs, (size_t)cap * sizeof(Pending));
+        if (r == NULL) return -1;
+        ch->recs = r;
+        ch->cap = cap;
+    }
+    *out = &ch->recs[ch->n++];
+    return 0;
+}
+
+/* One event at ps->p ('{'). 0, -1 (not handled) or -2 (out of memory). */
+static int parse_event(Parser *ps, Chunk *ch) {
+    Val ev[K_N], args[A_N];
+    for (int i = 0; i < K_N; i++) ev[i].type = V_MISSING;
+    for (int i = 0; i < A_N; i++) args[i].type = V_MISSING;
+    unsigned dups = 0;
+    int args_dup = 0, args_seen = 0, args_obj = 0;
+    ps->p++;
+    skip_ws(ps);
+    if (ps->p >= ps->end) return -1;
+    if (*ps->p != '}') {
+        while (1) {
+            const char *k;
+            Py_ssize_t kn;
+            int ascii;
+            if (ps->p >= ps->end || *ps->p != '"') return -1;
+            if (parse_string(ps, &k, &kn, &ascii) < 0) return -1;
+            skip_ws(ps);
+            if (ps->p >= ps->end || *ps->p != ':') return -1;
+            ps->p++;
+            int idx = key_of(k, kn);
+            if (idx == K_ARGS) {
+                if (args_seen) dups |= 1u << K_ARGS;
+                args_seen = 1;
+                skip_ws(ps);
+                if (ps->p < ps->end && *ps->p == '{' && !args_obj) {
+                    args_obj = 1;
+                    if (parse_members(ps, args, args_key_of, &args_dup) < 0) return -1;
+                } else {
+                    if (skip_value(ps, 1) < 0) return -1;
+                }
+            } else if (idx >= 0) {
+                if (ev[idx].type != V_MISSING) dups |= 1u << idx;
+                if (parse_value(ps, &ev[idx], 1) < 0) return -1;
+            } else {
+                if (skip_value(ps, 1) < 0) return -1;
+            }
+            skip_ws(ps);
+            if (ps->p >= ps->end) return -1;
+            if (*ps->p == ',') {
+                ps->p++;
+                skip_ws(ps);
+                continue;
+            }
+            if (*ps->p == '}') break;
+            return -1;
+        }
+    }
+    ps->p++; /* '}' */
+    ch->total++;
+
+    /* the phase */
+    const Val *ph = &ev[K_PH];
+    if (ph->type != V_STR || (dups & (1u << K_PH))) return -1;
+    if (!(ph->n == 1 && ph->s[0] == 'X')) {
+        for (int i = 0; i < n_phases; i++) {
+            if (phases[i].n == ph->n && memcmp(phases[i].s, ph->s, (size_t)ph->n) == 0) return 0;
+        }
+        return -1; /* an unknown phase: msgspec refuses the chunk */
+    }
+
+    /* an X event: every field typed as _Event and _Args take it */
+    if (dups || args_dup) return -1;
+    if (args_seen && !args_obj) return -1;
+    const Val *cat = &ev[K_CAT], *name = &ev[K_NAME];
+    int cat_none = cat->type == V_MISSING || cat->type == V_NULL;
+    if (!cat_none && cat->type != V_STR) return -1;
+    int name_none = name->type == V_MISSING || name->type == V_NULL;
+    if (!name_none && name->type != V_STR) return -1;
+    Scalar ts, dur, pid, tid, corr, ext, stream, device, kb, kn;
+    if (to_float(&ev[K_TS], &ts) < 0 || to_float(&ev[K_DUR], &dur) < 0) return -1;
+    if (to_tid(&ev[K_PID], &pid) < 0 || to_tid(&ev[K_TID], &tid) < 0) return -1;
+    if (to_id(&args[A_CORR], &corr) < 0 || to_id(&args[A_EXT], &ext) < 0 || to_id(&args[A_STREAM], &stream) < 0 ||
+        to_id(&args[A_DEVICE], &device) < 0)
+        return -1;
+    if (to_scalar(&args[A_KB], &kb) < 0 || to_scalar(&args[A_KN], &kn) < 0) return -1;
+
+    /* add_structs' rules */
+    if (cat_none) return 0;
+    if (name_none || ts.type == S_NONE) {
+        ch->skipped++;
+        return 0;
+    }
+    int ci = -1;
+    for (int i = 0; i < n_cats; i++) {
+        if (cats[i].n == cat->n && memcmp(cats[i].s, cat->s, (size_t)cat->n) == 0) {
+            ci = i;
+            break;
+        }
+    }
+    if (ci < 0) return 0;
+    Pending *r;
+    if (push(ch, &r) < 0) return -2;
+    r->kind = cats[ci].kind;
+    r->cat = cats[ci].cnst;
+    r->name = name->s;
+    r->name_n = name->n;
+    r->name_ascii = name->ascii;
+    r->ts = ts.d;
+    r->dur = dur;
+    r->pid = pid;
+    r->tid = tid;
+    r->corr = corr;
+    r->ext = ext;
+    r->stream = stream;
+    r->device = device;
+    r->kb = kb;
+    r->kn = kn;
+    const int raws[3] = {A_DIMS, A_TYPES, A_CONC};
+    for (int i = 0; i < 3; i++) {
+        const Val *v = &args[raws[i]];
+        r->raw[i] = v->type == V_MISSING ? NULL : v->raw;
+        r->raw_n[i] = v->type == V_MISSING ? 0 : v->raw_n;
+    }
+    return 0;
+}
+
+/* The whole chunk: events separated by ',' (and whitespace), nothing else. */
+static int parse_chunk(Parser *ps, Chunk *ch) {
+    skip_ws(ps);
+    while (1) {
+        if (ps->p >= ps->end || *ps->p != '{') return -1;
+        int rc = parse_event(ps, ch);
+        if (rc < 0) return rc;
+        skip_ws(ps);
+        if (ps->p >= ps->end) return 0;
+        if (*ps->p != ',') return -1;
+        ps->p++;
+        skip_ws(ps);
+    }
+}
+
+/* ---- building the records ---- */
+
+static PyObject *make_str(const char *s, Py_ssize_t n, int ascii) {
+    if (ascii) {
+        PyObject *u = PyUnicode_New(n, 127);
+        if (u == NULL) return NULL;
+        memcpy(PyUnicode_DATA(u), s, (size_t)n);
+        return u;
+    }
+    return PyUnicode_DecodeUTF8(s, n, NULL);
+}
+
+static PyObject *scalar_obj(const Scalar *sc) {
+    switch (sc->type) {
+        case S_INT: return PyLong_FromLongLong(sc->i);
+        case S_FLOAT: return PyFloat_FromDouble(sc->d);
+        case S_STR: return make_str(sc->s, sc->n, sc->ascii);
+        case S_TRUE: Py_RETURN_TRUE;
+        case S_FALSE: Py_RETURN_FALSE;
+        default: Py_RETURN_NONE;
+    }
+}
+
+/* dict.setdefault(v, v), stealing v; a new reference. */
+static PyObject *intern(PyObject *dict, PyObject *v) {
+    if (v == NULL) return NULL;
+    PyObject *r = PyDict_SetDefault(dict, v, v);
+    Py_XINCREF(r);
+    Py_DECREF(v);
+    return r;
+}
+
+/* cache.get(raw) or method(raw) (which fills the cache); a new reference. */
+static PyObject *raw_lookup(PyObject *cache, PyObject *method, const char *s, Py_ssize_t n) {
+    PyObject *key = PyBytes_FromStringAndSize(s, n);
+    if (key == NULL) return NULL;
+    PyObject *r = PyDict_GetItemWithError(cache, key);
+    if (r != NULL) {
+        Py_INCREF(r);
+        Py_DECREF(key);
+        return r;
+    }
+    if (PyErr_Occurred()) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    r = PyObject_CallOneArg(method, key);
+    Py_DECREF(key);
+    return r;
+}
+
+/* A per-call cache of interned objects, keyed by the value's bytes: a repeated name, duration or pid/tid is found
+ * without building a str/float/int and hashing it again. It gives the object the builder's dict holds for that key
+ * (the first lookup of a key goes through the dict), and holds a reference to it until the call ends. */
+#define CACHE_SLOTS 4096
+#define CACHE_MAX_USED (CACHE_SLOTS / 2)
+#define CACHE_PROBES 16
+enum { C_NAME = 1, C_DUR, C_ID };
+
+typedef struct {
+    uint64_t h;
+    const char *p;      /* the key's bytes: in the chunk, or in inl */
+    Py_ssize_t n;
+    char inl[16];
+    int tag;
+    PyObject *obj;      /* NULL: an empty slot */
+} CEntry;
+
+typedef struct {
+    CEntry *e;
+    int used;
+} Cache;
+
+static inline uint64_t mix8(uint64_t h, const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return (((h << 5) | (h >> 59)) ^ w) * 0x517cc1b727220a95ULL;
+}
+
+/* FxHash-style, 8 bytes per multiply; a key longer than 32 bytes is hashed by its length, first 16 and last 16
+ * bytes (equality is always confirmed with memcmp, and a probe sequence is bounded: a collision costs time only) */
+static uint64_t fnv(int tag, const char *p, Py_ssize_t n) {
+    uint64_t h = ((uint64_t)tag << 56) ^ (uint64_t)n;
+    if (n > 32) {
+        h = mix8(mix8(h, p), p + 8);
+        h = mix8(mix8(h, p + n - 16), p + n - 8);
+        return h ^ (h >> 31);
+    }
+    while (n >= 8) {
+        h = mix8(h, p);
+        p += 8;
+        n -= 8;
+    }
+    if (n > 0) {
+        char tail[8] = {0};
+        memcpy(tail, p, (size_t)n);
+        h = mix8(h, tail);
+    }
+    return h ^ (h >> 31);
+}
+
+/* The cached object (a new reference), or NULL with *slot set to where it would go (NULL: cache full). */
+static PyObject *cache_get(Cache *c, int tag, const char *p, Py_ssize_t n, uint64_t h, CEntry **slot) {
+    *slot = NULL;
+    if (c->e == NULL) return NULL;
+    size_t i = (size_t)h & (CACHE_SLOTS - 1);
+    for (int probe = 0; probe < CACHE_PROBES; probe++, i = (i + 1) & (CACHE_SLOTS - 1)) {
+        CEntry *e = &c->e[i];
+        if (e->obj == NULL) {
+            if (c->used < CACHE_MAX_USED) *slot = e;
+            return NULL;
+        }
+        if (e->h == h && e->tag == tag && e->n == n && memcmp(e->p, p, (size_t)n) == 0) {
+            Py_INCREF(e->obj);
+            return e->obj;
+        }
+    }
+    return NULL; /* a long probe sequence: not cached */
+}
+
+static void cache_put(Cache *c, CEntry *slot, int tag, const char *p, Py_ssize_t n, uint64_t h, PyObject *obj) {
+    if (slot == NULL) return;
+    slot->h = h;
+    slot->tag = tag;
+    slot->n = n;
+    if (p != NULL && n <= (Py_ssize_t)sizeof slot->inl && (tag != C_NAME)) {
+        memcpy(slot->inl, p, (size_t)n);
+        slot->p = slot->inl;
+    } else {
+        slot->p = p;
+    }
+    Py_INCREF(obj);
+    slot->obj = obj;
+    c->used++;
+}
+
+static void cache_clear(Cache *c) {
+    if (c->e == NULL) return;
+    for (size_t i = 0; i < CACHE_SLOTS; i++) Py_XDECREF(c->e[i].obj);
+    PyMem_Free(c->e);
+    c->e = NULL;
+}
+
+/* The interned name (a new reference). */
+static PyObject *cached_name(Cache *c, PyObject *dict, const char *s, Py_ssize_t n, int ascii) {
+    uint64_t h = fnv(C_NAME, s, n);
+    CEntry *slot;
+    PyObject *o = cache_get(c, C_NAME, s, n, h, &slot);
+    if (o != NULL) return o;
+    o = intern(dict, make_str(s, n, ascii));
+    if (o != NULL) cache_put(c, slot, C_NAME, s, n, h, o);
+    return o;
+}
+
+/* A scalar interned through dict (durations; pids and tids), a new reference. */
+static PyObject *cached_scalar(Cache *c, int tag, PyObject *dict, const Scalar *sc) {
+    char key[9];
+    const char *p = key;
+    Py_ssize_t n;
+    key[0] = (char)sc->type;
+    if (sc->type == S_INT) {
+        memcpy(key + 1, &sc->i, 8);
+        n = 9;
+    } else if (sc->type == S_FLOAT) {
+        memcpy(key + 1, &sc->d, 8);
+        n = 9;
+    } else if (sc->type == S_NONE) {
+        n = 1;
+    } else {
+        return intern(dict, scalar_obj(sc)); /* strings: not cached (their bytes are not the whole key) */
+    }
+    uint64_t h = fnv(tag, p, n);
+    CEntry *slot;
+    PyObject *o = cache_get(c, tag, p, n, h, &slot);
+    if (o != NULL) return o;
+    o = intern(dict, scalar_obj(sc));
+    if (o != NULL) cache_put(c, slot, tag, p, n, h, o);
+    return o;
+}
+
+typedef struct {
+    PyObject *lists[4]; /* by kind */
+    PyObject *strs, *ids, *durs, *dims, *types, *dims_of, *types_of;
+} Target;
+
+static int build_records(const Chunk *ch, Target *t, Cache *cache) {
+    for (Py_ssize_t i = 0; i < ch->n; i++) {
+        const Pending *r = &ch->recs[i];
+        /* own[]: the new references this record holds (released after the call); a[]: the call's arguments */
+        PyObject *own[12] = {NULL};
+        PyObject *a[12];
+        Py_ssize_t na = 0;
+        PyObject *type, *rec = NULL;
+        int ok = 0;
+        PyObject *cat = r->cat; /* borrowed: held by the module */
+        PyObject *name = own[0] = cached_name(cache, t->strs, r->name, r->name_n, r->name_ascii);
+        PyObject *ts = own[1] = PyFloat_FromDouble(r->ts);
+        PyObject *dur = own[2] = cached_scalar(cache, C_DUR, t->durs, &r->dur);
+        if (name == NULL || ts == NULL || dur == NULL) goto done;
+        if (r->kind == KIND_GPU) {
+            type = GpuEvent_t;
+            own[3] = scalar_obj(&r->corr);
+            own[4] = scalar_obj(&r->ext);
+            own[5] = scalar_obj(&r->stream);
+            own[6] = scalar_obj(&r->device);
+            PyObject *v[8] = {name, cat, ts, dur, own[3], own[4], own[5], own[6]};
+            na = 8;
+            memcpy(a, v, sizeof v);
+        } else if (r->kind == KIND_RUNTIME) {
+            type = RuntimeEvent_t;
+            own[3] = scalar_obj(&r->corr);
+            own[4] = scalar_obj(&r->ext);
+            own[5] = cached_scalar(cache, C_ID, t->ids, &r->tid);
+            PyObject *v[6] = {name, ts, dur, own[3], own[4], own[5]};
+            na = 6;
+            memcpy(a, v, sizeof v);
+        } else {
+            type = CpuEvent_t;
+            own[3] = cached_scalar(cache, C_ID, t->ids, &r->pid);
+            if (own[3] == NULL) goto done;
+            own[4] = cached_scalar(cache, C_ID, t->ids, &r->tid);
+            own[5] = scalar_obj(&r->ext);
+            PyObject *v[7] = {name, cat, ts, dur, own[3], own[4], own[5]};
+            na = 7;
+            memcpy(a, v, sizeof v);
+            if (r->kind == KIND_CPU) {
+                own[6] = scalar_obj(&r->kb);
+                own[7] = scalar_obj(&r->kn);
+                PyObject *caches[3] = {t->dims, t->types, t->types};
+                PyObject *meths[3] = {t->dims_of, t->types_of, t->types_of};
+                if (own[6] == NULL || own[7] == NULL) goto done;
+                for (int k = 0; k < 3; k++) {
+                    if (r->raw[k] == NULL) {
+                        Py_INCREF(Py_None);
+                        own[8 + k] = Py_None;
+                    } else {
+                        own[8 + k] = raw_lookup(caches[k], meths[k], r->raw[k], r->raw_n[k]);
+                        if (own[8 + k] == NULL) goto done;
+                    }
+                }
+                for (int k = 6; k < 11; k++) a[k + 1] = own[k];
+                na = 12;
+            }
+        }
+        for (Py_ssize_t k = 0; k < na; k++) {
+            if (a[k] == NULL) goto done;
+        }
+        rec = PyObject_Vectorcall(type, a, (size_t)na, NULL);
+        if (rec == NULL) goto done;
+        ok = PyList_Append(t->lists[r->kind], rec) == 0;
+    done:
+        for (int k = 0; k < 12; k++) Py_XDECREF(own[k]);
+        Py_XDECREF(rec);
+        if (!ok) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "_fastread: record not built");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int build(const Chunk *ch, Target *t) {
+    Cache cache = {NULL, 0};
+    cache.e = PyMem_Calloc(CACHE_SLOTS, sizeof(CEntry)); /* NULL: no cache, each lookup goes to the dict */
+    int status = build_records(ch, t, &cache);
+    cache_clear(&cache);
+    return status;
+}
+
+static PyObject *get_typed(PyObject *obj, const char *attr, PyTypeObject *tp) {
+    PyObject *v = PyObject_GetAttrString(obj, attr);
+    if (v == NULL) return NULL;
+    if (tp != NULL && Py_TYPE(v) != tp) {
+        Py_DECREF(v);
+        PyErr_Format(PyExc_TypeError, "_fastread: builder.%s is not a plain %s", attr, tp->tp_name);
+        return NULL;
+    }
+    return v;
+}
+
+/* add_chunk(builder, data, start, end) -> (total, skipped) | None */
+static PyObject *add_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "add_chunk(builder, data, start, end)");
+        return NULL;
+    }
+    if (GpuEvent_t == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_fastread.setup() was not called");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[2]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t stop = PyLong_AsSsize_t(args[3]);
+    if (stop == -1 && PyErr_Occurred()) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *result = NULL;
+    Chunk ch = {NULL, 0, 0, 0, 0};
+    Target t;
+    memset(&t, 0, sizeof t);
+    if (start < 0 || stop < start || stop > view.len) {
+        PyErr_SetString(PyExc_ValueError, "_fastread: chunk out of bounds");
+        goto out;
+    }
+    Parser ps = {(const unsigned char *)view.buf + start, (const unsigned char *)view.buf + stop};
+    int rc = parse_chunk(&ps, &ch);
+    if (rc == -2) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    if (rc < 0) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto out;
+    }
+    const char *lists[4] = {"gpu", "runtime", "cpu", "gpu_ann"};
+    int kinds[4] = {KIND_GPU, KIND_RUNTIME, KIND_CPU, KIND_ANN};
+    for (int k = 0; k < 4; k++) {
+        if ((t.lists[kinds[k]] = get_typed(args[0], lists[k], &PyList_Type)) == NULL) goto out;
+    }
+    if ((t.strs = get_typed(args[0], "_strs", &PyDict_Type)) == NULL) goto out;
+    if ((t.ids = get_typed(args[0], "_ids", &PyDict_Type)) == NULL) goto out;
+    if ((t.durs = get_typed(args[0], "_durs", &PyDict_Type)) == NULL) goto out;
+    if ((t.dims = get_typed(args[0], "_dims", &PyDict_Type)) == NULL) goto out;
+    if ((t.types = get_typed(args[0], "_types", &PyDict_Type)) == NULL) goto out;
+    if ((t.dims_of = get_typed(args[0], "_dims_of", NULL)) == NULL) goto out;
+    if ((t.types_of = get_typed(args[0], "_types_of", NULL)) == NULL) goto out;
+    if (build(&ch, &t) < 0) goto out;
+    result = Py_BuildValue("(nn)", ch.total, ch.skipped);
+out:
+    for (int k = 0; k < 4; k++) Py_XDECREF(t.lists[k]);
+    Py_XDECREF(t.strs);
+    Py_XDECREF(t.ids);
+    Py_XDECREF(t.durs);
+    Py_XDECREF(t.dims);
+    Py_XDECREF(t.types);
+    Py_XDECREF(t.dims_of);
+    Py_XDECREF(t.types_of);
+    PyMem_Free(ch.recs);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static int as_int(PyObject *o, int *out) {
+    long v = PyLong_AsLong(o);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* setup(GpuEvent, RuntimeEvent, CpuEvent, kind_of_cat, cat_const, other_phases, (GPU, RUNTIME, CPU, ANN)) */
+static PyObject *setup(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *g, *r, *c, *kind_of, *cat_const, *phs;
+    int kg, kr, kc, ka;
+    if (!PyArg_ParseTuple(args, "OOOO!O!O(iiii)", &g, &r, &c, &PyDict_Type, &kind_of, &PyDict_Type, &cat_const, &phs,
+                          &kg, &kr, &kc, &ka))
+        return NULL;
+    /* Called again (kernelscope.trace reloaded): the new tables replace the old ones, whose objects are kept
+     * alive on purpose (a call in progress on another thread may still use them). */
+    if (PyDict_Size(kind_of) > MAX_CATS) {
+        PyErr_SetString(PyExc_ValueError, "too many categories");
+        return NULL;
+    }
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    int nc = 0;
+    while (PyDict_Next(kind_of, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) continue;
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(key, &n);
+        if (s == NULL) return NULL;
+        PyObject *cnst = PyDict_GetItemWithError(cat_const, key);
+        if (cnst == NULL) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "category without a constant");
+            return NULL;
+        }
+        int kind;
+        if (as_int(value, &kind) < 0) return NULL;
+        char *copy = PyMem_Malloc((size_t)n + 1);
+        if (copy == NULL) return PyErr_NoMemory();
+        memcpy(copy, s, (size_t)n + 1);
+        cats[nc].s = copy;
+        cats[nc].n = n;
+        cats[nc].kind = kind;
+        Py_INCREF(cnst);
+        cats[nc].cnst = cnst;
+        nc++;
+    }
+    PyObject *seq = PySequence_Fast(phs, "phases must be a sequence");
+    if (seq == NULL) return NULL;
+    Py_ssize_t np = PySequence_Fast_GET_SIZE(seq);
+    if (np > MAX_PHASES) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "too many phases");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < np; i++) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(PySequence_Fast_GET_ITEM(seq, i), &n);
+        if (s == NULL || n >= 8 || n < 1) {
+            Py_DECREF(seq);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad phase");
+            return NULL;
+        }
+        memcpy(phases[i].s, s, (size_t)n);
+        phases[i].n = n;
+    }
+    Py_DECREF(seq);
+    n_phases = (int)np;
+    n_cats = nc;
+    if (kg < 0 || kg > 3 || kr < 0 || kr > 3 || kc < 0 || kc > 3 || ka < 0 || ka > 3) {
+        PyErr_SetString(PyExc_ValueError, "kinds must be 0..3");
+        return NULL;
+    }
+    KIND_GPU = kg;
+    KIND_RUNTIME = kr;
+    KIND_CPU = kc;
+    KIND_ANN = ka;
+    Py_INCREF(g);
+    Py_INCREF(r);
+    Py_INCREF(c);
+    RuntimeEvent_t = r;
+    CpuEvent_t = c;
+    GpuEvent_t = g;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"add_chunk", (PyCFunction)(void (*)(void))add_chunk, METH_FASTCALL,
+     "add_chunk(builder, data, start, end): append one chunk's records; (total, skipped), or None: not handled"},
+    {"setup", setup, METH_VARARGS, "setup(GpuEvent, RuntimeEvent, CpuEvent, kind_of_cat, cat_const, phases, kinds)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "kernelscope._fastread", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__fastread(void) { return PyModule_Create(&module); }
