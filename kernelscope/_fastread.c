@@ -969,6 +969,46 @@ static PyObject *get_typed(PyObject *obj, const char *attr, PyTypeObject *tp) {
     return v;
 }
 
+/* The order check of _Builder.finish, as the records are appended: builder._order is [last ts of gpu, runtime,
+ * cpu, gpu ordered, runtime ordered, cpu ordered] over every record appended so far (gpu and runtime: each ts <= the
+ * next; cpu: each ts < the next, as trace.py's _ordered checks them). Updated only for a chunk that was read. */
+static int track_order(PyObject *builder, const Chunk *ch) {
+    PyObject *st = PyObject_GetAttrString(builder, "_order");
+    if (st == NULL) return -1;
+    int status = -1;
+    if (!PyList_CheckExact(st) || PyList_GET_SIZE(st) != 6) {
+        PyErr_SetString(PyExc_TypeError, "_fastread: builder._order is not a list of 6");
+        goto out;
+    }
+    double last[3];
+    int ok[3];
+    for (int k = 0; k < 3; k++) {
+        last[k] = PyFloat_AsDouble(PyList_GET_ITEM(st, k));
+        if (last[k] == -1.0 && PyErr_Occurred()) goto out;
+        ok[k] = PyObject_IsTrue(PyList_GET_ITEM(st, 3 + k));
+        if (ok[k] < 0) goto out;
+    }
+    for (Py_ssize_t i = 0; i < ch->n; i++) {
+        const Pending *r = &ch->recs[i];
+        int k = r->kind == KIND_GPU ? 0 : r->kind == KIND_RUNTIME ? 1 : r->kind == KIND_CPU ? 2 : -1;
+        if (k < 0) continue;
+        double ts = r->ts;
+        if (ok[k] && !(k == 2 ? last[k] < ts : last[k] <= ts)) ok[k] = 0;
+        last[k] = ts;
+    }
+    for (int k = 0; k < 3; k++) {
+        PyObject *f = PyFloat_FromDouble(last[k]);
+        if (f == NULL) goto out;
+        if (PyList_SetItem(st, k, f) < 0) goto out; /* steals f */
+        PyObject *b = PyBool_FromLong(ok[k]);
+        if (PyList_SetItem(st, 3 + k, b) < 0) goto out;
+    }
+    status = 0;
+out:
+    Py_DECREF(st);
+    return status;
+}
+
 /* add_chunk(builder, data, start, end) -> (total, skipped) | None */
 static PyObject *add_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
@@ -1018,6 +1058,7 @@ static PyObject *add_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if ((t.dims_of = get_typed(args[0], "_dims_of", NULL)) == NULL) goto out;
     if ((t.types_of = get_typed(args[0], "_types_of", NULL)) == NULL) goto out;
     if (build(&ch, &t) < 0) goto out;
+    if (track_order(args[0], &ch) < 0) goto out;
     result = Py_BuildValue("(nn)", ch.total, ch.skipped);
 out:
     for (int k = 0; k < 4; k++) Py_XDECREF(t.lists[k]);

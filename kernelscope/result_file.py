@@ -67,11 +67,12 @@ def dumps_result(result: RunResult) -> str:
     return json.dumps(to_json(result), indent=1, allow_nan=False) + "\n"
 
 
-def write_result(path: str | os.PathLike[str], result: RunResult) -> Path:
-    """Write result.json atomically into ``path`` (a directory) or to ``path`` (a file name ending .json)."""
+def write_result(path: str | os.PathLike[str], result: RunResult, text: str | None = None) -> Path:
+    """Write result.json atomically into ``path`` (a directory) or to ``path`` (a file name ending .json).
+    ``text``: ``dumps_result(result)`` when the caller has it already (the reports embed the same text)."""
     p = Path(path)
     file = p if p.suffix == ".json" else p / RESULT_FILE
-    return atomic_write_text(file, dumps_result(result))
+    return atomic_write_text(file, dumps_result(result) if text is None else text)
 
 
 def schema_version(schema: str) -> int | None:

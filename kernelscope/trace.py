@@ -308,9 +308,15 @@ class _Builder:
         self._durs: dict[Any, Any] = {None: 0.0, 0.0: 0.0}
         self._dims: dict[bytes, tuple[Any, ...] | None] = {}
         self._types: dict[bytes, tuple[str, ...] | None] = {}
+        # The C reader checks the lists' order as it appends (finish's check, without a list of every start):
+        # the last start of gpu, runtime and cpu, and whether each list is ordered so far. Trusted only when the C
+        # reader appended every record (_python_records stays False).
+        self._order: list[Any] = [float("-inf")] * 3 + [True] * 3
+        self._python_records = False
 
     def add_dicts(self, events: list[Any]) -> None:
         """The general reader's loop: events are whatever JSON gave, and anything may be missing or odd."""
+        self._python_records = True
         self.total += len(events)
         gpu, runtime, cpu, gpu_ann = self.gpu, self.runtime, self.cpu, self.gpu_ann
         for ev in events:
@@ -391,6 +397,7 @@ class _Builder:
         with ``map`` measured slower: ~70 ns per column per event, against a loop's attribute reads.)
         """
         self.total += len(events)
+        self._python_records = True
         if type(events) is _LooseEvents:
             return self._add_loose(events)
         gpu_append, runtime_append = self.gpu.append, self.runtime.append
@@ -519,11 +526,13 @@ class _Builder:
                              "tensorboard_trace_handler)")
         # Kineto writes most runs in time order already; the sorts are stable, so an ordered run stays as is
         # and checking order first (at C speed) skips building a million sort keys.
-        if not _ordered(gpu, strict=False):
+        native = not self._python_records
+        if not (self._order[3] if native else _ordered(gpu, strict=False)):
             gpu.sort(key=_ts)
-        if not _ordered(runtime, strict=False):
+        if not (self._order[4] if native else _ordered(runtime, strict=False)):
             runtime.sort(key=_ts)
-        if not _ordered(cpu, strict=True):  # equal starts are ordered by duration: leave those to the sort
+        # equal starts are ordered by duration: leave those to the sort
+        if not (self._order[5] if native else _ordered(cpu, strict=True)):
             cpu.sort(key=_ts_then_longest)
         return Trace(
             path=path,

@@ -274,3 +274,55 @@ def test_whitespace_and_long_names_sharing_their_ends() -> None:
         events.append(b'{"ph":"X","cat":"cpu_op","name":"' + name + b'","pid":1,"tid":"t","ts":1,"args":'
                       b'{"Input Dims": [[1, 2], []], "Input type":["float", ""],"Concrete Inputs":["", "1"]}}')
     assert _check(b" ,\n ".join(events)) == "native"
+
+
+def _ordering_trace(path: Path, swap: str | None) -> None:
+    """~2 MB of events (several 256 KiB chunks): kernels, launches and CPU ops in time order, except ``swap``:
+    two neighbours of that kind out of order near the middle (so across chunks' edges somewhere), or two CPU ops
+    with equal starts (a strict order fails, and the sort puts the longer first)."""
+    events = []
+    n = 6000
+    for i in range(n):
+        ts = 10.0 * i
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2,
+                       "ts": ts, "dur": 3.0, "args": {"correlation": i, "External id": i}})
+        events.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": ts + 1,
+                       "dur": 2.0, "args": {"External id": i}})
+        events.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ts + 5, "dur": 1.0,
+                       "args": {"correlation": i, "External id": i, "stream": 7, "device": 0}})
+    mid = len(events) // 2
+    cat = {"gpu": "kernel", "runtime": "cuda_runtime", "cpu": "cpu_op"}.get(swap or "")
+    if cat is not None:
+        idx = [k for k in range(mid, len(events)) if events[k]["cat"] == cat][:2]
+        a, b = events[idx[0]], events[idx[1]]
+        a["ts"], b["ts"] = b["ts"], a["ts"]
+    if swap == "cpu-equal":
+        idx = [k for k in range(mid, len(events)) if events[k]["cat"] == "cpu_op"][:2]
+        events[idx[1]]["ts"] = events[idx[0]]["ts"]
+        events[idx[1]]["dur"] = 9.0  # longer: the sort puts it first
+    import json
+
+    path.write_text(json.dumps({"traceEvents": events}, indent=1))
+
+
+@pytest.mark.parametrize("swap", [None, "gpu", "runtime", "cpu", "cpu-equal"])
+def test_the_order_the_c_reader_tracks_sorts_as_the_python_check_does(
+        swap: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a trace read in several chunks, in order or with one pair of one kind out of order
+    path = tmp_path / "t.json"
+    _ordering_trace(path, swap)
+    assert path.stat().st_size > 4 * T._BLOCK
+    before = T.READER_CHUNKS["native"]
+    native = _load(path, False, monkeypatch)
+    assert T.READER_CHUNKS["native"] - before >= 4  # every chunk natively: finish trusted the C reader's order
+    pure = _load(path, True, monkeypatch)
+    # THEN the same lists in the same order: sorted exactly where the Python check sorts
+    for f in FIELDS:
+        _same_records(getattr(native, f), getattr(pure, f))
+    if swap in ("gpu", "runtime", "cpu"):
+        ts = [e.ts for e in getattr(native, swap)]
+        assert ts == sorted(ts)
+    if swap == "cpu-equal":
+        cpu = native.cpu
+        k = next(i for i in range(len(cpu) - 1) if cpu[i].ts == cpu[i + 1].ts)
+        assert cpu[k].dur == 9.0  # the longer op first: the sort ran

@@ -177,10 +177,10 @@ def tb_logdir(result: RunResult) -> str:
     return "tb"
 
 
-def pack_result(result: RunResult) -> str:
-    """result.json's text as result_file writes it, gzip-compressed (no timestamp: the same result packs to the
-    same text) and base64-encoded."""
-    raw = dumps_result(result).encode("utf-8")
+def pack_result(result: RunResult, text: str | None = None) -> str:
+    """result.json's text as result_file writes it (``text``, when the caller has it), gzip-compressed (no
+    timestamp: the same result packs to the same text) and base64-encoded."""
+    raw = (dumps_result(result) if text is None else text).encode("utf-8")
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
@@ -189,10 +189,10 @@ def unpack_result(packed: str) -> Any:
     return json.loads(gzip.decompress(base64.b64decode(packed)))
 
 
-def render_html(result: RunResult) -> str:
+def render_html(result: RunResult, result_text: str | None = None) -> str:
     """The whole report as one HTML string."""
     ctx = build_context(result)
-    data = pack_result(result)
+    data = pack_result(result, result_text)
     embed = len(data) <= EMBED_LIMIT
     template = environment().get_template("report.html.j2")
     return template.render(
