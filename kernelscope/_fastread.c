@@ -17,6 +17,15 @@
 #include <stdint.h>
 #include <string.h>
 
+/* With glibc the parse runs without the GIL (parse() below): every call in it is plain C, the one correctly rounded
+ * decimal conversion it needs included (strtod_l in the "C" locale: correctly rounded like Python's own
+ * PyOS_string_to_double, so the same double). Elsewhere the GIL is held throughout and Python's conversion is used. */
+#if defined(__GLIBC__)
+#include <locale.h>
+#define KS_NOGIL 1
+static locale_t c_locale = (locale_t)0;
+#endif
+
 #if defined(__GNUC__)
 #define ALWAYS_INLINE __attribute__((always_inline))
 #else
@@ -349,11 +358,16 @@ static int val_double(const Val *v, double *out) {
     memcpy(buf, v->s, v->n);
     buf[v->n] = '\0';
     char *endp = NULL;
+#ifdef KS_NOGIL
+    if (c_locale == (locale_t)0) return -1;
+    double d = strtod_l(buf, &endp, c_locale);
+#else
     double d = PyOS_string_to_double(buf, &endp, NULL);
     if (d == -1.0 && PyErr_Occurred()) {
         PyErr_Clear();
         return -1;
     }
+#endif
     if (endp != buf + v->n) return -1;
     if (!isfinite(d)) return -1;                        /* overflow: msgspec refuses it */
     if (d != 0.0 && fabs(d) < DBL_MIN) return -1;       /* subnormal: not vouched for */
@@ -548,7 +562,7 @@ typedef struct {
 static int push(Chunk *ch, Pending **out) {
     if (ch->n == ch->cap) {
         Py_ssize_t cap = ch->cap ? ch->cap * 2 : 256;
-        Pending *r = PyMem_Realloc(ch->recs, (size_t)cap * sizeof(Pending));
+        Pending *r = PyMem_RawRealloc(ch->recs, (size_t)cap * sizeof(Pending));
         if (r == NULL) return -1;
         ch->recs = r;
         ch->cap = cap;
@@ -1009,57 +1023,98 @@ out:
     return status;
 }
 
-/* add_chunk(builder, data, start, end) -> (total, skipped) | None */
-static PyObject *add_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+/* The parsed chunk between parse() and build(): its pending records point into the buffer, which stays exported
+ * (and so alive and unresized) until the capsule goes. */
+typedef struct {
+    Py_buffer view;
+    Chunk ch;
+    int built;
+} Parsed;
+
+#define PARSED_NAME "kernelscope._fastread.Parsed"
+
+static void parsed_free(PyObject *capsule) {
+    Parsed *pd = PyCapsule_GetPointer(capsule, PARSED_NAME);
+    if (pd == NULL) return;
+    PyMem_RawFree(pd->ch.recs);
+    PyBuffer_Release(&pd->view);
+    PyMem_Free(pd);
+}
+
+/* parse(data, start, end) -> Parsed | None (not handled). The scan of the bytes runs without the GIL (KS_NOGIL). */
+static PyObject *parse(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "add_chunk(builder, data, start, end)");
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "parse(data, start, end)");
         return NULL;
     }
     if (GpuEvent_t == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "_fastread.setup() was not called");
         return NULL;
     }
-    Py_ssize_t start = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
     if (start == -1 && PyErr_Occurred()) return NULL;
-    Py_ssize_t stop = PyLong_AsSsize_t(args[3]);
+    Py_ssize_t stop = PyLong_AsSsize_t(args[2]);
     if (stop == -1 && PyErr_Occurred()) return NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0) return NULL;
-    PyObject *result = NULL;
-    Chunk ch = {NULL, 0, 0, 0, 0};
-    Target t;
-    memset(&t, 0, sizeof t);
-    if (start < 0 || stop < start || stop > view.len) {
-        PyErr_SetString(PyExc_ValueError, "_fastread: chunk out of bounds");
-        goto out;
+    Parsed *pd = PyMem_Calloc(1, sizeof(Parsed));
+    if (pd == NULL) return PyErr_NoMemory();
+    if (PyObject_GetBuffer(args[0], &pd->view, PyBUF_SIMPLE) < 0) {
+        PyMem_Free(pd);
+        return NULL;
     }
-    Parser ps = {(const unsigned char *)view.buf + start, (const unsigned char *)view.buf + stop};
-    int rc = parse_chunk(&ps, &ch);
+    if (start < 0 || stop < start || stop > pd->view.len) {
+        PyErr_SetString(PyExc_ValueError, "_fastread: chunk out of bounds");
+        goto fail;
+    }
+    Parser ps = {(const unsigned char *)pd->view.buf + start, (const unsigned char *)pd->view.buf + stop};
+    int rc;
+#ifdef KS_NOGIL
+    Py_BEGIN_ALLOW_THREADS
+    rc = parse_chunk(&ps, &pd->ch);
+    Py_END_ALLOW_THREADS
+#else
+    rc = parse_chunk(&ps, &pd->ch);
+#endif
     if (rc == -2) {
         PyErr_NoMemory();
-        goto out;
+        goto fail;
     }
     if (rc < 0) {
-        result = Py_None;
-        Py_INCREF(result);
-        goto out;
+        PyMem_RawFree(pd->ch.recs);
+        PyBuffer_Release(&pd->view);
+        PyMem_Free(pd);
+        Py_RETURN_NONE;
     }
+    PyObject *capsule = PyCapsule_New(pd, PARSED_NAME, parsed_free);
+    if (capsule == NULL) goto fail;
+    return capsule;
+fail:
+    PyMem_RawFree(pd->ch.recs);
+    PyBuffer_Release(&pd->view);
+    PyMem_Free(pd);
+    return NULL;
+}
+
+/* The records of a parsed chunk appended to the builder's lists; (total, skipped). */
+static PyObject *build_chunk(PyObject *builder, const Chunk *ch) {
+    PyObject *result = NULL;
+    Target t;
+    memset(&t, 0, sizeof t);
     const char *lists[4] = {"gpu", "runtime", "cpu", "gpu_ann"};
     int kinds[4] = {KIND_GPU, KIND_RUNTIME, KIND_CPU, KIND_ANN};
     for (int k = 0; k < 4; k++) {
-        if ((t.lists[kinds[k]] = get_typed(args[0], lists[k], &PyList_Type)) == NULL) goto out;
+        if ((t.lists[kinds[k]] = get_typed(builder, lists[k], &PyList_Type)) == NULL) goto out;
     }
-    if ((t.strs = get_typed(args[0], "_strs", &PyDict_Type)) == NULL) goto out;
-    if ((t.ids = get_typed(args[0], "_ids", &PyDict_Type)) == NULL) goto out;
-    if ((t.durs = get_typed(args[0], "_durs", &PyDict_Type)) == NULL) goto out;
-    if ((t.dims = get_typed(args[0], "_dims", &PyDict_Type)) == NULL) goto out;
-    if ((t.types = get_typed(args[0], "_types", &PyDict_Type)) == NULL) goto out;
-    if ((t.dims_of = get_typed(args[0], "_dims_of", NULL)) == NULL) goto out;
-    if ((t.types_of = get_typed(args[0], "_types_of", NULL)) == NULL) goto out;
-    if (build(&ch, &t) < 0) goto out;
-    if (track_order(args[0], &ch) < 0) goto out;
-    result = Py_BuildValue("(nn)", ch.total, ch.skipped);
+    if ((t.strs = get_typed(builder, "_strs", &PyDict_Type)) == NULL) goto out;
+    if ((t.ids = get_typed(builder, "_ids", &PyDict_Type)) == NULL) goto out;
+    if ((t.durs = get_typed(builder, "_durs", &PyDict_Type)) == NULL) goto out;
+    if ((t.dims = get_typed(builder, "_dims", &PyDict_Type)) == NULL) goto out;
+    if ((t.types = get_typed(builder, "_types", &PyDict_Type)) == NULL) goto out;
+    if ((t.dims_of = get_typed(builder, "_dims_of", NULL)) == NULL) goto out;
+    if ((t.types_of = get_typed(builder, "_types_of", NULL)) == NULL) goto out;
+    if (build(ch, &t) < 0) goto out;
+    if (track_order(builder, ch) < 0) goto out;
+    result = Py_BuildValue("(nn)", ch->total, ch->skipped);
 out:
     for (int k = 0; k < 4; k++) Py_XDECREF(t.lists[k]);
     Py_XDECREF(t.strs);
@@ -1069,8 +1124,38 @@ out:
     Py_XDECREF(t.types);
     Py_XDECREF(t.dims_of);
     Py_XDECREF(t.types_of);
-    PyMem_Free(ch.recs);
-    PyBuffer_Release(&view);
+    return result;
+}
+
+/* build(builder, parsed) -> (total, skipped): once per Parsed. */
+static PyObject *build_parsed(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "build(builder, parsed)");
+        return NULL;
+    }
+    Parsed *pd = PyCapsule_GetPointer(args[1], PARSED_NAME);
+    if (pd == NULL) return NULL;
+    if (pd->built) {
+        PyErr_SetString(PyExc_ValueError, "_fastread: this chunk was built already");
+        return NULL;
+    }
+    pd->built = 1;
+    return build_chunk(args[0], &pd->ch);
+}
+
+/* add_chunk(builder, data, start, end) -> (total, skipped) | None: parse() and build() in one call. */
+static PyObject *add_chunk(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "add_chunk(builder, data, start, end)");
+        return NULL;
+    }
+    PyObject *parsed = parse(self, args + 1, 3);
+    if (parsed == NULL || parsed == Py_None) return parsed;
+    Parsed *pd = PyCapsule_GetPointer(parsed, PARSED_NAME);
+    PyObject *result = pd == NULL ? NULL : build_chunk(args[0], &pd->ch);
+    if (pd != NULL) pd->built = 1;
+    Py_DECREF(parsed);
     return result;
 }
 
@@ -1146,6 +1231,12 @@ static PyObject *setup(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "kinds must be 0..3");
         return NULL;
     }
+#ifdef KS_NOGIL
+    if (c_locale == (locale_t)0) {
+        c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+        if (c_locale == (locale_t)0) return PyErr_SetFromErrno(PyExc_OSError);
+    }
+#endif
     KIND_GPU = kg;
     KIND_RUNTIME = kr;
     KIND_CPU = kc;
@@ -1162,6 +1253,10 @@ static PyObject *setup(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"add_chunk", (PyCFunction)(void (*)(void))add_chunk, METH_FASTCALL,
      "add_chunk(builder, data, start, end): append one chunk's records; (total, skipped), or None: not handled"},
+    {"parse", (PyCFunction)(void (*)(void))parse, METH_FASTCALL,
+     "parse(data, start, end): the chunk parsed (without the GIL where built with glibc), or None: not handled"},
+    {"build", (PyCFunction)(void (*)(void))build_parsed, METH_FASTCALL,
+     "build(builder, parsed): append a parsed chunk's records; (total, skipped)"},
     {"setup", setup, METH_VARARGS, "setup(GpuEvent, RuntimeEvent, CpuEvent, kind_of_cat, cat_const, phases, kinds)"},
     {NULL, NULL, 0, NULL},
 };

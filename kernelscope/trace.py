@@ -939,23 +939,81 @@ def _stream_array(win: _Window, pos: int, builder: _Builder) -> int:
     run of whole events. The array ends at a '}' followed by ']' that decodes.
     """
     native = _native_reader()
+    if native is not None and _PIPELINE and getattr(_fastread, "parse", None) is not None:
+        return _stream_pipelined(win, pos, builder, native)
     while True:
-        data = win.data
-        cut = None
-        if not win.eof:
-            before, miscuts = len(data), 0
-            while (cut := _last_cut(data, pos, before)) is not None:
-                if _add_chunk(builder, data, pos, cut.start() + 1, native):
-                    pos = cut.end() - 1
-                    break
-                miscuts += 1
-                if miscuts > _MAX_MISCUTS:
-                    return -1
-                before = cut.start()
-        if cut is None:  # the array ends in this window, or one event is longer than it
-            for end in _LAST_EVENT.finditer(data, pos):
-                if _add_chunk(builder, data, pos, end.start() + 1, native):
-                    return end.end() - 1
-            if win.eof:
-                return -1  # the array never closes: truncated, and the general reader says so
-        pos -= win.refill(pos - 1)  # keep the separator byte before pos: _decode_events writes '[' there
+        pos, done = _stream_step(win, pos, builder, native)
+        if done is not None:
+            return done
+
+
+def _stream_step(win: _Window, pos: int, builder: _Builder, native: _AddChunk | None) -> tuple[int, int | None]:
+    """One window of _stream_array: (the next chunk's start, None) to go on, or (pos, the array's ']' or -1)."""
+    data = win.data
+    cut = None
+    if not win.eof:
+        before, miscuts = len(data), 0
+        while (cut := _last_cut(data, pos, before)) is not None:
+            if _add_chunk(builder, data, pos, cut.start() + 1, native):
+                pos = cut.end() - 1
+                break
+            miscuts += 1
+            if miscuts > _MAX_MISCUTS:
+                return pos, -1
+            before = cut.start()
+    if cut is None:  # the array ends in this window, or one event is longer than it
+        for end in _LAST_EVENT.finditer(data, pos):
+            if _add_chunk(builder, data, pos, end.start() + 1, native):
+                return pos, end.end() - 1
+        if win.eof:
+            return pos, -1  # the array never closes: truncated, and the general reader says so
+    return pos - win.refill(pos - 1), None  # keep the separator byte before pos: _decode_events writes '[' there
+
+
+# The C reader's two halves overlap (KERNELSCOPE_READER_PIPELINE=0 turns this off): this thread parses chunk k+1
+# (without the GIL) while one worker thread builds chunk k's records (with it), in order. Anything but a chunk the C
+# reader takes at the window's last cut (a decline, a miscut, the array's end) first waits for the builds, then
+# goes the serial way (_stream_step) for that window.
+_PIPELINE = os.environ.get("KERNELSCOPE_READER_PIPELINE", "") != "0"
+
+
+def _stream_pipelined(win: _Window, pos: int, builder: _Builder, native: _AddChunk) -> int:
+    from collections import deque
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    parse, build = _fastread.parse, _fastread.build
+    # Builds not yet waited for, oldest first: at most _IN_FLIGHT (each holds its window's 256 KiB block alive).
+    builds: deque[Future[None]] = deque()
+
+    def build_counted(parsed: object) -> None:  # (counted before the future is done: the builder is complete then)
+        total, skipped = build(builder, parsed)
+        builder.total += total
+        builder.skipped += skipped
+
+    def wait_builds() -> None:
+        while builds:
+            builds.popleft().result()  # (raises a build's error)
+
+    with ThreadPoolExecutor(1, thread_name_prefix="kernelscope-trace-build") as pool:
+        while True:
+            if not win.eof:
+                data = win.data
+                cut = _last_cut(data, pos, len(data))
+                if cut is not None:
+                    parsed = parse(data, pos, cut.start() + 1)
+                    if parsed is not None:
+                        READER_CHUNKS["native"] += 1
+                        while len(builds) >= _IN_FLIGHT:
+                            builds.popleft().result()
+                        builds.append(pool.submit(build_counted, parsed))
+                        del parsed
+                        pos = cut.end() - 1
+                        pos -= win.refill(pos - 1)
+                        continue
+            wait_builds()  # the serial way from here: the builder is this thread's alone again
+            pos, done = _stream_step(win, pos, builder, native)
+            if done is not None:
+                return done
+
+
+_IN_FLIGHT = 2

@@ -326,3 +326,28 @@ def test_the_order_the_c_reader_tracks_sorts_as_the_python_check_does(
         cpu = native.cpu
         k = next(i for i in range(len(cpu) - 1) if cpu[i].ts == cpu[i + 1].ts)
         assert cpu[k].dur == 9.0  # the longer op first: the sort ran
+
+
+def test_the_pipelined_reader_goes_serial_for_a_declined_chunk_and_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a trace of many chunks where one event in the middle has an escape in its name (the C reader declines
+    # that chunk: msgspec reads it) WHEN it is read with the parse/build pipeline THEN the records are the pure
+    # path's, in the same order, and the chunks after it are read natively again
+    import json
+
+    path = tmp_path / "t.json"
+    _ordering_trace(path, "gpu")
+    doc = json.loads(path.read_text())
+    doc["traceEvents"][len(doc["traceEvents"]) // 2]["name"] = 'aten::mm "quoted"'
+    path.write_text(json.dumps(doc, indent=1))
+    assert T._PIPELINE
+    before = dict(T.READER_CHUNKS)
+    native = _load(path, False, monkeypatch)
+    after = dict(T.READER_CHUNKS)
+    pure = _load(path, True, monkeypatch)
+    for f in FIELDS:
+        _same_records(getattr(native, f), getattr(pure, f))
+        _same_interning(getattr(native, f), getattr(pure, f))
+    assert (native.total_events, native.skipped_events) == (pure.total_events, pure.skipped_events)
+    assert after["msgspec"] - before["msgspec"] == 1 and after["native"] - before["native"] >= 6
+    assert any('"quoted"' in e.name for e in native.cpu + native.runtime + native.gpu)
