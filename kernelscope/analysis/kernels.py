@@ -196,6 +196,17 @@ def _smallest_period(names: list[str]) -> int:
     n = len(names)
     if n == 0:
         return 0
+    # The smallest period starts where names[0] comes again: the first few such starts are tested by a list
+    # comparison (C speed; the first that holds is the smallest period), the failure function only when none
+    # of them is one (each test can read to the end).
+    first, p = names[0], 0
+    for _ in range(8):
+        try:
+            p = names.index(first, p + 1)
+        except ValueError:
+            return n  # names[0] never comes again: no period below n
+        if names[p:] == names[: n - p]:
+            return p if n % p == 0 else n
     fail = [0] * n
     k = 0
     for i in range(1, n):
@@ -227,7 +238,8 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
     top = _main_thread_top_level(trace.cpu)
     # Names repeat once per iteration: test each distinct name once.
     skip = {n: bool(_STEP.match(n)) or n.startswith("PyTorch Profiler") for n in {e.name for e in top}}
-    top = [e for e in top if not skip[e.name]]
+    if any(skip.values()):
+        top = [e for e in top if not skip[e.name]]
     if iterations is not None:
         if iterations < 1:
             raise UsageError(f"--iterations must be at least 1 (got {iterations})",
@@ -432,12 +444,12 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     time_us: dict[str, float] = {}
     meta: dict[str, KernelInstance] = {}
     for k in instances:
+        it, name = k.iteration, k.name
         if k.is_memop:
-            memop_steps[k.iteration] += 1
+            memop_steps[it] += 1
         else:
-            per_step[k.iteration] += 1
-            names_step[k.iteration] = (names_step[k.iteration] + hash(k.name)) & 0xFFFFFFFFFFFF
-        name = k.name
+            per_step[it] += 1
+            names_step[it] = (names_step[it] + hash(name)) & 0xFFFFFFFFFFFF
         c = calls.get(name)
         if c is None:
             calls[name] = 1
