@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
 from operator import le
@@ -105,6 +107,36 @@ def _group_by_iteration(instances: tuple[KernelInstance, ...]) -> dict[object, t
 
 
 
+# The distinct CPU op names of the traces being analysed (analysis/mode.py keeps them while its passes run): each
+# pass that tests names once per distinct name (find_iterations, _launching_ops, the GEMM index) would otherwise
+# read every CPU record again for the same set. Keyed by the trace's tuple of CPU records, held while kept, so an
+# entry can never be mistaken for another trace's.
+_KEPT_NAMES: list[tuple[tuple[CpuEvent, ...], frozenset[str]]] = []
+
+
+def cpu_names(trace: Trace) -> frozenset[str] | set[str]:
+    """The distinct names of the trace's CPU records."""
+    cpu = trace.cpu
+    for kept, names in _KEPT_NAMES:
+        if kept is cpu:
+            return names
+    return {e.name for e in cpu}
+
+
+@contextmanager
+def cpu_names_kept(trace: Trace) -> Iterator[frozenset[str]]:
+    """Within the block, cpu_names(trace) is read once."""
+    entry = (trace.cpu, frozenset(cpu_names(trace)))
+    _KEPT_NAMES.append(entry)
+    try:
+        yield entry[1]
+    finally:
+        for i in range(len(_KEPT_NAMES) - 1, -1, -1):
+            if _KEPT_NAMES[i] is entry:
+                del _KEPT_NAMES[i]
+                break
+
+
 def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
     """Top-level CPU events (not nested in another on the same thread) of the thread that runs the model.
 
@@ -115,25 +147,30 @@ def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
     if len({e.tid for e in cpu}) == 1:  # one thread (the common case): the same scan without per-thread lookups
         group: list[CpuEvent] = []
         end = float("-inf")
+        append = group.append
         for e in cpu:  # sorted by (ts, -dur): a parent comes before its children
-            cat = e.cat
-            if (cat == "cpu_op" or cat == "user_annotation") and e.ts >= end:
-                group.append(e)
-                end = e.ts + e.dur
-        if group:
-            by_tid[group[0].tid] = group
-    else:
-        ends: dict[object, float] = {}
-        for e in cpu:
-            cat = e.cat
-            if cat == "cpu_op" or cat == "user_annotation":
-                tid = e.tid
-                if e.ts >= ends.get(tid, float("-inf")):
-                    found = by_tid.get(tid)
-                    if found is None:
-                        found = by_tid[tid] = []
-                    found.append(e)
-                    ends[tid] = e.ts + e.dur
+            if e.ts >= end:  # (tested first: most records are nested)
+                cat = e.cat
+                if cat == "cpu_op" or cat == "user_annotation":
+                    append(e)
+                    end = e.ts + e.dur
+        if not group:
+            return []
+        # The one thread is the main one (its busy time decides nothing); its ops are all of them unless its
+        # id equals nothing (a NaN: the filter below matched no op).
+        tid = group[0].tid
+        return group if tid == tid else []
+    ends: dict[object, float] = {}
+    for e in cpu:
+        cat = e.cat
+        if cat == "cpu_op" or cat == "user_annotation":
+            tid = e.tid
+            if e.ts >= ends.get(tid, float("-inf")):
+                found = by_tid.get(tid)
+                if found is None:
+                    found = by_tid[tid] = []
+                found.append(e)
+                ends[tid] = e.ts + e.dur
     if not by_tid:
         return []
     busy: dict[object, float] = {}
@@ -159,6 +196,17 @@ def _smallest_period(names: list[str]) -> int:
     n = len(names)
     if n == 0:
         return 0
+    # The smallest period starts where names[0] comes again: the first few such starts are tested by a list
+    # comparison (C speed; the first that holds is the smallest period), the failure function only when none
+    # of them is one (each test can read to the end).
+    first, p = names[0], 0
+    for _ in range(8):
+        try:
+            p = names.index(first, p + 1)
+        except ValueError:
+            return n  # names[0] never comes again: no period below n
+        if names[p:] == names[: n - p]:
+            return p if n % p == 0 else n
     fail = [0] * n
     k = 0
     for i in range(1, n):
@@ -182,7 +230,7 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
     """Return (windows, method, note). Windows are CPU-clock intervals [start, end)."""
     # Names repeat once per iteration (step markers are the exception): each distinct name is tested once, and the
     # events are read again only when a step marker is among them.
-    step_names = {n for n in {e.name for e in trace.cpu} if _STEP.match(n)}
+    step_names = {n for n in cpu_names(trace) if _STEP.match(n)}
     steps = [e for e in trace.cpu if e.name in step_names and e.cat == "user_annotation"] if step_names else []
     if steps and iterations is None:
         steps.sort(key=lambda e: e.ts)
@@ -190,7 +238,8 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
     top = _main_thread_top_level(trace.cpu)
     # Names repeat once per iteration: test each distinct name once.
     skip = {n: bool(_STEP.match(n)) or n.startswith("PyTorch Profiler") for n in {e.name for e in top}}
-    top = [e for e in top if not skip[e.name]]
+    if any(skip.values()):
+        top = [e for e in top if not skip[e.name]]
     if iterations is not None:
         if iterations < 1:
             raise UsageError(f"--iterations must be at least 1 (got {iterations})",
@@ -206,25 +255,14 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
     p = _smallest_period(names)
     reps = len(names) // p
     compiled = any(_GRAPH_CALL.match(n) or "Compiled" in n for n in set(names))
-    method = "compiled_graph_calls" if compiled and _has_graph_call(trace.cpu) else "top_level_ops"
+    method = "compiled_graph_calls" if compiled and any(map(_GRAPH_CALL.match, cpu_names(trace))) \
+        else "top_level_ops"
     # The first op of each repetition opens a window (what _windows_from_groups does, without the groups).
     starts = [top[i * p].ts for i in range(reps)]
     note = f"{reps} iterations inferred from {p} repeating top-level op(s) per iteration ({names[0]!r} first)"
     if reps >= 2 and p < len(names):  # reps has a divisor q in 2..reps (reps itself) exactly when reps >= 2
         note += "; if one iteration runs the same ops several times, pass --iterations N"
     return list(zip(starts, starts[1:] + [float("inf")])), method, note
-
-
-def _has_graph_call(cpu: tuple[CpuEvent, ...]) -> bool:
-    # Names repeat once per iteration: test each distinct name once.
-    seen: set[str] = set()
-    for e in cpu:
-        name = e.name
-        if name not in seen:
-            seen.add(name)
-            if _GRAPH_CALL.match(name):
-                return True
-    return False
 
 
 def _assign(ts: float | None, starts: list[float], windows: list[tuple[float, float]]) -> int:
@@ -331,7 +369,14 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
         bisect_right, classify, instance = bisect.bisect_right, patterns.classify, KernelInstance
         said_of = _launching_ops(trace).get
         # Launch order is checked as the instances are made: each launch-order key against the one before.
-        in_order, previous = True, None  # type: bool, tuple[float, float] | None
+        in_order, first = True, True
+        pts = pgts = 0.0
+        # The window of the launch before, [lo, hi) with hi the next window's start: launches come in time order,
+        # so most fall in the same one and the bisect is skipped. Only when the starts are sorted (and no NaN):
+        # then lo <= ts < hi is exactly when bisect_right(starts, ts) - 1 is that window.
+        cursor = bool(windows) and all(map(le, starts, islice(starts, 1, None)))
+        nexts = starts[1:] + [float("inf")]
+        lo, hi, end, cur = float("inf"), float("-inf"), float("-inf"), -1
         append = raw.append
         for g in trace.gpu:
             name, gcat, corr, gts, ext = g.name, g.cat, g.correlation, g.ts, g.external_id
@@ -347,13 +392,19 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
                 cat = "memset" if "memset" in gcat else "memcpy"
             # _assign, inlined: the window whose [start, end) holds the launch (or the kernel, unlaunched).
             ts = launch_ts if launch_ts is not None else gts
-            order = (ts, gts)  # _launch_order(k)
-            if in_order and previous is not None and not previous <= order:
+            # (ts, gts) is _launch_order(k): compared as tuples, but for the common strictly later launch
+            if in_order and not first and not pts < ts and not (pts, pgts) <= (ts, gts):
                 in_order = False
-            previous = order
-            it = bisect_right(starts, ts) - 1 if windows else -1
-            if it >= 0 and not ts < ends[it]:
-                it = -1
+            pts, pgts, first = ts, gts, False
+            if lo <= ts < hi:
+                it = cur if ts < end else -1
+            else:
+                it = bisect_right(starts, ts) - 1 if windows else -1
+                if it >= 0:
+                    if cursor:
+                        lo, hi, end, cur = starts[it], nexts[it], ends[it], it
+                    if not ts < ends[it]:
+                        it = -1
             append(instance(name, cat, backend, gts, g.dur, it, launch_ts, ext, corr, is_memop, g.stream))
         # Launch order; usually the GPU order already (one stream), and then the stable sort would keep it. (Checked
         # above, neighbour by neighbour: a list of every key would be ~10 MB more at the peak, per 1M events.)
@@ -393,12 +444,12 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     time_us: dict[str, float] = {}
     meta: dict[str, KernelInstance] = {}
     for k in instances:
+        it, name = k.iteration, k.name
         if k.is_memop:
-            memop_steps[k.iteration] += 1
+            memop_steps[it] += 1
         else:
-            per_step[k.iteration] += 1
-            names_step[k.iteration] = (names_step[k.iteration] + hash(k.name)) & 0xFFFFFFFFFFFF
-        name = k.name
+            per_step[it] += 1
+            names_step[it] = (names_step[it] + hash(name)) & 0xFFFFFFFFFFFF
         c = calls.get(name)
         if c is None:
             calls[name] = 1
@@ -457,9 +508,14 @@ def _launching_ops(trace: Trace) -> dict[int, tuple[str, str]]:
     """External id -> (the CPU op's name, what it says its kernels compute: vocab.launching_op_class), for the
     ops that say something (GEMM-class ops, and ops of another known class). The External id of a GPU kernel is
     the one of the innermost CPU op open when it was launched."""
+    # What a name says is decided by its first record's category (a cpu_op says launching_op_class, any other
+    # record nothing), so only the records of names that can say something are read again.
+    can_say = {n for n in cpu_names(trace) if _vocab.launching_op_class(n)}
     said: dict[str, str] = {}
     out: dict[int, tuple[str, str]] = {}
-    for e in trace.cpu:
+    if not can_say:
+        return out
+    for e in [e for e in trace.cpu if e.name in can_say]:
         name = e.name
         cls = said.get(name)
         if cls is None:

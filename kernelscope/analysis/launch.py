@@ -74,12 +74,20 @@ def _busy_sorted(ka: KernelAnalysis) -> dict[int, float]:
     return busy
 
 
+class _IsLaunch(dict[str, bool]):
+    """Runtime call name -> whether it puts work on the GPU, tested on first lookup."""
+
+    def __missing__(self, name: str) -> bool:
+        found = self[name] = any(w in name for w in _LAUNCH_WORDS)
+        return found
+
+
 def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
     """None on the CPU or when the trace has no finite iteration windows with kernels."""
     if ka.device != "cuda" or not ka.windows:
         return None
-    # Names repeat once per launch: test each distinct name once.
-    is_launch = {n: any(w in n for w in _LAUNCH_WORDS) for n in {r.name for r in trace.runtime}}
+    # Names repeat once per launch: test each distinct name once, on its first record (one pass).
+    is_launch = _IsLaunch()
     # Each window's launches by a bisect, their sums over slices: a scan of every launch per window was quadratic
     # (issue 27: 315 s on a 1M-event trace). A launch at a NaN time is in no window (no comparison holds).
     launches = [r for r in trace.runtime if is_launch[r.name] and r.ts == r.ts]
@@ -91,18 +99,28 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
     durs = [r.dur for r in launches]
     busy_of = _busy_per_iteration(ka)
     walls, busy, path, runtime, counts = [], [], [], [], []
+    inf = float("inf")
+    get_busy = busy_of.get
+    # Windows follow each other (a window's start is the one before's end): its first launch is where the
+    # one before's bisect for that end stopped.
+    last_end, last_hi = inf, 0
     for i, (start, end) in enumerate(ka.windows):
-        if end == float("inf"):
+        if end == inf:
             continue
-        b = busy_of.get(i)
+        b = get_busy(i)
         if b is None:  # no kernels in this iteration
             continue
-        lo, hi = (bisect_left(starts, start), bisect_left(starts, end)) if start < end else (0, 0)
+        if start < end:
+            lo = last_hi if start == last_end else bisect_left(starts, start)
+            hi = last_hi = bisect_left(starts, end)
+            last_end = end
+        else:
+            lo = hi = 0
         walls.append(end - start)
         busy.append(b)
-        path.append(max(ends[lo:hi], default=start) - start)
+        path.append((max(ends[lo:hi]) if hi > lo else start) - start)
         runtime.append(sum(durs[lo:hi]))
-        counts.append(max(0, hi - lo))
+        counts.append(hi - lo if hi > lo else 0)
     if not walls:
         return None
     wall, gpu = statistics.median(walls), statistics.median(busy)

@@ -21,7 +21,7 @@ from kernelscope.analysis.contention import contention_note
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.gemm import gemm_report
 from kernelscope.analysis.gemm.coverage import compare_with_eager
-from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels
+from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels, cpu_names, cpu_names_kept
 from kernelscope.analysis.launch import launch_profile
 from kernelscope.analysis.recommend import recommend
 from kernelscope.analysis.roofline import peaks_for, with_roofline
@@ -190,7 +190,8 @@ def analyze_mode_trace(
     ``module_prefix``: what the capture's paths carry before the user's model's own (``module_prefix``)."""
     # The cyclic GC paused: the passes build many small acyclic objects, and each collection they set off would
     # walk every record of the trace (a tenth of the analysis on a 1M-event trace).
-    with gc_paused():
+    # The distinct CPU op names, read once for all the passes (kernels.cpu_names).
+    with gc_paused(), cpu_names_kept(trace):
         return _analyze_mode_trace(trace, codes, mode=mode, config=config, log_text=log_text, iterations=iterations,
                                    peaks=peaks, param_names=param_names, module_prefix=module_prefix)
 
@@ -539,6 +540,22 @@ def analyze_trace_file(
     trace = load_trace(trace_path)
     if keep is not None:
         keep.append(trace)
+    with cpu_names_kept(trace):  # read once here and by the analysis (kernels.cpu_names)
+        return _analyze_trace_file(trace, trace_path, code_paths, mode=mode, iterations=iterations,
+                                   log_path=log_path, command=command, config=config)
+
+
+def _analyze_trace_file(
+    trace: Trace,
+    trace_path: Path,
+    code_paths: Sequence[Path],
+    *,
+    mode: str,
+    iterations: int | None,
+    log_path: Path | None,
+    command: str,
+    config: ModeConfig | None,
+) -> RunResult:
     codes = load_codes(code_paths)
     log_text = log_path.read_text(encoding="utf-8", errors="replace") if log_path else None
     cfg = config or ModeConfig()
@@ -546,7 +563,7 @@ def analyze_trace_file(
         # Without --code, Inductor's kernels in the trace still say it was compiled (never "eager: ATen runs ...").
         # (each distinct name tested once: names repeat once per iteration)
         cfg = dataclasses.replace(cfg, compiled=bool(codes) or any(
-            _INDUCTOR_KERNEL.match(n) for n in {e.name for e in trace.gpu} | {e.name for e in trace.cpu}))
+            _INDUCTOR_KERNEL.match(n) for n in {e.name for e in trace.gpu} | cpu_names(trace)))
     env: dict[str, Any] = {}
     if trace.device_properties:
         p = trace.device_properties[0]

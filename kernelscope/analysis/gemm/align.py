@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.model import GEMM_OPS, VENDOR_BACKENDS, _norm_op
-from kernelscope.analysis.kernels import KernelAnalysis, KernelInstance
+from kernelscope.analysis.kernels import KernelAnalysis, KernelInstance, cpu_names
 from kernelscope.inductor_code import (
     KernelKind,
     Launch,
@@ -84,7 +84,7 @@ class _TraceIndex:
         cpu = trace.cpu
         # Names repeat once per iteration: each distinct name is tested once, and the events are read again
         # only for the names that matter (most traces have no kernelscope ranges at all).
-        names = {e.name for e in cpu}
+        names = cpu_names(trace)
         ranged = {n for n in names if n.startswith(_RANGE_PREFIXES)}
         ranges = [e for e in cpu if e.name in ranged] if ranged else []
         idx.modules = module_index(ranges, MODULE_RANGE_PREFIX, root=root)
