@@ -995,21 +995,31 @@ def _stream_pipelined(win: _Window, pos: int, builder: _Builder, native: _AddChu
             builds.popleft().result()  # (raises a build's error)
 
     with ThreadPoolExecutor(1, thread_name_prefix="kernelscope-trace-build") as pool:
+        parsed: object = None  # the chunk parsed last, its build not yet started
+
+        def start_build() -> None:
+            nonlocal parsed
+            if parsed is not None:
+                while len(builds) >= _IN_FLIGHT:
+                    builds.popleft().result()
+                builds.append(pool.submit(build_counted, parsed))
+                parsed = None
+
         while True:
             if not win.eof:
                 data = win.data
                 cut = _last_cut(data, pos, len(data))
                 if cut is not None:
+                    # Chunk k's build starts right before chunk k+1's parse lets go of the GIL, so they run side by
+                    # side (started earlier, it would take the GIL while refill reads the file, and the parse wait).
+                    start_build()
                     parsed = parse(data, pos, cut.start() + 1)
                     if parsed is not None:
                         READER_CHUNKS["native"] += 1
-                        while len(builds) >= _IN_FLIGHT:
-                            builds.popleft().result()
-                        builds.append(pool.submit(build_counted, parsed))
-                        del parsed
                         pos = cut.end() - 1
                         pos -= win.refill(pos - 1)
                         continue
+            start_build()
             wait_builds()  # the serial way from here: the builder is this thread's alone again
             pos, done = _stream_step(win, pos, builder, native)
             if done is not None:
