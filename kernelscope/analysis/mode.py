@@ -10,7 +10,7 @@ import dataclasses
 import datetime as _dt
 import re
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -534,12 +534,10 @@ def analyze_trace_file(
     command: str,
     config: ModeConfig | None = None,
     keep: list[Any] | None = None,
-    loaded: Callable[[], Trace] | None = None,
 ) -> RunResult:
     """``kernelscope analyze``: one mode from a trace made elsewhere. ``keep``: a list that holds the trace past the
-    call (a command line that ends its process right after skips freeing a large trace's records one by one);
-    ``loaded``: the trace, when the caller started reading it already (``analyze`` reads it while it imports)."""
-    trace = loaded() if loaded is not None else load_trace(trace_path)
+    call (a command line that ends its process right after skips freeing a large trace's records one by one)."""
+    trace = load_trace(trace_path)
     if keep is not None:
         keep.append(trace)
     with cpu_names_kept(trace):  # read once here and by the analysis (kernels.cpu_names)

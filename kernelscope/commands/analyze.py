@@ -5,9 +5,7 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -33,18 +31,14 @@ def command(trace: Path, codes: tuple[Path, ...], log: Path | None, iterations: 
     """Analyse TRACE (a torch.profiler chrome trace, .json or .json.gz) and write result.json, report.html and
     summary.md with one mode. TRACE may be a directory of rank traces (one *.pt.trace.json(.gz) per rank, each
     with distributedInfo.rank, as a torchrun run writes them): the mode then has one result per rank."""
-    from kernelscope.errors import UsageError
-
-    if log is not None and not log.is_file():
-        raise UsageError(f"log file {log} does not exist", "pass the stderr log of the run, or leave out --log")
-    # The trace is read on a thread of its own while the analysis and report modules are imported (~0.25 s): its
-    # C reader scans without the GIL. Its error, if any, is raised here when the analysis asks for the trace.
-    loading = _Loading(trace) if trace.is_file() else None
-
     from kernelscope.analysis.mode import analyze_trace_file
+    from kernelscope.errors import UsageError
     from kernelscope.outdir import prepare_out_dir
     from kernelscope.report import write_reports
     from kernelscope.report.terminal import console_for, render_terminal
+
+    if log is not None and not log.is_file():
+        raise UsageError(f"log file {log} does not exist", "pass the stderr log of the run, or leave out --log")
     command_line = "kernelscope " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     if trace.is_dir():
         from kernelscope.analysis.ranks import analyze_rank_dir
@@ -55,8 +49,7 @@ def command(trace: Path, codes: tuple[Path, ...], log: Path | None, iterations: 
         result = analyze_rank_dir(trace, mode=mode, iterations=iterations, command=command_line)
     else:
         result = analyze_trace_file(trace, list(codes), mode=mode, iterations=iterations, log_path=log,
-                                    command=command_line, keep=_held if commands.command_line else None,
-                                    loaded=loading.result if loading is not None else None)
+                                    command=command_line, keep=_held if commands.command_line else None)
     # A trace alone has no latency to compare: nothing to recommend (not "no working mode").
     result = dataclasses.replace(result, recommendation=())
     out_dir = prepare_out_dir(out, force=force)
@@ -69,30 +62,3 @@ def command(trace: Path, codes: tuple[Path, ...], log: Path | None, iterations: 
 
 
 _held: list[object] = []
-
-
-class _Loading:
-    """load_trace(path) on a daemon thread; ``result()`` waits for it and returns the trace or raises its error."""
-
-    def __init__(self, path: Path) -> None:
-        import threading
-
-        from kernelscope.trace import load_trace
-
-        self._out: dict[str, object] = {}
-        self._thread = threading.Thread(target=self._run, args=(load_trace, path), name="kernelscope-load",
-                                        daemon=True)
-        self._thread.start()
-
-    def _run(self, load: Callable[[Path], object], path: Path) -> None:
-        try:
-            self._out["trace"] = load(path)
-        except BaseException as exc:  # handed to the main thread by result()
-            self._out["error"] = exc
-
-    def result(self) -> Any:
-        self._thread.join()
-        err = self._out.get("error")
-        if isinstance(err, BaseException):
-            raise err
-        return self._out["trace"]
