@@ -8,6 +8,7 @@ that is not a view or bookkeeping op.
 from __future__ import annotations
 
 import bisect
+import os
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ from kernelscope import vocab as _vocab
 from kernelscope.analysis import patterns
 from kernelscope.errors import UsageError
 from kernelscope.result import Iterations, KernelStat
-from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, gc_paused
+from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, GpuEvent, RuntimeEvent, Trace, gc_paused
 
 _STEP = _vocab.PROFILER_STEP
 _GRAPH_CALL = _vocab.GRAPH_CALL
@@ -47,6 +48,21 @@ class KernelInstance(msgspec.Struct, frozen=True, gc=False):
     correlation: int | None
     is_memop: bool
     stream: int | None = None
+
+
+# The per-launch loops in C (kernelscope/analysis/_fastan.c, built when a compiler is there), each the same as its
+# Python loop or declining to it; KERNELSCOPE_PURE_ANALYSIS=1 runs the Python loops alone (tests and comparisons).
+try:
+    from kernelscope.analysis import _fastan
+except ImportError:  # pragma: no cover - no compiler at install time
+    _fastan = None  # type: ignore[assignment]
+else:
+    _fastan.setup(GpuEvent, RuntimeEvent, KernelInstance)
+
+
+def native_loops() -> Any:
+    """kernelscope.analysis._fastan, or None when it is not built or KERNELSCOPE_PURE_ANALYSIS=1."""
+    return None if _fastan is None or os.environ.get("KERNELSCOPE_PURE_ANALYSIS", "") not in ("", "0") else _fastan
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,50 +380,16 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     # A kernel name repeats once per launch: classify each distinct name once.
     classes: dict[object, tuple[str, str]] = {}
     if device == "cuda":
-        ts_of_corr: dict[int | None, float] = {r.correlation: r.ts for r in trace.runtime if r.correlation is not None}
-        launch_ts_of = ts_of_corr.get
-        bisect_right, classify, instance = bisect.bisect_right, patterns.classify, KernelInstance
-        said_of = _launching_ops(trace).get
-        # Launch order is checked as the instances are made: each launch-order key against the one before.
-        in_order, first = True, True
-        pts = pgts = 0.0
-        # The window of the launch before, [lo, hi) with hi the next window's start: launches come in time order,
-        # so most fall in the same one and the bisect is skipped. Only when the starts are sorted (and no NaN):
-        # then lo <= ts < hi is exactly when bisect_right(starts, ts) - 1 is that window.
-        cursor = bool(windows) and all(map(le, starts, islice(starts, 1, None)))
-        nexts = starts[1:] + [float("inf")]
-        lo, hi, end, cur = float("inf"), float("-inf"), float("-inf"), -1
-        append = raw.append
-        for g in trace.gpu:
-            name, gcat, corr, gts, ext = g.name, g.cat, g.correlation, g.ts, g.external_id
-            launch_ts = launch_ts_of(corr)
-            said = said_of(ext) if ext is not None else None
-            gkey: object = (name, said) if said is not None else name
-            cls = classes.get(gkey)
-            if cls is None:
-                cls = classes[gkey] = classify(name) if said is None else _by_launching_op(name, said)
-            cat, backend = cls
-            is_memop = gcat in GPU_MEMOP_CATS
-            if is_memop:
-                cat = "memset" if "memset" in gcat else "memcpy"
-            # _assign, inlined: the window whose [start, end) holds the launch (or the kernel, unlaunched).
-            ts = launch_ts if launch_ts is not None else gts
-            # (ts, gts) is _launch_order(k): compared as tuples, but for the common strictly later launch
-            if in_order and not first and not pts < ts and not (pts, pgts) <= (ts, gts):
-                in_order = False
-            pts, pgts, first = ts, gts, False
-            if lo <= ts < hi:
-                it = cur if ts < end else -1
-            else:
-                it = bisect_right(starts, ts) - 1 if windows else -1
-                if it >= 0:
-                    if cursor:
-                        lo, hi, end, cur = starts[it], nexts[it], ends[it], it
-                    if not ts < ends[it]:
-                        it = -1
-            append(instance(name, cat, backend, gts, g.dur, it, launch_ts, ext, corr, is_memop, g.stream))
+        said = _launching_ops(trace)
+        # The loop in C (analysis/_fastan.c) when it is built, else (or when it declines: records of other types,
+        # NaN times) in Python: the same instances either way.
+        native = native_loops()
+        found = None if native is None else native.kernel_instances(
+            trace.gpu, trace.runtime, said, classes, _classify_key, starts, ends, GPU_MEMOP_CATS)
+        raw, in_order = found if found is not None else _gpu_instances(trace, said, classes, starts, ends)
         # Launch order; usually the GPU order already (one stream), and then the stable sort would keep it. (Checked
-        # above, neighbour by neighbour: a list of every key would be ~10 MB more at the peak, per 1M events.)
+        # as the instances are made, neighbour by neighbour: a list of every key would be ~10 MB more at the peak,
+        # per 1M events.)
         if not in_order:
             keys = list(map(_launch_order, raw))
             raw = [raw[i] for i in sorted(range(len(raw)), key=keys.__getitem__)]
@@ -433,31 +415,11 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
         count = n
     else:
         count = len(windows)
-    instances = [k for k in raw if k.iteration >= 0]
-    # One pass for the per-step counts and the per-name sums; each name's durations are added in instance
-    # order starting from 0, as Counter did, so the float sums are the same bit for bit.
-    per_step = [0] * count
-    memop_steps = [0] * count
-    # which kernels each iteration launched (an order-free fingerprint): equal counts can hide other kernels
-    names_step = [0] * count
-    calls: dict[str, int] = {}
-    time_us: dict[str, float] = {}
-    meta: dict[str, KernelInstance] = {}
-    for k in instances:
-        it, name = k.iteration, k.name
-        if k.is_memop:
-            memop_steps[it] += 1
-        else:
-            per_step[it] += 1
-            names_step[it] = (names_step[it] + hash(name)) & 0xFFFFFFFFFFFF
-        c = calls.get(name)
-        if c is None:
-            calls[name] = 1
-            time_us[name] = 0 + k.dur
-            meta[name] = k
-        else:
-            calls[name] = c + 1
-            time_us[name] += k.dur
+    # (in C when built, declining to Python: the same lists, dicts and float sums)
+    native = native_loops()
+    tallied = None if native is None else native.tally(raw, count)
+    instances, per_step, memop_steps, names_step, calls, time_us, meta = \
+        tallied if tallied is not None else _tally(raw, count)
     consistent = len(set(per_step)) <= 1 and len(set(memop_steps)) <= 1
     if not consistent:
         note += f"; kernel counts differ between iterations {per_step}"
@@ -504,6 +466,91 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     )
 
 
+def _tally(raw: list[KernelInstance], count: int) -> tuple[
+        list[KernelInstance], list[int], list[int], list[int], dict[str, int], dict[str, float],
+        dict[str, KernelInstance]]:
+    """The instances in an iteration (``raw``'s, in order), and one pass over them for the per-step counts
+    (kernels, memops, a fingerprint of the names) and the per-name calls, time and first instance.
+    _fastan.tally is this in C."""
+    instances = [k for k in raw if k.iteration >= 0]
+    # One pass for the per-step counts and the per-name sums; each name's durations are added in instance
+    # order starting from 0, as Counter did, so the float sums are the same bit for bit.
+    per_step = [0] * count
+    memop_steps = [0] * count
+    # which kernels each iteration launched (an order-free fingerprint): equal counts can hide other kernels
+    names_step = [0] * count
+    calls: dict[str, int] = {}
+    time_us: dict[str, float] = {}
+    meta: dict[str, KernelInstance] = {}
+    for k in instances:
+        it, name = k.iteration, k.name
+        if k.is_memop:
+            memop_steps[it] += 1
+        else:
+            per_step[it] += 1
+            names_step[it] = (names_step[it] + hash(name)) & 0xFFFFFFFFFFFF
+        c = calls.get(name)
+        if c is None:
+            calls[name] = 1
+            time_us[name] = 0 + k.dur
+            meta[name] = k
+        else:
+            calls[name] = c + 1
+            time_us[name] += k.dur
+    return instances, per_step, memop_steps, names_step, calls, time_us, meta
+
+
+def _gpu_instances(trace: Trace, launching: dict[int, tuple[str, str]], classes: dict[object, tuple[str, str]],
+                   starts: list[float], ends: list[float]) -> tuple[list[KernelInstance], bool]:
+    """One instance per GPU record, in the trace's order, assigned to the window [start, end) that holds its launch
+    (or the kernel, unlaunched); and whether they came in launch order. ``launching``: _launching_ops; ``classes``: the
+    (category, backend) of each kernel key met so far (filled in). _fastan.kernel_instances is this loop in C."""
+    raw: list[KernelInstance] = []
+    ts_of_corr: dict[int | None, float] = {r.correlation: r.ts for r in trace.runtime if r.correlation is not None}
+    launch_ts_of = ts_of_corr.get
+    bisect_right, instance = bisect.bisect_right, KernelInstance
+    said_of = launching.get
+    # Launch order is checked as the instances are made: each launch-order key against the one before.
+    in_order, first = True, True
+    pts = pgts = 0.0
+    # The window of the launch before, [lo, hi) with hi the next window's start: launches come in time order,
+    # so most fall in the same one and the bisect is skipped. Only when the starts are sorted (and no NaN):
+    # then lo <= ts < hi is exactly when bisect_right(starts, ts) - 1 is that window.
+    cursor = bool(starts) and all(map(le, starts, islice(starts, 1, None)))
+    nexts = starts[1:] + [float("inf")]
+    lo, hi, end, cur = float("inf"), float("-inf"), float("-inf"), -1
+    append = raw.append
+    for g in trace.gpu:
+        name, gcat, corr, gts, ext = g.name, g.cat, g.correlation, g.ts, g.external_id
+        launch_ts = launch_ts_of(corr)
+        said = said_of(ext) if ext is not None else None
+        gkey: object = (name, said) if said is not None else name
+        cls = classes.get(gkey)
+        if cls is None:
+            cls = classes[gkey] = _classify_key(name, said)
+        cat, backend = cls
+        is_memop = gcat in GPU_MEMOP_CATS
+        if is_memop:
+            cat = "memset" if "memset" in gcat else "memcpy"
+        # _assign, inlined: the window whose [start, end) holds the launch (or the kernel, unlaunched).
+        ts = launch_ts if launch_ts is not None else gts
+        # (ts, gts) is _launch_order(k): compared as tuples, but for the common strictly later launch
+        if in_order and not first and not pts < ts and not (pts, pgts) <= (ts, gts):
+            in_order = False
+        pts, pgts, first = ts, gts, False
+        if lo <= ts < hi:
+            it = cur if ts < end else -1
+        else:
+            it = bisect_right(starts, ts) - 1 if starts else -1
+            if it >= 0:
+                if cursor:
+                    lo, hi, end, cur = starts[it], nexts[it], ends[it], it
+                if not ts < ends[it]:
+                    it = -1
+        append(instance(name, cat, backend, gts, g.dur, it, launch_ts, ext, corr, is_memop, g.stream))
+    return raw, in_order
+
+
 def _launching_ops(trace: Trace) -> dict[int, tuple[str, str]]:
     """External id -> (the CPU op's name, what it says its kernels compute: vocab.launching_op_class), for the
     ops that say something (GEMM-class ops, and ops of another known class). The External id of a GPU kernel is
@@ -523,6 +570,11 @@ def _launching_ops(trace: Trace) -> dict[int, tuple[str, str]]:
         if cls and e.external_id is not None:
             out.setdefault(e.external_id, (name, cls))
     return out
+
+
+def _classify_key(name: str, said: tuple[str, str] | None) -> tuple[str, str]:
+    """(category, backend) of a GPU kernel: by its name, or by what its launching CPU op says (None: nothing)."""
+    return patterns.classify(name) if said is None else _by_launching_op(name, said)
 
 
 def _by_launching_op(name: str, said: tuple[str, str]) -> tuple[str, str]:

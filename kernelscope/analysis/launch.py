@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import statistics
 from bisect import bisect_left
+from collections.abc import Iterable
 from itertools import islice
 from operator import attrgetter, le
 
-from kernelscope.analysis.kernels import KernelAnalysis
+from kernelscope.analysis.kernels import KernelAnalysis, native_loops
 from kernelscope.result import LaunchProfile
 from kernelscope.trace import Trace
 
@@ -29,47 +30,47 @@ def _busy_per_iteration(ka: KernelAnalysis) -> dict[int, float]:
 
     The intervals of each iteration are swept in (start, end) order. Instances come in launch order, which on one
     stream is already that order (iterations follow each other, and so do a stream's kernels): one pass checks it
-    as it sweeps. Anything else (several streams, a NaN time) takes one sort of every instance by (iteration, start,
-    end) and the same sweep: the same intervals in the same order, so the same sums either way."""
+    as it sweeps (in C when built). Anything else (several streams, a NaN time) takes one sort of every instance by
+    (iteration, start, end) and the same sweep: the same intervals in the same order, so the same sums either way."""
+    native = native_loops()  # the checked pass in C, declining as it does
+    found: dict[int, float] | None = None if native is None else native.busy_per_iteration(ka.instances)
+    if found is None:
+        found = _sweep(((k.iteration, k.ts, k.ts + k.dur) for k in ka.instances), checked=True)
+    if found is None:
+        found = _busy_sorted(ka)
+    return found
+
+
+def _busy_sorted(ka: KernelAnalysis) -> dict[int, float]:
+    busy = _sweep(sorted([(k.iteration, k.ts, k.ts + k.dur) for k in ka.instances]), checked=False)
+    assert busy is not None  # (only a checked sweep gives up)
+    return busy
+
+
+def _sweep(triples: Iterable[tuple[int, float, float]], checked: bool) -> dict[int, float] | None:
+    """The union of each iteration's intervals, from (iteration, start, end) in that order (iterations >= 0).
+    ``checked``: the order is not known, and None as soon as it does not hold (or at a NaN, which no order places)."""
     busy: dict[int, float] = {}
     current, total, end = -1, 0.0, float("-inf")
     ps = pe = float("-inf")
-    for k in ka.instances:
-        it, s = k.iteration, k.ts
-        e = s + k.dur
+    for it, s, e in triples:
         if it != current:
-            if it < current:
-                return _busy_sorted(ka)
+            if checked and it < current:
+                return None
             if current >= 0:
                 busy[current] = total
             current, total, end = it, 0.0, float("-inf")
-        elif s < ps or (s == ps and e < pe):
-            return _busy_sorted(ka)
-        if s != s or e != e:  # NaN: no order holds; the sort places it as before
-            return _busy_sorted(ka)
-        ps, pe = s, e
+        elif checked and (s < ps or (s == ps and e < pe)):
+            return None
+        if checked:
+            if s != s or e != e:
+                return None
+            ps, pe = s, e
         if e <= end:
             continue
         total += e - max(s, end)
         end = e
     if current >= 0:
-        busy[current] = total
-    return busy
-
-
-def _busy_sorted(ka: KernelAnalysis) -> dict[int, float]:
-    busy: dict[int, float] = {}
-    current, total, end = None, 0.0, float("-inf")
-    for it, s, e in sorted([(k.iteration, k.ts, k.ts + k.dur) for k in ka.instances]):
-        if it != current:
-            if current is not None:
-                busy[current] = total
-            current, total, end = it, 0.0, float("-inf")
-        if e <= end:
-            continue
-        total += e - max(s, end)
-        end = e
-    if current is not None:
         busy[current] = total
     return busy
 
@@ -88,6 +89,29 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
         return None
     # Names repeat once per launch: test each distinct name once, on its first record (one pass).
     is_launch = _IsLaunch()
+    busy_of = _busy_per_iteration(ka)
+    native = native_loops()
+    found = None if native is None else native.launch_windows(trace.runtime, is_launch, ka.windows, busy_of)
+    walls, busy, path, runtime, counts = found if found is not None else _per_window(ka, trace, is_launch, busy_of)
+    if not walls:
+        return None
+    wall, gpu = statistics.median(walls), statistics.median(busy)
+    idle = 100.0 * max(0.0, 1.0 - gpu / wall) if wall > 0 else 0.0
+    lp = statistics.median(path)
+    bound = idle >= IDLE_BOUND_PCT and lp >= gpu
+    note = ""
+    if bound:
+        note = (f"GPU idle {idle:.0f}% of the iteration ({gpu:.1f} µs busy of {wall:.1f} µs): the CPU launch path "
+                f"dominates ({lp:.1f} µs to issue the work); reduce-overhead (CUDA graphs) targets that")
+    return LaunchProfile(iterations=len(walls), wall_us=wall, gpu_busy_us=gpu, gpu_idle_pct=idle,
+                         launch_path_us=lp, runtime_us=statistics.median(runtime),
+                         launches=statistics.median(counts), launch_bound=bound, note=note)
+
+
+def _per_window(ka: KernelAnalysis, trace: Trace, is_launch: _IsLaunch, busy_of: dict[int, float]) -> tuple[
+        list[float], list[float], list[float], list[float], list[int]]:
+    """Per finite iteration window with kernels: its wall time, GPU busy time, launch path, time in runtime launch
+    calls and number of launches. _fastan.launch_windows is this in C (declining to it)."""
     # Each window's launches by a bisect, their sums over slices: a scan of every launch per window was quadratic
     # (issue 27: 315 s on a 1M-event trace). A launch at a NaN time is in no window (no comparison holds).
     launches = [r for r in trace.runtime if is_launch[r.name] and r.ts == r.ts]
@@ -97,7 +121,6 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
         starts = [r.ts for r in launches]
     ends = [r.ts + r.dur for r in launches]
     durs = [r.dur for r in launches]
-    busy_of = _busy_per_iteration(ka)
     walls, busy, path, runtime, counts = [], [], [], [], []
     inf = float("inf")
     get_busy = busy_of.get
@@ -121,16 +144,4 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
         path.append((max(ends[lo:hi]) if hi > lo else start) - start)
         runtime.append(sum(durs[lo:hi]))
         counts.append(hi - lo if hi > lo else 0)
-    if not walls:
-        return None
-    wall, gpu = statistics.median(walls), statistics.median(busy)
-    idle = 100.0 * max(0.0, 1.0 - gpu / wall) if wall > 0 else 0.0
-    lp = statistics.median(path)
-    bound = idle >= IDLE_BOUND_PCT and lp >= gpu
-    note = ""
-    if bound:
-        note = (f"GPU idle {idle:.0f}% of the iteration ({gpu:.1f} µs busy of {wall:.1f} µs): the CPU launch path "
-                f"dominates ({lp:.1f} µs to issue the work); reduce-overhead (CUDA graphs) targets that")
-    return LaunchProfile(iterations=len(walls), wall_us=wall, gpu_busy_us=gpu, gpu_idle_pct=idle,
-                         launch_path_us=lp, runtime_us=statistics.median(runtime),
-                         launches=statistics.median(counts), launch_bound=bound, note=note)
+    return walls, busy, path, runtime, counts

@@ -1,0 +1,685 @@
+/* The per-launch loops of the analysis in C (optional: kernelscope/analysis/kernels.py and launch.py keep the same
+ * loops in Python, and take them whenever this module is not built or declines).
+ *
+ * Each function gives exactly what its Python loop gives (the same objects where the loop passes objects on, equal
+ * values of the same types where it makes them, the same float sums bit for bit: the same additions in the same
+ * order), or None before it changes anything the caller sees (it "declines") when the input is not what it vouches
+ * for: a record of another type than the trace's own, a time that is not a float, a NaN (Python's comparisons of
+ * NaN and its tuple comparisons, which test identity first, are not worth copying). tests/test_fastan.py holds both
+ * paths to the same results.
+ *
+ * The records are msgspec Structs (trace.GpuEvent, analysis.kernels.KernelInstance, ...): their fields are read at
+ * the offsets of their member descriptors, checked at setup(), on records whose type is exactly that type.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <math.h>
+
+#define FIELD(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+static PyTypeObject *Gpu_t, *Runtime_t, *Instance_t;
+/* GpuEvent */
+static Py_ssize_t g_name, g_cat, g_ts, g_dur, g_corr, g_ext, g_stream;
+/* RuntimeEvent */
+static Py_ssize_t r_name, r_ts, r_dur, r_corr;
+/* KernelInstance */
+static Py_ssize_t k_name, k_ts, k_dur, k_iteration, k_is_memop;
+static PyObject *s_memset, *s_memcpy, *s_memset_word;
+
+static int offset_of(PyTypeObject *tp, const char *field, Py_ssize_t *out) {
+    PyObject *d = PyDict_GetItemString(tp->tp_dict, field); /* borrowed */
+    if (d == NULL || !PyObject_TypeCheck(d, &PyMemberDescr_Type)) {
+        PyErr_Format(PyExc_TypeError, "_fastan: %s.%s is not a slot field", tp->tp_name, field);
+        return -1;
+    }
+    PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+    if (m->type != T_OBJECT_EX && m->type != T_OBJECT) {
+        PyErr_Format(PyExc_TypeError, "_fastan: %s.%s is not an object field", tp->tp_name, field);
+        return -1;
+    }
+    *out = m->offset;
+    return 0;
+}
+
+/* setup(GpuEvent, RuntimeEvent, KernelInstance) */
+static PyObject *setup(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *g, *r, *k;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &g, &PyType_Type, &r, &PyType_Type, &k)) return NULL;
+    PyTypeObject *gt = (PyTypeObject *)g, *rt = (PyTypeObject *)r, *kt = (PyTypeObject *)k;
+    if (offset_of(gt, "name", &g_name) < 0 || offset_of(gt, "cat", &g_cat) < 0 || offset_of(gt, "ts", &g_ts) < 0 ||
+        offset_of(gt, "dur", &g_dur) < 0 || offset_of(gt, "correlation", &g_corr) < 0 ||
+        offset_of(gt, "external_id", &g_ext) < 0 || offset_of(gt, "stream", &g_stream) < 0)
+        return NULL;
+    if (offset_of(rt, "name", &r_name) < 0 || offset_of(rt, "ts", &r_ts) < 0 || offset_of(rt, "dur", &r_dur) < 0 ||
+        offset_of(rt, "correlation", &r_corr) < 0)
+        return NULL;
+    if (offset_of(kt, "name", &k_name) < 0 || offset_of(kt, "ts", &k_ts) < 0 || offset_of(kt, "dur", &k_dur) < 0 ||
+        offset_of(kt, "iteration", &k_iteration) < 0 || offset_of(kt, "is_memop", &k_is_memop) < 0)
+        return NULL;
+    if (s_memset == NULL) {
+        if ((s_memset = PyUnicode_InternFromString("memset")) == NULL) return NULL;
+        if ((s_memcpy = PyUnicode_InternFromString("memcpy")) == NULL) return NULL;
+        s_memset_word = s_memset;
+    }
+    Py_INCREF(g);
+    Py_INCREF(r);
+    Py_INCREF(k);
+    Py_XSETREF(Gpu_t, gt);
+    Py_XSETREF(Runtime_t, rt);
+    Py_XSETREF(Instance_t, kt);
+    Py_RETURN_NONE;
+}
+
+/* A float field (not NaN) as a double; 0, or -1 for what this module does not vouch for. */
+static inline int finite_or_inf(PyObject *o, double *out) {
+    if (o == NULL || !PyFloat_CheckExact(o)) return -1;
+    double d = PyFloat_AS_DOUBLE(o);
+    if (d != d) return -1;
+    *out = d;
+    return 0;
+}
+
+/* The doubles of a list of floats (none NaN); NULL with no error set: declined. */
+static double *doubles_of(PyObject *list, Py_ssize_t n) {
+    double *out = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(double));
+    if (out == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (finite_or_inf(PyList_GET_ITEM(list, i), &out[i]) < 0) {
+            PyMem_Free(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+/* bisect.bisect_right */
+static inline Py_ssize_t bisect_right(const double *a, Py_ssize_t n, double x) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (x < a[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+#define DECLINE -2
+
+/* kernels._analyze_kernels' loop over the GPU records, from the launch times by correlation on. */
+static int instances_into(PyObject *out, PyObject *const *gpu, Py_ssize_t n_gpu, PyObject *const *rt,
+                          Py_ssize_t n_rt, PyObject *said, PyObject *classes, PyObject *classify_key,
+                          const double *starts, const double *ends, Py_ssize_t nw, PyObject *memop_cats,
+                          int *in_order_out) {
+    int rc = -1;
+    PyObject *ts_of_corr = PyDict_New();
+    if (ts_of_corr == NULL) return -1;
+    for (Py_ssize_t i = 0; i < n_rt; i++) {
+        PyObject *r = rt[i];
+        if (Py_TYPE(r) != Runtime_t) {
+            rc = DECLINE;
+            goto out;
+        }
+        PyObject *corr = FIELD(r, r_corr), *ts = FIELD(r, r_ts);
+        if (corr == NULL || ts == NULL) {
+            rc = DECLINE;
+            goto out;
+        }
+        if (corr != Py_None && PyDict_SetItem(ts_of_corr, corr, ts) < 0) goto out;
+    }
+    /* launches come in time order: most fall in the window of the launch before, [lo, hi) with hi the next
+     * window's start; only when the starts are sorted */
+    int cursor = nw > 0;
+    for (Py_ssize_t i = 1; i < nw && cursor; i++) cursor = starts[i - 1] <= starts[i];
+    double lo = INFINITY, hi = -INFINITY, end = -INFINITY;
+    Py_ssize_t cur = -1;
+    int in_order = 1, first = 1;
+    double pts = 0.0, pgts = 0.0;
+    int check_said = said != NULL && PyDict_GET_SIZE(said) > 0;
+    for (Py_ssize_t i = 0; i < n_gpu; i++) {
+        PyObject *g = gpu[i];
+        if (Py_TYPE(g) != Gpu_t) {
+            rc = DECLINE;
+            goto out;
+        }
+        PyObject *name = FIELD(g, g_name), *gcat = FIELD(g, g_cat), *corr = FIELD(g, g_corr);
+        PyObject *gts_o = FIELD(g, g_ts), *ext = FIELD(g, g_ext), *dur = FIELD(g, g_dur), *stream = FIELD(g, g_stream);
+        if (!name || !gcat || !corr || !gts_o || !ext || !dur || !stream || !PyUnicode_CheckExact(gcat)) {
+            rc = DECLINE;
+            goto out;
+        }
+        PyObject *launch_ts = NULL;
+        if (corr != Py_None) {
+            launch_ts = PyDict_GetItemWithError(ts_of_corr, corr);
+            if (launch_ts == NULL && PyErr_Occurred()) goto out;
+        }
+        PyObject *by = NULL;
+        if (check_said && ext != Py_None) {
+            by = PyDict_GetItemWithError(said, ext);
+            if (by == NULL && PyErr_Occurred()) goto out;
+        }
+        PyObject *key = by ? PyTuple_Pack(2, name, by) : (Py_INCREF(name), name);
+        if (key == NULL) goto out;
+        PyObject *cls = PyDict_GetItemWithError(classes, key); /* borrowed: classes keeps it */
+        if (cls == NULL) {
+            if (PyErr_Occurred()) {
+                Py_DECREF(key);
+                goto out;
+            }
+            PyObject *made = PyObject_CallFunctionObjArgs(classify_key, name, by ? by : Py_None, NULL);
+            if (made == NULL || PyDict_SetItem(classes, key, made) < 0) {
+                Py_XDECREF(made);
+                Py_DECREF(key);
+                goto out;
+            }
+            cls = made;
+            Py_DECREF(made);
+        }
+        Py_DECREF(key);
+        if (!PyTuple_Check(cls) || PyTuple_GET_SIZE(cls) != 2) {
+            PyErr_SetString(PyExc_TypeError, "_fastan: a kernel's class is not a (category, backend) pair");
+            goto out;
+        }
+        PyObject *cat = PyTuple_GET_ITEM(cls, 0), *backend = PyTuple_GET_ITEM(cls, 1);
+        int is_memop = PySet_Contains(memop_cats, gcat);
+        if (is_memop < 0) goto out;
+        if (is_memop) {
+            int has = PyUnicode_Contains(gcat, s_memset_word);
+            if (has < 0) goto out;
+            cat = has ? s_memset : s_memcpy;
+        }
+        double gts, ts;
+        if (finite_or_inf(gts_o, &gts) < 0 || (launch_ts != NULL && finite_or_inf(launch_ts, &ts) < 0)) {
+            rc = DECLINE;
+            goto out;
+        }
+        if (launch_ts == NULL) ts = gts;
+        /* the launch order, (ts, gts), against the launch before's */
+        if (in_order && !first && !(pts < ts) && !(pts == ts ? pgts <= gts : pts <= ts)) in_order = 0;
+        pts = ts;
+        pgts = gts;
+        first = 0;
+        Py_ssize_t it;
+        if (lo <= ts && ts < hi) {
+            it = ts < end ? cur : -1;
+        } else {
+            it = nw ? bisect_right(starts, nw, ts) - 1 : -1;
+            if (it >= 0) {
+                if (cursor) {
+                    lo = starts[it];
+                    hi = it + 1 < nw ? starts[it + 1] : INFINITY;
+                    end = ends[it];
+                    cur = it;
+                }
+                if (!(ts < ends[it])) it = -1;
+            }
+        }
+        PyObject *it_o = PyLong_FromSsize_t(it);
+        if (it_o == NULL) goto out;
+        PyObject *argv[11] = {name, cat, backend, gts_o, dur, it_o, launch_ts ? launch_ts : Py_None, ext, corr,
+                              is_memop ? Py_True : Py_False, stream};
+        PyObject *inst = PyObject_Vectorcall((PyObject *)Instance_t, argv, 11, NULL);
+        Py_DECREF(it_o);
+        if (inst == NULL) goto out;
+        int bad = PyList_Append(out, inst);
+        Py_DECREF(inst);
+        if (bad < 0) goto out;
+    }
+    *in_order_out = in_order;
+    rc = 0;
+out:
+    Py_DECREF(ts_of_corr);
+    return rc;
+}
+
+/* kernel_instances(gpu, runtime, said, classes, classify_key, starts, ends, memop_cats) -> (list, in_order) | None
+ *
+ * gpu, runtime: the trace's lists (or tuples) of records; said: external id -> what the launching CPU op says
+ * (kernels._launching_ops); classes: the (category, backend) of each key seen so far (filled in); classify_key(name,
+ * said or None) -> (category, backend) for a new key; starts, ends: the iteration windows (lists of floats). */
+static PyObject *kernel_instances(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "kernel_instances takes 8 arguments");
+        return NULL;
+    }
+    if (Instance_t == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_fastan.setup() was not called");
+        return NULL;
+    }
+    PyObject *said = args[2], *classes = args[3], *classify_key = args[4], *starts_l = args[5], *ends_l = args[6];
+    PyObject *memop_cats = args[7];
+    if (!PyDict_Check(said) || !PyDict_Check(classes) || !PyList_Check(starts_l) || !PyList_Check(ends_l) ||
+        !PyAnySet_Check(memop_cats) || PyList_GET_SIZE(starts_l) != PyList_GET_SIZE(ends_l)) {
+        PyErr_SetString(PyExc_TypeError, "_fastan.kernel_instances: unexpected argument types");
+        return NULL;
+    }
+    PyObject *gpu = PySequence_Fast(args[0], "gpu records must be a sequence");
+    if (gpu == NULL) return NULL;
+    PyObject *rt = PySequence_Fast(args[1], "runtime records must be a sequence");
+    if (rt == NULL) {
+        Py_DECREF(gpu);
+        return NULL;
+    }
+    PyObject *result = NULL, *out = NULL;
+    Py_ssize_t nw = PyList_GET_SIZE(starts_l);
+    double *starts = doubles_of(starts_l, nw), *ends = NULL;
+    if (starts == NULL) goto done;
+    if ((ends = doubles_of(ends_l, nw)) == NULL) goto done;
+    out = PyList_New(0);
+    if (out == NULL) goto done;
+    int in_order = 1;
+    int rc = instances_into(out, PySequence_Fast_ITEMS(gpu), PySequence_Fast_GET_SIZE(gpu),
+                            PySequence_Fast_ITEMS(rt), PySequence_Fast_GET_SIZE(rt), said, classes, classify_key,
+                            starts, ends, nw, memop_cats, &in_order);
+    if (rc == DECLINE) {
+        result = Py_NewRef(Py_None);
+    } else if (rc == 0) {
+        result = Py_BuildValue("(OO)", out, in_order ? Py_True : Py_False);
+    }
+done:
+    if (result == NULL && !PyErr_Occurred()) result = Py_NewRef(Py_None); /* a list that is not all floats */
+    Py_XDECREF(out);
+    PyMem_Free(starts);
+    PyMem_Free(ends);
+    Py_DECREF(gpu);
+    Py_DECREF(rt);
+    return result;
+}
+
+/* ---- tally(raw, count): kernels._tally ---- */
+
+typedef struct {
+    Py_ssize_t calls;
+    double time;
+    PyObject *first; /* borrowed: raw holds it */
+} PerName;
+
+/* An instance's iteration as a Py_ssize_t; -1 with no error set: declined. */
+static inline int iteration_of(PyObject *k, Py_ssize_t *out) {
+    PyObject *o = FIELD(k, k_iteration);
+    if (o == NULL || !PyLong_CheckExact(o)) return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return -1;
+    }
+    *out = (Py_ssize_t)v;
+    return 0;
+}
+
+static PyObject *list_of_counts(const Py_ssize_t *xs, Py_ssize_t n) {
+    PyObject *l = PyList_New(n);
+    if (l == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromSsize_t(xs[i]);
+        if (v == NULL) {
+            Py_DECREF(l);
+            return NULL;
+        }
+        PyList_SET_ITEM(l, i, v);
+    }
+    return l;
+}
+
+/* tally(raw, count) -> (instances, per_step, memop_steps, names_step, calls, time_us, meta) | None */
+static PyObject *tally(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyList_Check(args[0]) || !PyLong_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "tally(raw: list, count: int)");
+        return NULL;
+    }
+    PyObject *raw = args[0];
+    Py_ssize_t count = PyLong_AsSsize_t(args[1]);
+    if (count == -1 && PyErr_Occurred()) return NULL;
+    if (count < 0) Py_RETURN_NONE;
+    PyObject *result = NULL, *instances = NULL, *index = NULL, *calls = NULL, *time_us = NULL, *meta = NULL;
+    PyObject *per_l = NULL, *mem_l = NULL, *names_l = NULL;
+    Py_ssize_t *per = PyMem_Calloc((size_t)count + 1, sizeof(Py_ssize_t));
+    Py_ssize_t *mem = PyMem_Calloc((size_t)count + 1, sizeof(Py_ssize_t));
+    uint64_t *names = PyMem_Calloc((size_t)count + 1, sizeof(uint64_t));
+    PerName *by = NULL;
+    Py_ssize_t n_by = 0, cap_by = 0;
+    int declined = 0;
+    if (per == NULL || mem == NULL || names == NULL) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    if ((instances = PyList_New(0)) == NULL || (index = PyDict_New()) == NULL) goto out;
+    Py_ssize_t n = PyList_GET_SIZE(raw);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = PyList_GET_ITEM(raw, i);
+        Py_ssize_t it;
+        if (Py_TYPE(k) != Instance_t || iteration_of(k, &it) < 0) {
+            declined = 1;
+            goto out;
+        }
+        if (it < 0) continue;
+        PyObject *name = FIELD(k, k_name), *memop = FIELD(k, k_is_memop), *dur = FIELD(k, k_dur);
+        if (it >= count || name == NULL || !PyUnicode_CheckExact(name) || (memop != Py_True && memop != Py_False) ||
+            dur == NULL || !PyFloat_CheckExact(dur)) {
+            declined = 1; /* (an iteration past the windows: Python's IndexError) */
+            goto out;
+        }
+        if (PyList_Append(instances, k) < 0) goto out;
+        if (memop == Py_True) {
+            mem[it]++;
+        } else {
+            per[it]++;
+            Py_hash_t h = PyObject_Hash(name);
+            if (h == -1 && PyErr_Occurred()) goto out;
+            names[it] = (names[it] + (uint64_t)h) & 0xFFFFFFFFFFFFULL;
+        }
+        PyObject *j = PyDict_GetItemWithError(index, name);
+        if (j == NULL) {
+            if (PyErr_Occurred()) goto out;
+            if (n_by == cap_by) {
+                Py_ssize_t cap = cap_by ? cap_by * 2 : 64;
+                PerName *grown = PyMem_Realloc(by, (size_t)cap * sizeof(PerName));
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto out;
+                }
+                by = grown;
+                cap_by = cap;
+            }
+            PyObject *jo = PyLong_FromSsize_t(n_by);
+            if (jo == NULL) goto out;
+            int bad = PyDict_SetItem(index, name, jo);
+            Py_DECREF(jo);
+            if (bad < 0) goto out;
+            by[n_by].calls = 1;
+            by[n_by].time = 0.0 + PyFloat_AS_DOUBLE(dur);
+            by[n_by].first = k;
+            n_by++;
+        } else {
+            PerName *p = &by[PyLong_AsSsize_t(j)];
+            p->calls++;
+            p->time += PyFloat_AS_DOUBLE(dur);
+        }
+    }
+    if ((calls = PyDict_New()) == NULL || (time_us = PyDict_New()) == NULL || (meta = PyDict_New()) == NULL) goto out;
+    /* the index's order is first-seen order: the order the Python loop inserts the names in */
+    {
+        Py_ssize_t pos = 0, j = 0;
+        PyObject *name, *value;
+        while (PyDict_Next(index, &pos, &name, &value)) {
+            PerName *p = &by[j++];
+            PyObject *c = PyLong_FromSsize_t(p->calls), *t = PyFloat_FromDouble(p->time);
+            int bad = c == NULL || t == NULL || PyDict_SetItem(calls, name, c) < 0 ||
+                      PyDict_SetItem(time_us, name, t) < 0 || PyDict_SetItem(meta, name, p->first) < 0;
+            Py_XDECREF(c);
+            Py_XDECREF(t);
+            if (bad) goto out;
+        }
+    }
+    if ((per_l = list_of_counts(per, count)) == NULL || (mem_l = list_of_counts(mem, count)) == NULL) goto out;
+    if ((names_l = PyList_New(count)) == NULL) goto out;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *v = PyLong_FromUnsignedLongLong(names[i]);
+        if (v == NULL) goto out;
+        PyList_SET_ITEM(names_l, i, v);
+    }
+    result = PyTuple_Pack(7, instances, per_l, mem_l, names_l, calls, time_us, meta);
+out:
+    if (declined && !PyErr_Occurred()) result = Py_NewRef(Py_None);
+    PyMem_Free(per);
+    PyMem_Free(mem);
+    PyMem_Free(names);
+    PyMem_Free(by);
+    Py_XDECREF(instances);
+    Py_XDECREF(index);
+    Py_XDECREF(calls);
+    Py_XDECREF(time_us);
+    Py_XDECREF(meta);
+    Py_XDECREF(per_l);
+    Py_XDECREF(mem_l);
+    Py_XDECREF(names_l);
+    return result;
+}
+
+/* ---- busy_per_iteration(instances): launch._busy_per_iteration's one pass ---- */
+
+/* -> {iteration: busy µs} | None (declined: out of (iteration, start, end) order, a NaN, other types; the Python
+ * pass then sorts) */
+static PyObject *busy_per_iteration(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "busy_per_iteration(instances)");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(args[0], "instances must be a sequence");
+    if (seq == NULL) return NULL;
+    PyObject *busy = PyDict_New();
+    if (busy == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), current = -1;
+    PyObject *const *items = PySequence_Fast_ITEMS(seq);
+    double total = 0.0, end = -INFINITY, ps = -INFINITY, pe = -INFINITY;
+    int declined = 0, failed = 0;
+    for (Py_ssize_t i = 0; i < n && !declined && !failed; i++) {
+        PyObject *k = items[i];
+        Py_ssize_t it;
+        if (Py_TYPE(k) != Instance_t || iteration_of(k, &it) < 0) {
+            declined = 1;
+            break;
+        }
+        PyObject *so = FIELD(k, k_ts), *dur = FIELD(k, k_dur);
+        if (so == NULL || dur == NULL || !PyFloat_CheckExact(so) || !PyFloat_CheckExact(dur)) {
+            declined = 1;
+            break;
+        }
+        double s = PyFloat_AS_DOUBLE(so), e = s + PyFloat_AS_DOUBLE(dur);
+        if (it != current) {
+            if (it < current) {
+                declined = 1;
+                break;
+            }
+            if (current >= 0) {
+                PyObject *key = PyLong_FromSsize_t(current), *v = PyFloat_FromDouble(total);
+                failed = key == NULL || v == NULL || PyDict_SetItem(busy, key, v) < 0;
+                Py_XDECREF(key);
+                Py_XDECREF(v);
+            }
+            current = it;
+            total = 0.0;
+            end = -INFINITY;
+        } else if (s < ps || (s == ps && e < pe)) {
+            declined = 1;
+            break;
+        }
+        if (s != s || e != e) {
+            declined = 1;
+            break;
+        }
+        ps = s;
+        pe = e;
+        if (e <= end) continue;
+        total += e - (end > s ? end : s); /* max(s, end): the first of equals, the same value */
+        end = e;
+    }
+    if (!declined && !failed && current >= 0) {
+        PyObject *key = PyLong_FromSsize_t(current), *v = PyFloat_FromDouble(total);
+        failed = key == NULL || v == NULL || PyDict_SetItem(busy, key, v) < 0;
+        Py_XDECREF(key);
+        Py_XDECREF(v);
+    }
+    Py_DECREF(seq);
+    if (failed) {
+        Py_DECREF(busy);
+        return NULL;
+    }
+    if (declined) {
+        Py_DECREF(busy);
+        Py_RETURN_NONE;
+    }
+    return busy;
+}
+
+/* ---- launch_windows(runtime, is_launch, windows, busy_of): launch.launch_profile's per-window sums ---- */
+
+static inline Py_ssize_t bisect_left(const double *a, Py_ssize_t n, double x) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (a[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static int append_float(PyObject *list, double v) {
+    PyObject *o = PyFloat_FromDouble(v);
+    if (o == NULL) return -1;
+    int rc = PyList_Append(list, o);
+    Py_DECREF(o);
+    return rc;
+}
+
+static int append_count(PyObject *list, Py_ssize_t v) {
+    PyObject *o = PyLong_FromSsize_t(v);
+    if (o == NULL) return -1;
+    int rc = PyList_Append(list, o);
+    Py_DECREF(o);
+    return rc;
+}
+
+/* -> (walls, busy, path, runtime, counts) | None (declined: launches out of time order, a NaN duration, a time
+ * or a window that is not a float) */
+static PyObject *launch_windows(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 4 || !PyDict_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "launch_windows(runtime, is_launch, windows, busy_of: dict)");
+        return NULL;
+    }
+    PyObject *is_launch = args[1], *busy_of = args[3];
+    PyObject *rt = PySequence_Fast(args[0], "runtime records must be a sequence");
+    if (rt == NULL) return NULL;
+    PyObject *wins = PySequence_Fast(args[2], "windows must be a sequence");
+    if (wins == NULL) {
+        Py_DECREF(rt);
+        return NULL;
+    }
+    PyObject *result = NULL, *lists[5] = {NULL, NULL, NULL, NULL, NULL};
+    Py_ssize_t n_rt = PySequence_Fast_GET_SIZE(rt), n = 0;
+    double *starts = PyMem_Malloc((size_t)(n_rt + 1) * sizeof(double));
+    double *ends = PyMem_Malloc((size_t)(n_rt + 1) * sizeof(double));
+    double *durs = PyMem_Malloc((size_t)(n_rt + 1) * sizeof(double));
+    int declined = 0;
+    if (starts == NULL || ends == NULL || durs == NULL) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    /* the launches: runtime calls that put work on the GPU, at a time that is not NaN */
+    for (Py_ssize_t i = 0; i < n_rt; i++) {
+        PyObject *r = PySequence_Fast_ITEMS(rt)[i];
+        if (Py_TYPE(r) != Runtime_t) {
+            declined = 1;
+            goto out;
+        }
+        PyObject *name = FIELD(r, r_name), *ts = FIELD(r, r_ts), *dur = FIELD(r, r_dur);
+        if (name == NULL || ts == NULL || dur == NULL) {
+            declined = 1;
+            goto out;
+        }
+        PyObject *yes = PyObject_GetItem(is_launch, name);
+        if (yes == NULL) goto out;
+        int launch = PyObject_IsTrue(yes);
+        Py_DECREF(yes);
+        if (launch < 0) goto out;
+        if (!launch) continue;
+        if (!PyFloat_CheckExact(ts) || !PyFloat_CheckExact(dur)) {
+            declined = 1;
+            goto out;
+        }
+        double t = PyFloat_AS_DOUBLE(ts), d = PyFloat_AS_DOUBLE(dur);
+        if (t != t) continue;
+        if (d != d || (n > 0 && !(starts[n - 1] <= t))) { /* (the Python pass sorts those) */
+            declined = 1;
+            goto out;
+        }
+        starts[n] = t;
+        ends[n] = t + d;
+        durs[n] = d;
+        n++;
+    }
+    for (int j = 0; j < 5; j++) {
+        if ((lists[j] = PyList_New(0)) == NULL) goto out;
+    }
+    /* windows follow each other (a window's start is the one before's end): its first launch is where the one
+     * before's bisect for that end stopped */
+    double last_end = INFINITY;
+    Py_ssize_t last_hi = 0, n_w = PySequence_Fast_GET_SIZE(wins);
+    for (Py_ssize_t i = 0; i < n_w; i++) {
+        PyObject *w = PySequence_Fast_ITEMS(wins)[i];
+        double start, end;
+        if (!PyTuple_Check(w) || PyTuple_GET_SIZE(w) != 2 || finite_or_inf(PyTuple_GET_ITEM(w, 0), &start) < 0 ||
+            finite_or_inf(PyTuple_GET_ITEM(w, 1), &end) < 0) {
+            declined = 1;
+            goto out;
+        }
+        if (end == INFINITY) continue;
+        PyObject *key = PyLong_FromSsize_t(i);
+        if (key == NULL) goto out;
+        PyObject *b = PyDict_GetItemWithError(busy_of, key);
+        Py_DECREF(key);
+        if (b == NULL) {
+            if (PyErr_Occurred()) goto out;
+            continue; /* no kernels in this iteration */
+        }
+        Py_ssize_t lo, hi;
+        if (start < end) {
+            lo = start == last_end ? last_hi : bisect_left(starts, n, start);
+            hi = last_hi = bisect_left(starts, n, end);
+            last_end = end;
+        } else {
+            lo = hi = 0;
+        }
+        if (append_float(lists[0], end - start) < 0 || PyList_Append(lists[1], b) < 0) goto out;
+        double top = start;
+        if (hi > lo) {
+            top = ends[lo];
+            for (Py_ssize_t j = lo + 1; j < hi; j++)
+                if (ends[j] > top) top = ends[j];
+        }
+        if (append_float(lists[2], top - start) < 0) goto out;
+        if (hi > lo) {
+            double sum = 0.0; /* sum(): from 0 on, in order */
+            for (Py_ssize_t j = lo; j < hi; j++) sum += durs[j];
+            if (append_float(lists[3], sum) < 0) goto out;
+        } else if (append_count(lists[3], 0) < 0) { /* sum([]) is the int 0 */
+            goto out;
+        }
+        if (append_count(lists[4], hi > lo ? hi - lo : 0) < 0) goto out;
+    }
+    result = PyTuple_Pack(5, lists[0], lists[1], lists[2], lists[3], lists[4]);
+out:
+    if (declined && !PyErr_Occurred()) result = Py_NewRef(Py_None);
+    for (int j = 0; j < 5; j++) Py_XDECREF(lists[j]);
+    PyMem_Free(starts);
+    PyMem_Free(ends);
+    PyMem_Free(durs);
+    Py_DECREF(rt);
+    Py_DECREF(wins);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"setup", setup, METH_VARARGS, NULL},
+    {"kernel_instances", (PyCFunction)(void (*)(void))kernel_instances, METH_FASTCALL, NULL},
+    {"tally", (PyCFunction)(void (*)(void))tally, METH_FASTCALL, NULL},
+    {"busy_per_iteration", (PyCFunction)(void (*)(void))busy_per_iteration, METH_FASTCALL, NULL},
+    {"launch_windows", (PyCFunction)(void (*)(void))launch_windows, METH_FASTCALL, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "kernelscope.analysis._fastan", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__fastan(void) { return PyModule_Create(&module); }
