@@ -98,16 +98,28 @@ def _each_loop(trace: Trace) -> dict[str, tuple[Any, Any]]:
     busy_of = _python_busy(ka)
     out["windows"] = (_fastan.launch_windows(trace.runtime, L._IsLaunch(), windows, busy_of),
                       L._per_window(ka, trace, L._IsLaunch(), busy_of))
+    out["top_level"] = (_fastan.top_level(trace.cpu), _pure(K._main_thread_top_level, trace.cpu))
+    names = sorted({e.name for e in trace.cpu})[::2]
+    for kind in (set, frozenset):
+        out[f"named {kind.__name__}"] = (_fastan.named(trace.cpu, kind(names)),
+                                         [e for e in trace.cpu if e.name in names])
+    out["by_external_id"] = (_fastan.by_external_id(trace.cpu), {
+        e.external_id: e for e in reversed(trace.cpu) if e.external_id is not None and e.cat == "cpu_op"})
     return out
 
 
-def _python_busy(ka: Any) -> dict[int, float]:
+def _pure(fn: Any, *args: Any) -> Any:
     mp = pytest.MonkeyPatch()
     mp.setenv("KERNELSCOPE_PURE_ANALYSIS", "1")
     try:
-        return L._busy_per_iteration(ka)
+        return fn(*args)
     finally:
         mp.undo()
+
+
+def _python_busy(ka: Any) -> dict[int, float]:
+    busy: dict[int, float] = _pure(L._busy_per_iteration, ka)
+    return busy
 
 
 def test_there_are_gpu_traces_to_compare() -> None:
@@ -165,7 +177,10 @@ def _random_trace(rng: random.Random) -> Trace:
             ext += 1
             op = rng.choice(["aten::addmm", "aten::mm", "aten::add", "aten::copy_", "triton_poi_fused_0"])
             t += rng.choice([0.5, 1.0, 2.25])
-            cpu.append(CpuEvent(op, "cpu_op", t, 30.0, 1, 1, ext, None, None, None, None, None))
+            tid = 1 if rng.random() < 0.97 else rng.choice([2, "worker"])  # another thread now and then
+            cat = "cpu_op" if rng.random() < 0.9 else rng.choice(["user_annotation", "python_function"])
+            cpu.append(CpuEvent(op, cat, t, rng.choice([30.0, 0.5]), 1, tid, ext if rng.random() < 0.95 else None,
+                                None, None, None, None, None))
             for _ in range(rng.randrange(0, 3)):
                 corr += 1
                 t += rng.choice([0.0, 1.0, 3.5]) if rng.random() < 0.9 else -2.0
@@ -230,9 +245,9 @@ def test_random_traces_meet_both_paths() -> None:
             for name, (native, _) in _each_loop(trace).items():
                 (taken if native is not None else declined)[name] = (taken if native is not None
                                                                     else declined).get(name, 0) + 1
-    for name in ("instances", "tally", "busy", "windows"):
+    for name in ("instances", "tally", "busy", "windows", "top_level", "named set", "by_external_id"):
         assert taken.get(name, 0) >= 100, (name, taken, declined)
-    for name in ("instances", "busy", "windows"):
+    for name in ("instances", "busy", "windows", "top_level"):
         assert declined.get(name, 0) >= 5, (name, taken, declined)
 
 
@@ -243,6 +258,9 @@ def test_records_of_another_type_are_declined() -> None:
     assert _fastan.kernel_instances([Other()], [], {}, {}, K._classify_key, [0.0], [9.0], GPU_MEMOP_CATS) is None
     assert _fastan.busy_per_iteration([Other()]) is None
     assert _fastan.tally([Other()], 1) is None
+    assert _fastan.top_level([Other()]) is None
+    assert _fastan.named([Other()], {"k"}) is None
+    assert _fastan.by_external_id([Other()]) is None
 
 
 def test_pure_analysis_switch(monkeypatch: pytest.MonkeyPatch) -> None:

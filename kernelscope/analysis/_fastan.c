@@ -18,14 +18,16 @@
 
 #define FIELD(o, off) (*(PyObject **)((char *)(o) + (off)))
 
-static PyTypeObject *Gpu_t, *Runtime_t, *Instance_t;
+static PyTypeObject *Gpu_t, *Runtime_t, *Instance_t, *Cpu_t;
 /* GpuEvent */
 static Py_ssize_t g_name, g_cat, g_ts, g_dur, g_corr, g_ext, g_stream;
 /* RuntimeEvent */
 static Py_ssize_t r_name, r_ts, r_dur, r_corr;
+/* CpuEvent */
+static Py_ssize_t c_name, c_cat, c_ts, c_dur, c_tid, c_ext;
 /* KernelInstance */
 static Py_ssize_t k_name, k_ts, k_dur, k_iteration, k_is_memop;
-static PyObject *s_memset, *s_memcpy, *s_memset_word;
+static PyObject *s_memset, *s_memcpy, *s_memset_word, *s_cpu_op, *s_user_annotation;
 
 static int offset_of(PyTypeObject *tp, const char *field, Py_ssize_t *out) {
     PyObject *d = PyDict_GetItemString(tp->tp_dict, field); /* borrowed */
@@ -42,12 +44,17 @@ static int offset_of(PyTypeObject *tp, const char *field, Py_ssize_t *out) {
     return 0;
 }
 
-/* setup(GpuEvent, RuntimeEvent, KernelInstance) */
+/* setup(GpuEvent, RuntimeEvent, CpuEvent, KernelInstance) */
 static PyObject *setup(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *g, *r, *k;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &g, &PyType_Type, &r, &PyType_Type, &k)) return NULL;
-    PyTypeObject *gt = (PyTypeObject *)g, *rt = (PyTypeObject *)r, *kt = (PyTypeObject *)k;
+    PyObject *g, *r, *c, *k;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyType_Type, &g, &PyType_Type, &r, &PyType_Type, &c, &PyType_Type, &k))
+        return NULL;
+    PyTypeObject *gt = (PyTypeObject *)g, *rt = (PyTypeObject *)r, *ct = (PyTypeObject *)c, *kt = (PyTypeObject *)k;
+    if (offset_of(ct, "name", &c_name) < 0 || offset_of(ct, "cat", &c_cat) < 0 || offset_of(ct, "ts", &c_ts) < 0 ||
+        offset_of(ct, "dur", &c_dur) < 0 || offset_of(ct, "tid", &c_tid) < 0 ||
+        offset_of(ct, "external_id", &c_ext) < 0)
+        return NULL;
     if (offset_of(gt, "name", &g_name) < 0 || offset_of(gt, "cat", &g_cat) < 0 || offset_of(gt, "ts", &g_ts) < 0 ||
         offset_of(gt, "dur", &g_dur) < 0 || offset_of(gt, "correlation", &g_corr) < 0 ||
         offset_of(gt, "external_id", &g_ext) < 0 || offset_of(gt, "stream", &g_stream) < 0)
@@ -62,7 +69,11 @@ static PyObject *setup(PyObject *self, PyObject *args) {
         if ((s_memset = PyUnicode_InternFromString("memset")) == NULL) return NULL;
         if ((s_memcpy = PyUnicode_InternFromString("memcpy")) == NULL) return NULL;
         s_memset_word = s_memset;
+        if ((s_cpu_op = PyUnicode_InternFromString("cpu_op")) == NULL) return NULL;
+        if ((s_user_annotation = PyUnicode_InternFromString("user_annotation")) == NULL) return NULL;
     }
+    Py_INCREF(c);
+    Py_XSETREF(Cpu_t, ct);
     Py_INCREF(g);
     Py_INCREF(r);
     Py_INCREF(k);
@@ -671,12 +682,154 @@ out:
     return result;
 }
 
+/* ---- scans of the CPU records ---- */
+
+/* str == a constant: the identity first (the reader interns categories), then the text */
+static inline int is_str(PyObject *s, PyObject *constant) {
+    return s == constant || (PyUnicode_CheckExact(s) && PyUnicode_Compare(s, constant) == 0);
+}
+
+/* top_level(cpu) -> [top-level cpu_op / user_annotation events] | None (declined: more than one thread, or records
+ * of other types): kernels._main_thread_top_level's one-thread scan, with its one-thread test. */
+static PyObject *top_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "top_level(cpu)");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(args[0], "cpu records must be a sequence");
+    if (seq == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *const *items = PySequence_Fast_ITEMS(seq);
+    PyObject *group = PyList_New(0), *tid0 = NULL;
+    int declined = 0;
+    if (group == NULL) goto fail;
+    double end = -INFINITY;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *e = items[i];
+        if (Py_TYPE(e) != Cpu_t) {
+            declined = 1;
+            break;
+        }
+        PyObject *tid = FIELD(e, c_tid), *ts = FIELD(e, c_ts), *dur = FIELD(e, c_dur), *cat = FIELD(e, c_cat);
+        /* ints, strings and None compare as a set holds them (no NaN among them) */
+        if (tid == NULL || !(tid == Py_None || PyLong_CheckExact(tid) || PyUnicode_CheckExact(tid)) ||
+            ts == NULL || !PyFloat_CheckExact(ts) || dur == NULL || cat == NULL) {
+            declined = 1;
+            break;
+        }
+        if (tid0 == NULL) {
+            tid0 = tid;
+        } else if (tid != tid0) {
+            int same = PyObject_RichCompareBool(tid0, tid, Py_EQ);
+            if (same < 0) goto fail;
+            if (!same) {
+                declined = 1; /* several threads: the Python scan picks the main one */
+                break;
+            }
+        }
+        double t = PyFloat_AS_DOUBLE(ts);
+        if (t >= end && (is_str(cat, s_cpu_op) || is_str(cat, s_user_annotation))) {
+            if (!PyFloat_CheckExact(dur)) {
+                declined = 1;
+                break;
+            }
+            if (PyList_Append(group, e) < 0) goto fail;
+            end = t + PyFloat_AS_DOUBLE(dur);
+        }
+    }
+    Py_DECREF(seq);
+    if (declined) {
+        Py_DECREF(group);
+        Py_RETURN_NONE;
+    }
+    return group;
+fail:
+    Py_DECREF(seq);
+    Py_XDECREF(group);
+    return NULL;
+}
+
+/* named(cpu, names) -> [e for e in cpu if e.name in names] | None (records of other types) */
+static PyObject *named(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyAnySet_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "named(cpu, names: set)");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(args[0], "cpu records must be a sequence");
+    if (seq == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *const *items = PySequence_Fast_ITEMS(seq);
+    PyObject *out = PyList_New(0);
+    if (out == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *e = items[i];
+        PyObject *name = Py_TYPE(e) == Cpu_t ? FIELD(e, c_name) : NULL;
+        if (name == NULL) {
+            Py_DECREF(seq);
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        int in = PySet_Contains(args[1], name);
+        if (in < 0 || (in && PyList_Append(out, e) < 0)) goto fail;
+    }
+    Py_DECREF(seq);
+    return out;
+fail:
+    Py_DECREF(seq);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+/* by_external_id(cpu) -> {external id: the first cpu_op with it} | None (records of other types) */
+static PyObject *by_external_id(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "by_external_id(cpu)");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(args[0], "cpu records must be a sequence");
+    if (seq == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *const *items = PySequence_Fast_ITEMS(seq);
+    PyObject *out = PyDict_New();
+    if (out == NULL) goto fail;
+    /* read backwards, as the dict comprehension over reversed(cpu) does: the first one is written last */
+    for (Py_ssize_t i = n - 1; i >= 0; i--) {
+        PyObject *e = items[i];
+        PyObject *ext = Py_TYPE(e) == Cpu_t ? FIELD(e, c_ext) : NULL, *cat = ext ? FIELD(e, c_cat) : NULL;
+        if (ext == NULL || cat == NULL) {
+            Py_DECREF(seq);
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        if (ext == Py_None) continue;
+        int op = is_str(cat, s_cpu_op);
+        if (!op && !PyUnicode_CheckExact(cat)) { /* == of another type: Python's, not this */
+            Py_DECREF(seq);
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+        if (op && PyDict_SetItem(out, ext, e) < 0) goto fail;
+    }
+    Py_DECREF(seq);
+    return out;
+fail:
+    Py_DECREF(seq);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS, NULL},
     {"kernel_instances", (PyCFunction)(void (*)(void))kernel_instances, METH_FASTCALL, NULL},
     {"tally", (PyCFunction)(void (*)(void))tally, METH_FASTCALL, NULL},
     {"busy_per_iteration", (PyCFunction)(void (*)(void))busy_per_iteration, METH_FASTCALL, NULL},
     {"launch_windows", (PyCFunction)(void (*)(void))launch_windows, METH_FASTCALL, NULL},
+    {"top_level", (PyCFunction)(void (*)(void))top_level, METH_FASTCALL, NULL},
+    {"named", (PyCFunction)(void (*)(void))named, METH_FASTCALL, NULL},
+    {"by_external_id", (PyCFunction)(void (*)(void))by_external_id, METH_FASTCALL, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -68,7 +68,6 @@ def communication(ka: KernelAnalysis, trace: Trace) -> Communication | None:
     """One rank's collectives per iteration; None when the trace holds none."""
     count = max(1, ka.iterations.count)
     comm_kernels = [k for k in ka.instances if k.category == "communication"]
-    compute = [k for k in ka.instances if k.category != "communication" and not k.is_memop]
     per_iter_comm: dict[int, list[Interval]] = {}
     names: dict[str, None] = {}  # in order of appearance (a list's `in` per collective grew with the names)
     source = "gpu kernels" if ka.device == "cuda" else "cpu ops"
@@ -90,7 +89,9 @@ def communication(ka: KernelAnalysis, trace: Trace) -> Communication | None:
     if not per_iter_comm and not comm_kernels:
         return None
     per_iter_compute: dict[int, list[Interval]] = {}
-    for k in compute:
+    for k in ka.instances:  # (read only when there is communication: most traces have none)
+        if k.category == "communication" or k.is_memop:
+            continue
         per_iter_compute.setdefault(k.iteration, []).append((k.ts, k.ts + k.dur))
     total = overlapped = 0.0
     for it, intervals in per_iter_comm.items():

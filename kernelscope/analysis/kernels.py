@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import os
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice
@@ -57,7 +57,14 @@ try:
 except ImportError:  # pragma: no cover - no compiler at install time
     _fastan = None  # type: ignore[assignment]
 else:
-    _fastan.setup(GpuEvent, RuntimeEvent, KernelInstance)
+    _fastan.setup(GpuEvent, RuntimeEvent, CpuEvent, KernelInstance)
+
+
+def named(records: Sequence[CpuEvent], names: set[str] | frozenset[str]) -> list[CpuEvent]:
+    """The records whose name is one of ``names``, in order (a pass over every CPU record: in C when built)."""
+    native = native_loops()
+    found: list[CpuEvent] | None = None if native is None else native.named(records, names)
+    return found if found is not None else [e for e in records if e.name in names]
 
 
 def native_loops() -> Any:
@@ -159,6 +166,10 @@ def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
     The thread that spent most time in top-level ops runs the model; others are workers/profiler threads.
     Ties go to the thread whose first top-level op comes first (ts, then first appearance).
     """
+    native = native_loops()
+    found: list[CpuEvent] | None = None if native is None else native.top_level(cpu)  # (C: one thread only)
+    if found is not None:
+        return found
     by_tid: dict[object, list[CpuEvent]] = {}
     if len({e.tid for e in cpu}) == 1:  # one thread (the common case): the same scan without per-thread lookups
         group: list[CpuEvent] = []
@@ -247,7 +258,7 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
     # Names repeat once per iteration (step markers are the exception): each distinct name is tested once, and the
     # events are read again only when a step marker is among them.
     step_names = {n for n in cpu_names(trace) if _STEP.match(n)}
-    steps = [e for e in trace.cpu if e.name in step_names and e.cat == "user_annotation"] if step_names else []
+    steps = [e for e in named(trace.cpu, step_names) if e.cat == "user_annotation"] if step_names else []
     if steps and iterations is None:
         steps.sort(key=lambda e: e.ts)
         return [(e.ts, e.end) for e in steps], "profiler_steps", "iterations from ProfilerStep#N markers"
@@ -562,7 +573,7 @@ def _launching_ops(trace: Trace) -> dict[int, tuple[str, str]]:
     out: dict[int, tuple[str, str]] = {}
     if not can_say:
         return out
-    for e in [e for e in trace.cpu if e.name in can_say]:
+    for e in named(trace.cpu, can_say):
         name = e.name
         cls = said.get(name)
         if cls is None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.model import GEMM_OPS, VENDOR_BACKENDS, _norm_op
-from kernelscope.analysis.kernels import KernelAnalysis, KernelInstance, cpu_names
+from kernelscope.analysis.kernels import KernelAnalysis, KernelInstance, cpu_names, named, native_loops
 from kernelscope.inductor_code import (
     KernelKind,
     Launch,
@@ -86,15 +86,18 @@ class _TraceIndex:
         # only for the names that matter (most traces have no kernelscope ranges at all).
         names = cpu_names(trace)
         ranged = {n for n in names if n.startswith(_RANGE_PREFIXES)}
-        ranges = [e for e in cpu if e.name in ranged] if ranged else []
+        ranges = named(cpu, ranged) if ranged else []
         idx.modules = module_index(ranges, MODULE_RANGE_PREFIX, root=root)
         idx.sources = module_index(ranges, SOURCE_RANGE_PREFIX)
         idx.flows = module_index(ranges, FLOW_RANGE_PREFIX)
         # External ids are unique per op; keep the first (outermost) if a tool wrote duplicates: read backwards,
         # the first one is written last.
-        idx.by_ext = {e.external_id: e for e in reversed(cpu) if e.external_id is not None and e.cat == "cpu_op"}
+        native = native_loops()
+        by_ext: dict[int, CpuEvent] | None = None if native is None else native.by_external_id(cpu)  # (the same, in C)
+        idx.by_ext = by_ext if by_ext is not None else {
+            e.external_id: e for e in reversed(cpu) if e.external_id is not None and e.cat == "cpu_op"}
         graph_calls = {n for n in names if _GRAPH_CALL.match(n)}
-        idx.regions = tuple(sorted((e for e in cpu if e.name in graph_calls), key=lambda e: e.ts)) \
+        idx.regions = tuple(sorted(named(cpu, graph_calls), key=lambda e: e.ts)) \
             if graph_calls else ()
         return idx
 
