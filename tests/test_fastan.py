@@ -168,13 +168,14 @@ def _random_trace(rng: random.Random) -> Trace:
     corr = ext = 0
     streams = [7] if rng.random() < 0.6 else [7, 13, 21]
     odd = rng.random() < 0.25  # NaN / integer / duplicate values somewhere
+    stride = rng.choice([1, 1, 1_000_003])  # ids far apart now and then (C: a hash table, not an array)
     for s in range(max(steps, 1)):
         step_start = t
         if steps:
             cpu.append(CpuEvent(f"ProfilerStep#{s}", "user_annotation", t, 0.0, 1, 1, ext, None, None, None, None,
                                 None))
         for _ in range(rng.randrange(0, 6)):
-            ext += 1
+            ext += stride
             op = rng.choice(["aten::addmm", "aten::mm", "aten::add", "aten::copy_", "triton_poi_fused_0"])
             t += rng.choice([0.5, 1.0, 2.25])
             tid = 1 if rng.random() < 0.97 else rng.choice([2, "worker"])  # another thread now and then
@@ -182,7 +183,7 @@ def _random_trace(rng: random.Random) -> Trace:
             cpu.append(CpuEvent(op, cat, t, rng.choice([30.0, 0.5]), 1, tid, ext if rng.random() < 0.95 else None,
                                 None, None, None, None, None))
             for _ in range(rng.randrange(0, 3)):
-                corr += 1
+                corr += stride
                 t += rng.choice([0.0, 1.0, 3.5]) if rng.random() < 0.9 else -2.0
                 rname = rng.choice(_RUNTIME)
                 rts: float = t

@@ -121,14 +121,186 @@ static inline Py_ssize_t bisect_right(const double *a, Py_ssize_t n, double x) {
 
 #define DECLINE -2
 
-/* kernels._analyze_kernels' loop over the GPU records, from the launch times by correlation on. */
+/* ---- small open-addressing tables (no Python hashing, no Python objects made for a lookup) ---- */
+
+/* int64 -> object (borrowed: the caller's lists keep the objects alive); a later put of a key replaces the value,
+ * as a dict's does. Ids (correlations, external ids) mostly count up from some start: keys within a few times their
+ * number (16x: 8 bytes a key apart) go to an array indexed by key - lo (read in order: no cache miss per lookup), others to a
+ * hash table. */
+typedef struct {
+    int64_t *keys;   /* hashed only */
+    PyObject **vals; /* NULL: an empty slot */
+    size_t mask;     /* hashed: slots - 1 */
+    int64_t lo, n;   /* dense: vals[key - lo] for lo <= key < lo + n */
+    int dense;
+} IntMap;
+
+static inline size_t mix64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+/* For n keys between lo and hi. */
+static int intmap_init(IntMap *m, Py_ssize_t n, int64_t lo, int64_t hi) {
+    memset(m, 0, sizeof *m);
+    if (n > 0 && hi >= lo && (uint64_t)hi - (uint64_t)lo < (uint64_t)n * 16 + 4096) {
+        m->dense = 1;
+        m->lo = lo;
+        m->n = hi - lo + 1;
+        m->vals = PyMem_Calloc((size_t)m->n, sizeof(PyObject *));
+        if (m->vals == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        return 0;
+    }
+    size_t cap = 16;
+    while (cap < (size_t)n * 2) cap <<= 1;
+    m->keys = PyMem_Malloc(cap * sizeof(int64_t));
+    m->vals = PyMem_Calloc(cap, sizeof(PyObject *));
+    m->mask = cap - 1;
+    if (m->keys == NULL || m->vals == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void intmap_free(IntMap *m) {
+    PyMem_Free(m->keys);
+    PyMem_Free(m->vals);
+}
+
+static inline void intmap_put(IntMap *m, int64_t k, PyObject *v) {
+    if (m->dense) {
+        m->vals[k - m->lo] = v; /* (init saw every key: within range) */
+        return;
+    }
+    size_t i = mix64((uint64_t)k) & m->mask;
+    while (m->vals[i] != NULL && m->keys[i] != k) i = (i + 1) & m->mask;
+    m->keys[i] = k;
+    m->vals[i] = v;
+}
+
+static inline PyObject *intmap_get(const IntMap *m, int64_t k) {
+    if (m->dense) return k >= m->lo && k - m->lo < m->n ? m->vals[k - m->lo] : NULL;
+    size_t i = mix64((uint64_t)k) & m->mask;
+    while (m->vals[i] != NULL) {
+        if (m->keys[i] == k) return m->vals[i];
+        i = (i + 1) & m->mask;
+    }
+    return NULL;
+}
+
+/* An exact int that fits int64; -1 otherwise (no error set). */
+static inline int as_int64(PyObject *o, int64_t *out) {
+    if (!PyLong_CheckExact(o)) return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* (name, what its launching op says) by identity -> (category, backend) (a strong reference): the classes dict
+ * is asked once per pair of objects. The reader interns names, and _launching_ops makes one tuple per op name. */
+typedef struct {
+    PyObject **name, **by, **cls;
+    size_t mask, used;
+} PairCache;
+
+static int pairs_init(PairCache *c, size_t cap) {
+    c->name = PyMem_Calloc(cap, sizeof(PyObject *));
+    c->by = PyMem_Calloc(cap, sizeof(PyObject *));
+    c->cls = PyMem_Calloc(cap, sizeof(PyObject *));
+    c->mask = cap - 1;
+    c->used = 0;
+    if (c->name == NULL || c->by == NULL || c->cls == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void pairs_free(PairCache *c) {
+    if (c->cls != NULL) {
+        for (size_t i = 0; i <= c->mask; i++) Py_XDECREF(c->cls[i]);
+    }
+    PyMem_Free(c->name);
+    PyMem_Free(c->by);
+    PyMem_Free(c->cls);
+}
+
+static inline size_t pair_slot(const PairCache *c, PyObject *name, PyObject *by) {
+    size_t i = mix64((uint64_t)(uintptr_t)name * 31u + (uint64_t)(uintptr_t)by) & c->mask;
+    while (c->cls[i] != NULL && (c->name[i] != name || c->by[i] != by)) i = (i + 1) & c->mask;
+    return i;
+}
+
+static int pairs_put(PairCache *c, PyObject *name, PyObject *by, PyObject *cls) {
+    if ((c->used + 1) * 2 > c->mask + 1) { /* grow: rehash into twice the slots */
+        PairCache bigger;
+        if (pairs_init(&bigger, (c->mask + 1) * 2) < 0) return -1;
+        for (size_t i = 0; i <= c->mask; i++) {
+            if (c->cls[i] == NULL) continue;
+            size_t j = pair_slot(&bigger, c->name[i], c->by[i]);
+            bigger.name[j] = c->name[i];
+            bigger.by[j] = c->by[i];
+            bigger.cls[j] = c->cls[i]; /* (the reference moves) */
+            bigger.used++;
+        }
+        PyMem_Free(c->name);
+        PyMem_Free(c->by);
+        PyMem_Free(c->cls);
+        *c = bigger;
+    }
+    size_t i = pair_slot(c, name, by);
+    c->name[i] = name;
+    c->by[i] = by;
+    c->cls[i] = Py_NewRef(cls);
+    c->used++;
+    return 0;
+}
+
+/* The (category, backend) of a kernel key, from the classes dict (filled in by classify_key for a new key); a new
+ * reference. */
+static PyObject *class_of(PyObject *classes, PyObject *classify_key, PyObject *name, PyObject *by) {
+    PyObject *key = by ? PyTuple_Pack(2, name, by) : Py_NewRef(name);
+    if (key == NULL) return NULL;
+    PyObject *cls = PyDict_GetItemWithError(classes, key);
+    if (cls != NULL) {
+        Py_INCREF(cls);
+    } else if (!PyErr_Occurred()) {
+        cls = PyObject_CallFunctionObjArgs(classify_key, name, by ? by : Py_None, NULL);
+        if (cls != NULL && PyDict_SetItem(classes, key, cls) < 0) Py_CLEAR(cls);
+    }
+    Py_DECREF(key);
+    if (cls != NULL && (!PyTuple_Check(cls) || PyTuple_GET_SIZE(cls) != 2)) {
+        PyErr_SetString(PyExc_TypeError, "_fastan: a kernel's class is not a (category, backend) pair");
+        Py_CLEAR(cls);
+    }
+    return cls;
+}
+
+/* kernels._gpu_instances: the loop over the GPU records, from the launch times by correlation on. */
 static int instances_into(PyObject *out, PyObject *const *gpu, Py_ssize_t n_gpu, PyObject *const *rt,
                           Py_ssize_t n_rt, PyObject *said, PyObject *classes, PyObject *classify_key,
                           const double *starts, const double *ends, Py_ssize_t nw, PyObject *memop_cats,
                           int *in_order_out) {
     int rc = -1;
-    PyObject *ts_of_corr = PyDict_New();
-    if (ts_of_corr == NULL) return -1;
+    IntMap ts_of_corr, said_of;
+    memset(&ts_of_corr, 0, sizeof ts_of_corr);
+    memset(&said_of, 0, sizeof said_of);
+    PairCache pairs = {NULL, NULL, NULL, 0, 0};
+    if (pairs_init(&pairs, 256) < 0) goto out;
+    /* the runtime records' correlations (checked, and their range), then the table */
+    int64_t lo_c = INT64_MAX, hi_c = INT64_MIN, lo_e = INT64_MAX, hi_e = INT64_MIN;
+    Py_ssize_t n_corr = 0;
     for (Py_ssize_t i = 0; i < n_rt; i++) {
         PyObject *r = rt[i];
         if (Py_TYPE(r) != Runtime_t) {
@@ -136,11 +308,41 @@ static int instances_into(PyObject *out, PyObject *const *gpu, Py_ssize_t n_gpu,
             goto out;
         }
         PyObject *corr = FIELD(r, r_corr), *ts = FIELD(r, r_ts);
-        if (corr == NULL || ts == NULL) {
+        int64_t c;
+        if (corr == NULL || ts == NULL || (corr != Py_None && as_int64(corr, &c) < 0)) {
             rc = DECLINE;
             goto out;
         }
-        if (corr != Py_None && PyDict_SetItem(ts_of_corr, corr, ts) < 0) goto out;
+        if (corr != Py_None) {
+            n_corr++;
+            if (c < lo_c) lo_c = c;
+            if (c > hi_c) hi_c = c;
+        }
+    }
+    if (intmap_init(&ts_of_corr, n_corr, lo_c, hi_c) < 0) goto out;
+    for (Py_ssize_t i = 0; i < n_rt; i++) {
+        PyObject *corr = FIELD(rt[i], r_corr);
+        int64_t c;
+        if (corr != Py_None && as_int64(corr, &c) == 0) intmap_put(&ts_of_corr, c, FIELD(rt[i], r_ts));
+    }
+    {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(said, &pos, &k, &v)) {
+            int64_t e;
+            if (as_int64(k, &e) < 0) {
+                rc = DECLINE;
+                goto out;
+            }
+            if (e < lo_e) lo_e = e;
+            if (e > hi_e) hi_e = e;
+        }
+        if (intmap_init(&said_of, PyDict_GET_SIZE(said), lo_e, hi_e) < 0) goto out;
+        pos = 0;
+        while (PyDict_Next(said, &pos, &k, &v)) {
+            int64_t e;
+            if (as_int64(k, &e) == 0) intmap_put(&said_of, e, v);
+        }
     }
     /* launches come in time order: most fall in the window of the launch before, [lo, hi) with hi the next
      * window's start; only when the starts are sorted */
@@ -150,7 +352,6 @@ static int instances_into(PyObject *out, PyObject *const *gpu, Py_ssize_t n_gpu,
     Py_ssize_t cur = -1;
     int in_order = 1, first = 1;
     double pts = 0.0, pgts = 0.0;
-    int check_said = said != NULL && PyDict_GET_SIZE(said) > 0;
     for (Py_ssize_t i = 0; i < n_gpu; i++) {
         PyObject *g = gpu[i];
         if (Py_TYPE(g) != Gpu_t) {
@@ -163,37 +364,31 @@ static int instances_into(PyObject *out, PyObject *const *gpu, Py_ssize_t n_gpu,
             rc = DECLINE;
             goto out;
         }
-        PyObject *launch_ts = NULL;
+        int64_t c, e;
+        PyObject *launch_ts = NULL, *by = NULL;
         if (corr != Py_None) {
-            launch_ts = PyDict_GetItemWithError(ts_of_corr, corr);
-            if (launch_ts == NULL && PyErr_Occurred()) goto out;
+            if (as_int64(corr, &c) < 0) {
+                rc = DECLINE;
+                goto out;
+            }
+            launch_ts = intmap_get(&ts_of_corr, c);
         }
-        PyObject *by = NULL;
-        if (check_said && ext != Py_None) {
-            by = PyDict_GetItemWithError(said, ext);
-            if (by == NULL && PyErr_Occurred()) goto out;
+        if (ext != Py_None) {
+            if (as_int64(ext, &e) < 0) {
+                rc = DECLINE;
+                goto out;
+            }
+            by = intmap_get(&said_of, e);
         }
-        PyObject *key = by ? PyTuple_Pack(2, name, by) : (Py_INCREF(name), name);
-        if (key == NULL) goto out;
-        PyObject *cls = PyDict_GetItemWithError(classes, key); /* borrowed: classes keeps it */
+        size_t slot = pair_slot(&pairs, name, by);
+        PyObject *cls = pairs.cls[slot];
         if (cls == NULL) {
-            if (PyErr_Occurred()) {
-                Py_DECREF(key);
-                goto out;
-            }
-            PyObject *made = PyObject_CallFunctionObjArgs(classify_key, name, by ? by : Py_None, NULL);
-            if (made == NULL || PyDict_SetItem(classes, key, made) < 0) {
-                Py_XDECREF(made);
-                Py_DECREF(key);
-                goto out;
-            }
-            cls = made;
+            PyObject *made = class_of(classes, classify_key, name, by);
+            if (made == NULL) goto out;
+            int bad = pairs_put(&pairs, name, by, made);
             Py_DECREF(made);
-        }
-        Py_DECREF(key);
-        if (!PyTuple_Check(cls) || PyTuple_GET_SIZE(cls) != 2) {
-            PyErr_SetString(PyExc_TypeError, "_fastan: a kernel's class is not a (category, backend) pair");
-            goto out;
+            if (bad < 0) goto out;
+            cls = pairs.cls[pair_slot(&pairs, name, by)];
         }
         PyObject *cat = PyTuple_GET_ITEM(cls, 0), *backend = PyTuple_GET_ITEM(cls, 1);
         int is_memop = PySet_Contains(memop_cats, gcat);
@@ -243,7 +438,9 @@ static int instances_into(PyObject *out, PyObject *const *gpu, Py_ssize_t n_gpu,
     *in_order_out = in_order;
     rc = 0;
 out:
-    Py_DECREF(ts_of_corr);
+    intmap_free(&ts_of_corr);
+    intmap_free(&said_of);
+    pairs_free(&pairs);
     return rc;
 }
 

@@ -569,17 +569,19 @@ def _launching_ops(trace: Trace) -> dict[int, tuple[str, str]]:
     # What a name says is decided by its first record's category (a cpu_op says launching_op_class, any other
     # record nothing), so only the records of names that can say something are read again.
     can_say = {n for n in cpu_names(trace) if _vocab.launching_op_class(n)}
-    said: dict[str, str] = {}
+    # (name, class) per name, decided by its first record ("" when it says nothing): one tuple per op name, shared
+    # by its calls (the C loop of _analyze_kernels looks its kernels' classes up by that object)
+    said: dict[str, tuple[str, str]] = {}
     out: dict[int, tuple[str, str]] = {}
     if not can_say:
         return out
     for e in named(trace.cpu, can_say):
         name = e.name
-        cls = said.get(name)
-        if cls is None:
-            cls = said[name] = _vocab.launching_op_class(name) if e.cat == "cpu_op" else ""
-        if cls and e.external_id is not None:
-            out.setdefault(e.external_id, (name, cls))
+        pair = said.get(name)
+        if pair is None:
+            pair = said[name] = (name, _vocab.launching_op_class(name) if e.cat == "cpu_op" else "")
+        if pair[1] and e.external_id is not None:
+            out.setdefault(e.external_id, pair)
     return out
 
 
