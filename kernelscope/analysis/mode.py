@@ -192,63 +192,49 @@ def analyze_mode_trace(
     # walk every record of the trace (a tenth of the analysis on a 1M-event trace).
     # The distinct CPU op names, read once for all the passes (kernels.cpu_names).
     with gc_paused(), cpu_names_kept(trace):
-        return _analyze_mode_trace(trace, codes, mode=mode, config=config, log_text=log_text, iterations=iterations,
-                                   peaks=peaks, param_names=param_names, module_prefix=module_prefix)
+        ka: KernelAnalysis = analyze_kernels(trace, iterations)
+        cfg = config or ModeConfig()
+        # The GEMM engine's settings (analysis/gemm/model.py _Config.of): what the mode's config recorded, else
+        # what the code and the trace say.
+        gemm_config = {
+            "compiled": bool(codes) if cfg.compiled is None else cfg.compiled,
+            "max_autotune": cfg.max_autotune,
+            "gemm_backends": cfg.gemm_backends,
+            "device": cfg.device or ka.device,
+            "capability": cfg.capability,
+            "freezing": bool(cfg.freezing),
+            "param_names": param_names,
+            "module_prefix": module_prefix,
+        }
+        report = gemm_report(ka, trace, codes, mode=mode, mode_config=gemm_config, log_text=log_text)
+        gemms, summary = report.gemms, report.summary
+        gemms = with_roofline(gemms, peaks)
+        sources = {k.name: k.source for c in codes for k in c.kernels if k.source}
+        autotune = autotune_results(log_text, gemms, cfg.gemm_backends, kernel_sources=sources)
+        gemms = _mark_marginal(gemms, autotune)
+        finite = [e - s for s, e in ka.windows if e != float("inf")]
+        return {
+            "launch": launch_profile(ka, trace),
+            "profiled_iteration_ms": statistics.median(finite) / 1000.0 if finite else None,
+            "device": ka.device,
+            "kernels_per_iter": ka.kernels_per_iter,
+            "memops_per_iter": ka.memops_per_iter,
+            "kernels_by_category": ka.by_category,
+            "kernels_by_backend": ka.by_backend,
+            "gpu_time_us_per_iter": ka.time_us_per_iter,
+            "kernels": ka.stats,
+            "gemms": gemms,
+            "gemm_summary": summary,
+            "gemm_groups": report.groups,
+            "epilogue_cost": report.cost,
+            "gemm_coverage": report.coverage,
+            "iterations": ka.iterations,
+            "timeline": timeline(ka),
+            "autotune": autotune,
+            "communication": communication(ka, trace),
+        }
 
 
-def _analyze_mode_trace(
-    trace: Trace,
-    codes: Sequence[OutputCode],
-    *,
-    mode: str,
-    config: ModeConfig | None,
-    log_text: str | None,
-    iterations: int | None,
-    peaks: dict[str, Any] | None,
-    param_names: Sequence[str] | None,
-    module_prefix: str,
-) -> dict[str, Any]:
-    ka: KernelAnalysis = analyze_kernels(trace, iterations)
-    cfg = config or ModeConfig()
-    # The GEMM engine's settings (analysis/gemm/model.py _Config.of): what the mode's config recorded, else
-    # what the code and the trace say.
-    gemm_config = {
-        "compiled": bool(codes) if cfg.compiled is None else cfg.compiled,
-        "max_autotune": cfg.max_autotune,
-        "gemm_backends": cfg.gemm_backends,
-        "device": cfg.device or ka.device,
-        "capability": cfg.capability,
-        "freezing": bool(cfg.freezing),
-        "param_names": param_names,
-        "module_prefix": module_prefix,
-    }
-    report = gemm_report(ka, trace, codes, mode=mode, mode_config=gemm_config, log_text=log_text)
-    gemms, summary = report.gemms, report.summary
-    gemms = with_roofline(gemms, peaks)
-    sources = {k.name: k.source for c in codes for k in c.kernels if k.source}
-    autotune = autotune_results(log_text, gemms, cfg.gemm_backends, kernel_sources=sources)
-    gemms = _mark_marginal(gemms, autotune)
-    finite = [e - s for s, e in ka.windows if e != float("inf")]
-    return {
-        "launch": launch_profile(ka, trace),
-        "profiled_iteration_ms": statistics.median(finite) / 1000.0 if finite else None,
-        "device": ka.device,
-        "kernels_per_iter": ka.kernels_per_iter,
-        "memops_per_iter": ka.memops_per_iter,
-        "kernels_by_category": ka.by_category,
-        "kernels_by_backend": ka.by_backend,
-        "gpu_time_us_per_iter": ka.time_us_per_iter,
-        "kernels": ka.stats,
-        "gemms": gemms,
-        "gemm_summary": summary,
-        "gemm_groups": report.groups,
-        "epilogue_cost": report.cost,
-        "gemm_coverage": report.coverage,
-        "iterations": ka.iterations,
-        "timeline": timeline(ka),
-        "autotune": autotune,
-        "communication": communication(ka, trace),
-    }
 
 
 def _mark_marginal(gemms: Sequence[Any], autotune: Sequence[Any]) -> tuple[Any, ...]:
@@ -541,55 +527,42 @@ def analyze_trace_file(
     if keep is not None:
         keep.append(trace)
     with cpu_names_kept(trace):  # read once here and by the analysis (kernels.cpu_names)
-        return _analyze_trace_file(trace, trace_path, code_paths, mode=mode, iterations=iterations,
-                                   log_path=log_path, command=command, config=config)
+        codes = load_codes(code_paths)
+        log_text = log_path.read_text(encoding="utf-8", errors="replace") if log_path else None
+        cfg = config or ModeConfig()
+        if cfg.compiled is None:
+            # Without --code, Inductor's kernels in the trace still say it was compiled (never "eager: ATen runs
+            # ..."). (each distinct name tested once: names repeat once per iteration)
+            cfg = dataclasses.replace(cfg, compiled=bool(codes) or any(
+                _INDUCTOR_KERNEL.match(n) for n in {e.name for e in trace.gpu} | cpu_names(trace)))
+        env: dict[str, Any] = {}
+        if trace.device_properties:
+            p = trace.device_properties[0]
+            env["gpu"] = p.get("name")
+            if "computeMajor" in p:
+                env["capability"] = f"{p.get('computeMajor')}.{p.get('computeMinor')}"
+        # Datasheet peaks only: a trace made elsewhere says which GPU, not which machine's calibration applies.
+        peaks = peaks_for({**env, "device": "cuda" if env.get("gpu") else "cpu"}, None)
+        fields = analyze_mode_trace(trace, codes, mode=mode, config=cfg, log_text=log_text, iterations=iterations,
+                                    peaks=peaks)
+        env = {"device": fields["device"], **env}
+        # The header of a trace-only report: what the trace's metadata says (kernelscope's worker adds the torch
+        # version; Kineto writes the CUDA versions as 13000 for 13.0).
+        if trace.meta.get("pytorch_version"):
+            env["torch"] = str(trace.meta["pytorch_version"])
+        for key, name in (("cuda_runtime_version", "cuda"), ("cuda_driver_version", "cuda_driver_version")):
+            v = trace.meta.get(key)
+            if isinstance(v, int) and v > 0 and fields["device"] == "cuda":
+                env[name] = f"{v // 1000}.{v % 1000 // 10}"
+        notes = []
+        if trace.skipped_events:
+            notes.append(f"{trace.skipped_events} malformed trace events were skipped")
+        mr = ModeResult(name=mode, status=Status.OK.value, trace=str(trace_path),
+                        inductor_code=tuple(str(p) for p in code_paths), config=cfg, notes=tuple(notes), **fields)
+        return build_run_result(
+            [mr], environment=part_from_json(RunEnvironment, env), command=command, model=Path(trace_path).name,
+            device=fields["device"], dtype="", settings={"source": "analyze", "iterations": iterations}, notes=notes,
+            peaks=peaks,
+        )
 
 
-def _analyze_trace_file(
-    trace: Trace,
-    trace_path: Path,
-    code_paths: Sequence[Path],
-    *,
-    mode: str,
-    iterations: int | None,
-    log_path: Path | None,
-    command: str,
-    config: ModeConfig | None,
-) -> RunResult:
-    codes = load_codes(code_paths)
-    log_text = log_path.read_text(encoding="utf-8", errors="replace") if log_path else None
-    cfg = config or ModeConfig()
-    if cfg.compiled is None:
-        # Without --code, Inductor's kernels in the trace still say it was compiled (never "eager: ATen runs ...").
-        # (each distinct name tested once: names repeat once per iteration)
-        cfg = dataclasses.replace(cfg, compiled=bool(codes) or any(
-            _INDUCTOR_KERNEL.match(n) for n in {e.name for e in trace.gpu} | cpu_names(trace)))
-    env: dict[str, Any] = {}
-    if trace.device_properties:
-        p = trace.device_properties[0]
-        env["gpu"] = p.get("name")
-        if "computeMajor" in p:
-            env["capability"] = f"{p.get('computeMajor')}.{p.get('computeMinor')}"
-    # Datasheet peaks only: a trace made elsewhere says which GPU, not which machine's calibration applies.
-    peaks = peaks_for({**env, "device": "cuda" if env.get("gpu") else "cpu"}, None)
-    fields = analyze_mode_trace(trace, codes, mode=mode, config=cfg, log_text=log_text, iterations=iterations,
-                                peaks=peaks)
-    env = {"device": fields["device"], **env}
-    # The header of a trace-only report: what the trace's metadata says (kernelscope's worker adds the torch
-    # version; Kineto writes the CUDA versions as 13000 for 13.0).
-    if trace.meta.get("pytorch_version"):
-        env["torch"] = str(trace.meta["pytorch_version"])
-    for key, name in (("cuda_runtime_version", "cuda"), ("cuda_driver_version", "cuda_driver_version")):
-        v = trace.meta.get(key)
-        if isinstance(v, int) and v > 0 and fields["device"] == "cuda":
-            env[name] = f"{v // 1000}.{v % 1000 // 10}"
-    notes = []
-    if trace.skipped_events:
-        notes.append(f"{trace.skipped_events} malformed trace events were skipped")
-    mr = ModeResult(name=mode, status=Status.OK.value, trace=str(trace_path),
-                    inductor_code=tuple(str(p) for p in code_paths), config=cfg, notes=tuple(notes), **fields)
-    return build_run_result(
-        [mr], environment=part_from_json(RunEnvironment, env), command=command, model=Path(trace_path).name,
-        device=fields["device"], dtype="", settings={"source": "analyze", "iterations": iterations}, notes=notes,
-        peaks=peaks,
-    )
