@@ -123,13 +123,13 @@ static inline Py_ssize_t bisect_right(const double *a, Py_ssize_t n, double x) {
 
 /* ---- small open-addressing tables (no Python hashing, no Python objects made for a lookup) ---- */
 
-/* int64 -> object (borrowed: the caller's lists keep the objects alive); a later put of a key replaces the value,
- * as a dict's does. Ids (correlations, external ids) mostly count up from some start: keys within a few times their
- * number (16x: 8 bytes a key apart) go to an array indexed by key - lo (read in order: no cache miss per lookup), others to a
+/* int64 -> a position (1 + an index into the caller's array: 0 is none); a later put of a key replaces the value, as
+ * a dict's does. Ids (correlations, external ids) mostly count up from some start: keys within 16 times their number
+ * (64 bytes a key apart) go to an array indexed by key - lo (read in order: no cache miss per lookup), others to a
  * hash table. */
 typedef struct {
     int64_t *keys;   /* hashed only */
-    PyObject **vals; /* NULL: an empty slot */
+    uint32_t *vals;  /* 0: an empty slot */
     size_t mask;     /* hashed: slots - 1 */
     int64_t lo, n;   /* dense: vals[key - lo] for lo <= key < lo + n */
     int dense;
@@ -149,7 +149,7 @@ static int intmap_init(IntMap *m, Py_ssize_t n, int64_t lo, int64_t hi) {
         m->dense = 1;
         m->lo = lo;
         m->n = hi - lo + 1;
-        m->vals = PyMem_Calloc((size_t)m->n, sizeof(PyObject *));
+        m->vals = PyMem_Calloc((size_t)m->n, sizeof(uint32_t));
         if (m->vals == NULL) {
             PyErr_NoMemory();
             return -1;
@@ -159,7 +159,7 @@ static int intmap_init(IntMap *m, Py_ssize_t n, int64_t lo, int64_t hi) {
     size_t cap = 16;
     while (cap < (size_t)n * 2) cap <<= 1;
     m->keys = PyMem_Malloc(cap * sizeof(int64_t));
-    m->vals = PyMem_Calloc(cap, sizeof(PyObject *));
+    m->vals = PyMem_Calloc(cap, sizeof(uint32_t));
     m->mask = cap - 1;
     if (m->keys == NULL || m->vals == NULL) {
         PyErr_NoMemory();
@@ -173,25 +173,25 @@ static void intmap_free(IntMap *m) {
     PyMem_Free(m->vals);
 }
 
-static inline void intmap_put(IntMap *m, int64_t k, PyObject *v) {
+static inline void intmap_put(IntMap *m, int64_t k, uint32_t v) {
     if (m->dense) {
         m->vals[k - m->lo] = v; /* (init saw every key: within range) */
         return;
     }
     size_t i = mix64((uint64_t)k) & m->mask;
-    while (m->vals[i] != NULL && m->keys[i] != k) i = (i + 1) & m->mask;
+    while (m->vals[i] != 0 && m->keys[i] != k) i = (i + 1) & m->mask;
     m->keys[i] = k;
     m->vals[i] = v;
 }
 
-static inline PyObject *intmap_get(const IntMap *m, int64_t k) {
-    if (m->dense) return k >= m->lo && k - m->lo < m->n ? m->vals[k - m->lo] : NULL;
+static inline uint32_t intmap_get(const IntMap *m, int64_t k) {
+    if (m->dense) return k >= m->lo && k - m->lo < m->n ? m->vals[k - m->lo] : 0;
     size_t i = mix64((uint64_t)k) & m->mask;
-    while (m->vals[i] != NULL) {
+    while (m->vals[i] != 0) {
         if (m->keys[i] == k) return m->vals[i];
         i = (i + 1) & m->mask;
     }
-    return NULL;
+    return 0;
 }
 
 /* An exact int that fits int64; -1 otherwise (no error set). */
@@ -297,6 +297,7 @@ static int instances_into(PyObject *out, PyObject *const *gpu, Py_ssize_t n_gpu,
     memset(&ts_of_corr, 0, sizeof ts_of_corr);
     memset(&said_of, 0, sizeof said_of);
     PairCache pairs = {NULL, NULL, NULL, 0, 0};
+    PyObject **said_vals = NULL;
     if (pairs_init(&pairs, 256) < 0) goto out;
     /* the runtime records' correlations (checked, and their range), then the table */
     int64_t lo_c = INT64_MAX, hi_c = INT64_MIN, lo_e = INT64_MAX, hi_e = INT64_MIN;
@@ -319,14 +320,24 @@ static int instances_into(PyObject *out, PyObject *const *gpu, Py_ssize_t n_gpu,
             if (c > hi_c) hi_c = c;
         }
     }
+    if (n_rt >= (Py_ssize_t)UINT32_MAX || PyDict_GET_SIZE(said) >= (Py_ssize_t)UINT32_MAX) {
+        rc = DECLINE;
+        goto out;
+    }
     if (intmap_init(&ts_of_corr, n_corr, lo_c, hi_c) < 0) goto out;
     for (Py_ssize_t i = 0; i < n_rt; i++) {
         PyObject *corr = FIELD(rt[i], r_corr);
         int64_t c;
-        if (corr != Py_None && as_int64(corr, &c) == 0) intmap_put(&ts_of_corr, c, FIELD(rt[i], r_ts));
+        if (corr != Py_None && as_int64(corr, &c) == 0) intmap_put(&ts_of_corr, c, (uint32_t)(i + 1));
+    }
+    /* what the launching ops say, in the dict's order: said_vals[position - 1] */
+    said_vals = PyMem_Malloc(((size_t)PyDict_GET_SIZE(said) + 1) * sizeof(PyObject *));
+    if (said_vals == NULL) {
+        PyErr_NoMemory();
+        goto out;
     }
     {
-        Py_ssize_t pos = 0;
+        Py_ssize_t pos = 0, j = 0;
         PyObject *k, *v;
         while (PyDict_Next(said, &pos, &k, &v)) {
             int64_t e;
@@ -336,12 +347,14 @@ static int instances_into(PyObject *out, PyObject *const *gpu, Py_ssize_t n_gpu,
             }
             if (e < lo_e) lo_e = e;
             if (e > hi_e) hi_e = e;
+            said_vals[j++] = v;
         }
         if (intmap_init(&said_of, PyDict_GET_SIZE(said), lo_e, hi_e) < 0) goto out;
-        pos = 0;
+        pos = j = 0;
         while (PyDict_Next(said, &pos, &k, &v)) {
             int64_t e;
-            if (as_int64(k, &e) == 0) intmap_put(&said_of, e, v);
+            j++;
+            if (as_int64(k, &e) == 0) intmap_put(&said_of, e, (uint32_t)j);
         }
     }
     /* launches come in time order: most fall in the window of the launch before, [lo, hi) with hi the next
@@ -371,14 +384,16 @@ static int instances_into(PyObject *out, PyObject *const *gpu, Py_ssize_t n_gpu,
                 rc = DECLINE;
                 goto out;
             }
-            launch_ts = intmap_get(&ts_of_corr, c);
+            uint32_t at = intmap_get(&ts_of_corr, c);
+            if (at) launch_ts = FIELD(rt[at - 1], r_ts);
         }
         if (ext != Py_None) {
             if (as_int64(ext, &e) < 0) {
                 rc = DECLINE;
                 goto out;
             }
-            by = intmap_get(&said_of, e);
+            uint32_t at = intmap_get(&said_of, e);
+            if (at) by = said_vals[at - 1];
         }
         size_t slot = pair_slot(&pairs, name, by);
         PyObject *cls = pairs.cls[slot];
@@ -440,6 +455,7 @@ static int instances_into(PyObject *out, PyObject *const *gpu, Py_ssize_t n_gpu,
 out:
     intmap_free(&ts_of_corr);
     intmap_free(&said_of);
+    PyMem_Free(said_vals);
     pairs_free(&pairs);
     return rc;
 }
