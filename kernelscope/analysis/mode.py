@@ -533,8 +533,9 @@ def analyze_trace_file(
         if cfg.compiled is None:
             # Without --code, Inductor's kernels in the trace still say it was compiled (never "eager: ATen runs
             # ..."). (each distinct name tested once: names repeat once per iteration)
-            cfg = dataclasses.replace(cfg, compiled=bool(codes) or any(
-                _INDUCTOR_KERNEL.match(n) for n in {e.name for e in trace.gpu} | cpu_names(trace)))
+            # (the CPU's names first: a compiled trace's kernel launches are CPU ops of the kernel's name too)
+            cfg = dataclasses.replace(cfg, compiled=bool(codes) or any(map(_INDUCTOR_KERNEL.match, cpu_names(trace)))
+                                      or any(map(_INDUCTOR_KERNEL.match, {e.name for e in trace.gpu})))
         env: dict[str, Any] = {}
         if trace.device_properties:
             p = trace.device_properties[0]

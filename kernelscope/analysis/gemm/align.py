@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from kernelscope import vocab
 from kernelscope.analysis import patterns
@@ -97,7 +98,7 @@ class _TraceIndex:
         idx.by_ext = by_ext if by_ext is not None else {
             e.external_id: e for e in reversed(cpu) if e.external_id is not None and e.cat == "cpu_op"}
         graph_calls = {n for n in names if _GRAPH_CALL.match(n)}
-        idx.regions = tuple(sorted(named(cpu, graph_calls), key=lambda e: e.ts)) \
+        idx.regions = tuple(sorted(named(cpu, graph_calls), key=attrgetter("ts"))) \
             if graph_calls else ()
         return idx
 
