@@ -69,6 +69,18 @@ static inline void skip_ws(Parser *ps) {
         ps->p++;
 }
 
+/* The bytes of w that end a plain run of string: '"', '\\', a control character or non-ASCII (each such byte's high
+ * bit set; the lowest set one is a true one: a borrow only runs upwards from a true one). */
+static inline uint64_t string_stops(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+}
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define KS_SWAR_LE 1
+#endif
+
 /* At a '"': validates the string (no backslash, no control character, strict UTF-8); 0 or -1. */
 static inline ALWAYS_INLINE int parse_string(Parser *ps, const char **s, Py_ssize_t *n, int *ascii) {
     const unsigned char *p = ps->p + 1, *end = ps->end;
@@ -77,14 +89,10 @@ static inline ALWAYS_INLINE int parse_string(Parser *ps, const char **s, Py_ssiz
     while (1) {
         /* 8 bytes at a time while none is '"', '\\', a control character or non-ASCII */
         while (end - p >= 8) {
-            uint64_t w;
+            uint64_t w, hit;
             memcpy(&w, p, 8);
-            const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-            uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-            uint64_t hit = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
-            if (hit) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                /* the lowest flagged byte is a true one (a borrow only runs upwards from a true one) */
+            if ((hit = string_stops(w)) != 0) {
+#ifdef KS_SWAR_LE
                 p += __builtin_ctzll(hit) >> 3;
 #endif
                 break;
@@ -409,53 +417,114 @@ enum { K_PH = 0, K_CAT, K_NAME, K_TS, K_DUR, K_PID, K_TID, K_ARGS, K_N };
 /* args keys */
 enum { A_CORR = 0, A_EXT, A_STREAM, A_DEVICE, A_KB, A_KN, A_DIMS, A_TYPES, A_CONC, A_N };
 
-static int key_of(const char *s, Py_ssize_t n) {
-    switch (n) {
-        case 2:
-            if (memcmp(s, "ph", 2) == 0) return K_PH;
-            if (memcmp(s, "ts", 2) == 0) return K_TS;
-            break;
-        case 3:
-            if (memcmp(s, "cat", 3) == 0) return K_CAT;
-            if (memcmp(s, "dur", 3) == 0) return K_DUR;
-            if (memcmp(s, "pid", 3) == 0) return K_PID;
-            if (memcmp(s, "tid", 3) == 0) return K_TID;
-            break;
-        case 4:
-            if (memcmp(s, "name", 4) == 0) return K_NAME;
-            if (memcmp(s, "args", 4) == 0) return K_ARGS;
-            break;
-    }
-    return -1;
+/* The two key tables (an event's and its args' members), one lookup for both: a key is its first 16 bytes as two
+ * words, zero-padded, and its length; found by a hash of the first word, in a few probes at most, with no memcmp
+ * (a key longer than 16 bytes is no known key). */
+#define KEY_MAX 16
+#define KEY_SLOTS 32
+typedef struct {
+    uint64_t w0, w1;
+    Py_ssize_t n;   /* 0: an empty slot (no known key is empty) */
+    int id;         /* -1 in an empty slot */
+} KeySlot;
+typedef struct {
+    KeySlot slot[KEY_SLOTS];
+} KeyTable;
+typedef struct {
+    const char *s;
+    int id;
+} KeyName;
+
+static const KeyName EVENT_KEYS[] = {{"ph", K_PH},   {"cat", K_CAT}, {"name", K_NAME}, {"ts", K_TS},
+                                     {"dur", K_DUR}, {"pid", K_PID}, {"tid", K_TID},   {"args", K_ARGS}};
+static const KeyName ARGS_KEYS[] = {{"correlation", A_CORR},    {"External id", A_EXT},    {"stream", A_STREAM},
+                                    {"device", A_DEVICE},       {"kernel_backend", A_KB},  {"kernel_name", A_KN},
+                                    {"Input Dims", A_DIMS},     {"Input type", A_TYPES},   {"Concrete Inputs", A_CONC}};
+static KeyTable event_keys, args_keys;
+
+static inline unsigned key_hash(uint64_t w0, Py_ssize_t n) {
+    return (unsigned)(((w0 + (uint64_t)n) * 0x9E3779B97F4A7C15ULL) >> 59) & (KEY_SLOTS - 1);
 }
 
-static int args_key_of(const char *s, Py_ssize_t n) {
-    switch (n) {
-        case 6:
-            if (memcmp(s, "stream", 6) == 0) return A_STREAM;
-            if (memcmp(s, "device", 6) == 0) return A_DEVICE;
-            break;
-        case 10:
-            if (memcmp(s, "Input Dims", 10) == 0) return A_DIMS;
-            if (memcmp(s, "Input type", 10) == 0) return A_TYPES;
-            break;
-        case 11:
-            if (memcmp(s, "correlation", 11) == 0) return A_CORR;
-            if (memcmp(s, "External id", 11) == 0) return A_EXT;
-            if (memcmp(s, "kernel_name", 11) == 0) return A_KN;
-            break;
-        case 14:
-            if (memcmp(s, "kernel_backend", 14) == 0) return A_KB;
-            break;
-        case 15:
-            if (memcmp(s, "Concrete Inputs", 15) == 0) return A_CONC;
-            break;
+static inline int key_find(const KeyTable *t, uint64_t w0, uint64_t w1, Py_ssize_t n) {
+    for (unsigned i = key_hash(w0, n);; i = (i + 1) & (KEY_SLOTS - 1)) {
+        const KeySlot *e = &t->slot[i];
+        if (e->w0 == w0 && e->w1 == w1 && e->n == n) return e->id;
+        if (e->n == 0) return -1;
     }
-    return -1;
 }
 
-/* Parses an object's members into vals (by key_fn), skipping other keys; *dup set on a repeated known key. */
-static int parse_members(Parser *ps, Val *vals, int (*key_fn)(const char *, Py_ssize_t), int *dup) {
+/* The key's words as key_find takes them, from a copy (the slow path: anything but a short ASCII key in the middle
+ * of the buffer). */
+static int key_of(const KeyTable *t, const char *s, Py_ssize_t n) {
+    if (n > KEY_MAX) return -1;
+    unsigned char buf[KEY_MAX] = {0};
+    uint64_t w0, w1;
+    memcpy(buf, s, (size_t)n);
+    memcpy(&w0, buf, 8);
+    memcpy(&w1, buf + 8, 8);
+    return key_find(t, w0, w1, n);
+}
+
+static void key_table_init(KeyTable *t, const KeyName *keys, int n) {
+    for (int i = 0; i < KEY_SLOTS; i++) {
+        t->slot[i].w0 = t->slot[i].w1 = 0;
+        t->slot[i].n = 0;
+        t->slot[i].id = -1;
+    }
+    for (int k = 0; k < n; k++) {
+        unsigned char buf[KEY_MAX] = {0};
+        Py_ssize_t len = (Py_ssize_t)strlen(keys[k].s);
+        uint64_t w0, w1;
+        memcpy(buf, keys[k].s, (size_t)len);
+        memcpy(&w0, buf, 8);
+        memcpy(&w1, buf + 8, 8);
+        unsigned i = key_hash(w0, len);
+        while (t->slot[i].n != 0) i = (i + 1) & (KEY_SLOTS - 1);
+        t->slot[i].w0 = w0;
+        t->slot[i].w1 = w1;
+        t->slot[i].n = len;
+        t->slot[i].id = keys[k].id;
+    }
+}
+
+/* At a '"': a member's key, validated as parse_string does, and its index in t (-1: not a known key); 0 or -1.
+ * A key of plain ASCII that ends within the next 16 bytes is found from the two words loaded to scan it. */
+static inline ALWAYS_INLINE int parse_key(Parser *ps, const KeyTable *t, int *id) {
+#ifdef KS_SWAR_LE
+    const unsigned char *s = ps->p + 1;
+    if (ps->end - s >= 16) {
+        uint64_t w0, w1, hit;
+        memcpy(&w0, s, 8);
+        memcpy(&w1, s + 8, 8);
+        if ((hit = string_stops(w0)) != 0) {
+            int k = __builtin_ctzll(hit) >> 3;
+            if (s[k] == '"') {
+                *id = key_find(t, k ? w0 & (~0ULL >> (64 - 8 * k)) : 0, 0, k);
+                ps->p = s + k + 1;
+                return 0;
+            }
+        } else if ((hit = string_stops(w1)) != 0) {
+            int k = __builtin_ctzll(hit) >> 3;
+            if (s[8 + k] == '"') {
+                *id = key_find(t, w0, k ? w1 & (~0ULL >> (64 - 8 * k)) : 0, 8 + k);
+                ps->p = s + 8 + k + 1;
+                return 0;
+            }
+        }
+    }
+#endif
+    const char *k;
+    Py_ssize_t kn;
+    int ascii;
+    if (parse_string(ps, &k, &kn, &ascii) < 0) return -1;
+    *id = key_of(t, k, kn);
+    return 0;
+}
+
+/* Parses an object's members into vals (by their index in keys), skipping other keys; *dup set on a repeated known
+ * key. */
+static int parse_members(Parser *ps, Val *vals, const KeyTable *keys, int *dup) {
     /* at '{' */
     ps->p++;
     skip_ws(ps);
@@ -465,15 +534,12 @@ static int parse_members(Parser *ps, Val *vals, int (*key_fn)(const char *, Py_s
         return 0;
     }
     while (1) {
-        const char *k;
-        Py_ssize_t kn;
-        int ascii;
+        int idx;
         if (ps->p >= ps->end || *ps->p != '"') return -1;
-        if (parse_string(ps, &k, &kn, &ascii) < 0) return -1;
+        if (parse_key(ps, keys, &idx) < 0) return -1;
         skip_ws(ps);
         if (ps->p >= ps->end || *ps->p != ':') return -1;
         ps->p++;
-        int idx = key_fn(k, kn);
         if (idx >= 0) {
             if (vals[idx].type != V_MISSING) *dup = 1;
             if (parse_value(ps, &vals[idx], 1) < 0) return -1;
@@ -583,22 +649,19 @@ static int parse_event(Parser *ps, Chunk *ch) {
     if (ps->p >= ps->end) return -1;
     if (*ps->p != '}') {
         while (1) {
-            const char *k;
-            Py_ssize_t kn;
-            int ascii;
+            int idx;
             if (ps->p >= ps->end || *ps->p != '"') return -1;
-            if (parse_string(ps, &k, &kn, &ascii) < 0) return -1;
+            if (parse_key(ps, &event_keys, &idx) < 0) return -1;
             skip_ws(ps);
             if (ps->p >= ps->end || *ps->p != ':') return -1;
             ps->p++;
-            int idx = key_of(k, kn);
             if (idx == K_ARGS) {
                 if (args_seen) dups |= 1u << K_ARGS;
                 args_seen = 1;
                 skip_ws(ps);
                 if (ps->p < ps->end && *ps->p == '{' && !args_obj) {
                     args_obj = 1;
-                    if (parse_members(ps, args, args_key_of, &args_dup) < 0) return -1;
+                    if (parse_members(ps, args, &args_keys, &args_dup) < 0) return -1;
                 } else {
                     if (skip_value(ps, 1) < 0) return -1;
                 }
@@ -1263,4 +1326,8 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "kernelscope._fastread", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__fastread(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__fastread(void) {
+    key_table_init(&event_keys, EVENT_KEYS, (int)(sizeof EVENT_KEYS / sizeof EVENT_KEYS[0]));
+    key_table_init(&args_keys, ARGS_KEYS, (int)(sizeof ARGS_KEYS / sizeof ARGS_KEYS[0]));
+    return PyModule_Create(&module);
+}
