@@ -49,6 +49,7 @@ static struct { char *s; Py_ssize_t n; int kind; PyObject *cnst; } cats[MAX_CATS
 #define MAX_PHASES 64
 static int n_phases;
 static struct { char s[8]; Py_ssize_t n; } phases[MAX_PHASES];
+static unsigned char phase1[256]; /* the phases of one byte, by that byte (Chrome's are all one byte) */
 static int KIND_GPU, KIND_RUNTIME, KIND_CPU, KIND_ANN;
 
 /* ---- values ---- */
@@ -520,13 +521,16 @@ static inline int val_double(const Val *v, double *out) {
 
 enum { S_NONE = 0, S_INT, S_FLOAT, S_STR, S_TRUE, S_FALSE };
 
+/* (24 bytes: the records of a chunk are written once and read once, so their size is time) */
 typedef struct {
-    int type;
-    int ascii;
-    int64_t i;
-    double d;
-    const char *s;
-    Py_ssize_t n;
+    union {
+        int64_t i;          /* S_INT */
+        double d;           /* S_FLOAT */
+        const char *s;      /* S_STR */
+    };
+    Py_ssize_t n;           /* S_STR */
+    unsigned char type;
+    unsigned char ascii;    /* S_STR */
 } Scalar;
 
 typedef struct {
@@ -549,12 +553,12 @@ enum { K_PH = 0, K_CAT, K_NAME, K_TS, K_DUR, K_PID, K_TID, K_ARGS, K_N };
 /* args keys */
 enum { A_CORR = 0, A_EXT, A_STREAM, A_DEVICE, A_KB, A_KN, A_DIMS, A_TYPES, A_CONC, A_N };
 
-/* The key tables (an event's and its args' members), one lookup for both: a key is its first 16 bytes as two
- * words, zero-padded, and its length; found by a hash of the first word, in a few probes at most, with no memcmp
- * (a key longer than 16 bytes is no known key). */
+/* The key tables (an event's and its args' members; the categories), one lookup for all: a key is its first 16
+ * bytes as two words, zero-padded, and its length; found by a hash of the first word, in a few probes at most, with
+ * no memcmp (a key longer than 16 bytes is no known key). */
 #define KEY_MAX 16
 #define KEY_BITS 6
-#define KEY_SLOTS (1 << KEY_BITS) /* (a probe always ends at an empty slot) */
+#define KEY_SLOTS (1 << KEY_BITS) /* more than twice MAX_CATS: a probe always ends at an empty slot */
 typedef struct {
     uint64_t w0, w1;
     Py_ssize_t n;   /* 0: an empty slot (no known key is empty) */
@@ -579,6 +583,7 @@ static const KeyName ARGS_KEYS[] = {KEY("correlation", A_CORR),   KEY("External 
                                     KEY("Input Dims", A_DIMS),    KEY("Input type", A_TYPES),
                                     KEY("Concrete Inputs", A_CONC)};
 static KeyTable event_keys, args_keys;
+static KeyTable cat_keys; /* the categories of at most KEY_MAX bytes, by their index in cats (set by setup()) */
 
 #ifdef KS_SWAR_LE
 /* The order Kineto writes an X event's keys in: each expected key, quoted, is one masked word to compare (a key found
@@ -643,6 +648,19 @@ static inline int key_find_loaded(const KeyTable *t, uint64_t w0, uint64_t w1, P
     return key_find(t, w0, w1, n);
 }
 #endif
+
+/* The index of the string s[:n] (in the buffer, which ends at end) in t, or -1. */
+static inline int key_lookup(const KeyTable *t, const char *s, Py_ssize_t n, const unsigned char *end) {
+#ifdef KS_SWAR_LE
+    if (n <= KEY_MAX && end - (const unsigned char *)s >= 16) {
+        uint64_t w0, w1;
+        memcpy(&w0, s, 8);
+        memcpy(&w1, s + 8, 8);
+        return key_find_loaded(t, w0, w1, n);
+    }
+#endif
+    return key_of(t, s, n);
+}
 
 static void key_table_init(KeyTable *t, const KeyName *keys, int n) {
     t->lens = 0;
@@ -809,14 +827,18 @@ static inline int to_float(const Val *v, Scalar *out) {
 
 typedef struct {
     Pending *recs;
-    Py_ssize_t n, cap;
+    Py_ssize_t n, cap, first_cap;
     Py_ssize_t total, skipped;
 } Chunk;
 
 
+/* The first buffer is sized from the chunk's length (a record per RECORD_BYTES of JSON: Kineto's kept events are
+ * longer on average), so a chunk seldom grows it: each doubling copies every record and touches fresh pages. */
+#define RECORD_BYTES 256
+
 static int push(Chunk *ch, Pending **out) {
     if (ch->n == ch->cap) {
-        Py_ssize_t cap = ch->cap ? ch->cap * 2 : 256;
+        Py_ssize_t cap = ch->cap ? ch->cap * 2 : ch->first_cap;
         Pending *r = PyMem_RawRealloc(ch->recs, (size_t)cap * sizeof(Pending));
         if (r == NULL) return -1;
         ch->recs = r;
@@ -908,6 +930,7 @@ static int parse_event(Parser *ps, Chunk *ch) {
     const Val *ph = &ev[K_PH];
     if (ph->type != V_STR || (dups & (1u << K_PH))) return -1;
     if (!(ph->n == 1 && ph->s[0] == 'X')) {
+        if (ph->n == 1 && phase1[(unsigned char)ph->s[0]]) return 0;
         for (int i = 0; i < n_phases; i++) {
             if (phases[i].n == ph->n && memcmp(phases[i].s, ph->s, (size_t)ph->n) == 0) return 0;
         }
@@ -936,11 +959,13 @@ static int parse_event(Parser *ps, Chunk *ch) {
         ch->skipped++;
         return 0;
     }
-    int ci = -1;
-    for (int i = 0; i < n_cats; i++) {
-        if (cats[i].n == cat->n && memcmp(cats[i].s, cat->s, (size_t)cat->n) == 0) {
-            ci = i;
-            break;
+    int ci = key_lookup(&cat_keys, cat->s, cat->n, ps->end);
+    if (ci < 0 && (cat->n > KEY_MAX || cat->n == 0)) { /* (not in cat_keys) */
+        for (int i = 0; i < n_cats; i++) {
+            if (cats[i].n == cat->n && memcmp(cats[i].s, cat->s, (size_t)cat->n) == 0) {
+                ci = i;
+                break;
+            }
         }
     }
     if (ci < 0) return 0;
@@ -972,6 +997,7 @@ static int parse_event(Parser *ps, Chunk *ch) {
 
 /* The whole chunk: events separated by ',' (and whitespace), nothing else. */
 static int parse_chunk(Parser *ps, Chunk *ch) {
+    ch->first_cap = (ps->end - ps->p) / RECORD_BYTES + 64;
     skip_ws(ps);
     while (1) {
         if (ps->p >= ps->end || *ps->p != '{') return -1;
@@ -1507,6 +1533,20 @@ static PyObject *setup(PyObject *self, PyObject *args) {
         phases[i].n = n;
     }
     Py_DECREF(seq);
+    KeyName cat_names[MAX_CATS];
+    for (int i = 0; i < nc; i++) {
+        cat_names[i].s = cats[i].s;
+        cat_names[i].n = cats[i].n;
+        cat_names[i].id = i;
+    }
+    KeyTable ck;
+    key_table_init(&ck, cat_names, nc);
+    unsigned char p1[256] = {0};
+    for (Py_ssize_t i = 0; i < np; i++) {
+        if (phases[i].n == 1) p1[(unsigned char)phases[i].s[0]] = 1;
+    }
+    memcpy(&cat_keys, &ck, sizeof ck);
+    memcpy(phase1, p1, sizeof p1);
     n_phases = (int)np;
     n_cats = nc;
     if (kg < 0 || kg > 3 || kr < 0 || kr > 3 || kc < 0 || kc > 3 || ka < 0 || ka > 3) {
