@@ -8,7 +8,8 @@
  * None before any record is built, and the Python path takes the chunk unchanged. Otherwise the records are built
  * and appended to the builder's lists with the builder's own interning dicts, and (total, skipped) is returned.
  *
- * Every read is bounds-checked against `end`; the only recursion (skipping nested values) is depth-limited. */
+ * Every read is bounds-checked against `end` (the scans a word at a time load only whole words before it); nesting
+ * is depth-limited, and skipping a nested value is one loop (no recursion). */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -16,6 +17,11 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+/* (KS_NO_SIMD: the portable word-at-a-time paths alone, to test them on x86) */
+#if defined(__SSE2__) && !defined(KS_NO_SIMD)
+#include <emmintrin.h>
+#define KS_SSE2 1
+#endif
 
 /* With glibc the parse runs without the GIL (parse() below): every call in it is plain C, the one correctly rounded
  * decimal conversion it needs included (strtod_l in the "C" locale: correctly rounded like Python's own
@@ -43,19 +49,30 @@ static struct { char *s; Py_ssize_t n; int kind; PyObject *cnst; } cats[MAX_CATS
 #define MAX_PHASES 64
 static int n_phases;
 static struct { char s[8]; Py_ssize_t n; } phases[MAX_PHASES];
+static unsigned char phase1[256]; /* the phases of one byte, by that byte (Chrome's are all one byte) */
 static int KIND_GPU, KIND_RUNTIME, KIND_CPU, KIND_ANN;
 
 /* ---- values ---- */
 enum { V_MISSING = 0, V_NULL, V_FALSE, V_TRUE, V_NUM, V_STR, V_ARRAY, V_OBJECT };
 
+/* A number as parse_number leaves it: enough for the conversions without a second pass over its digits. */
+typedef struct {
+    uint64_t m;          /* the value of all its digits, mod 2**64 */
+    Py_ssize_t idig;     /* digits before any '.' */
+    Py_ssize_t sig;      /* significant digits: from the first nonzero one on (0: the value is zero) */
+    Py_ssize_t exp10;    /* the power of ten m is scaled by */
+    int neg;
+    int is_int;          /* no fraction and no exponent */
+} Num;
+
 typedef struct {
     int type;
-    int is_int;          /* V_NUM: no fraction and no exponent */
     int ascii;           /* V_STR: all bytes < 0x80 */
     const char *s;       /* V_STR: contents (no quotes); V_NUM/V_ARRAY/V_OBJECT: the raw text */
     Py_ssize_t n;
     const char *raw;     /* the value's JSON text, as msgspec.Raw holds it */
     Py_ssize_t raw_n;
+    Num num;             /* V_NUM */
 } Val;
 
 typedef struct {
@@ -69,22 +86,51 @@ static inline void skip_ws(Parser *ps) {
         ps->p++;
 }
 
+/* The bytes of w that end a plain run of string: '"', '\\', a control character or non-ASCII (each such byte's high
+ * bit set; the lowest set one is a true one: a borrow only runs upwards from a true one). */
+static inline uint64_t string_stops(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+}
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(KS_NO_SIMD)
+#define KS_SWAR_LE 1
+#endif
+
+#ifdef KS_SSE2
+/* string_stops for 16 bytes, as a bit per byte (signed: a byte >= 0x80 is below 0x20 too). */
+static inline unsigned string_stops16(__m128i x) {
+    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+                                             _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+                                _mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+    return (unsigned)_mm_movemask_epi8(stop);
+}
+#endif
+
 /* At a '"': validates the string (no backslash, no control character, strict UTF-8); 0 or -1. */
 static inline ALWAYS_INLINE int parse_string(Parser *ps, const char **s, Py_ssize_t *n, int *ascii) {
     const unsigned char *p = ps->p + 1, *end = ps->end;
     const unsigned char *start = p;
     int is_ascii = 1;
     while (1) {
+#ifdef KS_SSE2
+        /* 16 bytes at a time while none is '"', '\\', a control character or non-ASCII */
+        while (end - p >= 16) {
+            unsigned mask = string_stops16(_mm_loadu_si128((const __m128i *)p));
+            if (mask != 0) {
+                p += __builtin_ctz(mask);
+                break;
+            }
+            p += 16;
+        }
+#endif
         /* 8 bytes at a time while none is '"', '\\', a control character or non-ASCII */
         while (end - p >= 8) {
-            uint64_t w;
+            uint64_t w, hit;
             memcpy(&w, p, 8);
-            const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-            uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-            uint64_t hit = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
-            if (hit) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-                /* the lowest flagged byte is a true one (a borrow only runs upwards from a true one) */
+            if ((hit = string_stops(w)) != 0) {
+#ifdef KS_SWAR_LE
                 p += __builtin_ctzll(hit) >> 3;
 #endif
                 break;
@@ -124,25 +170,73 @@ static inline ALWAYS_INLINE int parse_string(Parser *ps, const char **s, Py_ssiz
 
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-/* Past a run of digits: 8 at a time while all 8 are digits, then one at a time. */
-static inline const unsigned char *skip_digits(const unsigned char *p, const unsigned char *end) {
+#ifdef KS_SWAR_LE
+/* How many of w's 8 bytes, from the first, are digits: each byte in '0'..'9' has high nibble 3, and adding 6 does not
+ * carry out of its low nibble (a carry out of a byte only reaches the bytes above a non-digit, so the lowest flagged
+ * byte is a true one). */
+static inline int leading_digits(uint64_t w) {
+    uint64_t bad = ((w & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL) |
+                   (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) ^ 0x3030303030303030ULL);
+    return bad ? __builtin_ctzll(bad) >> 3 : 8;
+}
+
+/* The value of 8 digits (the first in the lowest byte), in three multiplies. */
+static inline uint64_t eight_digits(uint64_t w) {
+    w -= 0x3030303030303030ULL;
+    w = w * 10 + (w >> 8);
+    return (((w & 0x000000FF000000FFULL) * 0x000F424000000064ULL) +
+            (((w >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >> 32;
+}
+
+static const uint64_t POW10_U64[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+#endif
+
+/* Past a run of digits, their value added to *m (m * 10**count + value, mod 2**64: exact up to 19 digits in all):
+ * a word at a time where 8 bytes are there (its leading digits taken at once), then a byte at a time. */
+static inline const unsigned char *scan_digits(const unsigned char *p, const unsigned char *end, uint64_t *m) {
+    uint64_t x = *m;
+#ifdef KS_SWAR_LE
     while (end - p >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
-        /* every byte in '0'..'9': high nibble 3, and adding 6 does not carry out of the low nibble */
-        if ((w & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL ||
-            (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL))
-            break;
-        p += 8;
+        int k = leading_digits(w);
+        if (k == 8) {
+            x = x * 100000000ULL + eight_digits(w);
+            p += 8;
+            continue;
+        }
+        if (k > 0) {
+            /* the k digits moved to the top bytes, '0's below them: the same value */
+            x = x * POW10_U64[k] + eight_digits((w << (8 * (8 - k))) | (0x3030303030303030ULL >> (8 * k)));
+            p += k;
+        }
+        *m = x;
+        return p;
     }
+#endif
+    for (; p < end && is_digit(*p); p++) x = x * 10 + (uint64_t)(*p - '0');
+    *m = x;
+    return p;
+}
+
+/* Past a run of digits (their value not needed). */
+static inline const unsigned char *skip_digits(const unsigned char *p, const unsigned char *end) {
+#ifdef KS_SWAR_LE
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        int k = leading_digits(w);
+        p += k;
+        if (k < 8) return p;
+    }
+#endif
     while (p < end && is_digit(*p)) p++;
     return p;
 }
 
-/* JSON's number grammar; 0 or -1. */
-static inline int parse_number(Parser *ps, int *is_int) {
+/* JSON's number grammar, syntax only; 0 or -1. */
+static inline ALWAYS_INLINE int skip_number(Parser *ps) {
     const unsigned char *p = ps->p, *end = ps->end;
-    int integer = 1;
     if (p < end && *p == '-') p++;
     if (p >= end) return -1;
     if (*p == '0') {
@@ -154,61 +248,77 @@ static inline int parse_number(Parser *ps, int *is_int) {
         return -1;
     }
     if (p < end && *p == '.') {
-        integer = 0;
-        p++;
-        const unsigned char *d = p;
+        const unsigned char *d = ++p;
         p = skip_digits(p, end);
         if (p == d) return -1;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
-        integer = 0;
         p++;
         if (p < end && (*p == '+' || *p == '-')) p++;
         const unsigned char *d = p;
         while (p < end && is_digit(*p)) p++;
         if (p == d) return -1;
     }
-    *is_int = integer;
     ps->p = p;
     return 0;
 }
 
-static int skip_value(Parser *ps, int depth);
-
-static int skip_container(Parser *ps, int depth, unsigned char close) {
-    if (depth >= MAX_DEPTH) return -1;
-    ps->p++; /* '[' or '{' */
-    skip_ws(ps);
-    if (ps->p >= ps->end) return -1;
-    if (*ps->p == close) {
-        ps->p++;
-        return 0;
+/* JSON's number grammar, with what the conversions need gathered on the way (one pass over the digits); 0 or -1. */
+static inline ALWAYS_INLINE int parse_number(Parser *ps, Num *num) {
+    const unsigned char *p = ps->p, *end = ps->end;
+    uint64_t m = 0;
+    Py_ssize_t idig, sig = 0, exp10 = 0;
+    int neg = 0, is_int = 1;
+    if (p < end && *p == '-') {
+        neg = 1;
+        p++;
     }
-    while (1) {
-        if (close == '}') {
-            const char *s;
-            Py_ssize_t n;
-            int ascii;
-            if (ps->p >= ps->end || *ps->p != '"') return -1;
-            if (parse_string(ps, &s, &n, &ascii) < 0) return -1;
-            skip_ws(ps);
-            if (ps->p >= ps->end || *ps->p != ':') return -1;
-            ps->p++;
-        }
-        if (skip_value(ps, depth + 1) < 0) return -1;
-        skip_ws(ps);
-        if (ps->p >= ps->end) return -1;
-        if (*ps->p == ',') {
-            ps->p++;
-            skip_ws(ps);
-            continue;
-        }
-        if (*ps->p == close) {
-            ps->p++;
-            return 0;
-        }
+    if (p >= end) return -1;
+    if (*p == '0') {
+        p++;
+        idig = 1;
+        if (p < end && is_digit(*p)) return -1;
+    } else if (is_digit(*p)) {
+        const unsigned char *d = p;
+        p = scan_digits(p, end, &m);
+        idig = sig = p - d; /* (the first is not '0': all are significant) */
+    } else {
         return -1;
     }
+    if (p < end && *p == '.') {
+        is_int = 0;
+        const unsigned char *d = ++p;
+        if (sig == 0)
+            while (p < end && *p == '0') p++; /* zeros before the first nonzero digit: not significant */
+        const unsigned char *z = p;
+        p = scan_digits(p, end, &m);
+        if (p == d) return -1;
+        sig += p - z;
+        exp10 = -(p - d);
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        is_int = 0;
+        p++;
+        int eneg = 0, ev = 0;
+        if (p < end && (*p == '+' || *p == '-')) {
+            eneg = *p == '-';
+            p++;
+        }
+        const unsigned char *d = p;
+        for (; p < end && is_digit(*p); p++) {
+            if (ev < 100000) ev = ev * 10 + (*p - '0');
+        }
+        if (p == d) return -1;
+        exp10 += eneg ? -ev : ev;
+    }
+    num->m = m;
+    num->idig = idig;
+    num->sig = sig;
+    num->exp10 = exp10;
+    num->neg = neg;
+    num->is_int = is_int;
+    ps->p = p;
+    return 0;
 }
 
 static int match_lit(Parser *ps, const char *lit, Py_ssize_t n) {
@@ -217,142 +327,152 @@ static int match_lit(Parser *ps, const char *lit, Py_ssize_t n) {
     return 0;
 }
 
-/* Any JSON value (after whitespace), syntax-checked; fills v when given. */
-static int parse_value(Parser *ps, Val *v, int depth) {
+/* Past any JSON value (after whitespace), syntax-checked, nested no deeper than MAX_DEPTH counting from depth (>= 1);
+ * 0 or -1. One loop rather than a call per element: the open containers are a stack of bits (1: an object), at most
+ * MAX_DEPTH - 1 of them. */
+static int skip_value(Parser *ps, int depth) {
+    uint64_t objs = 0;
+    int open = 0;
+    const char *s;
+    Py_ssize_t n;
+    int ascii;
+value:
     skip_ws(ps);
     if (ps->p >= ps->end) return -1;
-    const unsigned char *start = ps->p;
-    int type, is_int = 0, ascii = 0;
-    const char *s = (const char *)start;
-    Py_ssize_t n = 0;
     switch (*ps->p) {
         case '"':
             if (parse_string(ps, &s, &n, &ascii) < 0) return -1;
-            type = V_STR;
-            break;
-        case '{':
-            if (skip_container(ps, depth, '}') < 0) return -1;
-            type = V_OBJECT;
             break;
         case '[':
-            if (skip_container(ps, depth, ']') < 0) return -1;
-            type = V_ARRAY;
-            break;
+        case '{': {
+            if (depth + open >= MAX_DEPTH) return -1;
+            int obj = *ps->p == '{';
+            ps->p++;
+            skip_ws(ps);
+            if (ps->p >= ps->end) return -1;
+            if (*ps->p == (obj ? '}' : ']')) {
+                ps->p++;
+                break;
+            }
+            objs = (objs << 1) | (uint64_t)obj;
+            open++;
+            if (obj) goto key;
+            goto value;
+        }
         case 'n':
             if (match_lit(ps, "null", 4) < 0) return -1;
-            type = V_NULL;
             break;
         case 't':
             if (match_lit(ps, "true", 4) < 0) return -1;
-            type = V_TRUE;
             break;
         case 'f':
             if (match_lit(ps, "false", 5) < 0) return -1;
-            type = V_FALSE;
             break;
         default:
-            if (parse_number(ps, &is_int) < 0) return -1;
-            type = V_NUM;
+            if (skip_number(ps) < 0) return -1;
             break;
     }
-    if (v) {
-        v->type = type;
-        v->is_int = is_int;
-        v->ascii = ascii;
-        if (type == V_STR) {
-            v->s = s;
-            v->n = n;
-        } else {
-            v->s = (const char *)start;
-            v->n = ps->p - start;
+    /* after a value: the next element, or the end of its container (and maybe of the ones around it) */
+    while (open > 0) {
+        skip_ws(ps);
+        if (ps->p >= ps->end) return -1;
+        if (*ps->p == ',') {
+            ps->p++;
+            skip_ws(ps);
+            if (objs & 1) goto key;
+            goto value;
         }
-        v->raw = (const char *)start;
-        v->raw_n = ps->p - start;
+        if (*ps->p != ((objs & 1) ? '}' : ']')) return -1;
+        ps->p++;
+        objs >>= 1;
+        open--;
     }
     return 0;
+key:
+    if (ps->p >= ps->end || *ps->p != '"') return -1;
+    if (parse_string(ps, &s, &n, &ascii) < 0) return -1;
+    skip_ws(ps);
+    if (ps->p >= ps->end || *ps->p != ':') return -1;
+    ps->p++;
+    goto value;
 }
 
-static int skip_value(Parser *ps, int depth) { return parse_value(ps, NULL, depth); }
+/* skip_value(ps, 1) for a member's value, with the scalars Kineto writes there (numbers, strings) taken inline. */
+static inline ALWAYS_INLINE int skip_member_value(Parser *ps) {
+    skip_ws(ps);
+    if (ps->p < ps->end) {
+        unsigned char c = *ps->p;
+        if (is_digit(c) || c == '-') return skip_number(ps);
+        if (c == '"') {
+            const char *s;
+            Py_ssize_t n;
+            int ascii;
+            return parse_string(ps, &s, &n, &ascii);
+        }
+    }
+    return skip_value(ps, 1);
+}
+
+/* Any JSON value (after whitespace), syntax-checked, into v. */
+static inline ALWAYS_INLINE int parse_value(Parser *ps, Val *v, int depth) {
+    skip_ws(ps);
+    if (ps->p >= ps->end) return -1;
+    const unsigned char *start = ps->p;
+    switch (*start) {
+        case '"':
+            if (parse_string(ps, &v->s, &v->n, &v->ascii) < 0) return -1;
+            v->type = V_STR;
+            v->raw = (const char *)start;
+            v->raw_n = ps->p - start;
+            return 0;
+        case '{':
+        case '[':
+            if (skip_value(ps, depth) < 0) return -1;
+            v->type = *start == '{' ? V_OBJECT : V_ARRAY;
+            break;
+        case 'n':
+            if (match_lit(ps, "null", 4) < 0) return -1;
+            v->type = V_NULL;
+            break;
+        case 't':
+            if (match_lit(ps, "true", 4) < 0) return -1;
+            v->type = V_TRUE;
+            break;
+        case 'f':
+            if (match_lit(ps, "false", 5) < 0) return -1;
+            v->type = V_FALSE;
+            break;
+        default:
+            if (parse_number(ps, &v->num) < 0) return -1;
+            v->type = V_NUM;
+            break;
+    }
+    v->s = v->raw = (const char *)start;
+    v->n = v->raw_n = ps->p - start;
+    return 0;
+}
 
 /* ---- conversions (only for a value already syntax-checked) ---- */
 
 /* An integer that surely fits int64 (at most 18 digits); "-0" is refused (the readers differ on its sign). */
-static int val_int64(const Val *v, int64_t *out) {
-    if (v->type != V_NUM || !v->is_int) return -1;
-    const char *p = v->s, *e = v->s + v->n;
-    int neg = 0;
-    if (*p == '-') {
-        neg = 1;
-        p++;
-    }
-    if (e - p > 18 || e - p < 1) return -1;
-    if (neg && *p == '0') return -1;
-    int64_t x = 0;
-    for (; p < e; p++) x = x * 10 + (*p - '0');
-    *out = neg ? -x : x;
+static inline int val_int64(const Val *v, int64_t *out) {
+    if (v->type != V_NUM || !v->num.is_int) return -1;
+    if (v->num.idig > 18) return -1;
+    if (v->num.neg && v->num.m == 0) return -1;
+    *out = v->num.neg ? -(int64_t)v->num.m : (int64_t)v->num.m;
     return 0;
 }
 
 static const double POW10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* A JSON number as the double msgspec gives (correctly rounded); -1 for what this does not vouch for. */
-static int val_double(const Val *v, double *out) {
-    if (v->type != V_NUM) return -1;
-    const char *p = v->s, *e = v->s + v->n;
-    int neg = 0;
-    if (*p == '-') {
-        neg = 1;
-        p++;
-    }
-    if (v->is_int) {
-        /* integers: float(int), exact below 2**53 (at most 15 digits) */
-        if (e - p > 15) return -1;
-        if (neg && *p == '0') return -1;
-        int64_t x = 0;
-        for (; p < e; p++) x = x * 10 + (*p - '0');
-        *out = neg ? -(double)x : (double)x;
-        return 0;
-    }
-    /* Clinger's fast path: an exact mantissa below 2**53 and a power of ten that is exact: one rounding. */
-    uint64_t m = 0;
-    int digits = 0, nonzero = 0, exp10 = 0, ok = 1;
-    for (; p < e && is_digit(*p); p++) {
-        if (digits || *p != '0') {
-            if (++digits > 17) ok = 0;
-            else m = m * 10 + (uint64_t)(*p - '0');
-        }
-        if (*p != '0') nonzero = 1;
-    }
-    if (p < e && *p == '.') {
-        for (p++; p < e && is_digit(*p); p++) {
-            if (digits || *p != '0') {
-                if (++digits > 17) ok = 0;
-                else m = m * 10 + (uint64_t)(*p - '0');
-            }
-            if (*p != '0') nonzero = 1;
-            exp10--;
-        }
-    }
-    if (p < e && (*p == 'e' || *p == 'E')) {
-        p++;
-        int eneg = 0, ev = 0;
-        if (*p == '+' || *p == '-') {
-            eneg = *p == '-';
-            p++;
-        }
-        for (; p < e; p++) {
-            if (ev < 100000) ev = ev * 10 + (*p - '0');
-        }
-        exp10 += eneg ? -ev : ev;
-    }
-    if (ok && m <= ((uint64_t)1 << 53) && exp10 >= -22 && exp10 <= 22) {
-        double d = (double)m;
-        d = exp10 < 0 ? d / POW10[-exp10] : d * POW10[exp10];
-        *out = neg ? -d : d;
-        return 0;
-    }
-    /* Otherwise Python's correctly rounded, locale-independent conversion on a NUL-terminated copy. */
+/* val_double's conversion of what its fast path does not take: Python's correctly rounded, locale-independent
+ * conversion on a NUL-terminated copy (out of line: rare in a trace). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int val_double_slow(const Val *v, double *out) {
+    const Num *num = &v->num;
     if (v->n >= MAX_NUM_LEN) return -1;
     char buf[MAX_NUM_LEN];
     memcpy(buf, v->s, v->n);
@@ -371,22 +491,46 @@ static int val_double(const Val *v, double *out) {
     if (endp != buf + v->n) return -1;
     if (!isfinite(d)) return -1;                        /* overflow: msgspec refuses it */
     if (d != 0.0 && fabs(d) < DBL_MIN) return -1;       /* subnormal: not vouched for */
-    if (d == 0.0 && nonzero) return -1;                 /* underflow to zero */
+    if (d == 0.0 && num->sig > 0) return -1;            /* underflow to zero (a nonzero digit) */
     *out = d;
     return 0;
+}
+
+/* A JSON number as the double msgspec gives (correctly rounded); -1 for what this does not vouch for. */
+static inline int val_double(const Val *v, double *out) {
+    if (v->type != V_NUM) return -1;
+    const Num *num = &v->num;
+    if (num->is_int) {
+        /* integers: float(int), exact below 2**53 (at most 15 digits) */
+        if (num->idig > 15) return -1;
+        if (num->neg && num->m == 0) return -1;
+        *out = num->neg ? -(double)num->m : (double)num->m;
+        return 0;
+    }
+    /* Clinger's fast path: an exact mantissa below 2**53 and a power of ten that is exact: one rounding. */
+    if (num->sig <= 17 && num->m <= ((uint64_t)1 << 53) && num->exp10 >= -22 && num->exp10 <= 22) {
+        double d = (double)num->m;
+        d = num->exp10 < 0 ? d / POW10[-num->exp10] : d * POW10[num->exp10];
+        *out = num->neg ? -d : d;
+        return 0;
+    }
+    return val_double_slow(v, out);
 }
 
 /* ---- pending records ---- */
 
 enum { S_NONE = 0, S_INT, S_FLOAT, S_STR, S_TRUE, S_FALSE };
 
+/* (24 bytes: the records of a chunk are written once and read once, so their size is time) */
 typedef struct {
-    int type;
-    int ascii;
-    int64_t i;
-    double d;
-    const char *s;
-    Py_ssize_t n;
+    union {
+        int64_t i;          /* S_INT */
+        double d;           /* S_FLOAT */
+        const char *s;      /* S_STR */
+    };
+    Py_ssize_t n;           /* S_STR */
+    unsigned char type;
+    unsigned char ascii;    /* S_STR */
 } Scalar;
 
 typedef struct {
@@ -409,53 +553,185 @@ enum { K_PH = 0, K_CAT, K_NAME, K_TS, K_DUR, K_PID, K_TID, K_ARGS, K_N };
 /* args keys */
 enum { A_CORR = 0, A_EXT, A_STREAM, A_DEVICE, A_KB, A_KN, A_DIMS, A_TYPES, A_CONC, A_N };
 
-static int key_of(const char *s, Py_ssize_t n) {
-    switch (n) {
-        case 2:
-            if (memcmp(s, "ph", 2) == 0) return K_PH;
-            if (memcmp(s, "ts", 2) == 0) return K_TS;
-            break;
-        case 3:
-            if (memcmp(s, "cat", 3) == 0) return K_CAT;
-            if (memcmp(s, "dur", 3) == 0) return K_DUR;
-            if (memcmp(s, "pid", 3) == 0) return K_PID;
-            if (memcmp(s, "tid", 3) == 0) return K_TID;
-            break;
-        case 4:
-            if (memcmp(s, "name", 4) == 0) return K_NAME;
-            if (memcmp(s, "args", 4) == 0) return K_ARGS;
-            break;
+/* The key tables (an event's and its args' members; the categories), one lookup for all: a key is its first 16
+ * bytes as two words, zero-padded, and its length; found by a hash of the first word, in a few probes at most, with
+ * no memcmp (a key longer than 16 bytes is no known key). */
+#define KEY_MAX 16
+#define KEY_BITS 6
+#define KEY_SLOTS (1 << KEY_BITS) /* more than twice MAX_CATS: a probe always ends at an empty slot */
+typedef struct {
+    uint64_t w0, w1;
+    Py_ssize_t n;   /* 0: an empty slot (no known key is empty) */
+    int id;         /* -1 in an empty slot */
+} KeySlot;
+typedef struct {
+    uint64_t lens;      /* bit n: a key of n bytes is there (most unknown keys are refused by their length alone) */
+    KeySlot slot[KEY_SLOTS];
+} KeyTable;
+typedef struct {
+    const char *s;
+    Py_ssize_t n;
+    int id;
+} KeyName;
+#define KEY(s, id) {s, sizeof(s) - 1, id}
+
+static const KeyName EVENT_KEYS[] = {KEY("ph", K_PH),   KEY("cat", K_CAT), KEY("name", K_NAME), KEY("ts", K_TS),
+                                     KEY("dur", K_DUR), KEY("pid", K_PID), KEY("tid", K_TID),   KEY("args", K_ARGS)};
+static const KeyName ARGS_KEYS[] = {KEY("correlation", A_CORR),   KEY("External id", A_EXT),
+                                    KEY("stream", A_STREAM),      KEY("device", A_DEVICE),
+                                    KEY("kernel_backend", A_KB),  KEY("kernel_name", A_KN),
+                                    KEY("Input Dims", A_DIMS),    KEY("Input type", A_TYPES),
+                                    KEY("Concrete Inputs", A_CONC)};
+static KeyTable event_keys, args_keys;
+static KeyTable cat_keys; /* the categories of at most KEY_MAX bytes, by their index in cats (set by setup()) */
+
+#ifdef KS_SWAR_LE
+/* The order Kineto writes an X event's keys in: each expected key, quoted, is one masked word to compare (a key found
+ * so is the one parse_key would find: plain ASCII between two quotes). */
+static const KeyName KINETO_ORDER[K_N] = {KEY("ph", K_PH),   KEY("cat", K_CAT), KEY("name", K_NAME),
+                                          KEY("pid", K_PID), KEY("tid", K_TID), KEY("ts", K_TS),
+                                          KEY("dur", K_DUR), KEY("args", K_ARGS)};
+static struct {
+    uint64_t word, mask;
+    int len, id;
+} kineto_order[K_N];
+
+static void kineto_order_init(void) {
+    for (int k = 0; k < K_N; k++) {
+        unsigned char buf[8] = {0};
+        int len = (int)KINETO_ORDER[k].n + 2;
+        buf[0] = '"';
+        memcpy(buf + 1, KINETO_ORDER[k].s, (size_t)len - 2);
+        buf[len - 1] = '"';
+        memcpy(&kineto_order[k].word, buf, 8);
+        kineto_order[k].mask = ~0ULL >> (64 - 8 * len);
+        kineto_order[k].len = len;
+        kineto_order[k].id = KINETO_ORDER[k].id;
     }
-    return -1;
+}
+#endif
+
+static inline unsigned key_hash(uint64_t w0, Py_ssize_t n) {
+    return (unsigned)(((w0 + (uint64_t)n) * 0x9E3779B97F4A7C15ULL) >> (64 - KEY_BITS));
 }
 
-static int args_key_of(const char *s, Py_ssize_t n) {
-    switch (n) {
-        case 6:
-            if (memcmp(s, "stream", 6) == 0) return A_STREAM;
-            if (memcmp(s, "device", 6) == 0) return A_DEVICE;
-            break;
-        case 10:
-            if (memcmp(s, "Input Dims", 10) == 0) return A_DIMS;
-            if (memcmp(s, "Input type", 10) == 0) return A_TYPES;
-            break;
-        case 11:
-            if (memcmp(s, "correlation", 11) == 0) return A_CORR;
-            if (memcmp(s, "External id", 11) == 0) return A_EXT;
-            if (memcmp(s, "kernel_name", 11) == 0) return A_KN;
-            break;
-        case 14:
-            if (memcmp(s, "kernel_backend", 14) == 0) return A_KB;
-            break;
-        case 15:
-            if (memcmp(s, "Concrete Inputs", 15) == 0) return A_CONC;
-            break;
+static inline int key_find(const KeyTable *t, uint64_t w0, uint64_t w1, Py_ssize_t n) {
+    if (!((t->lens >> n) & 1)) return -1; /* (n <= KEY_MAX) */
+    for (unsigned i = key_hash(w0, n);; i = (i + 1) & (KEY_SLOTS - 1)) {
+        const KeySlot *e = &t->slot[i];
+        if (e->w0 == w0 && e->w1 == w1 && e->n == n) return e->id;
+        if (e->n == 0) return -1;
     }
-    return -1;
 }
 
-/* Parses an object's members into vals (by key_fn), skipping other keys; *dup set on a repeated known key. */
-static int parse_members(Parser *ps, Val *vals, int (*key_fn)(const char *, Py_ssize_t), int *dup) {
+/* The key's words as key_find takes them, from a copy (the slow path: anything but a short ASCII key in the middle
+ * of the buffer). */
+static int key_of(const KeyTable *t, const char *s, Py_ssize_t n) {
+    if (n > KEY_MAX) return -1;
+    unsigned char buf[KEY_MAX] = {0};
+    uint64_t w0, w1;
+    memcpy(buf, s, (size_t)n);
+    memcpy(&w0, buf, 8);
+    memcpy(&w1, buf + 8, 8);
+    return key_find(t, w0, w1, n);
+}
+
+#ifdef KS_SWAR_LE
+/* key_find on the 16 bytes loaded at s, of which the key is the first n (<= KEY_MAX). */
+static inline int key_find_loaded(const KeyTable *t, uint64_t w0, uint64_t w1, Py_ssize_t n) {
+    if (n < 8) {
+        w0 = n ? w0 & (~0ULL >> (64 - 8 * n)) : 0;
+        w1 = 0;
+    } else {
+        w1 = n > 8 ? w1 & (~0ULL >> (64 - 8 * (n - 8))) : 0;
+    }
+    return key_find(t, w0, w1, n);
+}
+#endif
+
+/* The index of the string s[:n] (in the buffer, which ends at end) in t, or -1. */
+static inline int key_lookup(const KeyTable *t, const char *s, Py_ssize_t n, const unsigned char *end) {
+#ifdef KS_SWAR_LE
+    if (n <= KEY_MAX && end - (const unsigned char *)s >= 16) {
+        uint64_t w0, w1;
+        memcpy(&w0, s, 8);
+        memcpy(&w1, s + 8, 8);
+        return key_find_loaded(t, w0, w1, n);
+    }
+#endif
+    return key_of(t, s, n);
+}
+
+static void key_table_init(KeyTable *t, const KeyName *keys, int n) {
+    t->lens = 0;
+    for (int i = 0; i < KEY_SLOTS; i++) {
+        t->slot[i].w0 = t->slot[i].w1 = 0;
+        t->slot[i].n = 0;
+        t->slot[i].id = -1;
+    }
+    for (int k = 0; k < n; k++) {
+        unsigned char buf[KEY_MAX] = {0};
+        Py_ssize_t len = keys[k].n;
+        if (len > KEY_MAX || len == 0) continue; /* (the empty key would read as an empty slot) */
+        uint64_t w0, w1;
+        memcpy(buf, keys[k].s, (size_t)len);
+        memcpy(&w0, buf, 8);
+        memcpy(&w1, buf + 8, 8);
+        unsigned i = key_hash(w0, len);
+        while (t->slot[i].n != 0) i = (i + 1) & (KEY_SLOTS - 1);
+        t->slot[i].w0 = w0;
+        t->slot[i].w1 = w1;
+        t->slot[i].n = len;
+        t->slot[i].id = keys[k].id;
+        t->lens |= 1ULL << len;
+    }
+}
+
+/* At a '"': a member's key, validated as parse_string does, and its index in t (-1: not a known key); 0 or -1.
+ * A key of plain ASCII that ends within the next 16 bytes is found from the two words loaded to scan it. */
+static inline ALWAYS_INLINE int parse_key(Parser *ps, const KeyTable *t, int *id) {
+#ifdef KS_SWAR_LE
+    const unsigned char *s = ps->p + 1;
+    if (ps->end - s >= 16) {
+        uint64_t w0, w1;
+        int k = -1;
+        memcpy(&w0, s, 8);
+        memcpy(&w1, s + 8, 8);
+#ifdef KS_SSE2
+        unsigned stops = string_stops16(_mm_loadu_si128((const __m128i *)s));
+        if (stops != 0) k = __builtin_ctz(stops);
+#else
+        uint64_t hit;
+        if ((hit = string_stops(w0)) != 0) k = __builtin_ctzll(hit) >> 3;
+        else if ((hit = string_stops(w1)) != 0) k = 8 + (__builtin_ctzll(hit) >> 3);
+#endif
+        if (k >= 0 && s[k] == '"') {
+            *id = key_find_loaded(t, w0, w1, k);
+            ps->p = s + k + 1;
+            return 0;
+        }
+    }
+#endif
+    const char *k;
+    Py_ssize_t kn;
+    int ascii;
+    if (parse_string(ps, &k, &kn, &ascii) < 0) return -1;
+    *id = key_of(t, k, kn);
+    return 0;
+}
+
+/* At a digit: a number into v (parse_value's case for it, at a branch of the caller's own: see parse_event). */
+static inline ALWAYS_INLINE int parse_number_val(Parser *ps, Val *v) {
+    v->s = v->raw = (const char *)ps->p;
+    if (parse_number(ps, &v->num) < 0) return -1;
+    v->type = V_NUM;
+    v->n = v->raw_n = (const char *)ps->p - v->s;
+    return 0;
+}
+
+/* Parses the members of an event's args into vals (by their index in args_keys), skipping other keys; *dup set on a
+ * repeated known key. */
+static int parse_args(Parser *ps, Val *vals, int *dup) {
     /* at '{' */
     ps->p++;
     skip_ws(ps);
@@ -465,20 +741,17 @@ static int parse_members(Parser *ps, Val *vals, int (*key_fn)(const char *, Py_s
         return 0;
     }
     while (1) {
-        const char *k;
-        Py_ssize_t kn;
-        int ascii;
+        int idx;
         if (ps->p >= ps->end || *ps->p != '"') return -1;
-        if (parse_string(ps, &k, &kn, &ascii) < 0) return -1;
+        if (parse_key(ps, &args_keys, &idx) < 0) return -1;
         skip_ws(ps);
         if (ps->p >= ps->end || *ps->p != ':') return -1;
         ps->p++;
-        int idx = key_fn(k, kn);
         if (idx >= 0) {
             if (vals[idx].type != V_MISSING) *dup = 1;
             if (parse_value(ps, &vals[idx], 1) < 0) return -1;
         } else {
-            if (skip_value(ps, 1) < 0) return -1;
+            if (skip_member_value(ps) < 0) return -1;
         }
         skip_ws(ps);
         if (ps->p >= ps->end) return -1;
@@ -496,7 +769,7 @@ static int parse_members(Parser *ps, Val *vals, int (*key_fn)(const char *, Py_s
 }
 
 /* Optional int64 id: missing/null -> S_NONE. */
-static int to_id(const Val *v, Scalar *out) {
+static inline int to_id(const Val *v, Scalar *out) {
     out->type = S_NONE;
     if (v->type == V_MISSING || v->type == V_NULL) return 0;
     if (val_int64(v, &out->i) < 0) return -1;
@@ -505,7 +778,7 @@ static int to_id(const Val *v, Scalar *out) {
 }
 
 /* pid/tid: int64 or str. */
-static int to_tid(const Val *v, Scalar *out) {
+static inline int to_tid(const Val *v, Scalar *out) {
     if (v->type == V_STR) {
         out->type = S_STR;
         out->s = v->s;
@@ -517,7 +790,7 @@ static int to_tid(const Val *v, Scalar *out) {
 }
 
 /* Any JSON scalar (kernel_backend, kernel_name). */
-static int to_scalar(const Val *v, Scalar *out) {
+static inline int to_scalar(const Val *v, Scalar *out) {
     switch (v->type) {
         case V_MISSING:
         case V_NULL:
@@ -532,7 +805,7 @@ static int to_scalar(const Val *v, Scalar *out) {
         case V_STR:
             return to_tid(v, out);
         case V_NUM:
-            if (v->is_int) {
+            if (v->num.is_int) {
                 out->type = S_INT;
                 return val_int64(v, &out->i);
             }
@@ -544,7 +817,7 @@ static int to_scalar(const Val *v, Scalar *out) {
 }
 
 /* Optional float: missing/null -> S_NONE. */
-static int to_float(const Val *v, Scalar *out) {
+static inline int to_float(const Val *v, Scalar *out) {
     out->type = S_NONE;
     if (v->type == V_MISSING || v->type == V_NULL) return 0;
     if (val_double(v, &out->d) < 0) return -1;
@@ -554,14 +827,18 @@ static int to_float(const Val *v, Scalar *out) {
 
 typedef struct {
     Pending *recs;
-    Py_ssize_t n, cap;
+    Py_ssize_t n, cap, first_cap;
     Py_ssize_t total, skipped;
 } Chunk;
 
 
+/* The first buffer is sized from the chunk's length (a record per RECORD_BYTES of JSON: Kineto's kept events are
+ * longer on average), so a chunk seldom grows it: each doubling copies every record and touches fresh pages. */
+#define RECORD_BYTES 256
+
 static int push(Chunk *ch, Pending **out) {
     if (ch->n == ch->cap) {
-        Py_ssize_t cap = ch->cap ? ch->cap * 2 : 256;
+        Py_ssize_t cap = ch->cap ? ch->cap * 2 : ch->first_cap;
         Pending *r = PyMem_RawRealloc(ch->recs, (size_t)cap * sizeof(Pending));
         if (r == NULL) return -1;
         ch->recs = r;
@@ -582,31 +859,55 @@ static int parse_event(Parser *ps, Chunk *ch) {
     skip_ws(ps);
     if (ps->p >= ps->end) return -1;
     if (*ps->p != '}') {
+#ifdef KS_SWAR_LE
+        int next = 0; /* the place in KINETO_ORDER of the key expected next */
+#endif
         while (1) {
-            const char *k;
-            Py_ssize_t kn;
-            int ascii;
+            int idx;
             if (ps->p >= ps->end || *ps->p != '"') return -1;
-            if (parse_string(ps, &k, &kn, &ascii) < 0) return -1;
+#ifdef KS_SWAR_LE
+            uint64_t w;
+            if (next < K_N && ps->end - ps->p >= 8 && (memcpy(&w, ps->p, 8), (w & kineto_order[next].mask) ==
+                                                                                  kineto_order[next].word)) {
+                idx = kineto_order[next].id;
+                ps->p += kineto_order[next].len;
+                next++;
+            } else
+#endif
+            if (parse_key(ps, &event_keys, &idx) < 0) {
+                return -1;
+            }
             skip_ws(ps);
             if (ps->p >= ps->end || *ps->p != ':') return -1;
             ps->p++;
-            int idx = key_of(k, kn);
             if (idx == K_ARGS) {
                 if (args_seen) dups |= 1u << K_ARGS;
                 args_seen = 1;
                 skip_ws(ps);
                 if (ps->p < ps->end && *ps->p == '{' && !args_obj) {
                     args_obj = 1;
-                    if (parse_members(ps, args, args_key_of, &args_dup) < 0) return -1;
+                    if (parse_args(ps, args, &args_dup) < 0) return -1;
                 } else {
                     if (skip_value(ps, 1) < 0) return -1;
                 }
             } else if (idx >= 0) {
-                if (ev[idx].type != V_MISSING) dups |= 1u << idx;
-                if (parse_value(ps, &ev[idx], 1) < 0) return -1;
+                Val *v = &ev[idx];
+                if (v->type != V_MISSING) dups |= 1u << idx;
+                skip_ws(ps);
+                /* the numbers Kineto writes for ts, dur, pid and tid, and the strings for ph, cat and name, each
+                 * taken at a branch of their own (one that the sequence of keys does not make a guess) */
+                if (idx >= K_TS && idx <= K_TID && ps->p < ps->end && is_digit(*ps->p)) {
+                    if (parse_number_val(ps, v) < 0) return -1;
+                } else if (idx <= K_NAME && ps->p < ps->end && *ps->p == '"') {
+                    v->raw = (const char *)ps->p;
+                    if (parse_string(ps, &v->s, &v->n, &v->ascii) < 0) return -1;
+                    v->type = V_STR;
+                    v->raw_n = (const char *)ps->p - v->raw;
+                } else if (parse_value(ps, v, 1) < 0) {
+                    return -1;
+                }
             } else {
-                if (skip_value(ps, 1) < 0) return -1;
+                if (skip_member_value(ps) < 0) return -1;
             }
             skip_ws(ps);
             if (ps->p >= ps->end) return -1;
@@ -621,11 +922,15 @@ static int parse_event(Parser *ps, Chunk *ch) {
     }
     ps->p++; /* '}' */
     ch->total++;
+#ifdef EXP_NOPOST
+    return 0;
+#endif
 
     /* the phase */
     const Val *ph = &ev[K_PH];
     if (ph->type != V_STR || (dups & (1u << K_PH))) return -1;
     if (!(ph->n == 1 && ph->s[0] == 'X')) {
+        if (ph->n == 1 && phase1[(unsigned char)ph->s[0]]) return 0;
         for (int i = 0; i < n_phases; i++) {
             if (phases[i].n == ph->n && memcmp(phases[i].s, ph->s, (size_t)ph->n) == 0) return 0;
         }
@@ -654,11 +959,13 @@ static int parse_event(Parser *ps, Chunk *ch) {
         ch->skipped++;
         return 0;
     }
-    int ci = -1;
-    for (int i = 0; i < n_cats; i++) {
-        if (cats[i].n == cat->n && memcmp(cats[i].s, cat->s, (size_t)cat->n) == 0) {
-            ci = i;
-            break;
+    int ci = key_lookup(&cat_keys, cat->s, cat->n, ps->end);
+    if (ci < 0 && (cat->n > KEY_MAX || cat->n == 0)) { /* (not in cat_keys) */
+        for (int i = 0; i < n_cats; i++) {
+            if (cats[i].n == cat->n && memcmp(cats[i].s, cat->s, (size_t)cat->n) == 0) {
+                ci = i;
+                break;
+            }
         }
     }
     if (ci < 0) return 0;
@@ -690,6 +997,7 @@ static int parse_event(Parser *ps, Chunk *ch) {
 
 /* The whole chunk: events separated by ',' (and whitespace), nothing else. */
 static int parse_chunk(Parser *ps, Chunk *ch) {
+    ch->first_cap = (ps->end - ps->p) / RECORD_BYTES + 64;
     skip_ws(ps);
     while (1) {
         if (ps->p >= ps->end || *ps->p != '{') return -1;
@@ -1225,6 +1533,20 @@ static PyObject *setup(PyObject *self, PyObject *args) {
         phases[i].n = n;
     }
     Py_DECREF(seq);
+    KeyName cat_names[MAX_CATS];
+    for (int i = 0; i < nc; i++) {
+        cat_names[i].s = cats[i].s;
+        cat_names[i].n = cats[i].n;
+        cat_names[i].id = i;
+    }
+    KeyTable ck;
+    key_table_init(&ck, cat_names, nc);
+    unsigned char p1[256] = {0};
+    for (Py_ssize_t i = 0; i < np; i++) {
+        if (phases[i].n == 1) p1[(unsigned char)phases[i].s[0]] = 1;
+    }
+    memcpy(&cat_keys, &ck, sizeof ck);
+    memcpy(phase1, p1, sizeof p1);
     n_phases = (int)np;
     n_cats = nc;
     if (kg < 0 || kg > 3 || kr < 0 || kr > 3 || kc < 0 || kc > 3 || ka < 0 || ka > 3) {
@@ -1263,4 +1585,11 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "kernelscope._fastread", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__fastread(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__fastread(void) {
+    key_table_init(&event_keys, EVENT_KEYS, (int)(sizeof EVENT_KEYS / sizeof EVENT_KEYS[0]));
+    key_table_init(&args_keys, ARGS_KEYS, (int)(sizeof ARGS_KEYS / sizeof ARGS_KEYS[0]));
+#ifdef KS_SWAR_LE
+    kineto_order_init();
+#endif
+    return PyModule_Create(&module);
+}

@@ -822,7 +822,8 @@ else:
 
 # Chunks read by each path since the process started (KERNELSCOPE_READER_STATS=1 prints them after each load):
 # "native": by _fastread; "declined": _fastread refused the cut (then read by msgspec, or a miscut); "msgspec".
-READER_CHUNKS = {"native": 0, "declined": 0, "msgspec": 0}
+# "overlapped": chunks whose parse began while the chunk before's build was still to finish (_stream_pipelined).
+READER_CHUNKS = {"native": 0, "declined": 0, "msgspec": 0, "overlapped": 0}
 
 _AddChunk = Callable[[Any, bytearray, int, int], "tuple[int, int] | None"]
 
@@ -1013,6 +1014,8 @@ def _stream_pipelined(win: _Window, pos: int, builder: _Builder, native: _AddChu
                     # Chunk k's build starts right before chunk k+1's parse lets go of the GIL, so they run side by
                     # side (started earlier, it would take the GIL while refill reads the file, and the parse wait).
                     start_build()
+                    if builds and not builds[-1].done():
+                        READER_CHUNKS["overlapped"] += 1
                     parsed = parse(data, pos, cut.start() + 1)
                     if parsed is not None:
                         READER_CHUNKS["native"] += 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import random
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -351,3 +352,40 @@ def test_the_pipelined_reader_goes_serial_for_a_declined_chunk_and_back(
     assert (native.total_events, native.skipped_events) == (pure.total_events, pure.skipped_events)
     assert after["msgspec"] - before["msgspec"] == 1 and after["native"] - before["native"] >= 6
     assert any('"quoted"' in e.name for e in native.cpu + native.runtime + native.gpu)
+
+
+def test_the_pipelined_reader_parses_each_chunk_while_the_one_before_builds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a trace of many chunks (kernels and their launches, as Kineto writes them), on a slow disk: each refill
+    # of the window lets go of the GIL for a while after its read (time enough for a build that is waiting to run)
+    import json
+
+    events = []
+    for i in range(30000):
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2,
+                       "ts": 10 * i + 0.5, "dur": 3.25, "args": {"External id": i, "cbid": 211, "correlation": i}})
+        events.append({"ph": "X", "cat": "kernel", "name": f"k{i % 50}", "pid": 0, "tid": 7, "ts": 10 * i + 5.5,
+                       "dur": 1.5, "args": {"External id": i, "queued": 0, "device": 0, "stream": 7,
+                                            "correlation": i, "grid": [1, 1, 1]}})
+    path = tmp_path / "t.json"
+    path.write_text('{"traceEvents":[\n' + ",\n".join(json.dumps(e, separators=(",", ":")) for e in events) + "\n]}")
+    refill = T._Window.refill
+
+    def slow_refill(win: T._Window, keep_from: int) -> int:
+        moved = refill(win, keep_from)
+        time.sleep(0.003)
+        return moved
+
+    monkeypatch.setattr(T._Window, "refill", slow_refill)
+    assert T._PIPELINE
+    before = dict(T.READER_CHUNKS)
+    # WHEN it is read with the parse/build pipeline
+    trace = _load(path, False, monkeypatch)
+    native = T.READER_CHUNKS["native"] - before["native"]
+    overlapped = T.READER_CHUNKS["overlapped"] - before["overlapped"]
+    # THEN every chunk is read natively, and each chunk's parse begins while the build of the one before is still to
+    # finish (all but the first, which has none before it, and the last few, read the serial way at the array's
+    # end): a build started earlier than right before the parse (before the refill) would be done by then
+    assert len(trace.gpu) == len(trace.runtime) == 30000
+    assert native >= 20 and T.READER_CHUNKS["msgspec"] == before["msgspec"]
+    assert overlapped >= native - 3, (overlapped, native)
