@@ -515,6 +515,15 @@ done:
     return result;
 }
 
+/* The one argument of a function of one sequence (``usage`` names it), as a fast sequence; NULL with TypeError. */
+static PyObject *only_sequence(PyObject *const *args, Py_ssize_t nargs, const char *usage) {
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, usage);
+        return NULL;
+    }
+    return PySequence_Fast(args[0], usage);
+}
+
 /* ---- tally(raw, count): kernels._tally ---- */
 
 typedef struct {
@@ -673,11 +682,7 @@ out:
  * pass then sorts) */
 static PyObject *busy_per_iteration(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 1) {
-        PyErr_SetString(PyExc_TypeError, "busy_per_iteration(instances)");
-        return NULL;
-    }
-    PyObject *seq = PySequence_Fast(args[0], "instances must be a sequence");
+    PyObject *seq = only_sequence(args, nargs, "busy_per_iteration(instances): a sequence of records");
     if (seq == NULL) return NULL;
     PyObject *busy = PyDict_New();
     if (busy == NULL) {
@@ -906,11 +911,7 @@ static inline int is_str(PyObject *s, PyObject *constant) {
  * of other types): kernels._main_thread_top_level's one-thread scan, with its one-thread test. */
 static PyObject *top_level(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 1) {
-        PyErr_SetString(PyExc_TypeError, "top_level(cpu)");
-        return NULL;
-    }
-    PyObject *seq = PySequence_Fast(args[0], "cpu records must be a sequence");
+    PyObject *seq = only_sequence(args, nargs, "top_level(cpu): a sequence of records");
     if (seq == NULL) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject *const *items = PySequence_Fast_ITEMS(seq);
@@ -998,11 +999,7 @@ fail:
 /* by_external_id(cpu) -> {external id: the first cpu_op with it} | None (records of other types) */
 static PyObject *by_external_id(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 1) {
-        PyErr_SetString(PyExc_TypeError, "by_external_id(cpu)");
-        return NULL;
-    }
-    PyObject *seq = PySequence_Fast(args[0], "cpu records must be a sequence");
+    PyObject *seq = only_sequence(args, nargs, "by_external_id(cpu): a sequence of records");
     if (seq == NULL) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject *const *items = PySequence_Fast_ITEMS(seq);
