@@ -1,0 +1,195 @@
+"""Which of kernelscope's worker processes hold a CUDA context, and when (issue 27: a process started ahead of its
+turn waits at its pre-gate "before anything goes to the device"; this checks it with nvidia-smi instead of reading
+torch's code).
+
+    python3 benchmarks/gpu_contexts.py --out contexts.json -- python3 -m kernelscope profile MODEL ...
+
+Runs the command and, every --interval seconds until it ends, samples:
+- ``nvidia-smi --query-compute-apps=pid,used_memory``: the processes that hold a CUDA context (host pids: in a
+  container they may not be this namespace's; then only the counts below can be read);
+- every descendant of the command whose command line runs ``kernelscope.capture.worker``: which of its gate FIFOs
+  it has open (``pre-gate``: started ahead of its turn, before anything went to the device; ``gate``: a later
+  process before its warm-up; capture/rounds.py), its kernel wait channel (``/proc/PID/wchan``), and which
+  ``/dev/nvidia*`` files it has open (a context opens ``/dev/nvidia0``/``nvidia-uvm``; importing torch opens none).
+
+Writes every sample and a summary: per worker, its waits at each gate and whether it held a context during them
+(by pid in nvidia-smi's list, and by open device files). Exits with the command's exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+WORKER = "kernelscope.capture.worker"
+GATES = ("pre-gate", "gate")  # the FIFOs' file names (commands/profile.py)
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode(errors="replace")
+    except OSError:
+        return None
+
+
+def descendants(root: int) -> list[int]:
+    """Every live process under ``root`` (ppid chains read from /proc/*/stat)."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        stat = _read(f"/proc/{name}/stat")
+        if not stat:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'
+        ppid = int(stat[stat.rfind(")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(name))
+    out, todo = [], [root]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def open_files(pid: int) -> tuple[list[str], str | None]:
+    """(the /dev/nvidia* files the process has open, the gate FIFO it has open or None). A worker blocks in
+    read(2) on its gate once the parent has opened the other end, and for a moment before that in open(2), with no
+    descriptor yet: a sample then misses that wait's first ~50 ms (rounds.POLL_S)."""
+    fd_dir = f"/proc/{pid}/fd"
+    found, gate = set(), None
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:
+        return [], None
+    for fd in fds:
+        try:
+            target = os.readlink(f"{fd_dir}/{fd}")
+        except OSError:
+            continue
+        if target.startswith("/dev/nvidia"):
+            found.add(target)
+        elif os.path.basename(target) in GATES:
+            gate = os.path.basename(target)
+    return sorted(found), gate
+
+
+def compute_apps() -> dict[int, int] | None:
+    """pid -> MiB used, from nvidia-smi; None where it cannot be run."""
+    try:
+        proc = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"],
+                              capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    apps = {}
+    for line in proc.stdout.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) == 2 and parts[0].isdigit():
+            apps[int(parts[0])] = int(parts[1]) if parts[1].isdigit() else -1
+    return apps
+
+
+def sample(root: int, t0: float) -> dict[str, Any]:
+    workers = {}
+    for pid in descendants(root):
+        cmd = _read(f"/proc/{pid}/cmdline")
+        if not cmd or WORKER not in cmd:
+            continue
+        dev, gate = open_files(pid)
+        workers[str(pid)] = {"wchan": (_read(f"/proc/{pid}/wchan") or "").strip(), "dev": dev, "gate": gate}
+    apps = compute_apps()
+    return {"t": round(time.monotonic() - t0, 2), "workers": workers,
+            "apps": None if apps is None else {str(k): v for k, v in apps.items()}}
+
+
+def holds_context(pid: str, s: dict[str, Any]) -> bool:
+    w = s["workers"][pid]
+    by_smi = s["apps"] is not None and pid in s["apps"]
+    by_files = any(d == "/dev/nvidia-uvm" or d[len("/dev/nvidia"):].isdigit() for d in w["dev"])
+    return by_smi or by_files
+
+
+def summarize(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per worker: when it was first seen and first held a context, and its waits at each gate (consecutive
+    samples with that FIFO open) with whether it held a context during each."""
+    per: dict[str, dict[str, Any]] = {}
+    smi_pids: set[str] = set()
+    worker_pids: set[str] = set()
+    most_contexts = 0
+    for s in samples:
+        if s["apps"] is not None:
+            smi_pids.update(s["apps"])
+            most_contexts = max(most_contexts, len(s["apps"]))
+        for pid, w in s["workers"].items():
+            worker_pids.add(pid)
+            p = per.setdefault(pid, {"first_seen": s["t"], "first_context": None, "waits": [], "_at": None})
+            ctx = holds_context(pid, s)
+            if ctx and p["first_context"] is None:
+                p["first_context"] = s["t"]
+            if w["gate"] is not None and w["gate"] == p["_at"]:
+                last = p["waits"][-1]
+                last["to"], last["samples"], last["context"] = s["t"], last["samples"] + 1, last["context"] or ctx
+            elif w["gate"] is not None:
+                p["waits"].append({"gate": w["gate"], "from": s["t"], "to": s["t"], "samples": 1, "context": ctx})
+            p["_at"] = w["gate"]
+    for p in per.values():
+        del p["_at"]
+    waits = [w for p in per.values() for w in p["waits"]]
+    counts = {g: {"waits": sum(w["gate"] == g for w in waits),
+                  "with_context": sum(w["gate"] == g and w["context"] for w in waits),
+                  "seconds": round(sum(w["to"] - w["from"] for w in waits if w["gate"] == g), 1)} for g in GATES}
+    return {
+        "samples": len(samples),
+        "workers": len(per),
+        "nvidia_smi_ran": any(s["apps"] is not None for s in samples),
+        "nvidia_smi_pids_match_workers": bool(smi_pids & worker_pids),
+        "most_contexts_at_once": most_contexts,
+        "most_workers_at_once": max((len(s["workers"]) for s in samples), default=0),
+        **{g.replace("-", "_"): c for g, c in counts.items()},
+        "per_worker": per,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--interval", type=float, default=0.5)
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
+    if not cmd:
+        sys.exit("gpu_contexts: no command (put it after --)")
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd)
+    samples: list[dict[str, Any]] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            samples.append(sample(proc.pid, t0))
+            done.wait(a.interval)
+
+    th = threading.Thread(target=watch, daemon=True)
+    th.start()
+    code = proc.wait()
+    done.set()
+    th.join()
+    summary = summarize(samples)
+    Path(a.out).write_text(json.dumps({"command": cmd, "summary": summary, "samples": samples}))
+    brief = {k: v for k, v in summary.items() if k != "per_worker"}
+    print("gpu_contexts:", json.dumps(brief), flush=True)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
