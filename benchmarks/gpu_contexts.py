@@ -99,16 +99,34 @@ def compute_apps() -> dict[int, int] | None:
     return apps
 
 
+def cpu_ticks(pid: int) -> int:
+    """utime + stime of the process, in clock ticks (0 when it is gone)."""
+    stat = _read(f"/proc/{pid}/stat")
+    if not stat:
+        return 0
+    fields = stat[stat.rfind(")") + 2:].split()
+    return int(fields[11]) + int(fields[12])
+
+
 def sample(root: int, t0: float) -> dict[str, Any]:
+    """Also, for where a run's CPUs go: how many processes run under the command, their CPU ticks (live ones
+    only: a process that ended takes its ticks with it), per worker its own and its children's ticks (Inductor's
+    compile-worker pools), and the load average."""
     workers = {}
-    for pid in descendants(root):
+    below = descendants(root)
+    ticks = {pid: cpu_ticks(pid) for pid in below}
+    for pid in below:
         cmd = _read(f"/proc/{pid}/cmdline")
         if not cmd or WORKER not in cmd:
             continue
         dev, gate = open_files(pid)
-        workers[str(pid)] = {"wchan": (_read(f"/proc/{pid}/wchan") or "").strip(), "dev": dev, "gate": gate}
+        kids = descendants(pid)
+        workers[str(pid)] = {"wchan": (_read(f"/proc/{pid}/wchan") or "").strip(), "dev": dev, "gate": gate,
+                             "ticks": ticks[pid], "children": len(kids),
+                             "children_ticks": sum(ticks.get(k, 0) for k in kids)}
     apps = compute_apps()
-    return {"t": round(time.monotonic() - t0, 2), "workers": workers,
+    return {"t": round(time.monotonic() - t0, 2), "workers": workers, "processes": len(below),
+            "ticks": sum(ticks.values()), "load": (_read("/proc/loadavg") or "").split()[:3],
             "apps": None if apps is None else {str(k): v for k, v in apps.items()}}
 
 
