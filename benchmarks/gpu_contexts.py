@@ -187,7 +187,7 @@ def main() -> None:
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
     if not cmd:
         sys.exit("gpu_contexts: no command (put it after --)")
-    t0 = time.monotonic()
+    t0, wall0 = time.monotonic(), time.time()
     proc = subprocess.Popen(cmd)
     samples: list[dict[str, Any]] = []
     done = threading.Event()
@@ -203,7 +203,7 @@ def main() -> None:
     done.set()
     th.join()
     summary = summarize(samples)
-    Path(a.out).write_text(json.dumps({"command": cmd, "summary": summary, "samples": samples}))
+    Path(a.out).write_text(json.dumps({"command": cmd, "started_unix": wall0, "summary": summary, "samples": samples}))
     brief = {k: v for k, v in summary.items() if k != "per_worker"}
     print("gpu_contexts:", json.dumps(brief), flush=True)
     sys.exit(code)
