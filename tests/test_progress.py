@@ -100,3 +100,37 @@ def test_tty_mode_shows_a_line_per_mode_running_at_once():
             "[process 2/3, 1/2] eager: waiting (waiting for its turn to time)",
             "[process 2/3, 2/2] default: compile (compiling (first call))"]
     assert p._live is None and p._live_states == []
+
+
+def test_mode_lines_break_between_parts():
+    # A mode's line at COLUMNS=120 broke inside its last part, leaving the GEMM count "1" alone on a line of the
+    # CI log; it now breaks only between " · " parts, the rest indented, never wider than the console.
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from kernelscope.commands.profile import print_mode_line
+    from kernelscope.report.io import load_result
+
+    run = load_result(Path(__file__).parent / "data" / "h200-torch2.14.1-kernelscope-run" / "llama-bf16")
+
+    def lines_at(width: int) -> list[str]:
+        out = io.StringIO()
+        console = Console(file=out, width=width, highlight=False, soft_wrap=False)
+        for m in run.modes:
+            print_mode_line(console, f"[process 2/3, 1/3] {m.name}", m)
+        return out.getvalue().splitlines()
+
+    wide = lines_at(1000)
+    assert len(wide) == len(run.modes) and all(ln.startswith("[process 2/3, 1/3] ") for ln in wide)  # label kept
+    assert max(len(ln) for ln in wide) > 60  # the narrower widths below do break these lines
+    for width in (60, 80, 120):
+        lines = lines_at(width)
+        assert max(len(ln) for ln in lines) <= width
+        joined: list[str] = []
+        for ln in lines:  # a continuation line starts with 4 spaces and holds whole parts
+            if ln.startswith("    "):
+                joined[-1] += " · " + ln[4:]
+            else:
+                joined.append(ln)
+        assert joined == wide

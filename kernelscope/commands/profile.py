@@ -740,8 +740,28 @@ def _print_first_process_line(console: Any, label: str, rec: CaptureRecord) -> N
     if rec.latency_ms is not None:
         parts.append(f"median {rec.latency_ms.median:.3f} ms")
     if rec.error:
-        parts.append(rec.error[:200])
-    console.print(f"{label}: " + " · ".join(p if p.startswith("[") else escape(p) for p in parts))
+        parts.append(escape(rec.error[:200]))
+    _print_parts(console, escape(label), parts)
+
+
+def _print_parts(console: Any, label: str, parts: list[str]) -> None:
+    """``label: part · part · ...`` (parts in rich markup), broken between parts where the line would be wider
+    than the console, the rest indented: a CI log then never shows a word such as a count alone on a line."""
+    from rich.text import Text
+
+    width = console.width
+    lines = [f"{label}: {parts[0]}"]
+    used = Text.from_markup(lines[0]).cell_len
+    for part in parts[1:]:
+        n = Text.from_markup(part).cell_len
+        if used + 3 + n > width:
+            lines.append(f"    {part}")
+            used = 4 + n
+        else:
+            lines[-1] += f" · {part}"
+            used += 3 + n
+    for line in lines:
+        console.print(line)
 
 
 def print_mode_line(console: Any, label: str, m: Any) -> None:
@@ -767,4 +787,4 @@ def print_mode_line(console: Any, label: str, m: Any) -> None:
                      else "not run")
     from rich.markup import escape
 
-    console.print(f"{label}: " + " · ".join(p if p.startswith("[") else escape(p) for p in parts))
+    _print_parts(console, escape(label), [p if p.startswith("[") else escape(p) for p in parts])
