@@ -110,6 +110,20 @@ def stage_times(log_text: str) -> dict[str, dict]:
     return procs
 
 
+def worker_records(run_dir: Path) -> dict[str, dict]:
+    """Per worker (``<mode>`` or ``<mode>/process-N``): its first call, compile (Inductor's cache counters: did a
+    later process compile from the first one's cache, or bypass it?), wall and start, from its capture.json."""
+    out = {}
+    for cap in sorted(run_dir.glob("modes/*/capture.json")) + sorted(run_dir.glob("modes/*/process-*/capture.json")):
+        try:
+            rec = json.loads(cap.read_text())
+        except (OSError, ValueError):
+            continue
+        keys = ("status", "first_call_s", "compile", "wall_s", "started_at", "compile_workers_stopped")
+        out[str(cap.parent.relative_to(run_dir / "modes"))] = {k: rec.get(k) for k in keys}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default=MODEL)
@@ -145,6 +159,7 @@ def main() -> None:
                          out / "profile.log", deadline)
         data["profile"] = {"wall_s": round(wall, 1), "exit": code, "finished": code is not None,
                            "processes": stage_times((out / "profile.log").read_text(errors="replace"))}
+        data["profile"]["workers"] = worker_records(ks_out)
         if (ks_out / "summary.md").exists():
             shutil.copy(ks_out / "summary.md", out / "summary.md")
         if (ks_out / "result.json").exists():
