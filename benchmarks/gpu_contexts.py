@@ -10,10 +10,11 @@ Runs the command and, every --interval seconds until it ends, samples:
 - every descendant of the command whose command line runs ``kernelscope.capture.worker``: which of its gate FIFOs
   it has open (``pre-gate``: started ahead of its turn, before anything went to the device; ``gate``: a later
   process before its warm-up; capture/rounds.py), its kernel wait channel (``/proc/PID/wchan``), and which
-  ``/dev/nvidia*`` files it has open (a context opens ``/dev/nvidia0``/``nvidia-uvm``; importing torch opens none).
+  ``/dev/nvidia*`` files it has open (recorded only: the driver opens them before any context exists).
 
 Writes every sample and a summary: per worker, its waits at each gate and whether it held a context during them
-(by pid in nvidia-smi's list, and by open device files). Exits with the command's exit code.
+(its pid in nvidia-smi's list of compute processes; the summary says whether those pids are the workers' at
+all). Exits with the command's exit code.
 """
 
 from __future__ import annotations
@@ -130,11 +131,12 @@ def sample(root: int, t0: float) -> dict[str, Any]:
             "apps": None if apps is None else {str(k): v for k, v in apps.items()}}
 
 
-def holds_context(pid: str, s: dict[str, Any]) -> bool:
-    w = s["workers"][pid]
-    by_smi = s["apps"] is not None and pid in s["apps"]
-    by_files = any(d == "/dev/nvidia-uvm" or d[len("/dev/nvidia"):].isdigit() for d in w["dev"])
-    return by_smi or by_files
+def holds_context(pid: str, s: dict[str, Any]) -> bool | None:
+    """Whether the worker holds a CUDA context: its pid in nvidia-smi's compute processes (None where nvidia-smi
+    could not be run). Open /dev/nvidia* files are no sign of one: on the H200 every worker waiting at its
+    pre-gate had /dev/nvidia0, nvidia-uvm and nvidiactl open (the driver initialised by torch reading the device's
+    properties) while nvidia-smi listed none of them."""
+    return None if s["apps"] is None else pid in s["apps"]
 
 
 def summarize(samples: list[dict[str, Any]]) -> dict[str, Any]:
@@ -151,7 +153,7 @@ def summarize(samples: list[dict[str, Any]]) -> dict[str, Any]:
         for pid, w in s["workers"].items():
             worker_pids.add(pid)
             p = per.setdefault(pid, {"first_seen": s["t"], "first_context": None, "waits": [], "_at": None})
-            ctx = holds_context(pid, s)
+            ctx = bool(holds_context(pid, s))
             if ctx and p["first_context"] is None:
                 p["first_context"] = s["t"]
             if w["gate"] is not None and w["gate"] == p["_at"]:
