@@ -1,0 +1,55 @@
+"""benchmarks/gpu_contexts.py, the check that a worker waiting at its pre-gate holds no CUDA context: its summary
+of the real H200 run (1B Llama, 9 workers; 2026-12-05), and its reading of /proc on a live process here."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+import time
+
+from tests.conftest import ROOT, benchmark_module
+
+RECORDED = ROOT / "benchmarks" / "results" / "h200-contexts-2026-12-05.json.gz"
+
+
+def test_the_recorded_h200_run():
+    g = benchmark_module("gpu_contexts")
+    data = json.loads(gzip.decompress(RECORDED.read_bytes()))
+    s = g.summarize(data["samples"])
+    assert s["nvidia_smi_ran"] and s["nvidia_smi_pids_match_workers"] and s["workers"] == 9
+    # every worker waited at its pre-gate, none listed by nvidia-smi meanwhile; the later processes' second
+    # wait (before the warm-up, their compiled model on the GPU) does hold one
+    assert s["pre_gate"]["waits"] == 9 and s["pre_gate"]["with_context"] == 0 and s["pre_gate"]["seconds"] > 1000
+    assert s["gate"] == {"waits": 6, "with_context": 6, "seconds": s["gate"]["seconds"]}
+    # each worker's first context comes after its pre-gate wait ends
+    for p in s["per_worker"].values():
+        assert p["first_context"] is not None and p["first_context"] > p["waits"][0]["to"]
+    # the driver's files were open while waiting: not a context (the first version of the script said so)
+    waiting = [w for smp in data["samples"] for w in smp["workers"].values() if w["gate"] == "pre-gate"]
+    assert waiting and all("/dev/nvidia0" in w["dev"] for w in waiting)
+
+
+def test_it_sees_a_worker_at_its_gate(tmp_path):
+    # a process whose command line names the worker module, blocked reading a FIFO named like the run's gates
+    g = benchmark_module("gpu_contexts")
+    gate = tmp_path / "pre-gate"
+    os.mkfifo(gate)
+    code = f"import sys; open({str(gate)!r}).read()  # kernelscope.capture.worker"
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        with open(gate, "w") as writer:  # opening the write end lets the reader's open return; it then blocks
+            for _ in range(200):
+                s = g.sample(os.getpid(), time.monotonic())
+                w = s["workers"].get(str(proc.pid))
+                if w is not None and w["gate"] == "pre-gate":
+                    break
+                time.sleep(0.02)
+            assert w is not None and w["gate"] == "pre-gate" and w["dev"] == []
+            assert g.holds_context(str(proc.pid), s) is (None if s["apps"] is None else False)
+            writer.write("go")
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
