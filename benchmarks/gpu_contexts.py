@@ -41,9 +41,10 @@ def _read(path: str) -> str | None:
         return None
 
 
-def descendants(root: int) -> list[int]:
-    """Every live process under ``root`` (ppid chains read from /proc/*/stat)."""
+def process_table() -> tuple[dict[int, list[int]], dict[int, int]]:
+    """One read of /proc/*/stat: (each pid's children, each pid's CPU ticks: utime + stime)."""
     children: dict[int, list[int]] = {}
+    ticks: dict[int, int] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -51,8 +52,14 @@ def descendants(root: int) -> list[int]:
         if not stat:
             continue
         # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'
-        ppid = int(stat[stat.rfind(")") + 2:].split()[1])
-        children.setdefault(ppid, []).append(int(name))
+        fields = stat[stat.rfind(")") + 2:].split()
+        children.setdefault(int(fields[1]), []).append(int(name))
+        ticks[int(name)] = int(fields[11]) + int(fields[12])
+    return children, ticks
+
+
+def descendants(children: dict[int, list[int]], root: int) -> list[int]:
+    """Every live process under ``root``."""
     out, todo = [], [root]
     while todo:
         for c in children.get(todo.pop(), []):
@@ -100,28 +107,20 @@ def compute_apps() -> dict[int, int] | None:
     return apps
 
 
-def cpu_ticks(pid: int) -> int:
-    """utime + stime of the process, in clock ticks (0 when it is gone)."""
-    stat = _read(f"/proc/{pid}/stat")
-    if not stat:
-        return 0
-    fields = stat[stat.rfind(")") + 2:].split()
-    return int(fields[11]) + int(fields[12])
-
-
 def sample(root: int, t0: float) -> dict[str, Any]:
     """Also, for where a run's CPUs go: how many processes run under the command, their CPU ticks (live ones
     only: a process that ended takes its ticks with it), per worker its own and its children's ticks (Inductor's
     compile-worker pools), and the load average."""
     workers = {}
-    below = descendants(root)
-    ticks = {pid: cpu_ticks(pid) for pid in below}
+    children, all_ticks = process_table()
+    below = descendants(children, root)
+    ticks = {pid: all_ticks[pid] for pid in below}
     for pid in below:
         cmd = _read(f"/proc/{pid}/cmdline")
         if not cmd or WORKER not in cmd:
             continue
         dev, gate = open_files(pid)
-        kids = descendants(pid)
+        kids = descendants(children, pid)
         workers[str(pid)] = {"wchan": (_read(f"/proc/{pid}/wchan") or "").strip(), "dev": dev, "gate": gate,
                              "ticks": ticks[pid], "children": len(kids),
                              "children_ticks": sum(ticks.get(k, 0) for k in kids)}
