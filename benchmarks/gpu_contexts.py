@@ -12,9 +12,13 @@ Runs the command and, every --interval seconds until it ends, samples:
   process before its warm-up; capture/rounds.py), its kernel wait channel (``/proc/PID/wchan``), and which
   ``/dev/nvidia*`` files it has open (recorded only: the driver opens them before any context exists).
 
+Each worker's sample also names what its descendants run (their command lines, with their CPU ticks).
+
 Writes every sample and a summary: per worker, its waits at each gate and whether it held a context during them
 (its pid in nvidia-smi's list of compute processes; the summary says whether those pids are the workers' at
-all). Exits with the command's exit code.
+all), and how long it sat idle outside its gates while its children ran (``waits_on_children``: on the H200
+each of default's later processes spent ~10 s of its ~16 s compile from the cache so). Exits with the command's
+exit code.
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ from typing import Any
 
 WORKER = "kernelscope.capture.worker"
 GATES = ("pre-gate", "gate")  # the FIFOs' file names (commands/profile.py)
+KID_CMD = 160
+TICKS_PER_S = os.sysconf("SC_CLK_TCK")  # /proc/PID/stat's CPU time unit
+IDLE, BUSY = 0.1, 0.5  # of one CPU: waits_on_children
 
 
 def _read(path: str) -> str | None:
@@ -90,6 +97,17 @@ def open_files(pid: int) -> tuple[list[str], str | None]:
     return sorted(found), gate
 
 
+def kid_commands(kids: list[int], ticks: dict[int, int]) -> dict[str, int]:
+    """What a worker's descendants run: each distinct command line (its first KID_CMD characters, arguments
+    joined by spaces) -> their CPU ticks summed (which child costs a later process's compile its time: a
+    compile-worker pool, a compiler, a probe)."""
+    out: dict[str, int] = {}
+    for k in kids:
+        cmd = (_read(f"/proc/{k}/cmdline") or "").replace("\0", " ").strip()[:KID_CMD] or "?"
+        out[cmd] = out.get(cmd, 0) + ticks.get(k, 0)
+    return out
+
+
 def compute_apps() -> dict[int, int] | None:
     """pid -> MiB used, from nvidia-smi; None where it cannot be run."""
     try:
@@ -123,7 +141,8 @@ def sample(root: int, t0: float) -> dict[str, Any]:
         kids = descendants(children, pid)
         workers[str(pid)] = {"wchan": (_read(f"/proc/{pid}/wchan") or "").strip(), "dev": dev, "gate": gate,
                              "ticks": ticks[pid], "children": len(kids),
-                             "children_ticks": sum(ticks.get(k, 0) for k in kids)}
+                             "children_ticks": sum(ticks.get(k, 0) for k in kids),
+                             "kids": kid_commands(kids, ticks)}
     apps = compute_apps()
     return {"t": round(time.monotonic() - t0, 2), "workers": workers, "processes": len(below),
             "ticks": sum(ticks.values()), "load": (_read("/proc/loadavg") or "").split()[:3],
@@ -136,6 +155,29 @@ def holds_context(pid: str, s: dict[str, Any]) -> bool | None:
     pre-gate had /dev/nvidia0, nvidia-uvm and nvidiactl open (the driver initialised by torch reading the device's
     properties) while nvidia-smi listed none of them."""
     return None if s["apps"] is None else pid in s["apps"]
+
+
+def waits_on_children(samples: list[dict[str, Any]], hz: int = TICKS_PER_S) -> dict[str, dict[str, float]]:
+    """Per worker: the time it sat idle (under IDLE of a CPU) outside its gates while its children ran (over BUSY
+    of a CPU), and the children's CPU seconds then: a compile waiting on a subprocess (a compiler, a probe, a
+    compile-worker pool starting), read between consecutive samples. Children that ended take their ticks with
+    them, so an interval where the children's ticks fell does not count."""
+    out: dict[str, dict[str, float]] = {}
+    for a, b in zip(samples, samples[1:]):
+        dt = b["t"] - a["t"]
+        if dt <= 0:
+            continue
+        for pid, wb in b["workers"].items():
+            wa = a["workers"].get(pid)
+            if wa is None or wa["gate"] is not None or wb["gate"] is not None:
+                continue
+            own = (wb["ticks"] - wa["ticks"]) / hz / dt
+            kids = (wb["children_ticks"] - wa["children_ticks"]) / hz / dt
+            if own < IDLE and kids > BUSY:
+                o = out.setdefault(pid, {"seconds": 0.0, "children_cpu_s": 0.0})
+                o["seconds"] = round(o["seconds"] + dt, 2)
+                o["children_cpu_s"] = round(o["children_cpu_s"] + kids * dt, 2)
+    return out
 
 
 def summarize(samples: list[dict[str, Any]]) -> dict[str, Any]:
@@ -175,6 +217,7 @@ def summarize(samples: list[dict[str, Any]]) -> dict[str, Any]:
         "most_contexts_at_once": most_contexts,
         "most_workers_at_once": max((len(s["workers"]) for s in samples), default=0),
         **{g.replace("-", "_"): c for g, c in counts.items()},
+        "waits_on_children": waits_on_children(samples),
         "per_worker": per,
     }
 
