@@ -231,6 +231,9 @@ class CompileRecord(_Record):
     warm_dynamo: DynamoCounters | Unset = UNSET
     warm_error: str | Unset = UNSET
     warm_log: str | None | Unset = UNSET
+    # Inductor's compile_threads in this process: 1 in a later process of --processes, which compiles from the
+    # first one's cache and needs no compile-worker pool (capture/runner.py _worker_env)
+    compile_threads: int | None | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)

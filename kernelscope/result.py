@@ -552,6 +552,7 @@ class CompileInfo:
     warm_dynamo: DynamoStats | None = None
     warm_error: str = ""
     warm_log: str | None = None
+    compile_threads: int | None = None  # Inductor's compile_threads in the first process (its worker pool's size)
 
 
 @dataclass(frozen=True, slots=True)

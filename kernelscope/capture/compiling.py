@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 from kernelscope.capture.memory import _peak_rss, _rss_hwm
 from kernelscope.capture.progress import progress
 from kernelscope.capture.setup import _Setup
+from kernelscope.capture_record import CAPTURE_FILE
 from kernelscope.provenance import PROVENANCE_SUFFIX
 
 # Dynamo and Inductor counters, read before and after each shape point so each point reports its own recompiles.
@@ -116,7 +118,8 @@ def _first_call(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
         # first call is no compile time.
         reused = reuse and not delta["dynamo"].get("frames_compiled")
         rec["compile"] = {"cold_s": None if reused else rec["first_call_s"], "cache": {"cold": delta["cache"]},
-                          "cache_dir_fresh": not spec.get("user_cache_dir")}
+                          "cache_dir_fresh": not spec.get("user_cache_dir"),
+                          "compile_threads": _compile_threads(torch)}
         if reused:
             rec["compile"].update(reused=True, first_call_s=rec["first_call_s"])
         rec["dynamo"] = delta["dynamo"]
@@ -205,6 +208,43 @@ def _announce_autotune() -> Callable[[], None]:
         AlgorithmSelectorCache.__call__ = call  # type: ignore[method-assign]
 
     return restore
+
+
+def _no_pool_for_a_cached_compile(torch: Any, mode_dir: Path) -> None:
+    """A later process of --processes (``mode_dir``: its process-<k>/ folder) compiles from its first process's
+    Inductor cache. Where the first process's compile went through that cache (saved or found its graphs, none
+    bypassed it), this one has nothing to hand a compile-worker pool: compile in this process. Inductor would
+    otherwise start a pool as it compiles, and the process stops it before its timing, waiting for the pool's
+    sidecar to finish importing torch first: ~10 s of each later compile on the H200 (benchmarks/RESULTS.md,
+    session 16). compile_threads is not part of Inductor's cache key. Left as it is where the user set
+    TORCHINDUCTOR_COMPILE_THREADS, or where the first process's graphs bypassed the cache (compiled again here,
+    they want the pool), or its record cannot be read."""
+    if "TORCHINDUCTOR_COMPILE_THREADS" in os.environ:
+        return
+    try:
+        first = json.loads((mode_dir.parent / CAPTURE_FILE).read_text())
+        cold = first["compile"]["cache"]["cold"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    if not isinstance(cold, dict) or cold.get("fxgraph_cache_bypass") or not (
+            cold.get("fxgraph_cache_miss") or cold.get("fxgraph_cache_hit")):
+        return
+    try:
+        from torch._inductor import config
+    except Exception:
+        return
+    config.compile_threads = 1
+
+
+def _compile_threads(torch: Any) -> int | None:
+    """Inductor's compile_threads as this process's compile used it (None: this torch does not say)."""
+    try:
+        from torch._inductor import config
+
+        n = config.compile_threads
+        return n if isinstance(n, int) else None
+    except Exception:
+        return None
 
 
 def _shutdown_compile_workers(torch: Any) -> bool:

@@ -28,6 +28,7 @@ from kernelscope.capture.compiling import (
     _counter_delta,
     _counters,
     _first_call,
+    _no_pool_for_a_cached_compile,
     _save_code,
     _shutdown_compile_workers,
 )
@@ -95,6 +96,8 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
                 torch.compiler.cudagraph_mark_step_begin()  # each call is a new step: replay, not record
             return fn(*inputs)
 
+        if mode.compiled and spec.get("timing_only") and not reuse:
+            _no_pool_for_a_cached_compile(torch, mode_dir)
         before = _counters(torch) if mode.compiled else None
         _first_call(setup, spec, rec, call, hooks, reuse, before, hwm_ok)
         _save_code(setup, spec, mode_dir, codes, rec)
