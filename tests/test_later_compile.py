@@ -41,13 +41,13 @@ def _first(tmp_path: Path, cold: dict | None) -> Path:
     (None, 8),  # no first record to read
 ])
 def test_a_later_compile_goes_without_a_pool_only_where_the_cache_has_its_graph(threads, tmp_path, cold, after):
-    _no_pool_for_a_cached_compile(None, _first(tmp_path, cold))
+    _no_pool_for_a_cached_compile(_first(tmp_path, cold))
     assert config.compile_threads == after
 
 
 def test_the_users_compile_threads_stay(threads, tmp_path):
     threads.setenv("TORCHINDUCTOR_COMPILE_THREADS", "4")
-    _no_pool_for_a_cached_compile(None, _first(tmp_path, {"fxgraph_cache_miss": 1}))
+    _no_pool_for_a_cached_compile(_first(tmp_path, {"fxgraph_cache_miss": 1}))
     assert config.compile_threads == 8
 
 

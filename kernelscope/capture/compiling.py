@@ -210,7 +210,7 @@ def _announce_autotune() -> Callable[[], None]:
     return restore
 
 
-def _no_pool_for_a_cached_compile(torch: Any, mode_dir: Path) -> None:
+def _no_pool_for_a_cached_compile(mode_dir: Path) -> None:
     """A later process of --processes (``mode_dir``: its process-<k>/ folder) compiles from its first process's
     Inductor cache. Where the first process's compile went through that cache (saved or found its graphs, none
     bypassed it), this one has nothing to hand a compile-worker pool: compile in this process. Inductor would

@@ -97,7 +97,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
             return fn(*inputs)
 
         if mode.compiled and spec.get("timing_only") and not reuse:
-            _no_pool_for_a_cached_compile(torch, mode_dir)
+            _no_pool_for_a_cached_compile(mode_dir)
         before = _counters(torch) if mode.compiled else None
         _first_call(setup, spec, rec, call, hooks, reuse, before, hwm_ok)
         _save_code(setup, spec, mode_dir, codes, rec)
