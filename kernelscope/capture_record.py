@@ -231,8 +231,9 @@ class CompileRecord(_Record):
     warm_dynamo: DynamoCounters | Unset = UNSET
     warm_error: str | Unset = UNSET
     warm_log: str | None | Unset = UNSET
-    # Inductor's compile_threads in this process: 1 in a later process of --processes, which compiles from the
-    # first one's cache and needs no compile-worker pool (capture/runner.py _worker_env)
+    # Inductor's compile_threads in this process: 1 in a later process of --processes whose first process's graphs
+    # went through the cache: it compiles from there and needs no compile-worker pool (capture/compiling.py
+    # _no_pool_for_a_cached_compile)
     compile_threads: int | None | Unset = UNSET
 
 
