@@ -134,3 +134,23 @@ def test_mode_lines_break_between_parts():
             else:
                 joined.append(ln)
         assert joined == wide
+
+
+def test_a_mode_lines_interval_has_four_significant_digits():
+    # Two processes timed on a contended 2-core VM (0.648 and 122.3 ms): Student's t at 1 degree of freedom gave
+    # an interval of 0.000-2702169658600001223350523265024.000 ms on the mode's line; now as the notes write it
+    import dataclasses
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from kernelscope.commands.profile import print_mode_line
+    from kernelscope.report.io import load_result
+
+    run = load_result(Path(__file__).parent / "data" / "h200-torch2.14.1-kernelscope-run" / "llama-bf16")
+    m = next(m for m in run.modes if m.latency_ms is not None)
+    lat = dataclasses.replace(m.latency_ms, processes=2, median=0.6087, low=2.5e-29, high=2.7021696586e30)
+    out = io.StringIO()
+    print_mode_line(Console(file=out, width=1000, highlight=False), m.name, dataclasses.replace(m, latency_ms=lat))
+    line = out.getvalue()
+    assert "median 0.609 ms over 2 processes (2.5e-29-2.702e+30)" in line, line

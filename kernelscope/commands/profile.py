@@ -775,7 +775,9 @@ def print_mode_line(console: Any, label: str, m: Any) -> None:
     if m.latency_ms is not None:
         lat = m.latency_ms
         across = f" over {lat.processes} processes" if (lat.processes or 1) > 1 else ""
-        iv = f" ({lat.low:.3f}-{lat.high:.3f})" if lat.low is not None and lat.high is not None and across else ""
+        # 4 significant digits, as the notes: two processes whose medians differ 200x (a contended host) give an
+        # interval up to ~1e30 ms, which fixed decimals printed as 31 digits
+        iv = f" ({lat.low:.4g}-{lat.high:.4g})" if lat.low is not None and lat.high is not None and across else ""
         parts.append(f"median {lat.median:.3f} ms{across}{iv}")
     if m.kernels_per_iter is not None:
         parts.append(f"{m.kernels_per_iter:g} kernels/iter")
