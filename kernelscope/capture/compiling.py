@@ -119,7 +119,7 @@ def _first_call(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
         reused = reuse and not delta["dynamo"].get("frames_compiled")
         rec["compile"] = {"cold_s": None if reused else rec["first_call_s"], "cache": {"cold": delta["cache"]},
                           "cache_dir_fresh": not spec.get("user_cache_dir"),
-                          "compile_threads": _compile_threads(torch)}
+                          "compile_threads": _compile_threads()}
         if reused:
             rec["compile"].update(reused=True, first_call_s=rec["first_call_s"])
         rec["dynamo"] = delta["dynamo"]
@@ -236,7 +236,7 @@ def _no_pool_for_a_cached_compile(mode_dir: Path) -> None:
     config.compile_threads = 1
 
 
-def _compile_threads(torch: Any) -> int | None:
+def _compile_threads() -> int | None:
     """Inductor's compile_threads as this process's compile used it (None: this torch does not say)."""
     try:
         from torch._inductor import config
