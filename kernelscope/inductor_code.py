@@ -32,7 +32,7 @@ import gzip
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -256,16 +256,30 @@ class OutputCode:
     # Inductor's provenance of this graph (the worker's graph_N.provenance.json beside the code), when recorded:
     # kernelscope.provenance.GraphProvenance; None otherwise (the comments and graph_code are the fallback)
     provenance: Any = None
+    # Lookups by name, built once: the analysis asks for buffers and storages per GEMM parameter and per kernel,
+    # and a scan of every buffer per question grew with the square of the model's layers.
+    _by_name: dict[str, Buffer] = field(init=False, repr=False, compare=False)
+    _parents: dict[str, str] = field(init=False, repr=False, compare=False)
+    _kernels: dict[str, KernelDef] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_name: dict[str, Buffer] = {}
+        for b in self.buffers:  # the last one with a shape, else the first one named so
+            if b.shape is not None or b.name not in by_name:
+                by_name[b.name] = b
+        object.__setattr__(self, "_by_name", by_name)
+        object.__setattr__(self, "_parents", dict(self.aliases))
+        kernels: dict[str, KernelDef] = {}
+        for k in self.kernels:
+            kernels.setdefault(k.name, k)
+        object.__setattr__(self, "_kernels", kernels)
 
     def kernel(self, name: str) -> KernelDef | None:
-        return next((k for k in self.kernels if k.name == name), None)
+        return self._kernels.get(name)
 
     def buffer(self, name: str) -> Buffer | None:
         """What is known of a name's shape/dtype; a reuse alias (buf1 = buf0) answers with its storage's."""
-        found = None
-        for b in self.buffers:
-            if b.name == name and (b.shape is not None or found is None):
-                found = b
+        found = self._by_name.get(name)
         if found is None or found.shape is None:
             root = self.storage(name)
             if root != name:
@@ -274,7 +288,7 @@ class OutputCode:
 
     def storage(self, name: str) -> str:
         """The underlying allocation a name refers to, following reuse/reinterpret aliases."""
-        parents = dict(self.aliases)
+        parents = self._parents
         seen = set()
         while name in parents and name not in seen:
             seen.add(name)

@@ -1412,3 +1412,28 @@ def test_a_strided_convolution_on_atens_cpu_kernel_has_its_strided_shape():
     # stride-2 downsamples halve it (read as stride 1 they were 2 x 29 x 29 = 1682, and so on)
     assert shapes["stem.0"] == (128, 16, 48)
     assert [shapes[f"stages.{i}.downsample.1"] for i in (1, 2, 3)] == [(32, 32, 64), (8, 64, 128), (2, 128, 256)]
+
+
+def test_a_gemms_fusion_log_lines_come_from_the_logs_index_in_log_order():
+    # GIVEN a fusion log whose decisions name scheduler nodes (opN, a fused node op3_op4) and buffers, in rounds
+    log = parse_log("\n".join([
+        "cannot fuse op3_op4 with op7: reason A",
+        "cannot fuse op12 with op7: reason B",  # op12: not op1 or op2 (a number, not a prefix)
+        "cannot fuse op1 with op9: reason C",
+        "cannot fuse op4 with op9: reason D",
+        "can fuse (benchmark): fusing ['buf4'] with ['buf9'] cause 2.0x speedup",
+        "cannot fuse (benchmark): fusing ['buf3'] with ['buf7'] cause 1.5x slowdown",
+        "cannot fuse (benchmark): fusing ['buf9'] with ['buf4'] cause 1.2x slowdown",
+    ]))
+
+    # WHEN the decisions about nodes 1 and 4 (first) with 7 or 9 (second) are asked for
+    about = log.cannot_fuse_about({"1", "4"}, {"7", "9"})
+    # THEN those come back in the log's order, and nothing about op12
+    assert [(n1, n2, r) for n1, n2, r, _ in about] == [
+        ("op3_op4", "op7", "reason A"), ("op1", "op9", "reason C"), ("op4", "op9", "reason D")]
+    assert [ln for *_, ln in about] == [1, 3, 4]
+    assert log.cannot_fuse_about({"2"}, {"7"}) == []
+    # and the benchmarks a buffer decides: a speedup's second buffer (the fused kernel's), a slowdown's first
+    assert [t for *_, t, _ in log.benchmarks_deciding({"9"})] == ["2.0x speedup", "1.2x slowdown"]
+    assert [t for *_, t, _ in log.benchmarks_deciding({"3"})] == ["1.5x slowdown"]
+    assert log.benchmarks_deciding({"4"}) == []  # first of a speedup, second of a slowdown: neither decides

@@ -121,3 +121,46 @@ def test_one_long_iteration_stays_linear(tmp_path: Path, capsys: pytest.CaptureF
     line = _growth("one-iteration", fixture, tmp_path, run_on, n=10_000)
     capsys.readouterr()
     print(line)
+
+
+# A compiled mode's analysis (output code, provenance, compile log, trace) at 4 and 16 decoder layers: the same model
+# file recorded at both sizes on the CPU (tests/data/cpu-torch2.14.1/README.md). Nothing is taken off as a fixed
+# cost here, so linear reads at most 4x; the quadratic passes session 17 removed read 5.7x.
+LAYERS_RATIO_LIMIT = 4.6
+
+
+def test_a_compiled_modes_analysis_grows_linearly_with_the_layers(capsys: pytest.CaptureFixture[str]):
+    """What `profile` does per mode once its processes ended (analysis/ranks.py build_any_mode_result), on a real
+    model's output code at 4x the layers. Per GEMM, a pass over the whole log's fusion decisions, the code's
+    buffers or the call sites before it grows with the square of the layers: a 1B Llama's 16 layers paid it in the
+    run's last seconds, after every timing."""
+    from kernelscope.analysis.ranks import build_any_mode_result
+    from kernelscope.capture_record import read_capture
+
+    from .zoo_fixtures import extract_run
+
+    runs = {n: extract_run(DATA / "cpu-torch2.14.1" / f"hf_llama-{n}-layers.tar.xz") for n in (4, 16)}
+    recs = {n: read_capture(run / "modes" / "default" / "capture.json") for n, run in runs.items()}
+    assert all(r is not None and r.status == "ok" for r in recs.values())
+
+    def run_on(n: int) -> Callable[[], object]:
+        return lambda: build_any_mode_result(runs[n], recs[n])  # type: ignore[arg-type]
+
+    # GIVEN both sizes analysed once (imports, first-call caches) and each result read
+    small, large = run_on(4)(), run_on(16)()
+    assert (len(small.gemms), len(large.gemms)) == (29, 113)  # type: ignore[attr-defined]
+
+    # WHEN each is timed, alternating, best of REPEATS
+    times: dict[int, list[float]] = {4: [], 16: []}
+    for _ in range(REPEATS):
+        for n in (4, 16):
+            times[n].append(_cpu_seconds(run_on(n)))
+    t4, t16 = min(times[4]), min(times[16])
+    ratio = t16 / t4
+
+    # THEN 4x the layers costs at most about 4x the time
+    assert ratio <= LAYERS_RATIO_LIMIT, (
+        f"4x the layers took {ratio:.1f}x the time ({t16:.2f} s for 16 layers, {t4:.2f} s for 4): a pass per GEMM "
+        f"over the whole model is back; profile build_any_mode_result on the 16-layer run")
+    capsys.readouterr()
+    print(f"layers 4: {t4:.3f} s, 16: {t16:.3f} s: ratio {ratio:.2f}")

@@ -27,7 +27,8 @@ def zoo_run(name: str) -> Path:
 
 
 def extract_run(tarball: Path) -> Path:
-    """The run directory a ``<name>.tar.gz`` holds (its top folder ``<name>/``), extracted once per session."""
+    """The run directory a ``<name>.tar.gz`` (or ``.tar.xz``) holds (its top folder ``<name>/``), extracted once
+    per session."""
     global _root
     tarball = Path(tarball).resolve()
     if tarball in _runs:
@@ -38,7 +39,7 @@ def extract_run(tarball: Path) -> Path:
     dest = _root / str(len(_runs))
     with tarfile.open(tarball) as tar:
         tar.extractall(dest, filter="data")
-    run = dest / tarball.name.removesuffix(".tar.gz")
+    run = dest / tarball.name.removesuffix(".tar.gz").removesuffix(".tar.xz")
     if not (run / "modes").is_dir():
         raise FileNotFoundError(f"{tarball} holds no run directory {run.name}/modes")
     _runs[tarball] = run

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from kernelscope import vocab
 from kernelscope.analysis.gemm import AutotuneTable, log_line, parse_log, table_matches
-from kernelscope.analysis.gemm.log import fusion_benchmark_text
+from kernelscope.analysis.gemm.log import LogFacts, fusion_benchmark_text
 from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
 
 _ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b\s*(.*)$")
@@ -114,12 +114,14 @@ def _fits(winner: AutotuneChoice, g: GemmEpilogue, configs: Mapping[str, tuple[t
 
 def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
                      requested_backends: Sequence[str] | None = None,
-                     kernel_sources: Mapping[str, str] | None = None) -> tuple[AutotuneResult, ...]:
+                     kernel_sources: Mapping[str, str] | None = None,
+                     facts: LogFacts | None = None) -> tuple[AutotuneResult, ...]:
     """Every AUTOTUNE table of a compile log, tied to the mode's GEMMs by the exact selection key. Several
     tables can print one key (Inductor benchmarked it again); ``kernel_sources`` (kernel name -> its definition,
     from the output code) lets a table go to the GEMMs that ran its winner (same Triton tile config, or a
-    library kernel for an ATen winner); otherwise the first unclaimed GEMM of that key takes it."""
-    facts = parse_log(log_text)
+    library kernel for an ATen winner); otherwise the first unclaimed GEMM of that key takes it. ``facts``: the
+    log's facts when the caller parsed it already."""
+    facts = parse_log(log_text) if facts is None else facts
     if not facts.autotune:
         return ()
     configs = {name: cfg for name, src in (kernel_sources or {}).items() if (cfg := kernel_config(src))}

@@ -19,7 +19,7 @@ from kernelscope.analysis.autotune import autotune_for_gemm, autotune_results, d
 from kernelscope.analysis.comm import communication
 from kernelscope.analysis.contention import contention_note
 from kernelscope.analysis.dynamic import dynamic_summary
-from kernelscope.analysis.gemm import gemm_report
+from kernelscope.analysis.gemm import gemm_report, parse_log
 from kernelscope.analysis.gemm.coverage import compare_with_eager
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels, cpu_names, cpu_names_kept
 from kernelscope.analysis.launch import launch_profile
@@ -206,11 +206,12 @@ def analyze_mode_trace(
             "param_names": param_names,
             "module_prefix": module_prefix,
         }
-        report = gemm_report(ka, trace, codes, mode=mode, mode_config=gemm_config, log_text=log_text)
+        facts = parse_log(log_text)  # once: the GEMM verdicts and the autotune tables both read it
+        report = gemm_report(ka, trace, codes, mode=mode, mode_config=gemm_config, log_text=log_text, log=facts)
         gemms, summary = report.gemms, report.summary
         gemms = with_roofline(gemms, peaks)
         sources = {k.name: k.source for c in codes for k in c.kernels if k.source}
-        autotune = autotune_results(log_text, gemms, cfg.gemm_backends, kernel_sources=sources)
+        autotune = autotune_results(log_text, gemms, cfg.gemm_backends, kernel_sources=sources, facts=facts)
         gemms = _mark_marginal(gemms, autotune)
         finite = [e - s for s, e in ka.windows if e != float("inf")]
         return {

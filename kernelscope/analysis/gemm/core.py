@@ -20,7 +20,7 @@ from kernelscope.analysis.gemm.compiled import _from_code
 from kernelscope.analysis.gemm.coverage import gemm_coverage
 from kernelscope.analysis.gemm.dataflow import code_gemms
 from kernelscope.analysis.gemm.eager import _eager
-from kernelscope.analysis.gemm.log import parse_log
+from kernelscope.analysis.gemm.log import LogFacts, parse_log
 from kernelscope.analysis.gemm.model import _Config, _Counted, _Found, _verdict_of
 from kernelscope.analysis.gemm.modules import ModuleIndex
 from kernelscope.analysis.gemm.summary import epilogue_cost, group_gemms, summarize
@@ -67,10 +67,12 @@ def gemm_report(
     mode: str,
     mode_config: Mapping[str, Any],
     log_text: str | None = None,
+    log: LogFacts | None = None,
 ) -> GemmReport:
-    """Verdicts, groups of identical layers and the cost of unfused epilogues for one mode."""
+    """Verdicts, groups of identical layers and the cost of unfused epilogues for one mode. ``log``: the facts
+    of ``log_text`` when the caller parsed it already (a real model's compile log runs to tens of MB)."""
     cfg = _Config.of(mode, mode_config, ka.device)
-    log = parse_log(log_text)
+    log = parse_log(log_text) if log is None else log
     if cfg.max_autotune is None:
         # Not given: Triton kernels record it in their inductor_meta, and max-autotune prints AUTOTUNE tables.
         said = {k.get("max_autotune") for c in codes for k in c.kernels} - {None}

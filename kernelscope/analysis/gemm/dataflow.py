@@ -286,9 +286,14 @@ class Graph:
         # GEMM dependencies: which GEMMs each call site's inputs derive from (through any op).
         deps: dict[str, frozenset[int]] = {}
         self.read_deps: list[frozenset[int]] = []
+        # per call site, its parameters' storages -> the GEMMs their values derive from, as the site finds them
+        # (before its own writes): what chain() asks of every site after a GEMM, kept once for all GEMMs
+        self.param_deps: list[dict[str, frozenset[int]]] = []
         for i, s in enumerate(self.sites):
             rd = frozenset().union(*(deps.get(r, frozenset()) for r in s.reads)) if s.reads else frozenset()
             self.read_deps.append(rd)
+            self.param_deps.append({st: deps[st] for st in (code.storage(t) for t in s.params.values())
+                                    if st in deps})
             out = rd | ({i} if s.gemm else frozenset())
             for w in s.writes:
                 deps[w] = out
@@ -391,13 +396,9 @@ class Graph:
         norm = ""
         stops: list[str] = []
         downstream = self.downstream.get(g, frozenset())
-        deps: dict[str, frozenset[int]] = {}
-        for i in range(g + 1):
-            s = self.sites[i]
-            for w in s.writes:
-                deps[w] = self.read_deps[i] | ({i} if s.gemm else frozenset())
         for j in range(g + 1, len(self.sites)):
             s = self.sites[j]
+            deps = self.param_deps[j]
             hit = [r for r in s.reads if r in live]
             new_live: set[str] = set()
             new_stats: set[str] = set()
@@ -515,15 +516,15 @@ class Graph:
                                              (), s.launch.line))
                     chain_launches.add(j)
                     new_live |= set(s.writes)
-            out = self.read_deps[j] | ({j} if s.gemm else frozenset())
             for w in s.writes:
-                deps[w] = out
                 if w not in new_live:
                     live.discard(w)
                 if w not in new_stats:
                     stats.discard(w)
             live |= new_live
             stats |= new_stats
+            if not live and not stats:
+                break  # nothing later reads the GEMM's data any more
         if norm and feeding_keys:
             # RMSNorm's x * x computed in one kernel, the normalisation x * rsqrt(mean) in another: the op that
             # only fed the reduction is the norm's

@@ -5,7 +5,7 @@ TORCH_LOGS=fusion's decisions, from a worker's stderr.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kernelscope import vocab
 from kernelscope.result import FusionBenchmark
@@ -34,6 +34,44 @@ class LogFacts:
     no_valid_choices: tuple[str, ...] = ()
     graphs: int = 0  # distinct Dynamo frames ("[0/0]") in the log
     present: bool = False  # a log was given at all
+    # Indexes built once (every GEMM looks up its own lines: a scan of the whole log's decisions per GEMM grew with
+    # the square of the model's layers): scheduler node number N (opN / bufN) -> positions in cannot_fuse where
+    # the first node names it, and in benchmark where the buffer that decides it names it (a speedup's second
+    # buffers, a slowdown's first ones).
+    _cannot_by_first: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
+    _cannot_second: tuple[frozenset[str], ...] = field(init=False, repr=False, compare=False)
+    _bench_by_deciding: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        first: dict[str, list[int]] = {}
+        second = []
+        for i, (n1, n2, _, _) in enumerate(self.cannot_fuse):
+            for n in set(_OP_NUMBER.findall(n1)):
+                first.setdefault(n, []).append(i)
+            second.append(frozenset(_OP_NUMBER.findall(n2)))
+        bench: dict[str, list[int]] = {}
+        for i, (b1, b2, text, _) in enumerate(self.benchmark):
+            deciding = b2 if text.endswith("speedup") else b1 if text.endswith("slowdown") else ()
+            for n in {x[3:] for x in deciding}:
+                bench.setdefault(n, []).append(i)
+        object.__setattr__(self, "_cannot_by_first", {n: tuple(v) for n, v in first.items()})
+        object.__setattr__(self, "_cannot_second", tuple(second))
+        object.__setattr__(self, "_bench_by_deciding", {n: tuple(v) for n, v in bench.items()})
+
+    def cannot_fuse_about(self, firsts: set[str], seconds: set[str]) -> list[tuple[str, str, str, int]]:
+        """The "cannot fuse" decisions (in log order) whose first node is one of the scheduler nodes ``firsts``
+        (their numbers) and whose second node is one of ``seconds``."""
+        at = sorted({i for n in firsts for i in self._cannot_by_first.get(n, ())})
+        return [self.cannot_fuse[i] for i in at if self._cannot_second[i] & seconds]
+
+    def benchmarks_deciding(self, bufs: set[str]) -> list[tuple[tuple[str, ...], tuple[str, ...], str, int]]:
+        """The epilogue-fusion benchmarks (in log order) whose deciding buffers (a speedup's second, a slowdown's
+        first) include one of ``bufs`` (their numbers)."""
+        at = sorted({i for n in bufs for i in self._bench_by_deciding.get(n, ())})
+        return [self.benchmark[i] for i in at]
+
+
+_OP_NUMBER = re.compile(r"op(\d+)")
 
 
 _LOG_PREFIX = re.compile(r"^[VIWEDC]\d{4} [\d:.]+ +\d+ \S+:\d+\] (?:\[[^\]]*\] )*")

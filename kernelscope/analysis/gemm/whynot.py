@@ -210,10 +210,8 @@ def _fusion_log_lines(
     e = _buffer_numbers(code, unfused_launches)
     lines: list[str] = []
     said: set[tuple[str, str, str]] = set()  # each fusion round repeats the same verdicts
-    for n1, n2, reason, ln in log.cannot_fuse:
-        a = set(re.findall(r"op(\d+)", n1))
-        b = set(re.findall(r"op(\d+)", n2))
-        if a & g and b & e and (n1, n2, reason) not in said:
+    for n1, n2, reason, ln in log.cannot_fuse_about(g, e):
+        if (n1, n2, reason) not in said:
             said.add((n1, n2, reason))
             lines.append(f"log line {ln}: cannot fuse {n1} with {n2}: {reason}")
     return lines
@@ -230,10 +228,9 @@ def fusion_benchmarks_for(
     g = _buffer_numbers(code, [cg.launch.index])
     e = _buffer_numbers(code, unfused_launches)
     out = []
-    for entry in log.benchmark:
+    for entry in log.benchmarks_deciding(g):
         b1, b2, text, _ = entry
-        n1, n2 = {x[3:] for x in b1}, {x[3:] for x in b2}
-        if (text.endswith("speedup") and n2 & g) or (text.endswith("slowdown") and n1 & g and n2 & e):
+        if text.endswith("speedup") or {x[3:] for x in b2} & e:
             out.append(fusion_benchmark(entry))
     return tuple(out)
 
