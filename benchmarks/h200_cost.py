@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -62,25 +63,49 @@ def preflight(a: argparse.Namespace) -> None:
     print(f"torch {torch_v}, transformers {tf_v}, cuda {cuda}", flush=True)
 
 
-def run(cmd: list[str], log: Path, deadline: float) -> tuple[float, int | None]:
+def run(cmd: list[str], log: Path, deadline: float) -> tuple[float, int | None, list[tuple[float, str]]]:
     """Run cmd from the checkout's root, its output into log; (wall seconds, exit code or None if stopped at the
-    deadline: the whole process group is killed)."""
+    deadline: the whole process group is killed, each output line with the second it arrived, from the start)."""
     t0 = time.perf_counter()
+    stamped: list[tuple[float, str]] = []
     with open(log, "w") as f:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT, start_new_session=True,
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True, text=True, errors="replace",
                                 env={**os.environ, "COLUMNS": "160"})
+
+        def pump() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                stamped.append((round(time.perf_counter() - t0, 2), line.rstrip("\n")))
+                f.write(line)
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
         try:
             code: int | None = proc.wait(timeout=max(1.0, deadline - time.time()))
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             code = None
-    return time.perf_counter() - t0, code
+        wall = time.perf_counter() - t0
+        reader.join(timeout=10)
+    return wall, code, stamped
 
 
 _LINE = re.compile(r"^\S+ \S+ (\[[^\]]+\] [^:]+): (.*)$")
 _TOOK = re.compile(r"\(([\w -]+) took (\d+h \d+m|\d+m \d+s|[\d.]+ s)\)$")
 _FINISHED = re.compile(r"^finished in (\d+h \d+m|\d+m \d+s|[\d.]+ s)$")
+
+
+def tail_times(stamped: list[tuple[float, str]], wall: float) -> dict:
+    """Where profile's last seconds went, from its lines' arrival: the last worker's "finished in", each mode's
+    line after it (the parent analysed that mode), the "report:" line (the reports written) and the exit."""
+    fin = [t for t, line in stamped if (m := _LINE.match(line)) and _FINISHED.match(m.group(2))]
+    last = max(fin, default=None)
+    after = [(t, line) for t, line in stamped if last is not None and t >= last]
+    report = next((t for t, line in after if line.startswith("report: ")), None)
+    return {"last_worker_finished_s": last, "report_line_s": report, "exit_s": round(wall, 2),
+            "lines_after_last_worker": [[t, line[:120]] for t, line in after[:40]]}
 
 
 def seconds(text: str) -> float:
@@ -146,7 +171,7 @@ def main() -> None:
     data: dict = {"model": a.model, "sets": sets, "dtype": a.dtype, "device": a.device}
     if a.only != "profile":
         hand_json = work / "hand.json"
-        wall, code = run([sys.executable, str(HERE / "hand_llama.py"), a.model, *set_args, "--dtype", a.dtype,
+        wall, code, _ = run([sys.executable, str(HERE / "hand_llama.py"), a.model, *set_args, "--dtype", a.dtype,
                           "--device", a.device, "--modes", a.modes, "--json", str(hand_json)],
                          out / "hand.log", deadline)
         own = json.loads(hand_json.read_text()) if hand_json.exists() else {}
@@ -157,11 +182,12 @@ def main() -> None:
         print(f"hand script: {wall:.1f} s (exit {code})", flush=True)
     if a.only != "hand":
         ks_out = work / "profile"
-        wall, code = run([sys.executable, "-m", "kernelscope", "profile", a.model, *set_args, "--dtype", a.dtype,
-                          "--device", a.device, "--modes", a.modes, "--out", str(ks_out), "--force"],
-                         out / "profile.log", deadline)
+        wall, code, stamped = run([sys.executable, "-m", "kernelscope", "profile", a.model, *set_args, "--dtype",
+                                   a.dtype, "--device", a.device, "--modes", a.modes, "--out", str(ks_out),
+                                   "--force"], out / "profile.log", deadline)
         data["profile"] = {"wall_s": round(wall, 1), "exit": code, "finished": code is not None,
-                           "processes": stage_times((out / "profile.log").read_text(errors="replace"))}
+                           "processes": stage_times((out / "profile.log").read_text(errors="replace")),
+                           "tail": tail_times(stamped, wall)}
         data["profile"]["workers"] = worker_records(ks_out)
         if (ks_out / "summary.md").exists():
             shutil.copy(ks_out / "summary.md", out / "summary.md")
@@ -173,6 +199,10 @@ def main() -> None:
                 **{k: (m.get("latency_ms") or {}).get(k) for k in ("median", "low", "high", "per_process")}}
                 for m in result["modes"]}
         print(f"kernelscope profile: {wall:.1f} s (exit {code})", flush=True)
+        tail = data["profile"]["tail"]
+        if tail["last_worker_finished_s"] is not None:
+            print(f"  after the last worker ({tail['last_worker_finished_s']} s): report line at "
+                  f"{tail['report_line_s']} s, exit at {tail['exit_s']} s", flush=True)
         for label, p in data["profile"]["processes"].items():
             parts = ", ".join(f"{k} {v:.1f}" for k, v in p["stages_s"].items())
             print(f"  {label}: {p['finished_s']} s: {parts}", flush=True)

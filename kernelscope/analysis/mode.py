@@ -334,10 +334,47 @@ def module_prefix(capture: CaptureRecord) -> str:
     return WRAPPER_PREFIX if names and all(n.startswith(WRAPPER_PREFIX) for n in names) else ""
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class TraceFields:
+    """What a capture's files (trace, output code, compile log) give a ModeResult, analysed ahead of the rest of
+    its record (``profile`` analyses a mode's first process while its later processes compile): the fields, or
+    the note saying why the analysis failed; ``files`` says which capture's files they are."""
+
+    files: tuple[Any, ...]
+    fields: dict[str, Any]
+    failed: str = ""
+
+
+def _files_of(capture: CaptureRecord) -> tuple[Any, ...]:
+    """What the trace analysis reads of a capture record: a record merged later (processes added) keeps it."""
+    return (capture.status, capture.mode, capture.trace, capture.log, tuple(capture.inductor_code), capture.config,
+            tuple(capture.param_names or ()), capture.module_prefix)
+
+
+def trace_fields(out_dir: Path, capture: CaptureRecord, *, iterations: int | None = None,
+                 peaks: dict[str, Any] | None = None) -> TraceFields:
+    """The trace-derived fields of the capture's ModeResult (analyze_mode_trace on its files); none for a mode
+    that did not finish or left no trace."""
+    if capture.status != Status.OK.value or not capture.trace:
+        return TraceFields(_files_of(capture), {})
+    log_text = read_log(out_dir / capture.log) if capture.log else None
+    try:
+        trace = load_trace(out_dir / capture.trace)
+        codes = load_codes([out_dir / p for p in capture.inductor_code])
+        return TraceFields(_files_of(capture), analyze_mode_trace(
+            trace, codes, mode=capture.mode or "?", config=_part(ModeConfig, capture.config), log_text=log_text,
+            iterations=iterations, peaks=peaks, param_names=capture.param_names,
+            module_prefix=module_prefix(capture)))
+    except KernelscopeError as exc:
+        # The measurements stand; only the trace analysis is lost, and the report says why.
+        return TraceFields(_files_of(capture), {}, f"trace analysis failed: {exc.message}")
+
+
 def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any], *, iterations: int | None = None,
-                      peaks: dict[str, Any] | None = None) -> ModeResult:
+                      peaks: dict[str, Any] | None = None, traced: TraceFields | None = None) -> ModeResult:
     """Turn one mode's capture record (+ its trace and code files) into a ModeResult. ``capture``: the record,
-    or capture.json's object as json.loads gave it (read with kernelscope/capture_record.py)."""
+    or capture.json's object as json.loads gave it (read with kernelscope/capture_record.py). ``traced``: its
+    files' analysis made ahead (trace_fields, same iterations and peaks), used when it is of the same files."""
     from kernelscope.capture_record import CaptureRecord, capture_from_json
 
     if not isinstance(capture, CaptureRecord):
@@ -364,18 +401,11 @@ def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any],
         "compile": _part(CompileInfo, capture.compile),
         "dynamo": _part(DynamoStats, capture.dynamo),
     }
-    if capture.status == Status.OK.value and capture.trace:
-        log_text = read_log(out_dir / capture.log) if capture.log else None
-        try:
-            trace = load_trace(out_dir / capture.trace)
-            codes = load_codes([out_dir / p for p in capture.inductor_code])
-            base.update(analyze_mode_trace(trace, codes, mode=base["name"], config=base["config"],
-                                           log_text=log_text, iterations=iterations, peaks=peaks,
-                                           param_names=capture.param_names,
-                                           module_prefix=module_prefix(capture)))
-        except KernelscopeError as exc:
-            # The measurements stand; only the trace analysis is lost, and the report says why.
-            base["notes"] = base["notes"] + (f"trace analysis failed: {exc.message}",)
+    if traced is None or traced.files != _files_of(capture):
+        traced = trace_fields(out_dir, capture, iterations=iterations, peaks=peaks)
+    base.update(traced.fields)
+    if traced.failed:
+        base["notes"] = base["notes"] + (traced.failed,)
     extra = timing_notes(base)
     extra += gemm_notes(base.get("gemms", ()), base.get("gemm_groups", ()), base.get("autotune", ()))
     if extra:

@@ -22,6 +22,7 @@ from kernelscope.errors import UsageError
 from kernelscope.result import ModeResult, RankResult, RunResult, Status, Verdict
 
 if TYPE_CHECKING:  # imported where a capture is read (the reports import this module for every run)
+    from kernelscope.analysis.mode import TraceFields
     from kernelscope.capture_record import CaptureRecord
 
 
@@ -32,14 +33,16 @@ def _record(capture: CaptureRecord | Mapping[str, Any]) -> CaptureRecord:
 
 
 def build_any_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any], *,
-                          iterations: int | None = None, peaks: dict[str, Any] | None = None) -> ModeResult:
-    """build_mode_result for a plain record, build_ranked_mode_result for a torchrun group's."""
+                          iterations: int | None = None, peaks: dict[str, Any] | None = None,
+                          traced: TraceFields | None = None) -> ModeResult:
+    """build_mode_result for a plain record (``traced``: its files' analysis made ahead), build_ranked_mode_result
+    for a torchrun group's."""
     from kernelscope.analysis.mode import build_mode_result
 
     rec = _record(capture)
     if rec.rank_records:
         return build_ranked_mode_result(out_dir, rec, iterations=iterations, peaks=peaks)
-    return build_mode_result(out_dir, rec, iterations=iterations, peaks=peaks)
+    return build_mode_result(out_dir, rec, iterations=iterations, peaks=peaks, traced=traced)
 
 
 def read_rank_capture(out_dir: Path, rel: str, rank: int, mode: str) -> CaptureRecord:

@@ -256,6 +256,8 @@ class _ModeRuns:
         self.job_recs: dict[int, list[CaptureRecord]] = {}  # job -> one capture record per point (first process)
         self.later: dict[int, list[list[CaptureRecord]]] = {j: [] for j in range(len(self.jobs))}  # per later process
         self.done: set[int] = set()  # jobs analysed
+        # job -> its first process's files analysed ahead (one per point), while its later processes compile
+        self.traced: dict[int, list[Any]] = {}
 
     def label(self, j: int, process: int = 1) -> str:
         mi, pis = self.jobs[j]
@@ -504,6 +506,8 @@ class _ModeRuns:
             st.settle()
             for i in members:
                 st.release(i)  # they compile from their mode's cache side by side
+            for j in dict.fromkeys(j for _, j in group):
+                self.trace_ahead(j)  # meanwhile: nothing times now, and after the timings nothing waits for it
             st.settle()  # each waits before its warm-up (or ended)
             for (process, j), i in zip(group, members):
                 self.running = self._running(j, process)
@@ -561,6 +565,19 @@ class _ModeRuns:
             for g in gates:
                 g.unlink(missing_ok=True)
 
+    def trace_ahead(self, j: int) -> None:
+        """Analyse job j's first-process files (trace, output code, compile log) now, so that finish() only adds
+        the later processes' timings: with the staged run the analysis otherwise came between the later timings
+        and after the last one, with nothing else running. Not for a torchrun group (never staged)."""
+        from kernelscope.analysis.mode import trace_fields
+
+        if j in self.traced or j not in self.job_recs or any(r.rank_records for r in self.job_recs[j]):
+            return
+        try:
+            self.traced[j] = [trace_fields(self.out_dir, rec) for rec in self.job_recs[j]]
+        except Exception:  # noqa: BLE001 - finish() analyses it again in its turn, and fails there as it would
+            return
+
     def finish(self, j: int) -> None:
         """Analyse a job's capture records (every process that ran merged into the first's) into ModeResults,
         print their lines, write result.json."""
@@ -575,9 +592,10 @@ class _ModeRuns:
             for pi, rec in zip(pis, recs):
                 write_capture(self.record_dir(mi, pi) / CAPTURE_FILE, rec)
         ran = 1 + len(self.later[j])
-        for pi, rec in zip(pis, recs):
+        traced = self.traced.pop(j, [None] * len(recs))
+        for pi, rec, ahead in zip(pis, recs, traced):
             self.run_dtype = self.run_dtype or rec.dtype
-            mr = build_any_mode_result(self.out_dir, rec)
+            mr = build_any_mode_result(self.out_dir, rec, traced=ahead)
             if self.interrupted and mr.status == "ok" and ran < self.processes:
                 mr = dataclasses.replace(mr, notes=(*mr.notes, f"timed in {ran} of {self.processes} processes: "
                                                                f"the run was interrupted ({self.interrupted})"))
