@@ -65,3 +65,9 @@ def test_later_processes_compile_from_the_cache_in_process(tmp_path: Path):
     assert first["cache"]["cold"].get("fxgraph_cache_miss") == 1 and first["compile_threads"] == config.compile_threads
     assert later["cache"]["cold"].get("fxgraph_cache_hit") == 1 and not later["cache"]["cold"].get("fxgraph_cache_miss")
     assert later["compile_threads"] == 1
+    # AND each record says where its compile went, by Dynamo's and Inductor's own timers: the first one lowered
+    # the graph and generated its code; the later one loaded it from the cache and lowered nothing
+    assert {"GraphLowering.codegen", "compile_fx_inner"} <= set(first["phases_s"]), first["phases_s"]
+    assert "AOTAutogradCache.inductor_load" in later["phases_s"], later["phases_s"]
+    assert not {"GraphLowering.run", "GraphLowering.codegen", "compile_fx_inner"} & set(later["phases_s"])
+    assert all(v >= 0.01 for v in [*first["phases_s"].values(), *later["phases_s"].values()])

@@ -30,7 +30,18 @@ def _counters(torch: Any) -> dict[str, Any]:
 
     snap = {group: dict(counters.get(group, {})) for group in ("frames", "stats", "graph_break", *_CACHE_GROUPS)}
     snap["guard_failures"] = [str(r) for reasons in guard_failures.values() for r in reasons]
+    snap["phases"] = _phase_seconds()
     return snap
+
+
+def _phase_seconds() -> dict[str, float]:
+    """Dynamo's and Inductor's own timers so far (``dynamo_timed``: "GraphLowering.run", "Scheduler.codegen",
+    "AOTAutogradCache.inductor_load", "async_compile.wait", ...): name -> seconds, summed over their calls."""
+    try:
+        from torch._dynamo.utils import compilation_time_metrics
+    except ImportError:  # pragma: no cover - every torch kernelscope supports has it
+        return {}
+    return {k: float(sum(v)) for k, v in list(compilation_time_metrics.items())}
 
 
 def _counter_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
@@ -44,7 +55,11 @@ def _counter_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, A
         for key in after.get(group, {}):
             if "cache" in key or key == "select_algorithm_autotune":
                 cache[key] = d(group, key)
+    # the timers that ran for 10 ms or more, longest first (a cache hit's load against a full lowering, say)
+    grew = {k: v - before.get("phases", {}).get(k, 0.0) for k, v in after.get("phases", {}).items()}
+    phases = {k: round(v, 3) for k, v in sorted(grew.items(), key=lambda kv: -kv[1]) if v >= 0.01}
     return {
+        "phases": phases,
         "dynamo": {"frames_compiled": d("frames", "total"), "graphs": d("stats", "unique_graphs"),
                    "recompiles": len(failures), "guard_failures": failures[:20], "graph_breaks": graph_breaks,
                    "graph_break_reasons": [k for k, v in after.get("graph_break", {}).items()
@@ -119,7 +134,7 @@ def _first_call(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
         reused = reuse and not delta["dynamo"].get("frames_compiled")
         rec["compile"] = {"cold_s": None if reused else rec["first_call_s"], "cache": {"cold": delta["cache"]},
                           "cache_dir_fresh": not spec.get("user_cache_dir"),
-                          "compile_threads": _compile_threads()}
+                          "compile_threads": _compile_threads(), "phases_s": delta["phases"]}
         if reused:
             rec["compile"].update(reused=True, first_call_s=rec["first_call_s"])
         rec["dynamo"] = delta["dynamo"]
