@@ -963,6 +963,14 @@ def _record_launch(
     st.handle = None
 
 
+def _mutates_first(name: str) -> bool:
+    """Whether an extern call is an in-place op (``torch.ops.<ns>.<name>_.<overload>``: the op's name ends in one
+    underscore), which writes its first argument."""
+    parts = name.split(".")
+    return len(parts) >= 4 and parts[:2] == ["torch", "ops"] and parts[3].endswith("_") and \
+        not parts[3].endswith("__")
+
+
 def _reads_writes(
     st: _WrapperState,
     call: ast.Call,
@@ -994,6 +1002,10 @@ def _reads_writes(
         if kind == "kernel" and not writes and tensor_args:
             # No signature: Inductor passes outputs last (out_ptr after in_ptr).
             writes.append(tensor_args[-1])
+        elif kind != "kernel" and _mutates_first(name) and arg_names and arg_names[0] in st.tensors:
+            # an in-place op writes its first argument: oneDNN's ``_convolution_pointwise_.binary(other, X, W,
+            # B, ..., 'add', ...)`` adds the convolution into ``other`` (a bf16-capable CPU's residual blocks)
+            writes.append(arg_names[0])
     for kw in call.keywords:
         n = _base_name(kw.value)
         if n is None or n not in st.tensors:

@@ -83,6 +83,8 @@ class NodeSource:
     # the parameter/buffer it reads, as Dynamo flattened it ("L__self___layers_0_mlp_gate_proj_weight"): shown when
     # the module path cannot be recovered (a flattened name without the model's parameter names)
     param: str | None = None
+    # the names its expression reads, in order (other nodes among them: its inputs)
+    reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,10 +301,11 @@ class _GraphBuilder:
             self.derived[name] = (module, param)
         src = self.src
         if src is None:
-            self.nodes[name] = NodeSource(name, op, module, None, None, param=param)
+            self.nodes[name] = NodeSource(name, op, module, None, None, param=param, reads=tuple(reads))
         else:
             file, line, fn, code = src
-            self.nodes[name] = NodeSource(name, op, module, f"{os.path.basename(file)}:{line}", code, file, fn, param)
+            self.nodes[name] = NodeSource(name, op, module, f"{os.path.basename(file)}:{line}", code, file, fn, param,
+                                          tuple(reads))
 
 
 def _reads_and_op(expr: str) -> tuple[list[str], str]:

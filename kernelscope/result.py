@@ -553,6 +553,9 @@ class CompileInfo:
     warm_error: str = ""
     warm_log: str | None = None
     compile_threads: int | None = None  # Inductor's compile_threads in the first process (its worker pool's size)
+    # Dynamo's and Inductor's own timers over the first process's first call, 10 ms or more, longest first
+    # ("GraphLowering.codegen": 7.5, ...): where the cold compile's time went
+    phases_s: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

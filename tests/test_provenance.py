@@ -92,7 +92,9 @@ def test_swiglu_log_maps_every_linear_to_its_module_and_line():
     assert g["linear_2"] == NodeSource(
         "linear_2", "linear", "layers.0.down_proj", "g.py:5",
         "def forward(s,x): return s.down_proj(torch.nn.functional.silu(s.gate_proj(x))*s.up_proj(x))",
-        "/tmp/g.py", "forward", "L_s_modules_layers_modules_0_modules_down_proj_parameters_weight_")
+        "/tmp/g.py", "forward", "L_s_modules_layers_modules_0_modules_down_proj_parameters_weight_",
+        # what its expression reads: the node before it (its input) and the parameter's local
+        ("mul", "l_s_modules_layers_modules_0_modules_down_proj_parameters_weight_"))
     # Python operators get their operator's name; nodes that read no parameter have no module
     assert [(n.name, n.op, n.module, n.source) for n in g.nodes.values() if n.op != "linear"] == [
         ("silu", "silu", None, "g.py:5"), ("mul", "mul", None, "g.py:5"), ("x", "add", None, "g.py:9"),

@@ -80,6 +80,12 @@ def _numel(shape: Sequence[object] | None) -> int | None:
     return total
 
 
+def _arg_name(text: str) -> str:
+    """The buffer an argument names: ``buf3``, or the base of ``reinterpret_tensor(buf3, ...)``."""
+    m = re.match(r"(?:reinterpret_tensor\()?\s*(\w+)", text.strip())
+    return m.group(1) if m else text.strip()
+
+
 def _shape_of_arg(code: OutputCode, text: str) -> tuple[int | str, ...] | None:
     """The shape an argument has at the call site; dimensions with stride 0 (a bias expanded to M x N by
     ``reinterpret_tensor(b, (M, N), (0, 1), 0)``) are left out: they read no more data."""
@@ -292,7 +298,7 @@ class Graph:
         for i, s in enumerate(self.sites):
             rd = frozenset().union(*(deps.get(r, frozenset()) for r in s.reads)) if s.reads else frozenset()
             self.read_deps.append(rd)
-            self.param_deps.append({st: deps[st] for st in (code.storage(t) for t in s.params.values())
+            self.param_deps.append({st: deps[st] for st in (*(code.storage(t) for t in s.params.values()), *s.reads)
                                     if st in deps})
             out = rd | ({i} if s.gemm else frozenset())
             for w in s.writes:
@@ -427,6 +433,19 @@ class Graph:
                             f"({where(s.kd.line + o.line - 1)})", o.values, s.launch.line, True))
                     if flow.ops:
                         chain_launches.add(j)
+                    stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): that GEMM's "
+                                 "own result joins there")
+                elif s.gemm and (post := self._post_op_on(s, live, g, deps)):
+                    # oneDNN's binary post-op adds our result into the next GEMM's (ResNet's downsample
+                    # convolution on a bf16-capable CPU: ``_convolution_pointwise_.binary(conv2_out, x, W_ds, B,
+                    # ..., 'add', 1.0, 'relu')``): those ops ran in that call, not in ours
+                    for a in post:
+                        chain.append(ChainOp(
+                            _post_op_label(a), j, s.launch.name, False,
+                            f"[dataflow] '{a}' runs in {s.launch.name} ({where(s.launch.line)}), another GEMM's "
+                            "call: a oneDNN post-op of that GEMM that takes this GEMM's result as its other operand",
+                            (), s.launch.line, True))
+                    chain_launches.add(j)
                     stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): that GEMM's "
                                  "own result joins there")
                 elif s.gemm:
@@ -589,6 +608,23 @@ class Graph:
                 if b and b.shape and len(b.shape) >= 2:
                     return _int(b.shape[-2]), _int(b.shape[-1])
         return None, None
+
+    def _post_op_on(self, site: _Site, live: set[str], g: int, deps: dict[str, frozenset[int]]) -> list[str]:
+        """The post-ops (binary, then its unary) a oneDNN binary call applies with one of ``live`` as the binary
+        post-op's other operand (``.binary(X, other, ...)``, in place ``_.binary(other, X, ...)``), when that
+        call's own GEMM does not compute from GEMM ``g``'s result (then the op mixing both is the later GEMM's,
+        as the next ResNet block's residual add is); [] otherwise, or for no such call. ``deps``: the site's
+        storages -> the GEMMs their values come from."""
+        L = site.launch
+        if site.kd is not None or not L.name.endswith(".binary") or not (L.op or "").startswith(
+                ("_linear_pointwise", "_convolution_pointwise")):
+            return []
+        other, x = (0, 1) if L.name.endswith("_.binary") else (1, 0)
+        if len(L.args) <= max(other, x) or self.code.storage(_arg_name(L.args[other])) not in live:
+            return []
+        if g in deps.get(self.code.storage(_arg_name(L.args[x])), frozenset()):
+            return []
+        return [a for a in L.literals if a and a not in ("none", "", "auto", "default")][:2]
 
     def _extern_fused(self, site: _Site, op: str, m: int | None, n: int | None, c_shape: Shape | None,
                       g: int) -> list[ChainOp]:

@@ -20,6 +20,7 @@ No torch import.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,12 +70,46 @@ class ModuleIndex:
         nodes = self._nodes(graph)
         return [nodes[n] for n in names if n in nodes and vocab.is_gemm(str(getattr(nodes[n], "op", "")))]
 
+    def _site_gemm(self, graph: int, site: Any) -> tuple[str, tuple[str, ...]] | None:
+        """The call site's GEMM-class post-grad node and the traced nodes it came from. A GEMM with a pointwise op
+        fused into the library call by a pattern (oneDNN's ``_linear_pointwise.binary(x, residual, W, b, 'add')``
+        and ``.default(..., 'swish')`` on a bf16-capable CPU) is the pattern's node ``fn_3``, traced from the
+        pointwise op (``hidden_states_9 = residual + linear_6``): the GEMM is the traced GEMM-class node that op
+        reads. Its provenance also lists the nodes of its inputs (the GEMMs before it among them), so the first
+        GEMM-class node listed would be another layer's."""
+        pairs = site.post_to_pre
+        if pairs and _PATTERN_NODE.match(pairs[0][0]):
+            gemms = self._gemms_read_by(graph, pairs[0][1])
+            if len(gemms) == 1:
+                return pairs[0][0], (gemms[0],)
+        gemm: tuple[str, tuple[str, ...]] | None = site.gemm_nodes()
+        return gemm
+
+    def _gemms_read_by(self, graph: int, names: Sequence[str]) -> list[str]:
+        """The GEMM-class traced nodes whose values these nodes read, directly or through ops that only pass a
+        value on (a Dropout in eval, a view: timm's ``fc2 -> drop2`` before the residual add)."""
+        nodes = self._nodes(graph)
+        found: list[str] = []
+        seen = set(names)
+        todo = [r for n in names if n in nodes for r in nodes[n].reads]
+        while todo:
+            r = todo.pop(0)
+            node = nodes.get(r)
+            if r in seen or node is None:
+                continue
+            seen.add(r)
+            if vocab.is_gemm(str(node.op or "")):
+                found.append(r)
+            elif node.op in _PASS_ON:
+                todo.extend(node.reads)
+        return found
+
     def _by_provenance(self, graph: int, handle: str | None) -> tuple[str, str, str] | None:
         prov = self.provenance[graph] if graph < len(self.provenance) else None
         site = prov.site(handle) if prov is not None else None
         if site is None:
             return None
-        gemm = site.gemm_nodes()
+        gemm = self._site_gemm(graph, site)
         if gemm is None:
             return None
         post, pre = gemm
@@ -102,7 +137,7 @@ class ModuleIndex:
         node ``attn_output``). None when it came from a GEMM-class op, or provenance does not say."""
         prov = self.provenance[graph] if graph < len(self.provenance) else None
         site = prov.site(handle) if prov is not None else None
-        gemm = site.gemm_nodes() if site is not None else None
+        gemm = self._site_gemm(graph, site) if site is not None else None
         if gemm is None:
             return None
         nodes = self._nodes(graph)
@@ -124,6 +159,14 @@ class ModuleIndex:
               f"site is {module or 'an unnamed module'}" + (f" at {source}" if source else "")
               + " (TORCH_LOGS=graph_code)")
         return module, source, ev
+
+
+# the node a pattern replacement made (torch/_inductor/fx_passes/mkldnn_fusion.py registers its lowerings as
+# ``fn``; FX names its nodes after it: fn, fn_1, ...)
+_PATTERN_NODE = re.compile(r"^fn(?:_\d+)?$")
+# traced ops that hand a GEMM's value on unchanged in value (what a fused pointwise op may read it through)
+_PASS_ON = frozenset({"dropout", "identity", "view", "reshape", "contiguous", "clone", "to", "type", "flatten",
+                      "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "expand", "getitem"})
 
 
 def _align_graphs(graphs: list[dict[str, Any]], codes: Sequence[Any]) -> list[dict[str, Any]]:
