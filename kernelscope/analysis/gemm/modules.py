@@ -100,7 +100,7 @@ class ModuleIndex:
             seen.add(r)
             if vocab.is_gemm(str(node.op or "")):
                 found.append(r)
-            elif node.op in _PASS_ON:
+            elif vocab.op_class(str(node.op or "")) in ("view", "cast"):  # hands the value on: Dropout, reshape
                 todo.extend(node.reads)
         return found
 
@@ -164,9 +164,6 @@ class ModuleIndex:
 # the node a pattern replacement made (torch/_inductor/fx_passes/mkldnn_fusion.py registers its lowerings as
 # ``fn``; FX names its nodes after it: fn, fn_1, ...)
 _PATTERN_NODE = re.compile(r"^fn(?:_\d+)?$")
-# traced ops that hand a GEMM's value on unchanged in value (what a fused pointwise op may read it through)
-_PASS_ON = frozenset({"dropout", "identity", "view", "reshape", "contiguous", "clone", "to", "type", "flatten",
-                      "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "expand", "getitem"})
 
 
 def _align_graphs(graphs: list[dict[str, Any]], codes: Sequence[Any]) -> list[dict[str, Any]]:
