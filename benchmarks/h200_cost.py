@@ -97,6 +97,12 @@ _TOOK = re.compile(r"\(([\w -]+) took (\d+h \d+m|\d+m \d+s|[\d.]+ s)\)$")
 _FINISHED = re.compile(r"^finished in (\d+h \d+m|\d+m \d+s|[\d.]+ s)$")
 
 
+_WRAPPER_TIMERS = frozenset({"_compile.compile_inner", "compile_attempt_0", "OutputGraph.call_user_compiler",
+                             "create_aot_dispatcher_function", "compile_fx.<locals>.fw_compiler_base",
+                             "compile_fx_inner", "fx_codegen_and_compile", "GraphLowering.compile_to_fn",
+                             "GraphLowering.compile_to_module"})
+
+
 def tail_times(stamped: list[tuple[float, str]], wall: float) -> dict:
     """Where profile's last seconds went, from its lines' arrival: the last worker's "finished in", each mode's
     line after it (the parent analysed that mode), the "report:" line (the reports written) and the exit."""
@@ -206,6 +212,17 @@ def main() -> None:
         for label, p in data["profile"]["processes"].items():
             parts = ", ".join(f"{k} {v:.1f}" for k, v in p["stages_s"].items())
             print(f"  {label}: {p['finished_s']} s: {parts}", flush=True)
+        # where each compiled worker's first call went (Dynamo's and Inductor's timers, capture records since
+        # session 17): a later process that lowers its graph again shows GraphLowering.* here
+        for worker, w in data["profile"]["workers"].items():
+            phases = (w.get("compile") or {}).get("phases_s") or {}
+            if phases:
+                # the timers inside the wrappers every compile has (those nest the rest)
+                inner = [(k, v) for k, v in phases.items() if k not in _WRAPPER_TIMERS]
+                top = ", ".join(f"{k} {v:.1f}" for k, v in inner[:5])
+                lowered = any(k.startswith("GraphLowering") for k in phases)
+                print(f"  {worker}: first call {w.get('first_call_s') or 0:.1f} s "
+                      f"({'lowered' if lowered else 'no lowering'}): {top}", flush=True)
     if "hand" in data and "profile" in data and data["hand"]["finished"] and data["profile"]["finished"]:
         data["ratio"] = round(data["profile"]["wall_s"] / data["hand"]["wall_s"], 3)
         print(f"profile / hand script: {data['ratio']:.2f}x (target <= 1.25x)", flush=True)
