@@ -80,12 +80,6 @@ def _numel(shape: Sequence[object] | None) -> int | None:
     return total
 
 
-def _arg_name(text: str) -> str:
-    """The buffer an argument names: ``buf3``, or the base of ``reinterpret_tensor(buf3, ...)``."""
-    m = re.match(r"(?:reinterpret_tensor\()?\s*(\w+)", text.strip())
-    return m.group(1) if m else text.strip()
-
-
 def _shape_of_arg(code: OutputCode, text: str) -> tuple[int | str, ...] | None:
     """The shape an argument has at the call site; dimensions with stride 0 (a bias expanded to M x N by
     ``reinterpret_tensor(b, (M, N), (0, 1), 0)``) are left out: they read no more data."""
@@ -620,11 +614,14 @@ class Graph:
                 ("_linear_pointwise", "_convolution_pointwise")):
             return []
         other, x = (0, 1) if L.name.endswith("_.binary") else (1, 0)
-        if len(L.args) <= max(other, x) or self.code.storage(_arg_name(L.args[other])) not in live:
+        if len(L.arg_names) <= max(other, x):
             return []
-        if g in deps.get(self.code.storage(_arg_name(L.args[x])), frozenset()):
+        on, xn = L.arg_names[other], L.arg_names[x]
+        if on is None or self.code.storage(on) not in live:
             return []
-        return [a for a in L.literals if a and a not in ("none", "", "auto", "default")][:2]
+        if xn is not None and g in deps.get(self.code.storage(xn), frozenset()):
+            return []
+        return _post_op_attrs(L)[:2]
 
     def _extern_fused(self, site: _Site, op: str, m: int | None, n: int | None, c_shape: Shape | None,
                       g: int) -> list[ChainOp]:
@@ -653,8 +650,7 @@ class Graph:
                 out.append(ChainOp("bias", g, L.name, True, f"[bias-in-call] {L.name} ({where}) takes the bias "
                                    f"{L.args[bias_pos]}", (), L.line))
             # oneDNN post-ops: a unary attr ('relu'), or a binary one ('add') followed by its unary ('relu')
-            attrs = [a for a in L.literals if a and a not in ("none", "", "auto", "default")]
-            for a in attrs[:2]:
+            for a in _post_op_attrs(L)[:2]:
                 out.append(ChainOp(_post_op_label(a), g, L.name, True,
                                    f"[onednn-post-op] {L.name} ({where}) applies '{a}' as a oneDNN post-op", (),
                                    L.line))
@@ -671,6 +667,12 @@ def _src(kd: KernelDef, line: int) -> str:
 
 # Template parameters that are the GEMM's own operands (Triton's arg_A/arg_B, the C++ template's X/W).
 _OPERAND_PARAMS = frozenset({"arg_A", "arg_B", "A", "B", "X", "W", "arg_X", "arg_W", "in_ptr_A", "in_ptr_B"})
+
+
+def _post_op_attrs(launch: Launch) -> list[str]:
+    """A oneDNN call's post-op attributes, in order: its string arguments less the "no post-op" spellings (the
+    binary attr ('add') first, then its unary ('relu'); a unary call's one ('gelu'))."""
+    return [a for a in launch.literals if a and a not in ("none", "", "auto", "default")]
 
 
 def _post_op_label(attr: str) -> str:
