@@ -220,7 +220,9 @@ class DynamoCounters(_Record):
 @dataclass(frozen=True, slots=True)
 class CompileRecord(_Record):
     """The first call's compile: cold time and Inductor cache counters; the warm process's (``--warm-compile``,
-    merged by capture/runner.py merge_warm) beside them. ``cache``: {"cold": {counter: n}, "warm": {...}}."""
+    merged by capture/runner.py merge_warm) beside them. ``cache``: {"cold": {counter: n}, "warm": {...}}, each
+    without what a cache hit replayed (the cached compile's counts, which Inductor adds again on a hit); those are
+    under "replayed" and "warm_replayed" where there were any (capture/compiling.py ``_REPLAYED``)."""
 
     cold_s: float | None | Unset = UNSET  # None: nothing compiled at this point (``reused``)
     cache: dict[str, dict[str, int]] | Unset = UNSET

@@ -530,10 +530,15 @@ class DynamoStats:
 @dataclass(frozen=True, slots=True)
 class CompileCache:
     """Inductor's cache counters (``fxgraph_cache_hit``, ``autograd_cache_miss``, ``select_algorithm_autotune``,
-    ...) over the cold first call and over the warm process's (``--warm-compile``; None when none ran)."""
+    ...) over the cold first call and over the warm process's (``--warm-compile``; None when none ran): what each
+    process did. On a hit Inductor adds the cached compile's counts to its counters again (a loaded max-autotune
+    graph would read ``select_algorithm_autotune`` 7 with no benchmark run); those are left out of ``cold`` and
+    ``warm`` and kept in ``replayed`` and ``warm_replayed``."""
 
     cold: dict[str, int] = field(default_factory=dict)
     warm: dict[str, int] | None = None
+    replayed: dict[str, int] = field(default_factory=dict)
+    warm_replayed: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

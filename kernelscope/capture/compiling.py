@@ -7,6 +7,7 @@ torch and Inductor are imported inside the functions: only a compiled mode pays 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
@@ -24,13 +25,37 @@ from kernelscope.provenance import PROVENANCE_SUFFIX
 # Dynamo and Inductor counters, read before and after each shape point so each point reports its own recompiles.
 _CACHE_GROUPS = ("inductor", "aot_autograd", "dynamo_cache")
 
+# What Inductor's FX-graph cache replayed into counters["inductor"]: on a hit it adds the counts the cached graph's
+# compile made (``counters["inductor"] += graph.counter_deltas``, torch/_inductor/codecache.py: "pretending these
+# counters were incremented normally is useful for testing"), so a process that loaded a max-autotune graph from
+# the cache reads ``select_algorithm_autotune`` 7 without benchmarking anything. Counted here to be taken out.
+_REPLAYED: collections.Counter[str] = collections.Counter()
+
+
+class _ReplayTally(collections.Counter):  # type: ignore[type-arg]
+    """counters["inductor"], counting what is added to it whole (``+=`` a Counter: only the cache's replay does
+    that; Inductor's own counts go ``counters["inductor"][key] += 1``)."""
+
+    def __iadd__(self, other: Any) -> Any:
+        if isinstance(other, collections.Counter):
+            _REPLAYED.update({k: v for k, v in other.items() if isinstance(v, int) and v > 0})
+        return super().__iadd__(other)
+
+
+def _watch_replays(counters: Any) -> None:
+    """Put the tally in as counters["inductor"] (once per process; torch keeps the object, ``+=`` returns it)."""
+    if not isinstance(counters.get("inductor"), _ReplayTally):
+        counters["inductor"] = _ReplayTally(counters.get("inductor", {}))
+
 
 def _counters(torch: Any) -> dict[str, Any]:
     from torch._dynamo.utils import counters, guard_failures
 
+    _watch_replays(counters)
     snap = {group: dict(counters.get(group, {})) for group in ("frames", "stats", "graph_break", *_CACHE_GROUPS)}
     snap["guard_failures"] = [str(r) for reasons in guard_failures.values() for r in reasons]
     snap["phases"] = _phase_seconds()
+    snap["replayed"] = dict(_REPLAYED)
     return snap
 
 
@@ -50,11 +75,17 @@ def _counter_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, A
 
     failures = after["guard_failures"][len(before["guard_failures"]):]
     graph_breaks = sum(after.get("graph_break", {}).values()) - sum(before.get("graph_break", {}).values())
-    cache = {}
+    replayed = {k: n for k, v in after.get("replayed", {}).items()
+                if (n := int(v) - int(before.get("replayed", {}).get(k, 0))) > 0}
+    cache, cache_replayed = {}, {}
     for group in _CACHE_GROUPS:
         for key in after.get(group, {}):
             if "cache" in key or key == "select_algorithm_autotune":
-                cache[key] = d(group, key)
+                # what this process did: a cache hit's replay of the cached compile's counts taken out
+                again = replayed.get(key, 0) if group == "inductor" else 0
+                cache[key] = max(d(group, key) - again, 0)
+                if again:
+                    cache_replayed[key] = again
     # the timers that ran for 10 ms or more, longest first (a cache hit's load against a full lowering, say)
     grew = {k: v - before.get("phases", {}).get(k, 0.0) for k, v in after.get("phases", {}).items()}
     phases = {k: round(v, 3) for k, v in sorted(grew.items(), key=lambda kv: -kv[1]) if v >= 0.01}
@@ -65,6 +96,7 @@ def _counter_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, A
                    "graph_break_reasons": [k for k, v in after.get("graph_break", {}).items()
                                            if v > before.get("graph_break", {}).get(k, 0)][:10]},
         "cache": cache,
+        "cache_replayed": cache_replayed,
     }
 
 
@@ -132,7 +164,8 @@ def _first_call(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
         # Reused: the graph compiled at an earlier point covers this shape, so nothing compiled here and the
         # first call is no compile time.
         reused = reuse and not delta["dynamo"].get("frames_compiled")
-        rec["compile"] = {"cold_s": None if reused else rec["first_call_s"], "cache": {"cold": delta["cache"]},
+        cache = {"cold": delta["cache"], **({"replayed": delta["cache_replayed"]} if delta["cache_replayed"] else {})}
+        rec["compile"] = {"cold_s": None if reused else rec["first_call_s"], "cache": cache,
                           "cache_dir_fresh": not spec.get("user_cache_dir"),
                           "compile_threads": _compile_threads(), "phases_s": delta["phases"]}
         if reused:

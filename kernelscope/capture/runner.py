@@ -492,6 +492,9 @@ def merge_warm(cold: CaptureRecord, warm: CaptureRecord) -> CaptureRecord:
     reused = comp.reused  # nothing compiled at this point (a dynamic graph from an earlier point)
     if reused or warm.status == "ok":
         cache["warm"] = dict((warm.compile.cache or {}).get("cold", {})) if warm.compile else {}
+        replayed = (warm.compile.cache or {}).get("replayed") if warm.compile else None
+        if replayed:
+            cache["warm_replayed"] = dict(replayed)
     if reused:
         comp = replace(comp, warm_s=None)
     elif warm.status == "ok":

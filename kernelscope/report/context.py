@@ -641,6 +641,10 @@ def compile_row(m: ModeResult) -> CompileRow:
             notes.append("--cache-dir given: the first call may reuse an earlier cache")
         if c.cache.cold.get("fxgraph_cache_bypass"):
             notes.append("Inductor bypassed its FX-graph cache (freezing does: constants are part of the graph)")
+        for which, replayed in (("first call", c.cache.replayed), ("warm compile", c.cache.warm_replayed)):
+            if replayed:
+                notes.append(f"{which}: a cache hit, whose replay of the cached compile's counters "
+                             f"({_counts(replayed)}) is not counted")
     return CompileRow(m.name, c.cold_s if c is not None else m.first_call_s, c.warm_s if c is not None else None,
                       _counts(c.cache.cold if c is not None else None),
                       _counts(c.cache.warm) if c is not None and c.cache.warm is not None else fmt.DASH, d.graphs,
