@@ -76,3 +76,47 @@ def test_an_analysis_ahead_of_other_files_is_not_used(tmp_path: Path):
 
     # THEN that record's own files are read (here: missing, and the report says so), not the other analysis
     assert not got.gemms and any("trace analysis failed" in n for n in got.notes), got.notes
+
+
+_PREPARED = """
+import sys, time
+from kernelscope.report import prepare
+from kernelscope.report.html import environment
+prepare(tensorboard={tb})
+print(sorted(m for m in ("tensorboard", "kernelscope.report.html", "kernelscope.report.markdown",
+                         "kernelscope.report.terminal") if m in sys.modules))
+print("report.html.j2" in {{k[1] for k in environment().cache.keys()}} if environment().cache is not None else None)
+print("torch" in sys.modules)
+"""
+
+
+def test_the_reports_code_is_ready_before_the_runs_last_seconds():
+    # GIVEN a fresh process (as profile's parent): WHEN it prepares the reports while later processes compile
+    import subprocess
+    import sys
+
+    for tb, want in ((True, ["kernelscope.report.html", "kernelscope.report.markdown", "kernelscope.report.terminal",
+                             "tensorboard"]),
+                     (False, ["kernelscope.report.html", "kernelscope.report.markdown",
+                              "kernelscope.report.terminal"])):
+        proc = subprocess.run([sys.executable, "-c", _PREPARED.format(tb=tb)], capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        mods, compiled, torch_loaded = proc.stdout.strip().splitlines()[-3:]
+        # THEN what write_reports and the summary import is imported, report.html's template compiled, and
+        # TensorBoard's writer only when the run writes scalars; still no torch in the parent
+        assert mods == repr(want) and compiled == "True" and torch_loaded == "False"
+
+
+def test_a_staged_run_prepares_the_reports_once_and_survives_a_failure(tmp_path: Path):
+    runs = _runs(tmp_path)
+    calls: list[int] = []
+
+    def prepare() -> None:
+        calls.append(1)
+        raise OSError("read-only bytecode cache")
+
+    runs.prepare_reports = prepare
+    runs._prepare_reports()
+    runs._prepare_reports()
+    assert calls == [1] and runs.prepare_reports is None

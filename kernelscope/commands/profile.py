@@ -126,6 +126,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     from kernelscope.capture.runner import CaptureOptions, check_torch_logs
     from kernelscope.capture.torchrun import rendezvous_args
     from kernelscope.outdir import prepare_out_dir
+    from kernelscope.report import prepare as prepare_reports
     from kernelscope.report.progress import Progress
     from kernelscope.report.terminal import console_for
     from kernelscope.result_file import write_result
@@ -171,6 +172,7 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                            command_line=command_line, model=model)
 
     run.save = lambda: write_result(out_dir, result())
+    run.prepare_reports = lambda: prepare_reports(tensorboard=not no_tensorboard)
     run.run()
     _report(run, result(), err, tensorboard=not no_tensorboard, verbose=verbose)
 
@@ -246,6 +248,8 @@ class _ModeRuns:
         self.running: str | None = None  # the worker running now; ``during`` once a signal stopped it
         self.during: str | None = None
         self.save: Callable[[], object] | None = None  # writes result.json
+        # imports the reports' code ahead (report.prepare), once, while later processes compile
+        self.prepare_reports: Callable[[], object] | None = None
         self.run_dtype: str | None = dtype
         self.jobs: list[tuple[int, list[int]]] = []  # (mode index, point indices one worker measures)
         for mi, mode in enumerate(mode_defs):
@@ -508,6 +512,7 @@ class _ModeRuns:
                 st.release(i)  # they compile from their mode's cache side by side
             for j in dict.fromkeys(j for _, j in group):
                 self.trace_ahead(j)  # meanwhile: nothing times now, and after the timings nothing waits for it
+            self._prepare_reports()
             st.settle()  # each waits before its warm-up (or ended)
             for (process, j), i in zip(group, members):
                 self.running = self._running(j, process)
@@ -577,6 +582,16 @@ class _ModeRuns:
             self.traced[j] = [trace_fields(self.out_dir, rec) for rec in self.job_recs[j]]
         except Exception:  # noqa: BLE001 - finish() analyses it again in its turn, and fails there as it would
             return
+
+    def _prepare_reports(self) -> None:
+        """The reports' imports and template ahead, once (the run's last seconds then only render); a failure
+        here is left for write_reports to meet and report in its turn."""
+        prepare, self.prepare_reports = self.prepare_reports, None
+        if prepare is not None:
+            try:
+                prepare()
+            except Exception:  # noqa: BLE001
+                pass
 
     def finish(self, j: int) -> None:
         """Analyse a job's capture records (every process that ran merged into the first's) into ModeResults,
