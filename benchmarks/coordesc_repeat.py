@@ -11,7 +11,7 @@ out which kernels are tuned again and why, with no kernelscope code:
    benchmarks or at the compiled module's first run), every autotune-cache read and save is recorded.
 2. The cache folder is copied.
 3. ``later``: the same cache, ``compile_threads`` 1 (as kernelscope's later processes), the same compile and call.
-4. ``later-pool``: the copy, torch's own ``compile_threads``.
+4. ``later-pool`` (with ``--pool``): the copy, torch's own ``compile_threads``.
 
 Prints one JSON line per process and a summary: which kernels the later processes tuned, and whether the first
 process had saved a ``.best_config`` for them (and with ``found_by_coordesc``).
@@ -185,6 +185,7 @@ def main() -> int:
     ap.add_argument("--seq", type=int, default=256)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--pool", action="store_true", help="also a later process with torch's own compile_threads")
     ap.add_argument("--device", default="cuda")
     args = ap.parse_args()
     if args.worker:
@@ -206,7 +207,7 @@ def main() -> int:
     keep("first", recs[0])
     print(json.dumps({k: v for k, v in recs[0].items() if k not in ("events", "best_configs")}), flush=True)
     shutil.copytree(cache, copy)
-    for role, dir_, threads1 in (("later", cache, True), ("later-pool", copy, False)):
+    for role, dir_, threads1 in (("later", cache, True), ("later-pool", copy, False))[:2 if args.pool else 1]:
         recs.append(run_role(role, dir_, args, threads1))
         keep(role, recs[-1])
         print(json.dumps({k: v for k, v in recs[-1].items() if k not in ("events", "best_configs")}), flush=True)
