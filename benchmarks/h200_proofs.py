@@ -155,7 +155,12 @@ def report(a: argparse.Namespace) -> None:
         good_same = holding(same)
         data["modes"][name] = {"medians": [x.median for x in lats], "intervals": [(x.low, x.high) for x in lats],
                                "per_process": [list(x.per_process) for x in lats], "runs_holding_all": good,
-                               "same_kernels_runs": len(same), "same_kernels_holding_all": good_same}
+                               "same_kernels_runs": len(same), "same_kernels_holding_all": good_same,
+                               # what each run's processes saw of the host: a level shift of the whole machine
+                               # (every CPU slower for minutes) reads here, not in the medians' spread
+                               "host": [{"steal_cpu": getattr(x, "steal_cpu", None),
+                                         "others_cpu": getattr(x, "others_cpu", None),
+                                         "cpu_spread": getattr(x, "cpu_spread", None)} for x in lats]}
         lines.append(f"| {name} | {', '.join(f'{x.median:.4f}' for x in lats)} | "
                      f"{', '.join(f'{x.low:.4f}-{x.high:.4f}' for x in lats)} | {good} of {len(lats)} | "
                      f"{good_same} of {len(same)} |")

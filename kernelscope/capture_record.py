@@ -237,6 +237,9 @@ class CompileRecord(_Record):
     # went through the cache: it compiles from there and needs no compile-worker pool (capture/compiling.py
     # _no_pool_for_a_cached_compile)
     compile_threads: int | None | Unset = UNSET
+    # A later process of --processes: the Triton kernels whose cached coordinate-descent configuration it kept, which
+    # torch 2.9-2.11 would have tuned again at their first run (capture/compiling.py _keep_cached_coordesc)
+    coordesc_kept: int | Unset = UNSET
     # Dynamo's and Inductor's own timers over the first call (torch._dynamo.utils.compilation_time_metrics, those of
     # 10 ms or more): where a compile's time went, e.g. a later process's load from the cache against a lowering
     phases_s: dict[str, float] | Unset = UNSET

@@ -11,6 +11,7 @@ import collections
 import contextlib
 import json
 import os
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -168,6 +169,8 @@ def _first_call(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
         rec["compile"] = {"cold_s": None if reused else rec["first_call_s"], "cache": cache,
                           "cache_dir_fresh": not spec.get("user_cache_dir"),
                           "compile_threads": _compile_threads(), "phases_s": delta["phases"]}
+        if spec.get("timing_only") and _COORDESC_KEPT[0]:
+            rec["compile"]["coordesc_kept"] = _COORDESC_KEPT[0]
         if reused:
             rec["compile"].update(reused=True, first_call_s=rec["first_call_s"])
         rec["dynamo"] = delta["dynamo"]
@@ -282,6 +285,80 @@ def _no_pool_for_a_cached_compile(mode_dir: Path) -> None:
     except Exception:
         return
     config.compile_threads = 1
+
+
+# Kernels whose cached coordinate-descent result this process kept (_keep_cached_coordesc): the compile record's
+# ``coordesc_kept``.
+_COORDESC_KEPT = [0]
+
+
+def _keep_cached_coordesc() -> Callable[[], None] | None:
+    """A later process of --processes times the program its first process compiled, timed and profiled. Under
+    max-autotune Inductor tunes each Triton kernel's launch configuration by coordinate descent at the kernel's
+    first run, keeps the result beside the kernel (``<key>.best_config``, ``found_by_coordesc``) and, loading the
+    graph from the cache, adopts it again (``CachingAutotuner.recheck_autotune_cache``). torch 2.9-2.11 adopt the
+    cached configuration there but drop its ``found_by_coordesc`` (pytorch/pytorch#172819, fixed by #173391), so
+    the kernel's first run tunes it again: 10.9 and 12.8 s of the later max-autotune processes' first calls for the
+    1B Llama on the H200 (benchmarks/RESULTS.md, session 19), where a benchmark on a busy host may also pick
+    another configuration than the one the first process timed. Here the adopted configuration gets the flag back
+    where it is the cached coordinate-descent result, as the fixed torch does (on such a torch this finds the flag
+    set and does nothing). Only later processes: a user's own restart does tune again on those versions, and
+    ``--warm-compile`` measures what the user gets. Returns the undo, or None where this torch lacks the methods."""
+    try:
+        from torch._inductor.runtime import triton_heuristics as th
+    except Exception:
+        return None
+    autotuner = getattr(th, "CachingAutotuner", None)
+    recheck = getattr(autotuner, "recheck_autotune_cache", None)
+    check = getattr(th, "check_autotune_cache", None)
+    hashable = getattr(th, "triton_config_to_hashable", None)
+    if autotuner is None or recheck is None or check is None or hashable is None or \
+            getattr(recheck, "_kernelscope_keeps_coordesc", False):  # none, or installed at an earlier shape point
+        return None
+    last = threading.local()  # the cached configurations the recheck just read (it reads them through ``check``)
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        found = check(*args, **kwargs)
+        last.configs = found[0] if isinstance(found, tuple) and found else None
+        return found
+
+    def rechecked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        last.configs = None
+        out = recheck(self, *args, **kwargs)
+        try:
+            if _adopt_coordesc(self, last.configs, hashable):
+                _COORDESC_KEPT[0] += 1
+        except Exception:  # torch's own state is what it made: nothing here may break a compile
+            pass
+        return out
+
+    rechecked._kernelscope_keeps_coordesc = True  # type: ignore[attr-defined]
+    th.check_autotune_cache = checked
+    autotuner.recheck_autotune_cache = rechecked
+
+    def undo() -> None:
+        th.check_autotune_cache = check
+        autotuner.recheck_autotune_cache = recheck
+
+    return undo
+
+
+def _adopt_coordesc(autotuner: Any, cached: Any, hashable: Callable[[Any], Any]) -> bool:
+    """Mark the one configuration ``autotuner`` kept after its recheck as found by coordinate descent when it is the
+    cached result ``cached`` (the recheck's read: one configuration, found by coordinate descent) and coordinate
+    descent is on. True when the mark was missing and is set now."""
+    if not cached or len(cached) != 1 or not getattr(cached[0], "found_by_coordesc", False):
+        return False
+    if not (getattr(autotuner, "inductor_meta", None) or {}).get("coordinate_descent_tuning"):
+        return False
+    results = getattr(autotuner, "compile_results", None) or []
+    if len(results) != 1:
+        return False
+    config = results[0].config
+    if getattr(config, "found_by_coordesc", False) or hashable(config) != hashable(cached[0]):
+        return False
+    config.found_by_coordesc = True
+    return True
 
 
 def _compile_threads() -> int | None:

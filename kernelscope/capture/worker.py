@@ -28,6 +28,7 @@ from kernelscope.capture.compiling import (
     _counter_delta,
     _counters,
     _first_call,
+    _keep_cached_coordesc,
     _no_pool_for_a_cached_compile,
     _save_code,
     _shutdown_compile_workers,
@@ -98,6 +99,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
 
         if mode.compiled and spec.get("timing_only") and not reuse:
             _no_pool_for_a_cached_compile(mode_dir)
+            _keep_cached_coordesc()  # for the process's life: its timings run the first process's kernels
         before = _counters(torch) if mode.compiled else None
         _first_call(setup, spec, rec, call, hooks, reuse, before, hwm_ok)
         _save_code(setup, spec, mode_dir, codes, rec)
