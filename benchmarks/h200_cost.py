@@ -221,8 +221,11 @@ def main() -> None:
                 inner = [(k, v) for k, v in phases.items() if k not in _WRAPPER_TIMERS]
                 top = ", ".join(f"{k} {v:.1f}" for k, v in inner[:5])
                 lowered = any(k.startswith("GraphLowering") for k in phases)
+                # a later process's Triton kernels whose cached coordinate-descent result it kept (session 19)
+                kept = (w.get("compile") or {}).get("coordesc_kept")
                 print(f"  {worker}: first call {w.get('first_call_s') or 0:.1f} s "
-                      f"({'lowered' if lowered else 'no lowering'}): {top}", flush=True)
+                      f"({'lowered' if lowered else 'no lowering'}"
+                      f"{f', coordesc kept {kept}' if kept else ''}): {top}", flush=True)
     if "hand" in data and "profile" in data and data["hand"]["finished"] and data["profile"]["finished"]:
         data["ratio"] = round(data["profile"]["wall_s"] / data["hand"]["wall_s"], 3)
         print(f"profile / hand script: {data['ratio']:.2f}x (target <= 1.25x)", flush=True)
