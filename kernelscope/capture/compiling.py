@@ -146,6 +146,7 @@ def _first_call(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
     torch, mode, device, timer = setup.torch, setup.mode, setup.device, setup.timer
     memory = rec["memory"]
     progress("compiling (first call)" if mode.compiled and not reuse else "first call")
+    kept = _COORDESC_KEPT[0]
     t0 = time.perf_counter()
     try:
         out = call()
@@ -169,8 +170,8 @@ def _first_call(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
         rec["compile"] = {"cold_s": None if reused else rec["first_call_s"], "cache": cache,
                           "cache_dir_fresh": not spec.get("user_cache_dir"),
                           "compile_threads": _compile_threads(), "phases_s": delta["phases"]}
-        if spec.get("timing_only") and _COORDESC_KEPT[0]:
-            rec["compile"]["coordesc_kept"] = _COORDESC_KEPT[0]
+        if spec.get("timing_only") and _COORDESC_KEPT[0] > kept:
+            rec["compile"]["coordesc_kept"] = _COORDESC_KEPT[0] - kept
         if reused:
             rec["compile"].update(reused=True, first_call_s=rec["first_call_s"])
         rec["dynamo"] = delta["dynamo"]
