@@ -12,13 +12,16 @@ out which kernels are tuned again and why, with no kernelscope code:
 2. The cache folder is copied.
 3. ``later``: the same cache, ``compile_threads`` 1 (as kernelscope's later processes), the same compile and call.
 4. ``later-pool`` (with ``--pool``): the copy, torch's own ``compile_threads``.
+5. ``later-kept`` (with ``--kept``): a second copy, ``compile_threads`` 1, with kernelscope's own change installed
+   (capture/compiling.py ``_keep_cached_coordesc``, as its later processes run it): it should tune nothing again.
 
 Prints one JSON line per process and a summary: which kernels the later processes tuned, and whether the first
 process had saved a ``.best_config`` for them (and with ``found_by_coordesc``).
 
-    python benchmarks/coordesc_repeat.py [--layers 2] [--hidden 512] [--seq 256] [--out DIR]
+    python benchmarks/coordesc_repeat.py [--layers 2] [--hidden 512] [--seq 256] [--pool] [--kept] [--out DIR]
 
-(DIR gets first.json, later.json, later-pool.json and summary.json, each as soon as it is known.)
+(DIR gets first.json, later.json, later-pool.json, later-kept.json and summary.json, each as soon as it is
+known.)
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ def best_configs(cache: Path) -> dict[str, dict]:
     return out
 
 
-def worker(role: str, cache: Path, layers: int, hidden: int, seq: int, threads1: bool, device: str) -> dict:
+def worker(role: str, cache: Path, layers: int, hidden: int, seq: int, threads1: bool, device: str,
+           keep_coordesc: bool = False) -> dict:
     import torch
     import torch._inductor.config as iconfig
     from torch._dynamo.utils import counters
@@ -58,7 +62,14 @@ def worker(role: str, cache: Path, layers: int, hidden: int, seq: int, threads1:
 
     if threads1:
         iconfig.compile_threads = 1
+    if keep_coordesc:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from kernelscope.capture.compiling import _COORDESC_KEPT, _keep_cached_coordesc
+
+        if _keep_cached_coordesc() is None:
+            raise SystemExit("this torch has no CachingAutotuner.recheck_autotune_cache to wrap")
     events: dict[str, list] = {"coordesc": [], "read": [], "save": []}
+    idle = [0]  # coordinate_descent_tuning calls that tuned nothing (a tuned or ineligible kernel)
 
     def where() -> str:
         names = {f.name for f in traceback.extract_stack()}
@@ -78,6 +89,9 @@ def worker(role: str, cache: Path, layers: int, hidden: int, seq: int, threads1:
         before = counters["inductor"]["coordesc_tuning_bench"]
         t0 = time.perf_counter()
         out = orig_cd(self, launcher, *a, **k)
+        if counters["inductor"]["coordesc_tuning_bench"] == before:
+            idle[0] += 1
+            return out
         events["coordesc"].append({
             "kernel": kname(self), "file": os.path.relpath(self.filename, cache) if self.filename else None,
             "where": where(), "benches": counters["inductor"]["coordesc_tuning_bench"] - before,
@@ -129,16 +143,18 @@ def worker(role: str, cache: Path, layers: int, hidden: int, seq: int, threads1:
             "first_call_s": round(first, 2),
             "counters": {k: ind[k] for k in ("fxgraph_cache_hit", "fxgraph_cache_miss", "coordesc_tuning_bench",
                                              "select_algorithm_autotune") if ind[k]},
-            "coordesc_s": round(sum(e["s"] for e in events["coordesc"]), 3),
+            "coordesc_s": round(sum(e["s"] for e in events["coordesc"]), 3), "coordesc_idle_calls": idle[0],
+            **({"coordesc_kept": _COORDESC_KEPT[0]} if keep_coordesc else {}),
             "events": events, "best_configs": best_configs(cache)}
 
 
-def run_role(role: str, cache: Path, args: argparse.Namespace, threads1: bool) -> dict:
+def run_role(role: str, cache: Path, args: argparse.Namespace, threads1: bool, keep: bool = False) -> dict:
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache), TRITON_CACHE_DIR=str(cache / "triton"),
                PYTHONUNBUFFERED="1")
     cmd = [sys.executable, __file__, "--worker", role, "--cache", str(cache), "--layers", str(args.layers),
            "--hidden", str(args.hidden), "--seq", str(args.seq), "--device", args.device]
     cmd += ["--threads1"] if threads1 else []
+    cmd += ["--keep"] if keep else []
     t0 = time.perf_counter()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
     line = [x for x in p.stdout.splitlines() if x.startswith("@@coordesc ")]
@@ -186,10 +202,13 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--out", default=None)
     ap.add_argument("--pool", action="store_true", help="also a later process with torch's own compile_threads")
+    ap.add_argument("--kept", action="store_true", help="also a later process with kernelscope's change installed")
+    ap.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--device", default="cuda")
     args = ap.parse_args()
     if args.worker:
-        rec = worker(args.worker, Path(args.cache), args.layers, args.hidden, args.seq, args.threads1, args.device)
+        rec = worker(args.worker, Path(args.cache), args.layers, args.hidden, args.seq, args.threads1, args.device,
+                     args.keep)
         print("@@coordesc " + json.dumps(rec), flush=True)
         return 0
     root = Path(tempfile.mkdtemp(prefix="coordesc-"))
@@ -207,8 +226,12 @@ def main() -> int:
     keep("first", recs[0])
     print(json.dumps({k: v for k, v in recs[0].items() if k not in ("events", "best_configs")}), flush=True)
     shutil.copytree(cache, copy)
-    for role, dir_, threads1 in (("later", cache, True), ("later-pool", copy, False))[:2 if args.pool else 1]:
-        recs.append(run_role(role, dir_, args, threads1))
+    kept_copy = root / "copy-kept"
+    shutil.copytree(cache, kept_copy)
+    roles = [("later", cache, True, False)] + ([("later-pool", copy, False, False)] if args.pool else []) + \
+        ([("later-kept", kept_copy, True, True)] if args.kept else [])
+    for role, dir_, threads1, keep_it in roles:
+        recs.append(run_role(role, dir_, args, threads1, keep_it))
         keep(role, recs[-1])
         print(json.dumps({k: v for k, v in recs[-1].items() if k not in ("events", "best_configs")}), flush=True)
         keep("summary", {r["role"]: summary(recs[0], r) for r in recs[1:]})
