@@ -558,6 +558,10 @@ class CompileInfo:
     warm_error: str = ""
     warm_log: str | None = None
     compile_threads: int | None = None  # Inductor's compile_threads in the first process (its worker pool's size)
+    # Triton kernels whose cached coordinate-descent configuration the later processes of --processes kept instead
+    # of tuning them again at their first run, summed over those processes: torch 2.9-2.11 drop the cached result's
+    # mark on a load from the cache (pytorch/pytorch#172819; capture/compiling.py _keep_cached_coordesc). 0: none
+    coordesc_kept: int = 0
     # Dynamo's and Inductor's own timers over the first process's first call, 10 ms or more, longest first
     # ("GraphLowering.codegen": 7.5, ...): where the cold compile's time went
     phases_s: dict[str, float] = field(default_factory=dict)

@@ -68,3 +68,26 @@ def test_installed_once_passes_torchs_answers_through_and_comes_off():
         if undo is not None:
             undo()
     assert th.CachingAutotuner.recheck_autotune_cache is recheck and th.check_autotune_cache is check
+
+
+def test_the_later_processes_kept_results_reach_result_json():
+    from kernelscope.analysis.mode import _part
+    from kernelscope.capture.runner import merge_processes
+    from kernelscope.capture_record import CaptureRecord, CompileRecord
+    from kernelscope.result import CompileInfo
+
+    # GIVEN a max-autotune first process and two later ones that kept 3 and 4 kernels' coordinate-descent results
+    first = CaptureRecord(mode="max-autotune", status="ok", first_call_s=120.0,
+                          compile=CompileRecord(cold_s=120.0, cache={"cold": {"fxgraph_cache_miss": 1}}))
+    later = [CaptureRecord(mode="max-autotune", status="ok", first_call_s=6.0,
+                           compile=CompileRecord(cold_s=6.0, cache={"cold": {"fxgraph_cache_hit": 1}},
+                                                 coordesc_kept=n)) for n in (3, 4)]
+    # WHEN the processes are merged and the compile part is kept as result.json keeps it
+    merged = merge_processes(first, later)
+    info = _part(CompileInfo, merged.compile)
+    # THEN the compile says how many the later processes kept, beside the first process's own counters
+    assert info is not None and info.coordesc_kept == 7 and info.cold_s == 120.0
+    # and a run whose later processes kept nothing (a fixed torch, the CPU) writes nothing of it
+    plain = merge_processes(first, [CaptureRecord(mode="max-autotune", status="ok", first_call_s=6.0,
+                                                  compile=CompileRecord(cold_s=6.0))])
+    assert "coordesc_kept" not in plain.compile.to_json() and _part(CompileInfo, plain.compile).coordesc_kept == 0

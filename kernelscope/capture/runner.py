@@ -515,6 +515,11 @@ def merge_processes(first: CaptureRecord, later: Sequence[CaptureRecord]) -> Cap
             process=k, status=rec.status, error=rec.error[:500], first_call_s=rec.first_call_s,
             wall_s=rec.wall_s, started_at=rec.started_at, latency_ms=rec.latency_ms if rec.status == "ok" else None,
             drifted=rec.drifted or (k == 1 and (drift or 0) > DRIFT_LIMIT), log=rec.log))
+    # the later processes' kept coordinate-descent results go with the compile they came from (result.json's
+    # compile.coordesc_kept)
+    kept = sum(int(rec.compile.coordesc_kept or 0) for rec in later if rec.compile)
+    if kept and first.compile:
+        return replace(first, processes=tuple(procs), compile=replace(first.compile, coordesc_kept=kept))
     return replace(first, processes=tuple(procs))
 
 
