@@ -91,3 +91,13 @@ def test_the_later_processes_kept_results_reach_result_json():
     plain = merge_processes(first, [CaptureRecord(mode="max-autotune", status="ok", first_call_s=6.0,
                                                   compile=CompileRecord(cold_s=6.0))])
     assert "coordesc_kept" not in plain.compile.to_json() and _part(CompileInfo, plain.compile).coordesc_kept == 0
+
+
+def test_the_report_says_the_later_processes_ran_the_tuned_configurations():
+    from kernelscope.report.context import compile_row
+    from kernelscope.result import CompileInfo, ModeResult
+
+    row = compile_row(ModeResult(name="max-autotune", status="ok", compile=CompileInfo(cold_s=120.0, coordesc_kept=7)))
+    assert "the later processes ran this compile's tuned Triton configurations (7 kept from the cache" in row.note
+    assert "tuned Triton" not in compile_row(ModeResult(name="max-autotune", status="ok",
+                                                          compile=CompileInfo(cold_s=120.0))).note

@@ -645,6 +645,10 @@ def compile_row(m: ModeResult) -> CompileRow:
             if replayed:
                 notes.append(f"{which}: a cache hit, whose replay of the cached compile's counters "
                              f"({_counts(replayed)}) is not counted")
+        if c.coordesc_kept:
+            notes.append(f"the later processes ran this compile's tuned Triton configurations ({c.coordesc_kept} "
+                         "kept from the cache, summed over them); this torch would tune them again on a cache load "
+                         "(pytorch/pytorch#172819), as --warm-compile measures")
     return CompileRow(m.name, c.cold_s if c is not None else m.first_call_s, c.warm_s if c is not None else None,
                       _counts(c.cache.cold if c is not None else None),
                       _counts(c.cache.warm) if c is not None and c.cache.warm is not None else fmt.DASH, d.graphs,
