@@ -160,7 +160,10 @@ def report(a: argparse.Namespace) -> None:
                                # (every CPU slower for minutes) reads here, not in the medians' spread
                                "host": [{"steal_cpu": getattr(x, "steal_cpu", None),
                                          "others_cpu": getattr(x, "others_cpu", None),
-                                         "cpu_spread": getattr(x, "cpu_spread", None)} for x in lats]}
+                                         "cpu_spread": getattr(x, "cpu_spread", None),
+                                         # the CPU each process timed on, and the windows timed again elsewhere
+                                         "cpus": list(getattr(x, "cpus", ()) or ()),
+                                         "cpu_repins": getattr(x, "cpu_repins", None)} for x in lats]}
         lines.append(f"| {name} | {', '.join(f'{x.median:.4f}' for x in lats)} | "
                      f"{', '.join(f'{x.low:.4f}-{x.high:.4f}' for x in lats)} | {good} of {len(lats)} | "
                      f"{good_same} of {len(same)} |")
