@@ -32,7 +32,7 @@ def one_run(rng: random.Random, p: int, s: int, between: float, within: float, w
     slow = rng.randrange(p) if rng.random() < wild else -1
     for k in range(p):
         mu = math.exp(rng.gauss(0, between)) * (wild_factor if k == slow else 1.0)
-        if rng.random() < slow_share:
+        if slow_share and rng.random() < slow_share:  # no draw otherwise: the earlier scenarios' numbers stand
             mu *= slow_factor
         xs = [mu * math.exp(rng.gauss(0, within)) for _ in range(s)]
         procs.append({"median": statistics.median(xs), "samples": xs})
