@@ -33,6 +33,21 @@ def test_the_recorded_h200_run():
     assert waiting and all("/dev/nvidia0" in w["dev"] for w in waiting)
 
 
+def test_the_recorded_h100_runs_after_the_pool_change():
+    # Session 20's two pairs (an H100, code da92ebb): still no context while waiting for a turn, and no later
+    # process waits on a child any more (the compile-worker pool's ~10 s sidecar, gone with compile_threads 1):
+    # the one long wait is max-autotune's first compile on its workers
+    g = benchmark_module("gpu_contexts")
+    for stamp in ("1509", "1519"):
+        path = ROOT / "benchmarks" / "results" / f"h100-contexts-2026-12-05-{stamp}.json.gz"
+        s = g.summarize(json.loads(gzip.decompress(path.read_bytes()))["samples"])
+        assert s["nvidia_smi_ran"] and s["nvidia_smi_pids_match_workers"] and s["workers"] == 9
+        assert s["pre_gate"]["waits"] == 9 and s["pre_gate"]["with_context"] == 0
+        assert s["gate"]["waits"] == 6 and s["gate"]["with_context"] == 6
+        long = [w for w in s["waits_on_children"].values() if w["seconds"] > 5]
+        assert len(long) == 1 and long[0]["seconds"] > 30
+
+
 def test_it_sees_a_worker_at_its_gate(tmp_path):
     # a process whose command line names the worker module, blocked reading a FIFO named like the run's gates
     g = benchmark_module("gpu_contexts")
