@@ -199,25 +199,30 @@ def rounds(script: str, tag: str, model: str, modes: str, processes: int, args: 
                 print(rnd, m, show(rec), flush=True)
 
 
-def worker(model_path: str, mode: str, device: str, pin: bool = True, sets: list[str] | None = None) -> dict:
+def samples_on_fastest_cpu(fn, inputs: list, timed, k: int, pin: bool) -> tuple[list[float], int | None, int]:  # noqa: ANN001
+    """30 samples of k calls, on CUDA (``pin``) on the CPU where the calls ran fastest, asked again up to 3 times
+    when the samples came out more than 15% slower than that CPU promised (it got busier meanwhile). Returns
+    (samples, the CPU or None, tries)."""
     import torch
 
-    fn, inputs, timed, sync = build(model_path, mode, device, sets)
-    cuda = device == "cuda"
-    first, k = warm(fn, inputs, mode, sync, timed)
     with torch.no_grad():
         cpu, all_cpus, tries = None, sorted(os.sched_getaffinity(0)), 0
-        samples = []
+        samples: list[float] = []
         for tries in range(1, 4):  # noqa: B007 (the count is reported)
-            if not (cuda and pin and len(all_cpus) > 1):
+            if not (pin and len(all_cpus) > 1):
                 samples = [timed(k) for _ in range(30)]
                 break
-            # stay on the fastest CPU, and ask again if the 30 samples came out more than 15% slower than that CPU
-            # promised (it got busier meanwhile)
             cpu, speed = fastest_cpu(fn, inputs, timed, k, all_cpus)
             samples = [timed(k) for _ in range(30)]
             if statistics.median(samples) <= 1.15 * speed[cpu]:
                 break
+    return samples, cpu, tries
+
+
+def worker(model_path: str, mode: str, device: str, pin: bool = True, sets: list[str] | None = None) -> dict:
+    fn, inputs, timed, sync = build(model_path, mode, device, sets)
+    first, k = warm(fn, inputs, mode, sync, timed)
+    samples, cpu, tries = samples_on_fastest_cpu(fn, inputs, timed, k, pin and device == "cuda")
     return {"mode": mode, "first_call_s": first, "median_ms": statistics.median(samples), "calls_per_sample": k,
             "samples": samples, "cpu": cpu, "tries": tries}
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -79,17 +78,7 @@ def timer(model: str, device: str, ready: Path, go: Path) -> dict:
     while not go.exists():
         time.sleep(0.005)
     _, k = ht.warm(fn, inputs, "eager", sync, timed)
-    cpu, tries, samples = None, 0, []
-    cpus = sorted(os.sched_getaffinity(0))
-    with torch.no_grad():
-        for tries in range(1, 4):  # noqa: B007 - reported
-            if not (device == "cuda" and len(cpus) > 1):
-                samples = [timed(k) for _ in range(30)]
-                break
-            cpu, speed = ht.fastest_cpu(fn, inputs, timed, k, cpus)
-            samples = [timed(k) for _ in range(30)]
-            if statistics.median(samples) <= 1.15 * speed[cpu]:
-                break
+    samples, cpu, tries = ht.samples_on_fastest_cpu(fn, inputs, timed, k, device == "cuda")
     return {"median_ms": statistics.median(samples), "cpu": cpu, "tries": tries}
 
 
