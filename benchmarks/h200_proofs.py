@@ -13,6 +13,9 @@ benchmarks/hand_timing.py with the same modes and processes (independent CUDA-ev
 its wall time is the yardstick); ``report`` prints and writes proofs.json / proofs.md:
 
 1. per mode, for each run whether every other run's median lies inside that run's interval (target: 4 of 5 runs);
+   with ``--paired``, the same count for the hand runs (kernelscope's interval formula over each hand run's
+   processes): the control, an independent timer in the same minutes (``--hand-modes eager`` keeps it short);
+   and each later process against its run's first;
 2. ``kernelscope compare`` of every pair of runs (target: change "none" for every mode);
 3. kernelscope's steady median against the hand timing (target: within 3 %), pooled over the runs' processes and
    run by run (on a shared machine whose per-process level moves 1.4-1.9x this cannot resolve 3 %; the method
@@ -26,12 +29,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import re
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 HERE = Path(__file__).resolve().parent
 
@@ -59,7 +64,7 @@ def runs(a: argparse.Namespace) -> None:
                "--modes", a.modes]
         if a.processes:
             cmd += ["--processes", str(a.processes)]
-        cmd += [f"--set={x}" for x in a.set]
+        cmd += [f"--set={x}" for x in a.set] + list(a.profile_arg)
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         walls[str(i)] = time.perf_counter() - t0
@@ -75,7 +80,8 @@ def _hand(a: argparse.Namespace, run_dir: Path, dest: Path) -> None:
     r1 = json.loads((run_dir / "result.json").read_text())
     processes = a.processes or r1["settings"].get("processes", 1)
     device = "cuda" if str(r1.get("device", "")).startswith("cuda") else "cpu"
-    cmd = [sys.executable, str(HERE / "hand_timing.py"), a.model, "--modes", a.modes, "--processes", str(processes),
+    cmd = [sys.executable, str(HERE / "hand_timing.py"), a.model, "--modes", a.hand_modes or a.modes,
+           "--processes", str(processes),
            "--device", device, "--json", str(dest), *(f"--set={x}" for x in a.set)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     dest.with_suffix(".log").write_text(proc.stdout + proc.stderr)
@@ -121,6 +127,7 @@ def _autotune_spread(results: list[Path]) -> dict:
 
 def report(a: argparse.Namespace) -> None:
     from kernelscope.analysis.compare import compare_results
+    from kernelscope.analysis.stats import rerun_interval
     from kernelscope.report.compare import compare_data
     from kernelscope.report.io import load_result
     from kernelscope.result import to_json
@@ -167,6 +174,16 @@ def report(a: argparse.Namespace) -> None:
         lines.append(f"| {name} | {', '.join(f'{x.median:.4f}' for x in lats)} | "
                      f"{', '.join(f'{x.low:.4f}-{x.high:.4f}' for x in lats)} | {good} of {len(lats)} | "
                      f"{good_same} of {len(same)} |")
+    # a later process against its run's first (the geometric mean over the runs): the first times after its own
+    # build with every other process idle, a later one after the group set up side by side (capture/rounds.py)
+    lines += ["", "| mode | process k / process 1 (geometric mean over the runs) |", "| --- | --- |"]
+    for name in names:
+        pp = [list(r.mode(name).latency_ms.per_process) for r in results]
+        ratios = {k: math.exp(statistics.mean(math.log(p[k] / p[0]) for p in pp if len(p) > k and p[0] > 0
+                                               and p[k] > 0))
+                  for k in range(1, max(len(p) for p in pp)) if any(len(p) > k for p in pp)}
+        data["modes"][name]["later_vs_first"] = {str(k + 1): v for k, v in ratios.items()}
+        lines.append(f"| {name} | " + ", ".join(f"process {k + 1}: {v:.3f}" for k, v in ratios.items()) + " |")
     lines += ["", "compare of every pair (change per mode):", ""]
     all_none = same_code_none = True
     for (i, ri), (j, rj) in itertools.combinations(enumerate(results), 2):
@@ -221,6 +238,23 @@ def report(a: argparse.Namespace) -> None:
                 hand_all += list(h["per_process_ms"])
                 ratios.append(lat.median / h["median_ms"])
                 lines.append(f"| {name} | {i} | {lat.median:.4f} | {h['median_ms']:.4f} | {ratios[-1]:.3f} |")
+            # the control: the hand runs' own intervals (kernelscope's formula over each hand run's processes, their
+            # samples giving the same floor) and how many hold every other hand run's median, as point 1 asks of
+            # kernelscope's runs: a host whose speed moves between runs fails both alike
+            hand_lats = []
+            for _, hp in pairs:
+                hj = json.loads(hp.read_text())
+                if name in hj["modes"]:
+                    recs = hj.get("runs", {}).get(name) or []
+                    low, high, _ = rerun_interval(hj["modes"][name]["per_process_ms"],
+                                                  [r.get("samples") or () for r in recs])
+                    hand_lats.append(SimpleNamespace(median=hj["modes"][name]["median_ms"], low=low, high=high))
+            if len(hand_lats) >= 2 and all(x.low is not None for x in hand_lats):
+                data["modes"][name]["hand_runs_holding_all"] = holding(hand_lats)
+                data["modes"][name]["hand_runs"] = len(hand_lats)
+                lines.append(f"| {name} | hand runs whose interval holds every other hand run's median | "
+                             f"{holding(hand_lats)} of {len(hand_lats)} | (kernelscope's runs: "
+                             f"{data['modes'][name]['runs_holding_all']} of {len(results)}) | |")
             pooled = statistics.median(ks_all) / statistics.median(hand_all) if hand_all else None
             lo, hi = _ratio_interval(ks_all, hand_all) if hand_all else (None, None)
             data["paired"][name] = {"ratios": ratios, "pooled_ratio": pooled, "pooled_interval": [lo, hi],
@@ -233,7 +267,11 @@ def report(a: argparse.Namespace) -> None:
                 lines.append(f"| {name} | all {len(ratios)} pairs, every process | {statistics.median(ks_all):.4f} "
                              f"| {statistics.median(hand_all):.4f} | **{pooled:.3f}** (95% {lo:.3f}-{hi:.3f}; "
                              f"target within 3%: {verdict}) |")
-    if pairs:
+    hand_modes = {m for _, hp in pairs for m in json.loads(hp.read_text())["modes"]}
+    if pairs and hand_modes != set(names):
+        lines += ["", f"wall time, pairs: not compared (the hand script timed {', '.join(sorted(hand_modes))} "
+                      f"only: --hand-modes)"]
+    elif pairs:
         hand_walls = {str(i): json.loads(hp.read_text())["wall_s"] for i, hp in pairs}
         ks_w = statistics.median(walls[i] for i in hand_walls if i in walls)
         hw = statistics.median(hand_walls.values())
@@ -300,6 +338,11 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                     help="runs/hand: a model constant for both kernelscope and the hand script (e.g. batch_size=8192 "
                     "makes the seed sample GPU-bound)")
+    ap.add_argument("--profile-arg", action="append", default=[], metavar="ARG",
+                    help="runs: one more argument for kernelscope profile, as --profile-arg=--parallel-setup=off")
+    ap.add_argument("--hand-modes", default=None, help="runs --paired / hand: the hand script's modes (default: "
+                    "--modes); e.g. eager alone, the launch-bound control, whose processes take seconds where a "
+                    "compiled mode's take half a minute each (the hand script compiles in every process)")
     ap.add_argument("--paired", action="store_true", help="runs: after each kernelscope run, a hand run "
                     "(hand-N.json), so each pair sees the machine in the same minutes; report compares them")
     a = ap.parse_args()
