@@ -127,6 +127,7 @@ def _autotune_spread(results: list[Path]) -> dict:
 
 def report(a: argparse.Namespace) -> None:
     from kernelscope.analysis.compare import compare_results
+    from kernelscope.analysis.contention import host_state
     from kernelscope.analysis.stats import rerun_interval
     from kernelscope.report.compare import compare_data
     from kernelscope.report.io import load_result
@@ -146,6 +147,8 @@ def report(a: argparse.Namespace) -> None:
     lines += ["", "| mode | run medians (ms) | intervals | runs whose interval holds every other run's median | "
                   "the same, among the runs that launched the most common kernel set |",
               "| --- | --- | --- | --- | --- |"]
+
+    host_lines: list[str] = []
 
     def holding(lats: list) -> int:
         return sum(all(li.low <= lj.median <= li.high for j, lj in enumerate(lats) if j != i)
@@ -174,6 +177,15 @@ def report(a: argparse.Namespace) -> None:
         lines.append(f"| {name} | {', '.join(f'{x.median:.4f}' for x in lats)} | "
                      f"{', '.join(f'{x.low:.4f}-{x.high:.4f}' for x in lats)} | {good} of {len(lats)} | "
                      f"{good_same} of {len(same)} |")
+        # the host's state per run (analysis/contention.py: most processes at STEAL_BUSY CPUs of steal or more):
+        # where the bar fails across states, whether it holds within each
+        states = [host_state(x) for x in lats]
+        data["modes"][name]["host_states"] = states
+        within = {st: holding([x for x, s in zip(lats, states) if s == st]) for st in dict.fromkeys(states)}
+        data["modes"][name]["host_holding"] = {st: [n, states.count(st)] for st, n in within.items()}
+        host_lines.append(f"| {name} | {', '.join(s or '?' for s in states)} | "
+                          + "; ".join(f"{st or 'not measured'}: {n} of {states.count(st)}" for st, n in within.items())
+                          + " |")
     # a later process against its run's first (the geometric mean over the runs): the first times after its own
     # build with every other process idle, a later one after the group set up side by side (capture/rounds.py)
     lines += ["", "| mode | process k / process 1 (geometric mean over the runs) |", "| --- | --- |"]
@@ -184,6 +196,9 @@ def report(a: argparse.Namespace) -> None:
                   for k in range(1, max(len(p) for p in pp)) if any(len(p) > k for p in pp)}
         data["modes"][name]["later_vs_first"] = {str(k + 1): v for k, v in ratios.items()}
         lines.append(f"| {name} | " + ", ".join(f"process {k + 1}: {v:.3f}" for k, v in ratios.items()) + " |")
+    lines += ["", "| mode | each run's host (busy: most processes at 0.02 CPUs of steal or more) | runs whose "
+                  "interval holds every other median among runs of the same host state |", "| --- | --- | --- |",
+              *host_lines]
     lines += ["", "compare of every pair (change per mode):", ""]
     all_none = same_code_none = True
     for (i, ri), (j, rj) in itertools.combinations(enumerate(results), 2):

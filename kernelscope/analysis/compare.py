@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from kernelscope import fmt
 from kernelscope.analysis.autotune import autotune_for_gemm, decision_notes
-from kernelscope.analysis.contention import contended_sides
+from kernelscope.analysis.contention import contended_sides, host_differs
 from kernelscope.analysis.pairing import change_kind, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
-from kernelscope.result import GemmEpilogue, ModeResult, RunEnvironment, RunResult, Status
+from kernelscope.result import GemmEpilogue, LatencyStats, ModeResult, RunEnvironment, RunResult, Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +86,9 @@ class ModeDelta:
     compile_note: str = ""
     ranks: tuple[RankDelta, ...] = ()  # per rank, matched by index (torchrun runs, issue 17)
     contended: tuple[str, ...] = ()  # "base" / "head": that run timed this mode on a busy machine (contention.py)
+    # "base" / "head": that run timed this mode on a busy host (hypervisor steal) where the other run's host was
+    # quiet (contention.py host_differs); empty when both hosts were alike or either was not measured
+    busy_host: tuple[str, ...] = ()
 
     @property
     def status_change(self) -> str:
@@ -371,6 +374,7 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             change=change, pad_note=pad, ranks=compare_ranks(mb, mh),
             compile_note=_compile_note(mb, mh, gemms) if same and not pad else "",
             contended=contended_sides((("base", lb), ("head", lh))),
+            busy_host=_busy_host_side(lb, lh),
         ))
     env = environment_changes(base.environment, head.environment)
     busy = [f"{side}'s {m.name}" for m in modes for side in m.contended]
@@ -379,4 +383,17 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             f"{', '.join(busy)} {'was' if len(busy) == 1 else 'were'} timed on a busy machine (other processes left "
             "the timed threads short of CPUs): such a latency measures the load as much as the model, so a change "
             "there is not the code's until a rerun on an idle machine agrees")))
+    hosts = [f"{side}'s {m.name}" for m in modes for side in m.busy_host]
+    if hosts:
+        comparable = dataclasses.replace(comparable, warnings=(*comparable.warnings, (
+            f"{', '.join(hosts)} {'was' if len(hosts) == 1 else 'were'} timed on a busy host (the hypervisor ran "
+            "other guests on the VM's CPUs) and the other run's on a quiet one: on the H100 and H200 VMs measured, "
+            "a launch-bound mode read about 1.3x slower on a busy host, so a change there is the host's as much as "
+            "the code's until runs on a host in the same state agree")))
     return Comparison(base, head, base_label, head_label, tuple(modes), env, comparable)
+
+
+def _busy_host_side(base: LatencyStats | None, head: LatencyStats | None) -> tuple[str, ...]:
+    """("base",) or ("head",): the side timed on a busy host when the other's host was quiet."""
+    states = host_differs(base, head)
+    return () if states is None else ("base",) if states[0] == "busy" else ("head",)

@@ -7,6 +7,12 @@ that is the case that matters: a parallel region waits a scheduler slice for a t
 the seed sample read 12.0 ms per call instead of 34 µs on the 2-core VM with a test suite beside it. On a GPU
 host with 16 CPUs a launching thread is rarely short of a CPU; the contention there is the host's, per vCPU,
 which ``--cpu-pinning`` handles and ``steal_cpu`` shows.
+
+A *busy host* is the other kind: the hypervisor ran other guests on this VM's CPUs (``steal_cpu``, in CPUs on
+average, machine-wide) at STEAL_BUSY or more while a process warmed up and timed. The steal itself is far too
+small to cost what it goes with: it marks other guests busy on the host's cores, caches and memory, and a
+launch-bound model's CPU side slows with them for minutes. ``compare`` says so when one run timed a mode on a busy
+host and the other on a quiet one: the change between them is the host's as much as the code's.
 """
 
 from __future__ import annotations
@@ -16,6 +22,11 @@ from collections.abc import Sequence
 from kernelscope.result import LatencyStats
 
 BUSY_MIN = 0.2  # CPUs of other work, on average, below which a machine counts as idle (the runner itself ~0)
+# Steal (CPUs on average) at or above which the host counts as busy. On three H100 VM leases (2026-12-05, 16
+# vCPUs; benchmarks/RESULTS.md, "A busy host") the seed sample's eager processes timed at 0.02 CPUs of steal or
+# more read a median 1.34x their lease's quiet level (under 0.01), 15 of 17 above 1.2x; the quiet ones 1.00x, 2 of
+# 23 above 1.2x. Default: 1.37x, 11 of 15 above 1.2x; quiet 1.00x, 5 of 25.
+STEAL_BUSY = 0.02
 
 
 def contended_processes(lat: LatencyStats) -> tuple[int, ...]:
@@ -56,3 +67,50 @@ def is_contended(lat: LatencyStats | None) -> bool:
 def contended_sides(sides: Sequence[tuple[str, LatencyStats | None]]) -> tuple[str, ...]:
     """The labels ("base", "head" / "before", "after") of the sides whose latency was contended."""
     return tuple(label for label, lat in sides if is_contended(lat))
+
+
+def busy_host_processes(lat: LatencyStats | None) -> tuple[int, ...]:
+    """1-based numbers of the processes timed while the hypervisor stole STEAL_BUSY CPUs or more."""
+    if lat is None:
+        return ()
+    return tuple(i + 1 for i, s in enumerate(lat.steal_cpu) if s is not None and s >= STEAL_BUSY)
+
+
+def quiet_host_processes(lat: LatencyStats | None) -> tuple[int, ...]:
+    """1-based numbers of the processes whose steal was measured and under STEAL_BUSY."""
+    if lat is None:
+        return ()
+    return tuple(i + 1 for i, s in enumerate(lat.steal_cpu) if s is not None and s < STEAL_BUSY)
+
+
+def host_state(lat: LatencyStats | None) -> str:
+    """"busy" when most processes whose steal was measured saw a busy host (the median of medians is then one of
+    theirs), "quiet" when most saw a quiet one, "mixed" on a tie, "" when not measured (not Linux, an older
+    result, a window too short)."""
+    busy, quiet = len(busy_host_processes(lat)), len(quiet_host_processes(lat))
+    return "busy" if busy > quiet else "quiet" if quiet > busy else "mixed" if busy else ""
+
+
+def _steal_range(lat: LatencyStats, which: Sequence[int]) -> str:
+    vals = sorted(s for i, s in enumerate(lat.steal_cpu) if i + 1 in which and s is not None)
+    return f"{vals[0]:.3f}" if vals[0] == vals[-1] else f"{vals[0]:.3f}-{vals[-1]:.3f}"
+
+
+def busy_host_note(lat: LatencyStats | None) -> str | None:
+    """The sentence for the mode's notes, or None when no process was timed on a busy host."""
+    busy = busy_host_processes(lat)
+    if lat is None or not busy:
+        return None
+    n = len(lat.steal_cpu)
+    which = ("its only process" if n == 1 else "all its processes" if len(busy) == n
+             else "process" + ("es " if len(busy) > 1 else " ") + ", ".join(str(i) for i in busy) + f" of {n}")
+    return (f"timed on a busy host: the hypervisor ran other guests on this VM's CPUs ({_steal_range(lat, busy)} "
+            f"CPUs of steal on average) while {which} warmed up and timed; on the H100 and H200 VMs measured, a "
+            "launch-bound mode timed so read about 1.3x slower than on the same host quiet, for minutes at a time, "
+            "so a rerun may read faster; compare runs timed on a host in the same state")
+
+
+def host_differs(base: LatencyStats | None, head: LatencyStats | None) -> tuple[str, str] | None:
+    """(base's, head's) host state when one side timed on a busy host and the other on a quiet one, else None."""
+    b, h = host_state(base), host_state(head)
+    return (b, h) if {b, h} == {"busy", "quiet"} else None

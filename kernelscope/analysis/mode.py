@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from kernelscope import __version__, vocab
 from kernelscope.analysis.autotune import autotune_for_gemm, autotune_results, decision_notes
 from kernelscope.analysis.comm import communication
-from kernelscope.analysis.contention import contention_note
+from kernelscope.analysis.contention import busy_host_note, contention_note
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.gemm import gemm_report, parse_log
 from kernelscope.analysis.gemm.coverage import compare_with_eager
@@ -143,7 +143,8 @@ def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[s
         lat = _latency(capture.latency_ms.to_json() if capture.latency_ms is not None else None)
         pin = pinning_note(lat) if lat else None
         busy = contention_note(lat) if lat else None
-        return lat, [*([busy] if busy else []), *([pin] if pin else []),
+        host = busy_host_note(lat) if lat else None
+        return lat, [*([busy] if busy else []), *([host] if host else []), *([pin] if pin else []),
                      *(f"latency outliers: {o}" for o in (lat.outliers if lat else ()))]
     notes = []
     # analysis/stats.py works on latency records in the capture's JSON form (ms, "median", "samples", ...)
@@ -165,6 +166,9 @@ def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[s
         pin = pinning_note(lat)
         if pin:
             notes.insert(1, pin)
+        host = busy_host_note(lat)
+        if host:
+            notes.insert(1, host)
         busy = contention_note(lat)
         if busy:
             notes.insert(1, busy)

@@ -57,6 +57,7 @@ def compare_data(cmp: Comparison) -> dict:
             "compile_note": m.compile_note,
             "not_comparable": marked,
             "contended": list(m.contended),
+            "busy_host": list(m.busy_host),
             **({"ranks": [rank_delta_json(d) for d in m.ranks]} if m.ranks else {}),
         } for m in cmp.modes],
     }
@@ -97,8 +98,10 @@ def _latency_cell(m: ModeDelta) -> str:
 
 
 def busy_marker(m: ModeDelta) -> str:
-    """" — head timed on a busy machine" when either run's timing of this mode was contended."""
-    return f" — {' and '.join(m.contended)} timed on a busy machine" if m.contended else ""
+    """" — head timed on a busy machine" when either run's timing of this mode was contended; " — head timed on a
+    busy host" when one run's host was busy and the other's quiet (analysis/contention.py)."""
+    return ((f" — {' and '.join(m.contended)} timed on a busy machine" if m.contended else "")
+            + (f" — {' and '.join(m.busy_host)} timed on a busy host" if m.busy_host else ""))
 
 
 def _gemm_change_text(g: GemmChange, in_table: bool = False) -> str:
