@@ -67,6 +67,10 @@ def _lost(written: Any, read: Any, where: str = "") -> list[str]:
     if isinstance(written, dict) and isinstance(read, dict):
         return [x for k, v in written.items()
                 for x in ([f"{where}.{k} missing"] if k not in read else _lost(v, read[k], f"{where}.{k}"))]
+    if isinstance(written, list) and isinstance(read, list) and len(written) == len(read):
+        # element by element: a record in a list (numerics.outputs[]) read back with its defaults filled in
+        # ("note": "") has lost nothing
+        return [x for i, (w, r) in enumerate(zip(written, read)) for x in _lost(w, r, f"{where}[{i}]")]
     return [] if written == read else [f"{where}: {written!r:.60} != {read!r:.60}"]
 
 

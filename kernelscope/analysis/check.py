@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernelscope import fmt
-from kernelscope.analysis.contention import is_contended
+from kernelscope.analysis.contention import HOST_CAVEAT, busy_host_sides, is_contended
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
 from kernelscope.analysis.upgrade import UpgradeComparison, load_upgrade, upgrade_dir
@@ -253,6 +253,10 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
     # a timing the machine's load distorted still fails the gate (it cannot vouch for the code), and says why
     load = (f"; {' and '.join(busy)} timed on a busy machine (other processes left its threads short of CPUs): "
             "rerun on an idle machine before reading this as the code's" if busy else "")
+    hosts = busy_host_sides(((mode.name, mode.latency_ms), (eager.name, eager.latency_ms)))
+    if hosts:
+        load += (f"; {hosts[0]} timed on a busy host and {eager.name if hosts[0] == mode.name else mode.name} on a "
+                 f"quiet one ({HOST_CAVEAT}): rerun before reading this as the code's")
     if opt == "--max-slowdown":
         worst_case_good = slowdown.low if slowdown.method in _INTERVAL else slowdown.value
         assert worst_case_good is not None

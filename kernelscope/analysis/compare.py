@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kernelscope import fmt
 from kernelscope.analysis.autotune import autotune_for_gemm, decision_notes
-from kernelscope.analysis.contention import contended_sides, host_differs
+from kernelscope.analysis.contention import busy_host_sides, contended_sides
 from kernelscope.analysis.pairing import change_kind, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
@@ -87,7 +87,7 @@ class ModeDelta:
     ranks: tuple[RankDelta, ...] = ()  # per rank, matched by index (torchrun runs, issue 17)
     contended: tuple[str, ...] = ()  # "base" / "head": that run timed this mode on a busy machine (contention.py)
     # "base" / "head": that run timed this mode on a busy host (hypervisor steal) where the other run's host was
-    # quiet (contention.py host_differs); empty when both hosts were alike or either was not measured
+    # quiet (contention.py busy_host_sides); empty when both hosts were alike or either was not measured
     busy_host: tuple[str, ...] = ()
 
     @property
@@ -395,5 +395,4 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
 
 def _busy_host_side(base: LatencyStats | None, head: LatencyStats | None) -> tuple[str, ...]:
     """("base",) or ("head",): the side timed on a busy host when the other's host was quiet."""
-    states = host_differs(base, head)
-    return () if states is None else ("base",) if states[0] == "busy" else ("head",)
+    return busy_host_sides((("base", base), ("head", head)))

@@ -110,7 +110,13 @@ def busy_host_note(lat: LatencyStats | None) -> str | None:
             "so a rerun may read faster; compare runs timed on a host in the same state")
 
 
-def host_differs(base: LatencyStats | None, head: LatencyStats | None) -> tuple[str, str] | None:
-    """(base's, head's) host state when one side timed on a busy host and the other on a quiet one, else None."""
-    b, h = host_state(base), host_state(head)
-    return (b, h) if {b, h} == {"busy", "quiet"} else None
+def busy_host_sides(sides: Sequence[tuple[str, LatencyStats | None]]) -> tuple[str, ...]:
+    """The labels of the sides timed on a busy host, when another side's host was quiet (else ()): the sides of
+    a comparison ("base"/"head", "before"/"after") or the modes of one run."""
+    states = [(label, host_state(lat)) for label, lat in sides]
+    busy = tuple(label for label, st in states if st == "busy")
+    return busy if busy and any(st == "quiet" for _, st in states) else ()
+
+
+HOST_CAVEAT = ("on the H100 and H200 VMs measured, a launch-bound mode read about 1.3x slower on a busy host "
+               "(the hypervisor's steal marks it)")

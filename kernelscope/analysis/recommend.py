@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kernelscope import fmt
-from kernelscope.analysis.contention import is_contended
+from kernelscope.analysis.contention import HOST_CAVEAT, busy_host_sides, is_contended
 from kernelscope.analysis.numerics import numerics_verdict
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
@@ -96,6 +96,7 @@ def recommend(modes: Sequence[ModeResult], params: dict[str, Any] | None = None,
         tail = "; not considered: " + ", ".join(f"{c.mode} ({c.why_not})" for c in excluded)
 
     busy = [m.name for m in modes if m.status == Status.OK.value and is_contended(m.latency_ms)]
+    hosts = busy_host_sides([(m.name, m.latency_ms) for m in modes if m.status == Status.OK.value])
 
     def rec(mode: str | None, reason: str, confidence: str) -> Recommendation:
         if busy and mode is not None:
@@ -103,6 +104,11 @@ def recommend(modes: Sequence[ModeResult], params: dict[str, Any] | None = None,
             reason += (f"; but {', '.join(busy)} {'was' if len(busy) == 1 else 'were'} timed on a busy machine "
                        "(other processes left the timed threads short of CPUs): rerun on an idle machine before "
                        "acting on this")
+            confidence = "caveat"
+        if hosts and mode is not None:
+            # the modes were timed on a host in different states: the ratio between them is partly the host's
+            reason += (f"; but {', '.join(hosts)} {'was' if len(hosts) == 1 else 'were'} timed on a busy host and "
+                       f"the other modes on a quiet one ({HOST_CAVEAT}): rerun before acting on this")
             confidence = "caveat"
         return Recommendation(dict(params or {}), label, mode, reason + tail, cands, confidence)
 

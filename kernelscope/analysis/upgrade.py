@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope.analysis.compare import environment_changes
-from kernelscope.analysis.contention import contended_sides
+from kernelscope.analysis.contention import busy_host_sides, contended_sides
 from kernelscope.analysis.numerics import NumericsVerdict, numerics_verdict
 from kernelscope.analysis.pairing import GemmPair, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
@@ -77,7 +77,8 @@ class UpgradeMode:
             out.append("new failure")
         if self.change == "slower":
             # still a regression (the gate cannot vouch for the code), named so nobody reads it as the upgrade's
-            out.append("slower (timed on a busy machine)" if self.contended else "slower")
+            out.append("slower (timed on a busy machine)" if self.contended else
+                       "slower (timed on a busy host)" if self.busy_host else "slower")
         if self.numerics_regressed:
             out.append("numerics")
         if any(g.change in ("fusion lost", "fusion changed") and g.lost for g in self.gemms):
@@ -89,6 +90,12 @@ class UpgradeMode:
     def contended(self) -> tuple[str, ...]:
         """"before" / "after": that side timed this mode on a busy machine (analysis/contention.py)."""
         return contended_sides(tuple((label, m.latency_ms if m is not None and _ok(m) else None)
+                                     for label, m in (("before", self.before), ("after", self.after))))
+
+    @property
+    def busy_host(self) -> tuple[str, ...]:
+        """"before" / "after": that side timed this mode on a busy host and the other on a quiet one."""
+        return busy_host_sides(tuple((label, m.latency_ms if m is not None and _ok(m) else None)
                                      for label, m in (("before", self.before), ("after", self.after))))
 
     @property

@@ -77,7 +77,8 @@ def _speed_phrase(m: UpgradeMode) -> str:
         return "no latency to compare"
     # Read one way (issue 15): "1.10× faster after the upgrade", never "0.907× after/before".
     ci = f", 95% CI {fmt.change_interval(r.low, r.high)}" if r.method == "bootstrap" else ""
-    busy = f"; {' and '.join(m.contended)} timed on a busy machine" if m.contended else ""
+    busy = (f"; {' and '.join(m.contended)} timed on a busy machine" if m.contended else "") + (
+        f"; {' and '.join(m.busy_host)} timed on a busy host" if m.busy_host else "")
     if m.change in ("faster", "slower"):
         return f"{fmt.change(r.value)} ({fmt.ms(m.before.latency_ms.median)} → {fmt.ms(m.after.latency_ms.median)}{busy})"  # type: ignore[union-attr]
     return f"same speed within noise ({fmt.change(r.value)} after the upgrade{ci}{busy})"
@@ -234,6 +235,7 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
                        "before": _side_gemm(g.before), "after": _side_gemm(g.after)} for g in m.gemms],
             "regressions": list(m.regressions),
             "contended": list(m.contended),
+            "busy_host": list(m.busy_host),
             "summary": plain(mode_summary(m)),
             **_ranks_json(m),
         })
