@@ -383,11 +383,13 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             f"{', '.join(busy)} {'was' if len(busy) == 1 else 'were'} timed on a busy machine (other processes left "
             "the timed threads short of CPUs): such a latency measures the load as much as the model, so a change "
             "there is not the code's until a rerun on an idle machine agrees")))
-    hosts = [f"{side}'s {m.name}" for m in modes for side in m.busy_host]
+    by_side = {side: [m.name for m in modes if side in m.busy_host] for side in ("base", "head")}
+    hosts = [f"{side}'s {' and '.join(names)}" for side, names in by_side.items() if names]
     if hosts:
+        many = len(hosts) > 1 or len(by_side["base"]) + len(by_side["head"]) > 1
         comparable = dataclasses.replace(comparable, warnings=(*comparable.warnings, (
-            f"{', '.join(hosts)} {'was' if len(hosts) == 1 else 'were'} timed on a busy host (the hypervisor ran "
-            "other guests on the VM's CPUs) and the other run's on a quiet one: on the H100 and H200 VMs measured, "
+            f"{' and '.join(hosts)} {'were' if many else 'was'} timed on a busy host (the hypervisor ran "
+            "other guests on the VM's CPUs) and the other run's on a quiet one: on the H100 VMs measured, "
             "a launch-bound mode read about 1.3x slower on a busy host, so a change there is the host's as much as "
             "the code's until runs on a host in the same state agree")))
     return Comparison(base, head, base_label, head_label, tuple(modes), env, comparable)

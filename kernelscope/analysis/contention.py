@@ -105,7 +105,7 @@ def busy_host_note(lat: LatencyStats | None) -> str | None:
     which = ("its only process" if n == 1 else "all its processes" if len(busy) == n
              else "process" + ("es " if len(busy) > 1 else " ") + ", ".join(str(i) for i in busy) + f" of {n}")
     return (f"timed on a busy host: the hypervisor ran other guests on this VM's CPUs ({_steal_range(lat, busy)} "
-            f"CPUs of steal on average) while {which} warmed up and timed; on the H100 and H200 VMs measured, a "
+            f"CPUs of steal on average) while {which} warmed up and timed; on the H100 VMs measured, a "
             "launch-bound mode timed so read about 1.3x slower than on the same host quiet, for minutes at a time, "
             "so a rerun may read faster; compare runs timed on a host in the same state")
 
@@ -118,5 +118,5 @@ def busy_host_sides(sides: Sequence[tuple[str, LatencyStats | None]]) -> tuple[s
     return busy if busy and any(st == "quiet" for _, st in states) else ()
 
 
-HOST_CAVEAT = ("on the H100 and H200 VMs measured, a launch-bound mode read about 1.3x slower on a busy host "
+HOST_CAVEAT = ("on the H100 VMs measured, a launch-bound mode read about 1.3x slower on a busy host "
                "(the hypervisor's steal marks it)")
