@@ -237,6 +237,7 @@ def report(a: argparse.Namespace) -> None:
                       f"{', '.join(f'{v:.1f}' for v in walls.values())}), hand script {h['wall_s']:.1f} s: "
                       f"{ks_wall / h['wall_s']:.2f}x (target <= 1.25x)"]
     pairs = [(i + 1, out / f"hand-{i + 1}.json") for i in range(len(dirs)) if (out / f"hand-{i + 1}.json").exists()]
+    hands = {i: json.loads(hp.read_text()) for i, hp in pairs}  # each hand run's file, read once
     if pairs:
         # --paired: hand run i next to kernelscope run i, so both sample the machine's state of those minutes
         lines += ["", "| mode | pair | kernelscope median (ms) | hand median (ms) | ratio |",
@@ -244,8 +245,8 @@ def report(a: argparse.Namespace) -> None:
         data["paired"] = {}
         for name in names:
             ks_all, hand_all, ratios = [], [], []
-            for i, hp in pairs:
-                h = json.loads(hp.read_text())["modes"].get(name)
+            for i, _ in pairs:
+                h = hands[i]["modes"].get(name)
                 if not h:
                     continue
                 lat = results[i - 1].mode(name).latency_ms
@@ -257,8 +258,7 @@ def report(a: argparse.Namespace) -> None:
             # samples giving the same floor) and how many hold every other hand run's median, as point 1 asks of
             # kernelscope's runs: a host whose speed moves between runs fails both alike
             hand_lats = []
-            for _, hp in pairs:
-                hj = json.loads(hp.read_text())
+            for hj in hands.values():
                 if name in hj["modes"]:
                     recs = hj.get("runs", {}).get(name) or []
                     low, high, _ = rerun_interval(hj["modes"][name]["per_process_ms"],
@@ -282,12 +282,12 @@ def report(a: argparse.Namespace) -> None:
                 lines.append(f"| {name} | all {len(ratios)} pairs, every process | {statistics.median(ks_all):.4f} "
                              f"| {statistics.median(hand_all):.4f} | **{pooled:.3f}** (95% {lo:.3f}-{hi:.3f}; "
                              f"target within 3%: {verdict}) |")
-    hand_modes = {m for _, hp in pairs for m in json.loads(hp.read_text())["modes"]}
+    hand_modes = {m for hj in hands.values() for m in hj["modes"]}
     if pairs and hand_modes != set(names):
         lines += ["", f"wall time, pairs: not compared (the hand script timed {', '.join(sorted(hand_modes))} "
                       f"only: --hand-modes)"]
     elif pairs:
-        hand_walls = {str(i): json.loads(hp.read_text())["wall_s"] for i, hp in pairs}
+        hand_walls = {str(i): hj["wall_s"] for i, hj in hands.items()}
         ks_w = statistics.median(walls[i] for i in hand_walls if i in walls)
         hw = statistics.median(hand_walls.values())
         data["paired_wall"] = {"profile_s": walls, "hand_s": hand_walls, "ratio": ks_w / hw}

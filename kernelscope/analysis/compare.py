@@ -18,7 +18,7 @@ from kernelscope.analysis.contention import busy_host_sides, contended_sides
 from kernelscope.analysis.pairing import change_kind, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
-from kernelscope.result import GemmEpilogue, LatencyStats, ModeResult, RunEnvironment, RunResult, Status
+from kernelscope.result import GemmEpilogue, ModeResult, RunEnvironment, RunResult, Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,7 +374,7 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             change=change, pad_note=pad, ranks=compare_ranks(mb, mh),
             compile_note=_compile_note(mb, mh, gemms) if same and not pad else "",
             contended=contended_sides((("base", lb), ("head", lh))),
-            busy_host=_busy_host_side(lb, lh),
+            busy_host=busy_host_sides((("base", lb), ("head", lh))),
         ))
     env = environment_changes(base.environment, head.environment)
     busy = [f"{side}'s {m.name}" for m in modes for side in m.contended]
@@ -394,7 +394,3 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             "the code's until runs on a host in the same state agree")))
     return Comparison(base, head, base_label, head_label, tuple(modes), env, comparable)
 
-
-def _busy_host_side(base: LatencyStats | None, head: LatencyStats | None) -> tuple[str, ...]:
-    """("base",) or ("head",): the side timed on a busy host when the other's host was quiet."""
-    return busy_host_sides((("base", base), ("head", head)))

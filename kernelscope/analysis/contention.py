@@ -76,18 +76,13 @@ def busy_host_processes(lat: LatencyStats | None) -> tuple[int, ...]:
     return tuple(i + 1 for i, s in enumerate(lat.steal_cpu) if s is not None and s >= STEAL_BUSY)
 
 
-def quiet_host_processes(lat: LatencyStats | None) -> tuple[int, ...]:
-    """1-based numbers of the processes whose steal was measured and under STEAL_BUSY."""
-    if lat is None:
-        return ()
-    return tuple(i + 1 for i, s in enumerate(lat.steal_cpu) if s is not None and s < STEAL_BUSY)
-
-
 def host_state(lat: LatencyStats | None) -> str:
     """"busy" when most processes whose steal was measured saw a busy host (the median of medians is then one of
     theirs), "quiet" when most saw a quiet one, "mixed" on a tie, "" when not measured (not Linux, an older
     result, a window too short)."""
-    busy, quiet = len(busy_host_processes(lat)), len(quiet_host_processes(lat))
+    measured = [s for s in (lat.steal_cpu if lat is not None else ()) if s is not None]
+    busy = sum(s >= STEAL_BUSY for s in measured)
+    quiet = len(measured) - busy
     return "busy" if busy > quiet else "quiet" if quiet > busy else "mixed" if busy else ""
 
 
