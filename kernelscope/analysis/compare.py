@@ -359,7 +359,7 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
         mb, mh = base.mode(name), head.mode(name)
         lb = mb.latency_ms if mb is not None and _ok(mb) else None
         lh = mh.latency_ms if mh is not None and _ok(mh) else None
-        r = latency_ratio(lh, lb)
+        r = latency_ratio(lh, lb, between_runs=True)
         # Beyond noise only when both runs' intervals (across processes) separate.
         change = separated(lb, lh) if r.value is not None else "none"
         gemms = compare_gemms(mb.gemms, mh.gemms, same=same, base_marginal=_marginal(mb),

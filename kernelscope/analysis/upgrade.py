@@ -161,7 +161,7 @@ def compare_upgrade(before: RunResult, after: RunResult) -> UpgradeComparison:
     for name in names:
         mb, ma = before.mode(name), after.mode(name)
         r = latency_ratio(ma.latency_ms if ma is not None and _ok(ma) else None,
-                          mb.latency_ms if mb is not None and _ok(mb) else None)
+                          mb.latency_ms if mb is not None and _ok(mb) else None, between_runs=True)
         modes.append(UpgradeMode(
             name=name, before=mb, after=ma, latency=r,
             numerics_before=numerics_verdict(mb.numerics, is_eager=name == EAGER) if mb and _ok(mb) else None,
