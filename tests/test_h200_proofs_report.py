@@ -65,3 +65,23 @@ def test_later_processes_against_the_first(proof):
     want = math.exp(statistics.mean(math.log(p[1] / p[0]) for p in pp))
     assert data["modes"]["eager"]["later_vs_first"]["2"] == pytest.approx(want)
     assert set(data["modes"]["eager"]["later_vs_first"]) == {"2", "3"}
+
+
+def test_a_lease_recorded_before_the_drift_reads_both_ways(proof, tmp_path):
+    # The busy lease: the drift moves no run across the bar (a host 1.34x slower is not drift).
+    data, md = proof
+    assert data["modes"]["eager"]["runs_holding_all_now"] == 1
+    assert data["modes"]["default"]["runs_holding_all_now"] == 3
+    # The quiet lease of 19:30 (tests/data/h100-torch2.11-quiet-proofs): recorded 3 of 5 for default, 5 of 5 with
+    # this code's intervals; both are printed.
+    quiet = Path(__file__).parent / "data" / "h100-torch2.11-quiet-proofs"
+    for i in range(1, 6):
+        (tmp_path / f"run-{i}").mkdir()
+        shutil.copy(quiet / f"run-{i}" / "result.json", tmp_path / f"run-{i}" / "result.json")
+        shutil.copy(quiet / f"hand-{i}.json", tmp_path / f"hand-{i}.json")
+    shutil.copy(quiet / "walls.json", tmp_path / "walls.json")
+    benchmark_module("h200_proofs").report(argparse.Namespace(out=str(tmp_path)))
+    q = json.loads((tmp_path / "proofs.json").read_text())
+    assert [q["modes"][m]["runs_holding_all"] for m in ("eager", "default")] == [4, 3]
+    assert [q["modes"][m]["runs_holding_all_now"] for m in ("eager", "default")] == [4, 5]
+    assert "- default: 5 of 5 (" in (tmp_path / "proofs.md").read_text()
