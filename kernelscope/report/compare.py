@@ -8,6 +8,7 @@ from typing import Any
 
 from kernelscope import fmt
 from kernelscope.analysis.compare import Comparison, GemmChange, ModeDelta, comparable_runs
+from kernelscope.analysis.stats import RERUN_LOG_SD
 from kernelscope.report import charts
 from kernelscope.report.html import environment, page_assets
 from kernelscope.report.markdown import MAX_CHARS, md_code, md_text
@@ -72,7 +73,8 @@ def ratio_chart(cmp: Comparison) -> charts.Chart:
 # ---------------------------------------------------------------------------------------------------------------
 def render_compare_html(cmp: Comparison) -> str:
     template = environment().get_template("compare.html.j2")
-    return template.render(cmp=cmp, chart=ratio_chart(cmp), tool_version=cmp.head.tool_version, **page_assets())
+    return template.render(cmp=cmp, chart=ratio_chart(cmp), tool_version=cmp.head.tool_version,
+                           drift_pct=f"{RERUN_LOG_SD * 100:.3g}", **page_assets())
 
 
 def change_text(m: ModeDelta) -> str:
@@ -144,7 +146,8 @@ def _render_md(cmp: Comparison, max_gemms: int, max_env: int, err_chars: int) ->
     out.append("")
     out.append("Change: head vs base, read one way (\"1.10× slower\": head takes 1.10× base's time). "
                "A change is beyond noise (\"faster\"/\"slower\") only when the two runs' 95% intervals of the "
-               "median (across processes) do not overlap; otherwise \"within noise\".")
+               f"median (across processes, and the host's drift between runs: {RERUN_LOG_SD * 100:.3g}% a run) do "
+               "not overlap; otherwise \"within noise\".")
     pads = [f"- **{md_text(m.name, 40)}**: {md_text(m.pad_note or m.compile_note, 600)}" for m in cmp.modes
             if m.pad_note or m.compile_note]
     if pads:
