@@ -322,7 +322,8 @@ def ratio_chart(title: str, rows: Sequence[tuple[str, float | None, float | None
     return Chart(title, WIDTH, axis_y + AXIS_H, tuple(rects), tuple(lines), tuple(labels),
                  (("dot better", "faster"), ("dot worse", "slower"), ("dot noise", "within noise")),
                  "Head vs base: base latency / head latency on a log scale, faster to the right; lines: 95% "
-                 "interval of the ratio (across processes; inside one process for single-process runs).")
+                 "interval of the ratio (across processes and each run's host drift; inside one process for "
+                 "single-process runs).")
 
 
 SERIES = 6  # series colours in report.css (.s0 ... .s5); more modes reuse them in order

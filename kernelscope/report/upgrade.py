@@ -14,6 +14,7 @@ from kernelscope import fmt
 from kernelscope.analysis.numerics import NumericsVerdict
 from kernelscope.analysis.pairing import GemmPair
 from kernelscope.analysis.speedup import EAGER
+from kernelscope.analysis.stats import RERUN_LOG_SD
 from kernelscope.analysis.upgrade import KIND, UpgradeComparison, UpgradeMode, comparability
 from kernelscope.result import GemmEpilogue, LatencyStats
 
@@ -325,7 +326,8 @@ def render_upgrade_markdown(data: dict[str, Any], max_gemms: int = 20) -> str:
             f"| {fmt.nbytes(m['peak_memory_bytes']['before'])} → {fmt.nbytes(m['peak_memory_bytes']['after'])} "
             f"| {_num_cell(m['numerics']['before'])} → {_num_cell(m['numerics']['after'])} |")
     out += ["", "Change: after vs before, read one way (\"1.10× slower\": after takes 1.10× before's time); "
-                "\"within noise\": the 95% bootstrap interval of the ratio of medians contains 1."]
+                "\"within noise\": the 95% interval of the ratio of medians contains 1 (across processes, with "
+                f"each run's host drift of {RERUN_LOG_SD * 100:.3g}%; a bootstrap over samples for one-process runs)."]
     rows = [(m["name"], g) for m in data["modes"] for g in m["gemms"]]
     if rows:
         out += ["", "### GEMMs (matched by module path and shape, else op and shape)", "",
