@@ -113,7 +113,7 @@ def test_the_drift_is_no_more_than_the_quiet_leases_show():
             excess += (statistics.variance(logs) - allowed) * (len(logs) - 1)
             df += len(logs) - 1
             seen.append((path.name, name))
-    assert len(seen) >= 4, seen  # the H100 leases of 15:04 and 19:30, each mode
+    assert len(seen) >= 6, seen  # the H100 leases of 15:04 and 19:30 and the H200 lease of 19:42, each mode
     pooled = math.sqrt(max(excess / df, 0.0))
     assert RERUN_LOG_SD <= pooled, (pooled, seen)
 

@@ -130,14 +130,15 @@ PROCESS_OUTLIER_RATIO = 1.25
 WILD_PROCESS_RATIO = 2.0
 # Between runs. A run's processes are timed within a minute of each other, but the host's speed also moves from
 # one minute to the next, and a run's own processes cannot show that: three processes that happen to agree to 1%
-# give an interval of +-4% that a rerun minutes later misses. On the leased H100/H200 hosts, quiet ones included
-# (steal under analysis/contention.py's STEAL_BUSY), the seed sample's run medians spread more between runs than
-# their processes allow, by ~4% sd pooled over the recorded five-run proofs (benchmarks/RESULTS.md, session 22;
-# tests/test_rerun_drift.py checks this value against them). An interval for a rerun's median, and a ratio between
-# two runs (compare, upgrade-check), add this much host drift per run: a known variance, with the normal quantile,
-# added in quadrature to the processes' part (which keeps its Student's t). Ratios inside one run (speedups, the
-# recommendation, check's gate) do not: their modes' processes are interleaved, so the drift meets every mode
-# alike.
+# give an interval of +-4% that a rerun minutes later misses. On the leased H100/H200 hosts measured quiet
+# throughout (steal under analysis/contention.py's STEAL_BUSY), the seed sample's run medians spread more between
+# runs than their processes allow: 3-22% sd by lease and mode, 11% pooled (benchmarks/RESULTS.md, session 22;
+# earlier H200 leases, steal not recorded, mostly showed none). 3% is about the least such a lease showed (2.7%
+# and 3.5% on the quietest); tests/test_rerun_drift.py fails if it exceeds their pooled excess. An interval for a
+# rerun's median, and a ratio between two runs (compare, upgrade-check), add this much host drift per run: a
+# known variance, with the normal quantile, added in quadrature to the processes' part (which keeps its
+# Student's t). Ratios inside one run (speedups, the recommendation, check's gate) do not: their modes' processes
+# are interleaved, so the drift meets every mode alike.
 RERUN_LOG_SD = 0.03
 
 
