@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kernelscope import fmt
 from kernelscope.analysis.autotune import autotune_for_gemm, decision_notes
-from kernelscope.analysis.contention import busy_host_sides, contended_sides
+from kernelscope.analysis.contention import HOST_SLOWDOWN, busy_host_sides, contended_sides
 from kernelscope.analysis.pairing import change_kind, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
@@ -389,8 +389,7 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
         many = len(hosts) > 1 or len(by_side["base"]) + len(by_side["head"]) > 1
         comparable = dataclasses.replace(comparable, warnings=(*comparable.warnings, (
             f"{' and '.join(hosts)} {'were' if many else 'was'} timed on a busy host (the hypervisor ran "
-            "other guests on the VM's CPUs) and the other run's on a quiet one: on the H100 VMs measured, "
-            "a launch-bound mode read about 1.3x slower on a busy host, so a change there is the host's as much as "
-            "the code's until runs on a host in the same state agree")))
+            f"other guests on the VM's CPUs) and the other run's on a quiet one: {HOST_SLOWDOWN}, so a change "
+            "there is the host's as much as the code's until runs on a host in the same state agree")))
     return Comparison(base, head, base_label, head_label, tuple(modes), env, comparable)
 

@@ -113,5 +113,5 @@ def busy_host_sides(sides: Sequence[tuple[str, LatencyStats | None]]) -> tuple[s
     return busy if busy and any(st == "quiet" for _, st in states) else ()
 
 
-HOST_CAVEAT = ("on the H100 VMs measured, a launch-bound mode read about 1.3x slower on a busy host "
-               "(the hypervisor's steal marks it)")
+HOST_SLOWDOWN = "on the H100 VMs measured, a launch-bound mode read about 1.3x slower on a busy host"
+HOST_CAVEAT = f"{HOST_SLOWDOWN} (the hypervisor's steal marks it)"

@@ -215,12 +215,18 @@ def process_spread(lat: LatencyStats) -> ProcessSpread | None:
     return ProcessSpread(meds, _median(meds), max(sd, floor ** 0.5), wild)
 
 
+def drift_half_width(drift: float) -> float:
+    """The host drift's part of a 95% half-width (log scale) for the difference of two runs, each drifting by
+    ``drift`` (a known sd): 1.96 * sqrt(2) * drift."""
+    return Z975 * math.sqrt(2) * drift
+
+
 def rerun_half_width(spread: ProcessSpread, drift: float = RERUN_LOG_SD) -> float:
     """Half-width on the log scale of the 95% interval a rerun's median falls in (see rerun_interval): the
     processes' part with Student's t(P - 1), the drift's (known) with the normal 1.96, added in quadrature, so no
     interval is narrower than the processes' part alone."""
     est = t975(spread.n - 1) * spread.log_sd * math.sqrt(2 * MEDIAN_VAR_FACTOR / spread.n)
-    return math.hypot(est, Z975 * math.sqrt(2) * drift)
+    return math.hypot(est, drift_half_width(drift))
 
 
 def rerun_interval(per_process: Sequence[float], process_samples: Sequence[Sequence[float]] = (),
@@ -363,7 +369,7 @@ def _processes_ratio(num: LatencyStats, den: LatencyStats, sn: ProcessSpread | N
         df = max(pn, pd) - 1
     df = max(df, min(pn, pd) - 1, 1)
     value = num.median / den.median
-    h = math.hypot(t975(df) * math.sqrt(var), Z975 * math.sqrt(2) * drift)
+    h = math.hypot(t975(df) * math.sqrt(var), drift_half_width(drift))
     low, high = value * math.exp(-h), value * math.exp(h)
     return Ratio(value, low, high, "processes", low <= 1.0 <= high)
 

@@ -20,7 +20,7 @@ from kernelscope.analysis.pairing import GemmPair, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import Ratio, latency_ratio
-from kernelscope.result import ModeResult, RunResult, Status
+from kernelscope.result import LatencyStats, ModeResult, RunResult, Status
 
 KIND = "upgrade"  # compare.json's "kind" in an upgrade-check directory
 
@@ -89,14 +89,18 @@ class UpgradeMode:
     @property
     def contended(self) -> tuple[str, ...]:
         """"before" / "after": that side timed this mode on a busy machine (analysis/contention.py)."""
-        return contended_sides(tuple((label, m.latency_ms if m is not None and _ok(m) else None)
-                                     for label, m in (("before", self.before), ("after", self.after))))
+        return contended_sides(self._latencies)
 
     @property
     def busy_host(self) -> tuple[str, ...]:
         """"before" / "after": that side timed this mode on a busy host and the other on a quiet one."""
-        return busy_host_sides(tuple((label, m.latency_ms if m is not None and _ok(m) else None)
-                                     for label, m in (("before", self.before), ("after", self.after))))
+        return busy_host_sides(self._latencies)
+
+    @property
+    def _latencies(self) -> tuple[tuple[str, LatencyStats | None], ...]:
+        """("before", latency), ("after", latency): None for a side that did not run this mode."""
+        return tuple((label, m.latency_ms if m is not None and _ok(m) else None)
+                     for label, m in (("before", self.before), ("after", self.after)))
 
     @property
     def ranks(self) -> tuple[RankDelta, ...]:
