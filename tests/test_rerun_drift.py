@@ -49,14 +49,19 @@ def _lat(run: RunResult, name: str) -> LatencyStats:
     return m.latency_ms
 
 
+def _interval(lat: LatencyStats, drift: float) -> tuple[float, float]:
+    """The rerun interval recomputed from the per-process medians, with this drift."""
+    spread = process_spread(lat)
+    assert spread is not None
+    h = rerun_half_width(spread, drift)
+    return spread.median * math.exp(-h), spread.median * math.exp(h)
+
+
 def _holding(lats: list[LatencyStats], drift: float) -> int:
     """Runs whose rerun interval (with this drift) holds every other run's median: the proofs' bar."""
     held = 0
     for i, lat in enumerate(lats):
-        spread = process_spread(lat)
-        assert spread is not None
-        h = rerun_half_width(spread, drift)
-        lo, hi = spread.median * math.exp(-h), spread.median * math.exp(h)
+        lo, hi = _interval(lat, drift)
         held += all(lo <= o.median <= hi for j, o in enumerate(lats) if j != i)
     return held
 
@@ -68,10 +73,7 @@ def test_the_quiet_lease_misses_the_bar_without_the_drift_and_holds_it_with(runs
         lats = [_lat(r, name) for r in runs]
         # the device recorded the intervals without a drift: the recomputation here is that formula exactly
         for lat in lats:
-            spread = process_spread(lat)
-            assert spread is not None
-            h = rerun_half_width(spread, 0.0)
-            assert (lat.low, lat.high) == pytest.approx((lat.median * math.exp(-h), lat.median * math.exp(h)))
+            assert (lat.low, lat.high) == pytest.approx(_interval(lat, 0.0))
     # THEN without the drift `default` held 3 of 5 (the bar is 4), with it every mode holds the bar
     assert [_holding([_lat(r, n) for r in runs], 0.0) for n in ("eager", "default")] == [4, 3]
     assert min(_holding([_lat(r, n) for r in runs], RERUN_LOG_SD) for n in ("eager", "default")) >= 4
@@ -168,9 +170,6 @@ def test_the_proof_recorded_live_on_the_drift_code_holds_the_bar_only_with_the_d
         m = modes[name]
         lats = [latency_from(pp, []) for pp in m["per_process"]]
         for lat, (lo, hi) in zip(lats, m["intervals"]):
-            spread = process_spread(lat)
-            assert spread is not None
-            h = rerun_half_width(spread)
-            assert (lo, hi) == pytest.approx((spread.median * math.exp(-h), spread.median * math.exp(h)))
+            assert (lo, hi) == pytest.approx(_interval(lat, RERUN_LOG_SD))
         held[name] = (_holding(lats, RERUN_LOG_SD), _holding(lats, 0.0), m["runs_holding_all"])
     assert held == {"eager": (5, 5, 5), "default": (4, 2, 4)}

@@ -18,7 +18,7 @@ from kernelscope.analysis.contention import HOST_SLOWDOWN, busy_host_sides, cont
 from kernelscope.analysis.pairing import change_kind, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
-from kernelscope.result import GemmEpilogue, ModeResult, RunEnvironment, RunResult, Status
+from kernelscope.result import GemmEpilogue, LatencyStats, ModeResult, RunEnvironment, RunResult, Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +302,11 @@ def _ok(m: ModeResult | None) -> bool:
     return m is not None and m.status == Status.OK.value
 
 
+def ok_latency(m: ModeResult | None) -> LatencyStats | None:
+    """The mode's steady latency when it ran ok, else None (a side that did not run it, or failed)."""
+    return m.latency_ms if m is not None and _ok(m) else None
+
+
 def _counts(base: dict[str, float], head: dict[str, float]) -> tuple[CountDelta, ...]:
     keys = list(dict.fromkeys([*base, *head]))
     return tuple(CountDelta(k, base.get(k, 0.0), head.get(k, 0.0)) for k in keys)
@@ -357,8 +362,7 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
     modes = []
     for name in names:
         mb, mh = base.mode(name), head.mode(name)
-        lb = mb.latency_ms if mb is not None and _ok(mb) else None
-        lh = mh.latency_ms if mh is not None and _ok(mh) else None
+        lb, lh = ok_latency(mb), ok_latency(mh)
         r = latency_ratio(lh, lb, between_runs=True)
         # Beyond noise only when both runs' intervals (across processes) separate.
         change = separated(lb, lh) if r.value is not None else "none"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kernelscope.analysis.compare import environment_changes
+from kernelscope.analysis.compare import environment_changes, ok_latency
 from kernelscope.analysis.contention import busy_host_sides, contended_sides
 from kernelscope.analysis.numerics import NumericsVerdict, numerics_verdict
 from kernelscope.analysis.pairing import GemmPair, match_gemms
@@ -99,8 +99,7 @@ class UpgradeMode:
     @property
     def _latencies(self) -> tuple[tuple[str, LatencyStats | None], ...]:
         """("before", latency), ("after", latency): None for a side that did not run this mode."""
-        return tuple((label, m.latency_ms if m is not None and _ok(m) else None)
-                     for label, m in (("before", self.before), ("after", self.after)))
+        return (("before", ok_latency(self.before)), ("after", ok_latency(self.after)))
 
     @property
     def ranks(self) -> tuple[RankDelta, ...]:
@@ -164,8 +163,7 @@ def compare_upgrade(before: RunResult, after: RunResult) -> UpgradeComparison:
     modes = []
     for name in names:
         mb, ma = before.mode(name), after.mode(name)
-        r = latency_ratio(ma.latency_ms if ma is not None and _ok(ma) else None,
-                          mb.latency_ms if mb is not None and _ok(mb) else None, between_runs=True)
+        r = latency_ratio(ok_latency(ma), ok_latency(mb), between_runs=True)
         modes.append(UpgradeMode(
             name=name, before=mb, after=ma, latency=r,
             numerics_before=numerics_verdict(mb.numerics, is_eager=name == EAGER) if mb and _ok(mb) else None,
