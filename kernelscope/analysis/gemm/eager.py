@@ -121,247 +121,334 @@ def _eager(tx: _TraceIndex, cfg: _Config, it: int, outside_regions: bool = False
     return found + rest, counted
 
 
-def _eager_ops(
-    tx: _TraceIndex, cfg: _Config, it: int, outside_regions: bool
-) -> tuple[list[_Found], set[tuple[str, float]], list[_Counted]]:
-    tree = _OpTree.build(tx.cpu_in(it))
-    inst = tx.ka.iteration(it)
-    kernels_by_ext: dict[int, list[KernelInstance]] = defaultdict(list)
-    kernels_by_key: dict[tuple[str, float], KernelInstance] = {}
-    for ki in inst:
-        if ki.external_id is not None:
-            kernels_by_ext[ki.external_id].append(ki)
-        kernels_by_key[(ki.name, ki.ts)] = ki
+@dataclass(frozen=True, slots=True)
+class _EagerIteration:
+    """One iteration's CPU op tree, the kernels each op launched, and each thread's top-level ATen calls in time
+    order (the sequence an epilogue is read from)."""
 
-    def kernels_of(indices: Sequence[int]) -> list[KernelInstance]:
+    tx: _TraceIndex
+    tree: _OpTree
+    outside_regions: bool  # read only the ops that ran between the compiled regions
+    kernels_by_ext: dict[int, list[KernelInstance]]
+    kernels_by_key: dict[tuple[str, float], KernelInstance]  # CPU traces: a kernel is the op of its name and time
+    calls: dict[object, list[int]]  # thread -> its top-level ATen calls
+    place: dict[object, dict[int, int]]  # thread -> each call's place in its sequence
+    grouped: dict[int, int]  # _grouped_convolutions
+
+    @staticmethod
+    def build(tx: _TraceIndex, it: int, outside_regions: bool) -> _EagerIteration:
+        """Index iteration ``it``: its op tree, its kernels by launching op, its top-level calls per thread."""
+        tree = _OpTree.build(tx.cpu_in(it))
+        kernels_by_ext: dict[int, list[KernelInstance]] = defaultdict(list)
+        kernels_by_key: dict[tuple[str, float], KernelInstance] = {}
+        for ki in tx.ka.iteration(it):
+            if ki.external_id is not None:
+                kernels_by_ext[ki.external_id].append(ki)
+            kernels_by_key[(ki.name, ki.ts)] = ki
+        calls: dict[object, list[int]] = defaultdict(list)
+        for i, e in enumerate(tree.ops):
+            if _is_aten_level(e.name) and (
+                tree.parent[i] < 0 or not _is_aten_level(tree.ops[tree.parent[i]].name)
+            ):
+                calls[e.tid].append(i)
+        for lst in calls.values():
+            lst.sort(key=lambda i: tree.ops[i].ts)
+        # (a list.index per GEMM was quadratic in an iteration's calls)
+        place = {tid: {i: p for p, i in enumerate(lst)} for tid, lst in calls.items()}
+        return _EagerIteration(tx, tree, outside_regions, kernels_by_ext, kernels_by_key, calls, place,
+                               _grouped_convolutions(tree))
+
+    def kernels_of(self, indices: Sequence[int]) -> list[KernelInstance]:
+        """The kernels the ops ``indices`` launched, in the order they ran."""
         out: list[KernelInstance] = []
         for j in indices:
-            e = tree.ops[j]
-            if tx.ka.device == "cpu":
-                kk = kernels_by_key.get((e.name, e.ts))
+            e = self.tree.ops[j]
+            if self.tx.ka.device == "cpu":
+                kk = self.kernels_by_key.get((e.name, e.ts))
                 if kk is not None:
                     out.append(kk)
             elif e.external_id is not None:
-                out.extend(kernels_by_ext.get(e.external_id, []))
+                out.extend(self.kernels_by_ext.get(e.external_id, []))
         return sorted(dict.fromkeys(out), key=lambda k: (_when(k), k.ts))
 
-    def excluded(e: CpuEvent) -> bool:
-        return outside_regions and tx.regions_by_start.covers(e.ts)
+    def excluded(self, e: CpuEvent) -> bool:
+        """Whether op ``e`` ran inside a compiled region, which the compiled path reads instead."""
+        return self.outside_regions and self.tx.regions_by_start.covers(e.ts)
 
-    # Top-level ATen calls in time order, per thread: the sequence an epilogue is read from.
-    calls: dict[object, list[int]] = defaultdict(list)
-    for i, e in enumerate(tree.ops):
-        if _is_aten_level(e.name) and (
-            tree.parent[i] < 0 or not _is_aten_level(tree.ops[tree.parent[i]].name)
-        ):
-            calls[e.tid].append(i)
-    for lst in calls.values():
-        lst.sort(key=lambda i: tree.ops[i].ts)
-    # Each call's place in its thread's sequence (a list.index per GEMM was quadratic in an iteration's calls).
-    place = {tid: {i: p for p, i in enumerate(lst)} for tid, lst in calls.items()}
 
+@dataclass(frozen=True, slots=True)
+class _EagerGemm:
+    """One GEMM-class op of an iteration: the op, the kernels its call launched, those that compute its GEMM, and
+    its shape."""
+
+    i: int  # index in the op tree
+    e: CpuEvent
+    base: str  # the op's name without its namespace ("addmm")
+    kind: str  # GemmOp's kind: the base name, or "convolution"
+    kernels: tuple[KernelInstance, ...]  # every kernel the call launched (a grouped convolution: every group's)
+    gemm: tuple[KernelInstance, ...]  # those that compute its GEMM
+    anchor: int  # the outermost ATen-level call around it (aten::linear over aten::addmm)
+    m: int | None
+    n: int | None
+    k: int | None
+
+
+def _eager_ops(
+    tx: _TraceIndex, cfg: _Config, it: int, outside_regions: bool
+) -> tuple[list[_Found], set[tuple[str, float]], list[_Counted]]:
+    """The GEMMs of iteration ``it`` read from its op tree, the kernels they cover (name, start), and every
+    GEMM-class op it executed for the coverage self-check."""
+    ei = _EagerIteration.build(tx, it, outside_regions)
     found: list[_Found] = []
     covered: set[tuple[str, float]] = set()
     counted: list[_Counted] = []
-    grouped = _grouped_convolutions(tree)
-    for i, e in enumerate(tree.ops):
-        if e.name not in _EAGER_GEMMS or excluded(e):
+    for i in range(len(ei.tree.ops)):
+        g = _gemm_of(ei, i)
+        if g is None:
             continue
-        sub = tree.subtree(i)
-        if any(tree.ops[j].name in _EAGER_GEMMS for j in sub if j != i):
-            continue  # an outer GEMM op whose work is done by an inner one: one GEMM, counted once
-        if i in grouped:
-            call = grouped[i]
-            if call < 0:
-                continue  # a later group of a convolution ATen ran group by group: counted with its first
-            sub = tree.subtree(call)  # one convolution: every group's kernels
-        base = e.name.split("::")[-1]
-        kind = "convolution" if vocab.op_class(base) == "conv" else base
-        shaped = tree.ops[grouped[i]] if i in grouped else e  # a grouped convolution: the whole layer's shape
-        m, n, k = _mnk_from_dims(shaped.name, shaped.input_dims, shaped)
-        ks = kernels_of(sub)
-        # analysis/kernels.py decided what each kernel computes from the op that launched it: a GEMM-class op's
-        # kernels are its GEMM, but for its helpers (layout transforms, padding) and ATen's elementwise kernels
-        gk = [k for k in ks if not k.is_memop and k.category == "gemm"]
-        if tx.ka.device == "cpu" and not gk:
-            gk = [k for k in ks if k.name == e.name] or ks[:1]
-        if not gk and tx.ka.device != "cpu":
-            if not _computes_nothing(e):  # an empty operand: nothing to compute, nothing to attribute
-                shown = ", ".join(short_kernel_name(kk.name) for kk in ks)
-                counted.append(_Counted(GemmOp(
-                    e.name, kind, tx.module_of(e), short_source(tx.source_of(e)) if tx.source_of(e) else "", m, n, k,
-                    _batch(e) if base in vocab.BATCHED_OPS else None,
-                    f"launched only {shown}, none of which computes a GEMM" if ks else
-                    "launched no kernel in the trace"), False))
+        if not g.gemm and tx.ka.device != "cpu":
+            unattributed = _unattributed(ei, g)
+            if unattributed is not None:
+                counted.append(unattributed)
             continue
-        covered |= {(kk.name, kk.ts) for kk in ks}
-        dtype = _dtype_from_types(e.input_types, e.name)
-        backend = gk[0].backend if gk else patterns.classify(e.name, on_cpu=tx.ka.device == "cpu")[1]
-        if backend == patterns.CUTLASS and tx.ka.device != "cpu" and vocab.op_class(base) in ("gemm", "conv"):
-            # an ATen matmul calls cuBLAS, whatever its kernel's name says; cuDNN runs 1x1 convolutions on
-            # cuBLAS's kernels too (cutlass::Kernel2<cutlass_80_tensorop_*gemm*>, one GEMM per image)
-            backend = patterns.CUBLAS
-        evidence = [
-            f"[eager-op] {e.name} (External id {e.external_id}) launched "
-            f"{' + '.join(short_kernel_name(k.name) for k in gk)}"
-            if gk
-            else f"[eager-op] {e.name}"
-        ]
-        # kernels whose names alone do not say GEMM (cuDNN's cutlass__5x_cudnn::Kernel<...fprop...>): the op that
-        # launched them does
-        by_op = [kk for kk in gk if tx.ka.device != "cpu" and patterns.classify(kk.name)[0] != "gemm"]
-        if by_op:
-            evidence.append(f"[launching-op] {short_kernel_name(by_op[0].name)}'s name does not say GEMM; the op "
-                            f"that launched it (External id {e.external_id}) is {e.name}, a GEMM-class op: it "
-                            "computes that op's GEMM")
-        helpers = [kk for kk in ks if not kk.is_memop and kk not in gk and vocab.gemm_helper(kk.name)]
-        if helpers:
-            evidence.append(f"[launching-op] {e.name} also launched {len(helpers)} helper kernel(s) "
-                            f"({', '.join(dict.fromkeys(short_kernel_name(kk.name) for kk in helpers))}): "
-                            f"{vocab.gemm_helper(helpers[0].name).why}, not the GEMM")  # type: ignore[union-attr]
-        counted.append(_Counted(GemmOp(e.name, kind), True, bool(by_op), _inside_attention(tree, i)))
-        if any(vocab.is_split_k_reduce(k.name) for k in gk):
-            evidence.append(vocab.SPLIT_K_EVIDENCE)
-        ops: list[EpilogueOp] = []
-        group = _Group(e, tuple(ks))
-        if base in BIAS_OPS:
-            ops.append(_library_bias(group, tx, e.name))
-        elif vocab.op_class(base) == "conv" and _conv_bias(e):
-            # oneDNN (mkldnn_convolution) adds the bias in the convolution call: in the GEMM call, as addmm's
-            # (vocab.FACTS["bias-in-call"]); cuDNN's path adds it with a separate add_ (read below)
-            ops.append(EpilogueOp("bias", True, gk[0].name if gk else e.name,
-                                  f"[bias-in-call] {e.name} takes the bias {_conv_bias(e)} as an operand: the "
-                                  "convolution call adds it"))
-        inner_after: list[int] = []
-        if base == "_addmm_activation":
-            act = None
-            ci = getattr(e, "concrete_inputs", None)  # record_shapes' use_gelu, where trace.py reads it
-            if ci and len(ci) > 5 and str(ci[5]).strip():
-                act = "gelu" if str(ci[5]).lower() in ("true", "1") else "relu"
-            ops.append(_library_activation(group, act, e.name))
-        anchor = tree.anchor(i)
-        # Ops after the GEMM inside the same ATen call (aten::linear -> matmul, then add_ for the bias).
-        if anchor != i:
-            # the outermost elementwise ops that start after the GEMM under a parent that started before it
-            for j in tree.subtree(anchor):
-                oj, parent = tree.ops[j], tree.parent[j]
-                if (
-                    oj.ts >= e.end
-                    and oj.name in _EAGER_ELEMENTWISE
-                    and vocab.op_class(oj.name) != "cast"  # carries the value on, as in the chain below
-                    and parent >= 0
-                    and tree.ops[parent].ts < e.end
-                ):
-                    inner_after.append(j)
-        anchor_name = tree.ops[anchor].name
-        for j in sorted(inner_after, key=lambda j: tree.ops[j].ts):
-            oj = tree.ops[j]
-            kj = [kk for kk in kernels_of(tree.subtree(j)) if not kk.is_memop]
-            label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
-            if label == "add" and (anchor_name == "aten::linear" or vocab.op_class(anchor_name) == "conv"):
-                label = "bias"  # linear's add_ after matmul, ATen's _convolution adding the bias after cuDNN
-            ops.append(_separate(label, kj, oj.name, f"[eager-op] {oj.name} inside {anchor_name} after {e.name}"))
-        # Following top-level calls on the same thread that are elementwise on the GEMM's output shape.
-        out_shape = _out_shape(tree.ops[anchor]) or _out_shape(e)
-        if vocab.op_class(base) == "conv":
-            out_shape = conv_out_shape(e) or conv_out_shape(tree.ops[anchor])
-        seq = calls.get(e.tid, [])
-        pos = place.get(e.tid, {}).get(anchor, -1)
-        numel = _numel(out_shape) if out_shape else None
-        # Eager dataflow (the worker's kernelscope.flow ranges): follow the calls that read the GEMM's result
-        # (or an op of its chain), skip the others; without it, the call order decides.
-        flow0 = tx.flow_of(tree.ops[anchor])
-        live: set[int] | None = {flow0[0]} if flow0 is not None else None
-        quiet = 0
-        for j in seq[pos + 1 :] if pos >= 0 else []:
-            oj = tree.ops[j]
-            if excluded(oj):
-                break
-            fl = tx.flow_of(oj) if live is not None else None
-            if live is not None:
-                if fl is None or not (fl[1] & live):
-                    quiet += 1
-                    if quiet > _FLOW_QUIET:
-                        break
-                    continue  # another call's data (the other GEMM of a SwiGLU, the next layer's input)
-                quiet = 0
-            subj = tree.subtree(j)
-            if any(tree.ops[x].name in _EAGER_GEMMS for x in subj):
-                evidence.append(f"[eager-dataflow] chain stops at {oj.name}: the next GEMM reads it"
-                                if live is not None else f"[eager-sequence] chain stops at {oj.name}: the next GEMM")
-                break
-            kj = [kk for kk in kernels_of(subj) if not kk.is_memop]
-            cls = vocab.op_class(oj.name)
-            ci = getattr(oj, "concrete_inputs", None)
-            if oj.name.endswith("::batch_norm") and ci and len(ci) > 5 and str(ci[5]).lower() in ("true", "1"):
-                cls = "boundary"  # training-mode batch norm computes its statistics: a reduction
-            if cls == "boundary":
-                # an op whose result only feeds this reduction (x.pow(2) before RMSNorm's mean) is the norm's
-                while ops and not ops[-1].fused and ops[-1].label in ("pow", "square", "mul_self") and \
-                        vocab.op_class(oj.name) != "pointwise":
-                    dropped = ops.pop()
-                    evidence.append(f"[eager-sequence] {dropped.label} only feeds {oj.name}: part of that "
-                                    "reduction, not the epilogue")
-                evidence.append(f"[eager-sequence] chain stops at {oj.name}: not pointwise (the epilogue ends at "
-                                "a reduction, norm, pooling or attention)")
-                break
-            if cls in ("view", "cast") or oj.name in _EAGER_VIEWS or (not kj and cls != "pointwise"):
-                # a view, a layout op (cat) or a cast carries the chain's values on, as the compiled path follows
-                # them through (its kernels copy; they are not epilogue ops)
-                if live is not None and fl is not None:
-                    live.add(fl[0])  # a view of the chain's data: who reads the view reads the chain
-                continue
-            is_elem = cls == "pointwise" or (cls == "unknown" and kj and
-                                             all(kk.category == "pointwise" for kk in kj))
-            dims = [d for d in (oj.input_dims or ()) if isinstance(d, list) and d]
-            # With eager dataflow the op reads the chain (checked above), whatever its shape: after a cat or a
-            # broadcast (the rotary inv_freq @ position_ids, K = 1, then cat, cos and sin on [1, 512, 64]) the
-            # GEMM's output shape is no longer the chain's. Without it, the shape is the only link.
-            shape_ok = live is not None or (numel is not None and any(_numel(d) == numel for d in dims))
-            if not is_elem or not shape_ok:
-                stop = "not elementwise" if not is_elem else f"no input of the GEMM's output shape {out_shape}"
-                evidence.append(f"[eager-sequence] chain stops at {oj.name}: {stop}")
-                break
-            label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
-            on = dims[0] if dims else "scalars"
-            if live is not None and fl is not None:
-                other = bool(fl[1] - live)
-                live.add(fl[0])
-                how = (f"[eager-dataflow] {oj.name} on {on} reads the result of {anchor_name}"
-                       + (" and other data (another GEMM's chain, or a tensor made before)" if other else "")
-                       + " (kernelscope.flow ranges)")
-            else:
-                how = f"[eager-sequence] {oj.name} on {on} after {anchor_name}"
-            ops.append(_separate(label, kj, oj.name, how))
-        why, more = _why_from_trace(backend, ops, cfg, op=base, m=m, n=n, k=k)
-        evidence += more
-        where = tx.source_of(e)
-        if where:
-            evidence.append(f"[source] {e.name} was called at {where} (the profiler range "
-                            f"'kernelscope.source: ...' the eager worker opens around GEMM-class calls)")
-        found.append(
-            _Found(
-                key=("eager", e.tid, len(found)),
-                module=tx.module_of(e),
-                source=short_source(where) if where else "",
-                kind="conv" if vocab.op_class(base) == "conv" else "gemm",
-                batch=_batch(e) if base in vocab.BATCHED_OPS else None,
-                op="convolution" if vocab.op_class(base) == "conv" else base,
-                kernels=tuple(kk.name for kk in gk) or (e.name,),
-                backend=backend,
-                m=m,
-                n=n,
-                k=k,
-                dtype=dtype,
-                time_us=sum(kk.dur for kk in gk) if gk else e.dur,
-                ops=tuple(ops),
-                evidence=tuple(evidence),
-                why_not=tuple(why),
-                confidence="trace",
-                order=_when(gk[0]) if gk else e.ts,
-            )
-        )
+        covered |= {(kk.name, kk.ts) for kk in g.kernels}
+        evidence, via_op = _launch_evidence(ei, g)
+        counted.append(_Counted(GemmOp(g.e.name, g.kind), True, via_op, _inside_attention(ei.tree, i)))
+        ops, stops = _following_ops(ei, g, _in_call_ops(ei, g))
+        found.append(_found_of(ei, g, cfg, len(found), ops, evidence + stops))
     return found, covered, counted
+
+
+def _gemm_of(ei: _EagerIteration, i: int) -> _EagerGemm | None:
+    """Whether op ``i`` is a GEMM to read (the innermost GEMM-class op of a nest, a grouped convolution's first
+    group; not one inside an excluded region), with what its call launched; None for any other op."""
+    tree, e = ei.tree, ei.tree.ops[i]
+    if e.name not in _EAGER_GEMMS or ei.excluded(e):
+        return None
+    sub = tree.subtree(i)
+    if any(tree.ops[j].name in _EAGER_GEMMS for j in sub if j != i):
+        return None  # an outer GEMM op whose work is done by an inner one: one GEMM, counted once
+    if i in ei.grouped:
+        call = ei.grouped[i]
+        if call < 0:
+            return None  # a later group of a convolution ATen ran group by group: counted with its first
+        sub = tree.subtree(call)  # one convolution: every group's kernels
+    base = e.name.split("::")[-1]
+    kind = "convolution" if vocab.op_class(base) == "conv" else base
+    shaped = tree.ops[ei.grouped[i]] if i in ei.grouped else e  # a grouped convolution: the whole layer's shape
+    m, n, k = _mnk_from_dims(shaped.name, shaped.input_dims, shaped)
+    ks = ei.kernels_of(sub)
+    # analysis/kernels.py decided what each kernel computes from the op that launched it: a GEMM-class op's
+    # kernels are its GEMM, but for its helpers (layout transforms, padding) and ATen's elementwise kernels
+    gk = [kk for kk in ks if not kk.is_memop and kk.category == "gemm"]
+    if ei.tx.ka.device == "cpu" and not gk:
+        gk = [kk for kk in ks if kk.name == e.name] or ks[:1]
+    return _EagerGemm(i, e, base, kind, tuple(ks), tuple(gk), tree.anchor(i), m, n, k)
+
+
+def _unattributed(ei: _EagerIteration, g: _EagerGemm) -> _Counted | None:
+    """The coverage record of a GEMM-class op none of whose kernels computes a GEMM, with what it launched; None
+    when an empty operand left it nothing to compute."""
+    e, ks, tx = g.e, g.kernels, ei.tx
+    if _computes_nothing(e):  # an empty operand: nothing to compute, nothing to attribute
+        return None
+    shown = ", ".join(short_kernel_name(kk.name) for kk in ks)
+    return _Counted(GemmOp(
+        e.name, g.kind, tx.module_of(e), short_source(tx.source_of(e)) if tx.source_of(e) else "", g.m, g.n, g.k,
+        _batch(e) if g.base in vocab.BATCHED_OPS else None,
+        f"launched only {shown}, none of which computes a GEMM" if ks else
+        "launched no kernel in the trace"), False)
+
+
+def _launch_evidence(ei: _EagerIteration, g: _EagerGemm) -> tuple[list[str], bool]:
+    """The evidence of what the op launched, and whether it is the launching op (not the kernel's name) that says
+    its kernel computes a GEMM."""
+    e, gk = g.e, g.gemm
+    evidence = [
+        f"[eager-op] {e.name} (External id {e.external_id}) launched "
+        f"{' + '.join(short_kernel_name(k.name) for k in gk)}"
+        if gk
+        else f"[eager-op] {e.name}"
+    ]
+    # kernels whose names alone do not say GEMM (cuDNN's cutlass__5x_cudnn::Kernel<...fprop...>): the op that
+    # launched them does
+    by_op = [kk for kk in gk if ei.tx.ka.device != "cpu" and patterns.classify(kk.name)[0] != "gemm"]
+    if by_op:
+        evidence.append(f"[launching-op] {short_kernel_name(by_op[0].name)}'s name does not say GEMM; the op "
+                        f"that launched it (External id {e.external_id}) is {e.name}, a GEMM-class op: it "
+                        "computes that op's GEMM")
+    helpers = [kk for kk in g.kernels if not kk.is_memop and kk not in gk and vocab.gemm_helper(kk.name)]
+    if helpers:
+        evidence.append(f"[launching-op] {e.name} also launched {len(helpers)} helper kernel(s) "
+                        f"({', '.join(dict.fromkeys(short_kernel_name(kk.name) for kk in helpers))}): "
+                        f"{vocab.gemm_helper(helpers[0].name).why}, not the GEMM")  # type: ignore[union-attr]
+    if any(vocab.is_split_k_reduce(k.name) for k in gk):
+        evidence.append(vocab.SPLIT_K_EVIDENCE)
+    return evidence, bool(by_op)
+
+
+def _in_call_ops(ei: _EagerIteration, g: _EagerGemm) -> list[EpilogueOp]:
+    """The epilogue ops the GEMM's own ATen call applies: a bias or activation the library call takes, then the
+    elementwise ops that call runs after the GEMM (aten::linear -> matmul, then add_ for the bias)."""
+    e, base, tree = g.e, g.base, ei.tree
+    ops: list[EpilogueOp] = []
+    group = _Group(e, g.kernels)
+    if base in BIAS_OPS:
+        ops.append(_library_bias(group, ei.tx, e.name))
+    elif vocab.op_class(base) == "conv" and _conv_bias(e):
+        # oneDNN (mkldnn_convolution) adds the bias in the convolution call: in the GEMM call, as addmm's
+        # (vocab.FACTS["bias-in-call"]); cuDNN's path adds it with a separate add_ (read below)
+        ops.append(EpilogueOp("bias", True, g.gemm[0].name if g.gemm else e.name,
+                              f"[bias-in-call] {e.name} takes the bias {_conv_bias(e)} as an operand: the "
+                              "convolution call adds it"))
+    if base == "_addmm_activation":
+        act = None
+        ci = getattr(e, "concrete_inputs", None)  # record_shapes' use_gelu, where trace.py reads it
+        if ci and len(ci) > 5 and str(ci[5]).strip():
+            act = "gelu" if str(ci[5]).lower() in ("true", "1") else "relu"
+        ops.append(_library_activation(group, act, e.name))
+    inner_after: list[int] = []
+    if g.anchor != g.i:
+        # the outermost elementwise ops that start after the GEMM under a parent that started before it
+        for j in tree.subtree(g.anchor):
+            oj, parent = tree.ops[j], tree.parent[j]
+            if (
+                oj.ts >= e.end
+                and oj.name in _EAGER_ELEMENTWISE
+                and vocab.op_class(oj.name) != "cast"  # carries the value on, as in the chain below
+                and parent >= 0
+                and tree.ops[parent].ts < e.end
+            ):
+                inner_after.append(j)
+    anchor_name = tree.ops[g.anchor].name
+    for j in sorted(inner_after, key=lambda j: tree.ops[j].ts):
+        oj = tree.ops[j]
+        kj = [kk for kk in ei.kernels_of(tree.subtree(j)) if not kk.is_memop]
+        label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
+        if label == "add" and (anchor_name == "aten::linear" or vocab.op_class(anchor_name) == "conv"):
+            label = "bias"  # linear's add_ after matmul, ATen's _convolution adding the bias after cuDNN
+        ops.append(_separate(label, kj, oj.name, f"[eager-op] {oj.name} inside {anchor_name} after {e.name}"))
+    return ops
+
+
+def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
+                   ) -> tuple[list[EpilogueOp], list[str]]:
+    """The epilogue: ``ops`` (the call's own), then the following top-level calls on the same thread that are
+    elementwise on the GEMM's result, up to the op that ends the chain; with the evidence of where it ended."""
+    tree, tx, e, anchor = ei.tree, ei.tx, g.e, g.anchor
+    ops = list(ops)
+    evidence: list[str] = []
+    anchor_name = tree.ops[anchor].name
+    out_shape = _out_shape(tree.ops[anchor]) or _out_shape(e)
+    if vocab.op_class(g.base) == "conv":
+        out_shape = conv_out_shape(e) or conv_out_shape(tree.ops[anchor])
+    seq = ei.calls.get(e.tid, [])
+    pos = ei.place.get(e.tid, {}).get(anchor, -1)
+    numel = _numel(out_shape) if out_shape else None
+    # Eager dataflow (the worker's kernelscope.flow ranges): follow the calls that read the GEMM's result
+    # (or an op of its chain), skip the others; without it, the call order decides.
+    flow0 = tx.flow_of(tree.ops[anchor])
+    live: set[int] | None = {flow0[0]} if flow0 is not None else None
+    quiet = 0
+    for j in seq[pos + 1 :] if pos >= 0 else []:
+        oj = tree.ops[j]
+        if ei.excluded(oj):
+            break
+        fl = tx.flow_of(oj) if live is not None else None
+        if live is not None:
+            if fl is None or not (fl[1] & live):
+                quiet += 1
+                if quiet > _FLOW_QUIET:
+                    break
+                continue  # another call's data (the other GEMM of a SwiGLU, the next layer's input)
+            quiet = 0
+        subj = tree.subtree(j)
+        if any(tree.ops[x].name in _EAGER_GEMMS for x in subj):
+            evidence.append(f"[eager-dataflow] chain stops at {oj.name}: the next GEMM reads it"
+                            if live is not None else f"[eager-sequence] chain stops at {oj.name}: the next GEMM")
+            break
+        kj = [kk for kk in ei.kernels_of(subj) if not kk.is_memop]
+        cls = vocab.op_class(oj.name)
+        ci = getattr(oj, "concrete_inputs", None)
+        if oj.name.endswith("::batch_norm") and ci and len(ci) > 5 and str(ci[5]).lower() in ("true", "1"):
+            cls = "boundary"  # training-mode batch norm computes its statistics: a reduction
+        if cls == "boundary":
+            # an op whose result only feeds this reduction (x.pow(2) before RMSNorm's mean) is the norm's
+            while ops and not ops[-1].fused and ops[-1].label in ("pow", "square", "mul_self") and \
+                    vocab.op_class(oj.name) != "pointwise":
+                dropped = ops.pop()
+                evidence.append(f"[eager-sequence] {dropped.label} only feeds {oj.name}: part of that "
+                                "reduction, not the epilogue")
+            evidence.append(f"[eager-sequence] chain stops at {oj.name}: not pointwise (the epilogue ends at "
+                            "a reduction, norm, pooling or attention)")
+            break
+        if cls in ("view", "cast") or oj.name in _EAGER_VIEWS or (not kj and cls != "pointwise"):
+            # a view, a layout op (cat) or a cast carries the chain's values on, as the compiled path follows
+            # them through (its kernels copy; they are not epilogue ops)
+            if live is not None and fl is not None:
+                live.add(fl[0])  # a view of the chain's data: who reads the view reads the chain
+            continue
+        is_elem = cls == "pointwise" or (cls == "unknown" and kj and
+                                         all(kk.category == "pointwise" for kk in kj))
+        dims = [d for d in (oj.input_dims or ()) if isinstance(d, list) and d]
+        # With eager dataflow the op reads the chain (checked above), whatever its shape: after a cat or a
+        # broadcast (the rotary inv_freq @ position_ids, K = 1, then cat, cos and sin on [1, 512, 64]) the
+        # GEMM's output shape is no longer the chain's. Without it, the shape is the only link.
+        shape_ok = live is not None or (numel is not None and any(_numel(d) == numel for d in dims))
+        if not is_elem or not shape_ok:
+            stop = "not elementwise" if not is_elem else f"no input of the GEMM's output shape {out_shape}"
+            evidence.append(f"[eager-sequence] chain stops at {oj.name}: {stop}")
+            break
+        label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
+        on = dims[0] if dims else "scalars"
+        if live is not None and fl is not None:
+            other = bool(fl[1] - live)
+            live.add(fl[0])
+            how = (f"[eager-dataflow] {oj.name} on {on} reads the result of {anchor_name}"
+                   + (" and other data (another GEMM's chain, or a tensor made before)" if other else "")
+                   + " (kernelscope.flow ranges)")
+        else:
+            how = f"[eager-sequence] {oj.name} on {on} after {anchor_name}"
+        ops.append(_separate(label, kj, oj.name, how))
+    return ops, evidence
+
+
+def _found_of(ei: _EagerIteration, g: _EagerGemm, cfg: _Config, index: int, ops: list[EpilogueOp],
+              evidence: list[str]) -> _Found:
+    """The GEMM's record: its backend, epilogue, why-not and source line (``index``: its place in the iteration)."""
+    e, base, gk, tx = g.e, g.base, g.gemm, ei.tx
+    backend = gk[0].backend if gk else patterns.classify(e.name, on_cpu=tx.ka.device == "cpu")[1]
+    if backend == patterns.CUTLASS and tx.ka.device != "cpu" and vocab.op_class(base) in ("gemm", "conv"):
+        # an ATen matmul calls cuBLAS, whatever its kernel's name says; cuDNN runs 1x1 convolutions on
+        # cuBLAS's kernels too (cutlass::Kernel2<cutlass_80_tensorop_*gemm*>, one GEMM per image)
+        backend = patterns.CUBLAS
+    why, more = _why_from_trace(backend, ops, cfg, op=base, m=g.m, n=g.n, k=g.k)
+    evidence = evidence + more
+    where = tx.source_of(e)
+    if where:
+        evidence.append(f"[source] {e.name} was called at {where} (the profiler range "
+                        f"'kernelscope.source: ...' the eager worker opens around GEMM-class calls)")
+    conv = vocab.op_class(base) == "conv"
+    return _Found(
+        key=("eager", e.tid, index),
+        module=tx.module_of(e),
+        source=short_source(where) if where else "",
+        kind="conv" if conv else "gemm",
+        batch=_batch(e) if base in vocab.BATCHED_OPS else None,
+        op="convolution" if conv else base,
+        kernels=tuple(kk.name for kk in gk) or (e.name,),
+        backend=backend,
+        m=g.m,
+        n=g.n,
+        k=g.k,
+        dtype=_dtype_from_types(e.input_types, e.name),
+        time_us=sum(kk.dur for kk in gk) if gk else e.dur,
+        ops=tuple(ops),
+        evidence=tuple(evidence),
+        why_not=tuple(why),
+        confidence="trace",
+        order=_when(gk[0]) if gk else e.ts,
+    )
 
 
 def _inside_attention(tree: _OpTree, i: int) -> str:
