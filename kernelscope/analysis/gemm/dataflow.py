@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kernelscope import vocab
-from kernelscope.analysis.gemm.body import Body, Op, body_of, walk
+from kernelscope.analysis.gemm.body import Body, Flow, Op, body_of, walk
 from kernelscope.inductor_code import TEMPLATE_KINDS, FxNode, KernelDef, KernelKind, Launch, OutputCode
 
 
@@ -263,6 +263,42 @@ class _Site:
     writes: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class _OwnCall:
+    """What a GEMM's own call site computes: its sizes and the ops its kernel or library call applies itself."""
+
+    m: int | None
+    n: int | None
+    k: int | None
+    dtype: str | None
+    batch: int | None
+    chain: tuple[ChainOp, ...]  # epilogue ops fused into the call
+    prologue: tuple[str, ...]
+    bias: str  # "" | "template" | "extern"
+    evidence: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class _ChainWalk:
+    """Following one GEMM's result through the later call sites: the chain so far and where its data lives."""
+
+    g: int  # the GEMM's call site
+    out_numel: int | None  # elements of its output (a smaller operand is broadcast: a bias row)
+    downstream: frozenset[int]  # GEMMs that compute from its result
+    chain: list[ChainOp]
+    live: set[str]  # storages holding the chain's data
+    chain_launches: set[int]
+    # storages holding values reduced from the chain's data (mean/rstd, max, sum): reading one is past the
+    # epilogue's boundary
+    stats: set[str] = field(default_factory=set)
+    seen_ops: dict[tuple[str, tuple[str, ...]], int] = field(default_factory=dict)  # (label, operands) -> site
+    # ops seen only feeding a reduction (chain index -> key), and where a statistic met the chain's data
+    feeding: dict[int, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    feeding_keys: set[tuple[str, tuple[str, ...]]] = field(default_factory=set)
+    norm: str = ""
+    stops: list[str] = field(default_factory=list)
+
+
 class Graph:
     """The call sites of one module and the GEMM-to-GEMM dependencies through every buffer."""
 
@@ -321,241 +357,288 @@ class Graph:
 
     # -- one GEMM -------------------------------------------------------------------------------------------
     def chain(self, g: int) -> CodeGemm:
+        """GEMM call site ``g`` with its epilogue: what its own call applies, then what the later call sites do
+        with its result."""
         site = self.sites[g]
         L = site.launch
         op, node = site.gemm  # type: ignore[misc]
         kind = "conv" if (op in vocab.CONV_OPS or op.startswith("_convolution_pointwise")) else "gemm"
-        evidence: list[str] = []
-        chain: list[ChainOp] = []
-        prologue: list[str] = []
         kd = site.kd
-        batch = None
-        c_shape = None
-        bias = ""
-        where = self.where
-        # What runs inside the GEMM's own call / kernel.
-        if kd is not None:
-            if node is not None:
-                m, n, k, batch = _mnk_from_node(kd, node)
-                dtype = node.dtype
-            else:
-                m, n, k = (_int_str(kd.get("m")), _int_str(kd.get("n")), _int_str(kd.get("k")))
-                dtype = kd.get("dtype")
-                bm = _CPP_BATCH.search(kd.source) if op == "bmm" else None
-                batch = int(bm.group(1)) if bm else None
-            if kind == "conv" and None in (m, n, k):
-                m, n, k = self._conv_site_mnk(site)
-            elif kd.kind in (KernelKind.NV_UNIVERSAL_GEMM.value, KernelKind.CUTLASS_CPP.value,
-                             KernelKind.CUTEDSL.value):
-                # these take their sizes at run time, so one definition serves several shapes (NVGEMM's kernel for
-                # q_proj 512x1024x1024 and down_proj 512x1024x2816): the call site's operands say which
-                sm, sn, sk = self._site_mnk(site)
-                m, n, k = (sm or m), (sn or n), (sk or k)
-            if None in (m, n):
-                om, on = self._out_mn(site)
-                m, n = (m if m is not None else om), (n if n is not None else on)
-            evidence.append(f"[code-gemm] {L.name} ({kd.kind}, {where(L.line)}) runs the {op}"
-                            + (f" (%{node.name}, {where(node.line)})" if node is not None else ""))
-            out_numel = m * n if m is not None and n is not None else None
-            if site.body is not None and site.body.gemm_values:
-                flow = walk(site.body, site.body.gemm_values, broadcast=self._broadcast(site, out_numel))
-                for o in flow.ops:
-                    chain.append(ChainOp(o.label, g, kd.name, True,
-                                         f"[template-epilogue] {o.label} is computed inside {kd.name} on the GEMM's "
-                                         f"result: {_src(kd, o.line)} ({where(kd.line + o.line - 1)}); call site "
-                                         f"{where(L.line)}", o.values, L.line))
-                if flow.ops and any(o.label == "bias" for o in flow.ops):
-                    bias = "template"
-            elif node is not None:
-                chain += _fragment_fused(kd, node, g, L, where)
-            elif kd.kind == KernelKind.NV_UNIVERSAL_GEMM.value and kd.get("has_epilogue") == "False":
-                evidence.append(f"[code-gemm] {kd.name} runs {kd.get('operator')} with has_epilogue=False")
-            if node is not None:
-                prologue = _prologue(kd, node)
-                if prologue:
-                    evidence.append(f"[prologue] {kd.name} also computes {', '.join(prologue)} on the GEMM's "
-                                    "inputs (prologue fusion): not epilogue")
-        else:
-            m, n, k, dtype, batch, c_shape = _extern_shapes(self.code, L, op)
-            evidence.append(f"[extern-gemm] {L.name} ({where(L.line)}) calls a library "
-                            f"{'convolution' if kind == 'conv' else 'GEMM'}: it takes no Inductor epilogue")
-            chain += self._extern_fused(site, op, m, n, c_shape, g)
-            if any(c.label == "bias" for c in chain):
-                bias = "extern"
-        # What later call sites do with its output.
-        out_numel = m * n * (batch or 1) if m is not None and n is not None else None
-        live: set[str] = set(site.writes)
-        chain_launches = {g}
-        seen_ops: dict[tuple[str, tuple[str, ...]], int] = {}
-        # storages holding values reduced from the chain's data (mean/rstd, max, sum): reading one is past the
-        # epilogue's boundary
-        stats: set[str] = set()
-        # ops seen only feeding a reduction (chain index -> key), and where a statistic met the chain's data
-        feeding: dict[int, tuple[str, tuple[str, ...]]] = {}
-        feeding_keys: set[tuple[str, tuple[str, ...]]] = set()
-        norm = ""
-        stops: list[str] = []
-        downstream = self.downstream.get(g, frozenset())
+        own = self._template_call(g, kd, op, node, kind) if kd is not None else self._extern_call(g, op, kind)
+        w = _ChainWalk(
+            g, own.m * own.n * (own.batch or 1) if own.m is not None and own.n is not None else None,
+            self.downstream.get(g, frozenset()), list(own.chain), set(site.writes), {g})
         for j in range(g + 1, len(self.sites)):
-            s = self.sites[j]
-            deps = self.param_deps[j]
-            hit = [r for r in s.reads if r in live]
-            new_live: set[str] = set()
-            new_stats: set[str] = set()
-            if not hit and not s.gemm and set(s.reads) & stats:
-                new_stats = self._statistics_from(s, stats)
-            if hit:
-                epi_params = [p for p, t in s.params.items() if self.code.storage(t) in live
-                              and p not in _OPERAND_PARAMS] if s.gemm and s.kd is not None else []
-                operand_hit = s.gemm and any(p in _OPERAND_PARAMS for p, t in s.params.items()
-                                             if self.code.storage(t) in live)
-                if s.gemm and epi_params and not operand_hit and s.body is not None and s.kd is not None:
-                    # another GEMM's template reads our result in its epilogue (SwiGLU: up_proj's template
-                    # computes silu(gate) * acc): the ops on our value ran there, a kernel of its own for us
-                    # that GEMM's own result does not depend on ours (it would read ours as an operand): an op
-                    # that mixes both belongs to both (SwiGLU's mul)
-                    blocked = [p for p, t in s.params.items() if p not in epi_params
-                               and deps.get(self.code.storage(t), frozenset()) & downstream]
-                    flow = walk(s.body, s.body.loads_of(epi_params), blocked=blocked,
-                                broadcast=self._broadcast(s, out_numel))
-                    for o in flow.ops:
-                        chain.append(ChainOp(
-                            o.label, j, s.kd.name, False,
-                            f"[dataflow] {o.label} runs in {s.kd.name}, the next GEMM's template, at call site "
-                            f"{where(s.launch.line)}: its epilogue reads the GEMM result through "
-                            f"{', '.join(f'{p}={s.params[p]}' for p in epi_params)}: {_src(s.kd, o.line)} "
-                            f"({where(s.kd.line + o.line - 1)})", o.values, s.launch.line, True))
-                    if flow.ops:
-                        chain_launches.add(j)
-                    stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): that GEMM's "
-                                 "own result joins there")
-                elif s.gemm and (post := self._post_op_on(s, live, g, deps)):
-                    # oneDNN's binary post-op adds our result into the next GEMM's (ResNet's downsample
-                    # convolution on a bf16-capable CPU: ``_convolution_pointwise_.binary(conv2_out, x, W_ds, B,
-                    # ..., 'add', 1.0, 'relu')``): those ops ran in that call, not in ours
-                    for a in post:
-                        chain.append(ChainOp(
-                            _post_op_label(a), j, s.launch.name, False,
-                            f"[dataflow] '{a}' runs in {s.launch.name} ({where(s.launch.line)}), another GEMM's "
-                            "call: a oneDNN post-op of that GEMM that takes this GEMM's result as its other operand",
-                            (), s.launch.line, True))
-                    chain_launches.add(j)
-                    stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): that GEMM's "
-                                 "own result joins there")
-                elif s.gemm:
-                    stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): the next "
-                                 f"{'convolution' if s.gemm[0] in vocab.CONV_OPS else 'GEMM'} reads it")
-                elif s.launch.kind == "extern":
-                    cls = vocab.op_class(s.launch.op or "")
-                    if cls in ("pointwise",):
-                        chain.append(ChainOp(_eager_label(s.launch.op or ""), j, s.launch.name, False,
-                                             f"[dataflow] {s.launch.name} ({where(s.launch.line)}) reads the GEMM "
-                                             "result in a separate call", (), s.launch.line))
-                        chain_launches.add(j)
-                        new_live |= set(s.writes)
-                    elif cls == "view":
-                        new_live |= set(s.writes)
-                    else:
-                        new_stats |= set(s.writes)
-                        stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): "
-                                     f"{s.launch.op} is not pointwise")
-                elif s.body is not None and s.kd is not None:
-                    live_params = [p for p, t in s.params.items() if self.code.storage(t) in live]
-                    stat_params = [p for p, t in s.params.items() if p not in live_params
-                                   and self.code.storage(t) in stats]
-                    blocked = [p for p, t in s.params.items() if p not in live_params and p not in stat_params
-                               and deps.get(self.code.storage(t), frozenset()) & downstream]
-                    flow = walk(s.body, s.body.loads_of(live_params), blocked=blocked, statistics=stat_params,
-                                broadcast=self._broadcast(s, out_numel))
-                    fresh: list[Op] = []
-                    for o in flow.ops:
-                        key = (o.label, tuple(sorted(self.code.storage(s.params[p]) for p in o.operands
-                                                     if p in s.params)))
-                        if key in seen_ops:
-                            if o not in flow.reduction_inputs:
-                                feeding_keys.discard(key)  # also on the chain's own path: an epilogue op
-                            stops.append(f"[dataflow] {s.kd.name} ({where(s.launch.line)}) recomputes {o.label}: "
-                                         "counted once")
-                            continue
-                        seen_ops[key] = j
-                        if o in flow.reduction_inputs:
-                            feeding[len(chain) + len(fresh)] = key
-                            feeding_keys.add(key)
-                        fresh.append(o)
-                    for o in fresh:
-                        operands = [f"{p}={s.params[p]}" for p in o.operands if p in s.params]
-                        chain.append(ChainOp(
-                            o.label, j, s.kd.name, False,
-                            f"[dataflow] {o.label} runs in {s.kd.name}, a separate kernel, at call site "
-                            f"{where(s.launch.line)}: it reads the GEMM result through "
-                            f"{', '.join(f'{p}={s.params[p]}' for p in live_params)}"
-                            + (f" (other operands {', '.join(operands)})" if operands else "")
-                            + f": {_src(s.kd, o.line)} ({where(s.kd.line + o.line - 1)})", o.values, s.launch.line))
-                    if flow.ops or flow.outputs:
-                        chain_launches.add(j)
-                    new_live |= {self.code.storage(s.params[p]) for p in flow.outputs if p in s.params}
-                    new_stats |= {self.code.storage(s.params[p]) for p in flow.reduced_outputs if p in s.params}
-                    bv = s.body.value(flow.boundary) if flow.boundary else None
-                    at = (f" at {_src(s.kd, bv.line)} ({where(s.kd.line + bv.line - 1)})" if bv is not None
-                          else "")
-                    if flow.mixed and not norm:
-                        norm = f"{s.kd.name} ({where(s.launch.line)})"
-                    if flow.pooled:
-                        pv = s.body.value(flow.pooled[0])
-                        pl = pv.line if pv is not None else 0
-                        stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}): it pools a "
-                                     "window of the GEMM's output (pooling is no epilogue op): "
-                                     f"{_src(s.kd, pl)} ({where(s.kd.line + max(pl, 1) - 1)})")
-                    elif flow.mixed and stat_params and flow.boundary in flow.mixed:
-                        stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}){at}: it "
-                                     "combines the GEMM's result with statistics an earlier kernel reduced from it ("
-                                     + ", ".join(f"{p}={s.params[p]}" for p in stat_params) + ")")
-                    elif flow.reduced:
-                        stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}){at}: a "
-                                     "reduction reads it")
-                    if blocked and not flow.outputs and not flow.reduced and not flow.ops:
-                        pass
-                    elif blocked:
-                        later = sorted({self.sites[x].launch.name for p in blocked
-                                        for x in deps.get(self.code.storage(s.params[p]), frozenset()) & downstream})
-                        stops.append(f"[dataflow] in {s.kd.name} ({where(s.launch.line)}) ops that also read "
-                                     f"{', '.join(later)}'s result belong to that later GEMM")
-                elif s.kd is not None:
-                    labels = _name_labels(s.kd)
-                    for lab in labels:
-                        chain.append(ChainOp(lab, j, s.kd.name, False,
-                                             f"[dataflow] {s.kd.name} ({where(s.launch.line)}) reads the GEMM "
-                                             f"result; '{lab}' from its graph fragment (its body is not readable)",
-                                             (), s.launch.line))
-                    chain_launches.add(j)
-                    new_live |= set(s.writes)
-            for w in s.writes:
-                if w not in new_live:
-                    live.discard(w)
-                if w not in new_stats:
-                    stats.discard(w)
-            live |= new_live
-            stats |= new_stats
-            if not live and not stats:
+            if not self._follow(w, j):
                 break  # nothing later reads the GEMM's data any more
-        if norm and feeding_keys:
-            # RMSNorm's x * x computed in one kernel, the normalisation x * rsqrt(mean) in another: the op that
-            # only fed the reduction is the norm's
-            for i in sorted(feeding, reverse=True):
-                if feeding[i] in feeding_keys:
-                    c = chain.pop(i)
-                    stops.append(f"[dataflow] {c.label} in {c.code_kernel} only feeds a reduction whose statistic "
-                                 f"normalises the GEMM's result in {norm}: part of that norm, not an epilogue op")
-        if live & self.outputs:
-            stops.append(f"[dataflow] the chain ends at the graph output (return {', '.join(self.code.outputs)})")
+        self._drop_norm_feeders(w)
+        if w.live & self.outputs:
+            w.stops.append(f"[dataflow] the chain ends at the graph output (return {', '.join(self.code.outputs)})")
         return CodeGemm(
             launch=L, op=_norm_op(op), kind=kind, node=node.name if node is not None else None, template=kd,
-            m=m, n=n, k=k, dtype=dtype, batch=batch, chain=tuple(chain), prologue=tuple(prologue), bias=bias,
-            evidence=tuple(evidence + list(dict.fromkeys(stops))), chain_launches=tuple(sorted(chain_launches)),
+            m=own.m, n=own.n, k=own.k, dtype=own.dtype, batch=own.batch, chain=tuple(w.chain),
+            prologue=own.prologue, bias=own.bias,
+            evidence=own.evidence + tuple(dict.fromkeys(w.stops)), chain_launches=tuple(sorted(w.chain_launches)),
             # a definition's own comment names its first call site's nodes: only a kernel launched once may use it
             source_nodes=L.source_nodes or (kd.source_nodes if kd is not None and self.launch_count.get(kd.name) == 1
                                             else ()),
         )
+
+    def _template_call(self, g: int, kd: KernelDef, op: str, node: FxNode | None, kind: str) -> _OwnCall:
+        """What a GEMM kernel (an Inductor template) computes at its call site: its sizes, the epilogue ops its
+        body or graph fragment applies to the GEMM's result, and the ops it computes on the GEMM's inputs."""
+        site = self.sites[g]
+        L = site.launch
+        where = self.where
+        evidence: list[str] = []
+        chain: list[ChainOp] = []
+        prologue: list[str] = []
+        bias = ""
+        batch = None
+        if node is not None:
+            m, n, k, batch = _mnk_from_node(kd, node)
+            dtype = node.dtype
+        else:
+            m, n, k = (_int_str(kd.get("m")), _int_str(kd.get("n")), _int_str(kd.get("k")))
+            dtype = kd.get("dtype")
+            bm = _CPP_BATCH.search(kd.source) if op == "bmm" else None
+            batch = int(bm.group(1)) if bm else None
+        if kind == "conv" and None in (m, n, k):
+            m, n, k = self._conv_site_mnk(site)
+        elif kd.kind in (KernelKind.NV_UNIVERSAL_GEMM.value, KernelKind.CUTLASS_CPP.value,
+                         KernelKind.CUTEDSL.value):
+            # these take their sizes at run time, so one definition serves several shapes (NVGEMM's kernel for
+            # q_proj 512x1024x1024 and down_proj 512x1024x2816): the call site's operands say which
+            sm, sn, sk = self._site_mnk(site)
+            m, n, k = (sm or m), (sn or n), (sk or k)
+        if None in (m, n):
+            om, on = self._out_mn(site)
+            m, n = (m if m is not None else om), (n if n is not None else on)
+        evidence.append(f"[code-gemm] {L.name} ({kd.kind}, {where(L.line)}) runs the {op}"
+                        + (f" (%{node.name}, {where(node.line)})" if node is not None else ""))
+        out_numel = m * n if m is not None and n is not None else None
+        if site.body is not None and site.body.gemm_values:
+            flow = walk(site.body, site.body.gemm_values, broadcast=self._broadcast(site, out_numel))
+            for o in flow.ops:
+                chain.append(ChainOp(o.label, g, kd.name, True,
+                                     f"[template-epilogue] {o.label} is computed inside {kd.name} on the GEMM's "
+                                     f"result: {_src(kd, o.line)} ({where(kd.line + o.line - 1)}); call site "
+                                     f"{where(L.line)}", o.values, L.line))
+            if flow.ops and any(o.label == "bias" for o in flow.ops):
+                bias = "template"
+        elif node is not None:
+            chain += _fragment_fused(kd, node, g, L, where)
+        elif kd.kind == KernelKind.NV_UNIVERSAL_GEMM.value and kd.get("has_epilogue") == "False":
+            evidence.append(f"[code-gemm] {kd.name} runs {kd.get('operator')} with has_epilogue=False")
+        if node is not None:
+            prologue = _prologue(kd, node)
+            if prologue:
+                evidence.append(f"[prologue] {kd.name} also computes {', '.join(prologue)} on the GEMM's "
+                                "inputs (prologue fusion): not epilogue")
+        return _OwnCall(m, n, k, dtype, batch, tuple(chain), tuple(prologue), bias, tuple(evidence))
+
+    def _extern_call(self, g: int, op: str, kind: str) -> _OwnCall:
+        """What a library GEMM call computes: its sizes from its arguments, and the bias or post-ops it applies
+        itself (it takes no Inductor epilogue)."""
+        L = self.sites[g].launch
+        m, n, k, dtype, batch, c_shape = _extern_shapes(self.code, L, op)
+        evidence = (f"[extern-gemm] {L.name} ({self.where(L.line)}) calls a library "
+                    f"{'convolution' if kind == 'conv' else 'GEMM'}: it takes no Inductor epilogue",)
+        chain = self._extern_fused(self.sites[g], op, m, n, c_shape, g)
+        bias = "extern" if any(c.label == "bias" for c in chain) else ""
+        return _OwnCall(m, n, k, dtype, batch, tuple(chain), (), bias, evidence)
+
+    def _follow(self, w: _ChainWalk, j: int) -> bool:
+        """Take call site ``j`` into the walk: what it does with the chain's data or its statistics, and which
+        storages hold them after it; False once none does."""
+        s = self.sites[j]
+        if any(r in w.live for r in s.reads):
+            new_live, new_stats = self._read_by(w, j)
+        elif not s.gemm and set(s.reads) & w.stats:
+            new_live, new_stats = set(), self._statistics_from(s, w.stats)
+        else:
+            new_live, new_stats = set(), set()
+        for x in s.writes:
+            if x not in new_live:
+                w.live.discard(x)
+            if x not in new_stats:
+                w.stats.discard(x)
+        w.live |= new_live
+        w.stats |= new_stats
+        return bool(w.live or w.stats)
+
+    def _read_by(self, w: _ChainWalk, j: int) -> tuple[set[str], set[str]]:
+        """What call site ``j``, which reads the chain's data, does with it: its ops on the chain (or where the chain
+        stops there); returns the storages it writes that carry the chain on, and those that hold statistics of
+        it."""
+        s = self.sites[j]
+        deps = self.param_deps[j]
+        where = self.where
+        epi_params = [p for p, t in s.params.items() if self.code.storage(t) in w.live
+                      and p not in _OPERAND_PARAMS] if s.gemm and s.kd is not None else []
+        operand_hit = s.gemm and any(p in _OPERAND_PARAMS for p, t in s.params.items()
+                                     if self.code.storage(t) in w.live)
+        if s.gemm and epi_params and not operand_hit and s.body is not None and s.kd is not None:
+            self._into_template(w, j, epi_params)
+        elif s.gemm and (post := self._post_op_on(s, w.live, w.g, deps)):
+            # oneDNN's binary post-op adds our result into the next GEMM's (ResNet's downsample
+            # convolution on a bf16-capable CPU: ``_convolution_pointwise_.binary(conv2_out, x, W_ds, B,
+            # ..., 'add', 1.0, 'relu')``): those ops ran in that call, not in ours
+            for a in post:
+                w.chain.append(ChainOp(
+                    _post_op_label(a), j, s.launch.name, False,
+                    f"[dataflow] '{a}' runs in {s.launch.name} ({where(s.launch.line)}), another GEMM's "
+                    "call: a oneDNN post-op of that GEMM that takes this GEMM's result as its other operand",
+                    (), s.launch.line, True))
+            w.chain_launches.add(j)
+            w.stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): that GEMM's "
+                           "own result joins there")
+        elif s.gemm:
+            w.stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): the next "
+                           f"{'convolution' if s.gemm[0] in vocab.CONV_OPS else 'GEMM'} reads it")
+        elif s.launch.kind == "extern":
+            return self._extern_reader(w, j)
+        elif s.body is not None and s.kd is not None:
+            return self._kernel_reader(w, j)
+        elif s.kd is not None:
+            for lab in _name_labels(s.kd):
+                w.chain.append(ChainOp(lab, j, s.kd.name, False,
+                                       f"[dataflow] {s.kd.name} ({where(s.launch.line)}) reads the GEMM "
+                                       f"result; '{lab}' from its graph fragment (its body is not readable)",
+                                       (), s.launch.line))
+            w.chain_launches.add(j)
+            return set(s.writes), set()
+        return set(), set()
+
+    def _into_template(self, w: _ChainWalk, j: int, epi_params: list[str]) -> None:
+        """Another GEMM's template reads our result in its epilogue (SwiGLU: up_proj's template computes
+        silu(gate) * acc): the ops on our value ran there, a kernel of its own for us, and the chain stops."""
+        s = self.sites[j]
+        assert s.body is not None and s.kd is not None
+        deps = self.param_deps[j]
+        where = self.where
+        # that GEMM's own result does not depend on ours (it would read ours as an operand): an op that mixes
+        # both belongs to both (SwiGLU's mul)
+        blocked = [p for p, t in s.params.items() if p not in epi_params
+                   and deps.get(self.code.storage(t), frozenset()) & w.downstream]
+        flow = walk(s.body, s.body.loads_of(epi_params), blocked=blocked,
+                    broadcast=self._broadcast(s, w.out_numel))
+        for o in flow.ops:
+            w.chain.append(ChainOp(
+                o.label, j, s.kd.name, False,
+                f"[dataflow] {o.label} runs in {s.kd.name}, the next GEMM's template, at call site "
+                f"{where(s.launch.line)}: its epilogue reads the GEMM result through "
+                f"{', '.join(f'{p}={s.params[p]}' for p in epi_params)}: {_src(s.kd, o.line)} "
+                f"({where(s.kd.line + o.line - 1)})", o.values, s.launch.line, True))
+        if flow.ops:
+            w.chain_launches.add(j)
+        w.stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): that GEMM's "
+                       "own result joins there")
+
+    def _extern_reader(self, w: _ChainWalk, j: int) -> tuple[set[str], set[str]]:
+        """A library call that reads the chain's data: a pointwise op on the chain, a view that carries it on, or
+        any other op, whose result is past the epilogue (a statistic)."""
+        s = self.sites[j]
+        cls = vocab.op_class(s.launch.op or "")
+        if cls in ("pointwise",):
+            w.chain.append(ChainOp(_eager_label(s.launch.op or ""), j, s.launch.name, False,
+                                   f"[dataflow] {s.launch.name} ({self.where(s.launch.line)}) reads the GEMM "
+                                   "result in a separate call", (), s.launch.line))
+            w.chain_launches.add(j)
+            return set(s.writes), set()
+        if cls == "view":
+            return set(s.writes), set()
+        w.stops.append(f"[dataflow] chain stops at {s.launch.name} ({self.where(s.launch.line)}): "
+                       f"{s.launch.op} is not pointwise")
+        return set(), set(s.writes)
+
+    def _kernel_reader(self, w: _ChainWalk, j: int) -> tuple[set[str], set[str]]:
+        """A kernel with a readable body that reads the chain's data: the epilogue ops its body applies (an op
+        another kernel computed already counts once), and where in it the chain stops."""
+        s = self.sites[j]
+        assert s.body is not None and s.kd is not None
+        deps = self.param_deps[j]
+        where = self.where
+        live_params = [p for p, t in s.params.items() if self.code.storage(t) in w.live]
+        stat_params = [p for p, t in s.params.items() if p not in live_params
+                       and self.code.storage(t) in w.stats]
+        blocked = [p for p, t in s.params.items() if p not in live_params and p not in stat_params
+                   and deps.get(self.code.storage(t), frozenset()) & w.downstream]
+        flow = walk(s.body, s.body.loads_of(live_params), blocked=blocked, statistics=stat_params,
+                    broadcast=self._broadcast(s, w.out_numel))
+        fresh: list[Op] = []
+        for o in flow.ops:
+            key = (o.label, tuple(sorted(self.code.storage(s.params[p]) for p in o.operands
+                                         if p in s.params)))
+            if key in w.seen_ops:
+                if o not in flow.reduction_inputs:
+                    w.feeding_keys.discard(key)  # also on the chain's own path: an epilogue op
+                w.stops.append(f"[dataflow] {s.kd.name} ({where(s.launch.line)}) recomputes {o.label}: "
+                               "counted once")
+                continue
+            w.seen_ops[key] = j
+            if o in flow.reduction_inputs:
+                w.feeding[len(w.chain) + len(fresh)] = key
+                w.feeding_keys.add(key)
+            fresh.append(o)
+        for o in fresh:
+            operands = [f"{p}={s.params[p]}" for p in o.operands if p in s.params]
+            w.chain.append(ChainOp(
+                o.label, j, s.kd.name, False,
+                f"[dataflow] {o.label} runs in {s.kd.name}, a separate kernel, at call site "
+                f"{where(s.launch.line)}: it reads the GEMM result through "
+                f"{', '.join(f'{p}={s.params[p]}' for p in live_params)}"
+                + (f" (other operands {', '.join(operands)})" if operands else "")
+                + f": {_src(s.kd, o.line)} ({where(s.kd.line + o.line - 1)})", o.values, s.launch.line))
+        if flow.ops or flow.outputs:
+            w.chain_launches.add(j)
+        if flow.mixed and not w.norm:
+            w.norm = f"{s.kd.name} ({where(s.launch.line)})"
+        self._kernel_stops(w, j, flow, stat_params, blocked)
+        return ({self.code.storage(s.params[p]) for p in flow.outputs if p in s.params},
+                {self.code.storage(s.params[p]) for p in flow.reduced_outputs if p in s.params})
+
+    def _kernel_stops(self, w: _ChainWalk, j: int, flow: Flow, stat_params: list[str], blocked: list[str]) -> None:
+        """Where the chain stops in kernel ``j`` (a pooling window, a norm's statistic, a reduction) and which of
+        its ops belong to a later GEMM, as evidence."""
+        s = self.sites[j]
+        assert s.body is not None and s.kd is not None
+        deps = self.param_deps[j]
+        where = self.where
+        bv = s.body.value(flow.boundary) if flow.boundary else None
+        at = (f" at {_src(s.kd, bv.line)} ({where(s.kd.line + bv.line - 1)})" if bv is not None
+              else "")
+        if flow.pooled:
+            pv = s.body.value(flow.pooled[0])
+            pl = pv.line if pv is not None else 0
+            w.stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}): it pools a "
+                           "window of the GEMM's output (pooling is no epilogue op): "
+                           f"{_src(s.kd, pl)} ({where(s.kd.line + max(pl, 1) - 1)})")
+        elif flow.mixed and stat_params and flow.boundary in flow.mixed:
+            w.stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}){at}: it "
+                           "combines the GEMM's result with statistics an earlier kernel reduced from it ("
+                           + ", ".join(f"{p}={s.params[p]}" for p in stat_params) + ")")
+        elif flow.reduced:
+            w.stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}){at}: a "
+                           "reduction reads it")
+        if blocked and not flow.outputs and not flow.reduced and not flow.ops:
+            pass
+        elif blocked:
+            later = sorted({self.sites[x].launch.name for p in blocked
+                            for x in deps.get(self.code.storage(s.params[p]), frozenset()) & w.downstream})
+            w.stops.append(f"[dataflow] in {s.kd.name} ({where(s.launch.line)}) ops that also read "
+                           f"{', '.join(later)}'s result belong to that later GEMM")
+
+    @staticmethod
+    def _drop_norm_feeders(w: _ChainWalk) -> None:
+        """RMSNorm's x * x computed in one kernel, the normalisation x * rsqrt(mean) in another: an op that only fed
+        the reduction is the norm's, not an epilogue op."""
+        if w.norm and w.feeding_keys:
+            for i in sorted(w.feeding, reverse=True):
+                if w.feeding[i] in w.feeding_keys:
+                    c = w.chain.pop(i)
+                    w.stops.append(f"[dataflow] {c.label} in {c.code_kernel} only feeds a reduction whose statistic "
+                                   f"normalises the GEMM's result in {w.norm}: part of that norm, not an epilogue op")
 
     def _statistics_from(self, site: _Site, stats: set[str]) -> set[str]:
         """Storages a call site writes from statistics of the chain alone (a split reduction's second stage:
