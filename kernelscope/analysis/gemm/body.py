@@ -385,154 +385,205 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
     alias = {m.group(1): m.group(2) for line in lines if (m := _CPP_ALIAS.match(line)) and m.group(2) in ps
              and m.group(1) not in ps and not _CPP_TMP.fullmatch(m.group(1))}
     aliased = re.compile(r"\b(" + "|".join(map(re.escape, alias)) + r")\b") if alias else None
-    values: dict[str, Value] = {}
-    order: list[str] = []
-    stores: list[Store] = []
-    gemm_values: list[str] = []
-    texts: dict[str, str] = {}
-    version: dict[str, int] = {}
-    tiles: set[str] = set()  # local arrays (tiles) in scope
-    scratch: set[str] = set()  # local buffers, one value per store
-    stored: dict[str, str] = {}  # parameter -> the last value this kernel stored into it
-    lambdas: list[str] = []  # the masked-computation lambdas whose body is being read (innermost last)
-    lambda_names: set[str] = set()
-
-    def latest(x: str) -> str:
-        return f"{x}#{version[x]}" if version.get(x) else x
-
-    def fill(tile: str, value: str | None, ln: int) -> None:
-        """A tile's value: what was stored or transposed into it (one value per tile, data in = data out)."""
-        cur = latest(tile)
-        old = values.get(cur)
-        ins = tuple(dict.fromkeys((old.inputs if old else ()) + ((value,) if value else ())))
-        values[cur] = Value(cur, ("copy",), ins, None, "", None, old.line if old else ln)
-
+    r = _CppReader(ps, gemm_params)
     for i in range(start, len(lines)):
         text = lines[i]
-        ln = i + 1
         if aliased is not None and not _CPP_ALIAS.match(text):
             text = aliased.sub(lambda mm: alias[mm.group(1)], text)
+        r.line(text, i + 1)
+    return Body("cpp", tuple(r.values[n] for n in r.order), tuple(r.stores), tuple(dict.fromkeys(r.gemm_values)),
+                tuple(params))
+
+
+class _CppReader:
+    """A C++ kernel body read line by line into SSA values. Inductor's C++ reuses a name in each loop nest (a new
+    version per value), fills local tiles and scratch buffers (data in = data out), and wraps a masked
+    computation in a lambda."""
+
+    def __init__(self, ps: set[str], gemm_params: set[str]):
+        self.ps = ps  # the parameters, with the GEMM template's result buffers
+        self.gemm_params = gemm_params
+        self.values: dict[str, Value] = {}
+        self.order: list[str] = []
+        self.stores: list[Store] = []
+        self.gemm_values: list[str] = []
+        self.texts: dict[str, str] = {}  # name -> what its current version is (a load's address, an expression)
+        self.version: dict[str, int] = {}
+        self.tiles: set[str] = set()  # local arrays (tiles) in scope
+        self.scratch: set[str] = set()  # local buffers, one value per store
+        self.stored: dict[str, str] = {}  # parameter -> the last value this kernel stored into it
+        self.lambdas: list[str] = []  # the masked-computation lambdas whose body is being read (innermost last)
+        self.lambda_names: set[str] = set()
+
+    def latest(self, x: str) -> str:
+        """The current SSA version of a name."""
+        return f"{x}#{self.version[x]}" if self.version.get(x) else x
+
+    def fill(self, tile: str, value: str | None, ln: int) -> None:
+        """A tile's value: what was stored or transposed into it (one value per tile, data in = data out)."""
+        cur = self.latest(tile)
+        old = self.values.get(cur)
+        ins = tuple(dict.fromkeys((old.inputs if old else ()) + ((value,) if value else ())))
+        self.values[cur] = Value(cur, ("copy",), ins, None, "", None, old.line if old else ln)
+
+    def line(self, text: str, ln: int) -> None:
+        """Read one line (``ln``: its 1-based number): the first reading that recognises it, else an assignment."""
+        for read in (self._lambda, self._local_buffer, self._local_array, self._transpose, self._store_method,
+                     self._store_index):
+            if read(text, ln):
+                return
+        m = _CPP_ASSIGN.match(text)
+        if m:
+            self._assign(m.group(1), m.group(2), ln)
+
+    def _lambda(self, text: str, ln: int) -> bool:
+        """A masked computation's lambda opens (``auto tmp13 = [&] {``) or returns its value: a view of it."""
         m = _CPP_LAMBDA.match(text)
         if m:
-            lambdas.append(m.group(1))
-            continue
+            self.lambdas.append(m.group(1))
+            return True
         m = _CPP_RETURN.match(text)
-        if m and lambdas:
-            name = lambdas.pop()
-            ret = latest(m.group(1))
-            if ret in values:
-                if name in texts and texts[name] != f"lambda {ret}":
-                    version[name] = version.get(name, 0) + 1
-                texts[name] = f"lambda {ret}"
-                lambda_names.add(name)
-                cur = latest(name)
-                if cur not in values:
-                    order.append(cur)
-                values[cur] = Value(cur, ("view",), (ret,), None, "", None, ln)
-            continue
+        if not (m and self.lambdas):
+            return False
+        name = self.lambdas.pop()
+        ret = self.latest(m.group(1))
+        if ret in self.values:
+            if name in self.texts and self.texts[name] != f"lambda {ret}":
+                self.version[name] = self.version.get(name, 0) + 1
+            self.texts[name] = f"lambda {ret}"
+            self.lambda_names.add(name)
+            cur = self.latest(name)
+            if cur not in self.values:
+                self.order.append(cur)
+            self.values[cur] = Value(cur, ("view",), (ret,), None, "", None, ln)
+        return True
+
+    def _local_buffer(self, text: str, ln: int) -> bool:
+        """A scratch buffer's declaration."""
         m = _CPP_LOCAL_BUFFER.match(text)
         if m:
-            tiles.add(m.group(1))
-            scratch.add(m.group(1))
-            continue
+            self.tiles.add(m.group(1))
+            self.scratch.add(m.group(1))
+        return m is not None
+
+    def _local_array(self, text: str, ln: int) -> bool:
+        """A local tile's declaration: a new value of that name."""
         m = _CPP_LOCAL_ARRAY.search(text)
-        if m and "=" not in text:
-            name = m.group(1)
-            version[name] = version.get(name, 0) + (1 if name in texts or latest(name) in values else 0)
-            texts[name] = f"tile {ln}"
-            tiles.add(name)
-            order.append(latest(name))
-            fill(name, None, ln)
-            continue
+        if not (m and "=" not in text):
+            return False
+        name = m.group(1)
+        self.version[name] = self.version.get(name, 0) + (1 if name in self.texts or self.latest(name) in self.values
+                                                          else 0)
+        self.texts[name] = f"tile {ln}"
+        self.tiles.add(name)
+        self.order.append(self.latest(name))
+        self.fill(name, None, ln)
+        return True
+
+    def _transpose(self, text: str, ln: int) -> bool:
+        """A transpose from a tile or a parameter into a tile or a parameter: it moves the data."""
         m = _CPP_TRANSPOSE.match(text)
-        if m:
-            src, dst = m.group(1), m.group(2)
-            if src in tiles:
-                val: str | None = latest(src)
-            elif src in ps:
-                val = f"__transpose{ln}"
-                # reading back what this kernel stored (a copy then its transpose) is that stored value
-                prior = stored.get(src)
-                values[val] = Value(val, ("copy",) if prior else ("load",), (prior,) if prior else (),
-                                    None if prior else src, "", None, ln)
-                order.append(val)
-            else:
-                val = None
-            if dst in tiles:
-                fill(dst, val, ln)
-            elif dst in ps and val is not None:
-                stores.append(Store(dst, val, ln))
-                stored[dst] = val
-            continue
-        m = _CPP_STORE_METHOD.match(text)
-        if m and m.group(2) in scratch and latest(m.group(1)) in values:
-            version[m.group(2)] = version.get(m.group(2), 0) + 1
-            order.append(latest(m.group(2)))
-            fill(m.group(2), latest(m.group(1)), ln)
-            continue
-        if m and m.group(2) in tiles and latest(m.group(1)) in values:
-            fill(m.group(2), latest(m.group(1)), ln)
-            continue
-        if m and m.group(2) in ps:
-            v = latest(m.group(1))
-            if v in values:
-                stores.append(Store(m.group(2), v, ln))
-                stored[m.group(2)] = v
-            continue
-        m = _CPP_STORE_INDEX.match(text)
-        if m and m.group(1) in scratch:
-            vals = [latest(x) for x in _CPP_TMP.findall(m.group(3)) if latest(x) in values]
-            if vals:
-                version[m.group(1)] = version.get(m.group(1), 0) + 1
-                order.append(latest(m.group(1)))
-                fill(m.group(1), vals[-1], ln)
-            continue
-        if m and m.group(1) in ps:
-            vals = [latest(x) for x in _CPP_TMP.findall(m.group(3)) if latest(x) in values]
-            if vals:
-                stores.append(Store(m.group(1), vals[-1], ln))
-            continue
-        m = _CPP_ASSIGN.match(text)
         if not m:
-            continue
-        name, expr = m.group(1), m.group(2)
-        param, index = None, ""
-        lm = _CPP_LOAD.search(expr)
-        if lm and lm.group(1) in tiles:
-            # a vector load from a tile: the tile's data, not an add of the address
-            expr = latest(lm.group(1))
-        elif lm and lm.group(1) in ps:
-            param, index = lm.group(1), lm.group(2).strip()
+            return False
+        src, dst = m.group(1), m.group(2)
+        if src in self.tiles:
+            val: str | None = self.latest(src)
+        elif src in self.ps:
+            val = f"__transpose{ln}"
+            # reading back what this kernel stored (a copy then its transpose) is that stored value
+            prior = self.stored.get(src)
+            self.values[val] = Value(val, ("copy",) if prior else ("load",), (prior,) if prior else (),
+                                     None if prior else src, "", None, ln)
+            self.order.append(val)
         else:
-            im = _CPP_INDEX_LOAD.match(expr)
-            if im and im.group(1) in scratch:
-                expr = latest(im.group(1))
-            elif im and im.group(1) in ps:
-                param, index = im.group(1), im.group(2).strip()
+            val = None
+        if dst in self.tiles:
+            self.fill(dst, val, ln)
+        elif dst in self.ps and val is not None:
+            self.stores.append(Store(dst, val, ln))
+            self.stored[dst] = val
+        return True
+
+    def _store_method(self, text: str, ln: int) -> bool:
+        """``tmp3.store(out_ptr0 + ...)``: into a scratch buffer (a new value of it), a tile, or a parameter."""
+        m = _CPP_STORE_METHOD.match(text)
+        if not m:
+            return False
+        value, into = self.latest(m.group(1)), m.group(2)
+        if into in self.scratch and value in self.values:
+            self.version[into] = self.version.get(into, 0) + 1
+            self.order.append(self.latest(into))
+            self.fill(into, self.latest(m.group(1)), ln)
+            return True
+        if into in self.tiles and value in self.values:
+            self.fill(into, value, ln)
+            return True
+        if into in self.ps:
+            if value in self.values:
+                self.stores.append(Store(into, value, ln))
+                self.stored[into] = value
+            return True
+        return False
+
+    def _store_index(self, text: str, ln: int) -> bool:
+        """``out_ptr0[x0] = tmp3;``: into a scratch buffer (a new value of it) or a parameter."""
+        m = _CPP_STORE_INDEX.match(text)
+        if not (m and (m.group(1) in self.scratch or m.group(1) in self.ps)):
+            return False
+        vals = [self.latest(x) for x in _CPP_TMP.findall(m.group(3)) if self.latest(x) in self.values]
+        if m.group(1) in self.scratch:
+            if vals:
+                self.version[m.group(1)] = self.version.get(m.group(1), 0) + 1
+                self.order.append(self.latest(m.group(1)))
+                self.fill(m.group(1), vals[-1], ln)
+        elif vals:
+            self.stores.append(Store(m.group(1), vals[-1], ln))
+        return True
+
+    def _load_in(self, expr: str) -> tuple[str, str | None, str]:
+        """What an assignment's right-hand side loads: (the expression, with a tile's or scratch buffer's load
+        replaced by that buffer's value; the parameter a load reads, or None; its index)."""
+        lm = _CPP_LOAD.search(expr)
+        if lm and lm.group(1) in self.tiles:
+            # a vector load from a tile: the tile's data, not an add of the address
+            return self.latest(lm.group(1)), None, ""
+        if lm and lm.group(1) in self.ps:
+            return expr, lm.group(1), lm.group(2).strip()
+        im = _CPP_INDEX_LOAD.match(expr)
+        if im and im.group(1) in self.scratch:
+            return self.latest(im.group(1)), None, ""
+        if im and im.group(1) in self.ps:
+            return expr, im.group(1), im.group(2).strip()
+        return expr, None, ""
+
+    def _assign(self, name: str, expr: str, ln: int) -> None:
+        """``auto tmp3 = <expr>;``: a load, a masked select, or an expression, as a value (or a new version)."""
+        expr, param, index = self._load_in(expr)
+        latest = self.latest
+        values = self.values
         accumulate = name.startswith("tmp_acc") or bool(re.search(rf"\b{re.escape(name)}\b", expr))
         # what the value is: a load by its address, anything else by its text with the names it reads resolved
         canon = f"load {param} {index}" if param is not None else _CPP_TMP.sub(lambda mm: latest(mm.group(1)), expr)
-        if name in texts and texts[name] != canon and not accumulate:
+        if name in self.texts and self.texts[name] != canon and not accumulate:
             # a later loop reuses the name for another value (Inductor's C++ restarts tmp0 in each loop nest):
             # a new SSA version; the same value again (a vector loop and its scalar tail) stays one value
-            version[name] = version.get(name, 0) + 1
+            self.version[name] = self.version.get(name, 0) + 1
         cur = latest(name)
-        texts[name] = canon
-        tiles.discard(name)
-        resolved = latest
+        self.texts[name] = canon
+        self.tiles.discard(name)
         reduces = name.startswith("tmp_acc") or "welford" in expr or "reduce" in expr
         if param is not None:
             ops, inputs = ["load"], []
-            if param in gemm_params:
-                gemm_values.append(cur)
-        elif (mm := _CPP_MASKED.match(expr)) and any(f"{x}()" in expr for x in lambda_names):
+            if param in self.gemm_params:
+                self.gemm_values.append(cur)
+        elif (mm := _CPP_MASKED.match(expr)) and any(f"{x}()" in expr for x in self.lambda_names):
             # ``tmp12 ? tmp13() : at::vec::VectorizedN<float,2>(-std::numeric_limits<float>::infinity())``
             ops = ["view"]
-            refs = [resolved(x) for x in _CPP_TMP.findall(f"{mm.group(1)} {mm.group(2)}") if x != name]
+            refs = [latest(x) for x in _CPP_TMP.findall(f"{mm.group(1)} {mm.group(2)}") if x != name]
             inputs = [x for x in dict.fromkeys(refs) if x in values]
         else:
             ops = _cpp_ops(expr)
-            refs = [resolved(x) for x in _CPP_TMP.findall(expr) if x != name]
+            refs = [latest(x) for x in _CPP_TMP.findall(expr) if x != name]
             inputs = [x for x in refs if x in values]
             if cur in values and name in _CPP_TMP.findall(expr):  # tmp_acc0 = tmp_acc0 + tmp1
                 inputs = [cur] + inputs
@@ -559,11 +610,9 @@ def parse_cpp(source: str, params: Sequence[str], *, after_micro_gemm: bool = Fa
             # declaration (float tmp_acc0 = 0;)
             ln = prev.line if prev.inputs or not inputs else ln
         else:
-            order.append(cur)
+            self.order.append(cur)
         values[cur] = Value(cur, tuple(ops) or ("copy",), tuple(dict.fromkeys(inputs)), param, index, const, ln,
                             reduces)
-    return Body("cpp", tuple(values[n] for n in order), tuple(stores), tuple(dict.fromkeys(gemm_values)),
-                tuple(params))
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -590,8 +639,39 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), stat
     start = set(starts)
     _order = {v.name: i for i, v in enumerate(body.values)}
     blocked_values = set(body.loads_of(blocked)) - start
-    stat_values = set(body.loads_of(statistics)) - start
     windows = pool_windows(body, start)
+    cls = _classes(body, start, blocked_values, set(body.loads_of(statistics)) - start, windows)
+    derived = sorted((n for n, k in cls.items() if k == "derived"), key=lambda n: _order.get(n, 0))
+    dset = set(derived)
+    past = {n for n, k in cls.items() if k == "past"}
+    ends = [v.name for v in body.values if v.name in past and set(v.inputs) & dset]
+    mixed = tuple(n for n in ends if not body.at(n).reduces and n not in windows)
+    reduced = bool(ends)
+    outputs = tuple(dict.fromkeys(s.param for s in body.stores if s.value in dset))
+    red_out = tuple(dict.fromkeys(s.param for s in body.stores if s.value in past))
+    users: dict[str, list[str]] = {}
+    for v in body.values:
+        for i in v.inputs:
+            users.setdefault(i, []).append(v.name)
+    only_reduction = _reduction_feeders(body, derived, users)
+    # (a load is no op: the start's, or the chain's own value read back from where the kernel stored it)
+    kept = [d for d in derived if d not in start and body.at(d).param is None
+            and (d not in only_reduction or not mixed)]
+    ops = label(body, kept, start, broadcast or {}, _window_padding(body, derived, windows, users))
+    if windows:
+        ops = _one_op_per_window(ops)
+    # (a window of values that mix in a later GEMM's output is that GEMM's pool, not this chain's)
+    pooled = tuple(w for w in (v.name for v in body.values) if w in windows and w in past and set(body.at(w).inputs) &
+                   (dset | windows))
+    feeding = tuple(o for o in ops if set(o.values) <= only_reduction)
+    return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived), pooled, mixed, feeding,
+                ends[0] if ends else "")
+
+
+def _classes(body: Body, start: set[str], blocked_values: set[str], stat_values: set[str],
+             windows: set[str]) -> dict[str, str]:
+    """Each value's class: derived (the epilogue's data), past (beyond the boundary), other (mixes in a blocked
+    value); values that read none of these have none."""
     # parameters a value of the chain ("derived"), one past the boundary ("past") or a blocked one ("other") was
     # stored into, and where: reading one back later in the kernel carries that value (a looped RMSNorm stores
     # the residual sum into its in_out_ptr0 in its first loop and normalises what it reads back in the second)
@@ -640,21 +720,13 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), stat
         if not more:
             break
         reloaded.update(more)
-    derived = sorted((n for n, k in cls.items() if k == "derived"), key=lambda n: _order.get(n, 0))
-    dset = set(derived)
-    past = {n for n, k in cls.items() if k == "past"}
-    ends = [v.name for v in body.values if v.name in past and set(v.inputs) & dset]
-    mixed = tuple(n for n in ends if not body.at(n).reduces and n not in windows)
-    reduced = bool(ends)
-    outputs = tuple(dict.fromkeys(s.param for s in body.stores if s.value in dset))
-    red_out = tuple(dict.fromkeys(s.param for s in body.stores if s.value in past))
-    # An op whose value only feeds the reduction (x * x before a mean) is part of that reduction, not an
-    # epilogue op, when the GEMM's data is normalised with the statistic; one whose value is also used otherwise
-    # (the residual add before an RMSNorm) is an epilogue op.
-    users: dict[str, list[str]] = {}
-    for v in body.values:
-        for i in v.inputs:
-            users.setdefault(i, []).append(v.name)
+    return cls
+
+
+def _reduction_feeders(body: Body, derived: Sequence[str], users: dict[str, list[str]]) -> set[str]:
+    """Derived values that only feed a reduction (x * x before a mean): part of that reduction, not epilogue ops,
+    when the GEMM's data is normalised with the statistic; one also used otherwise (the residual add before an
+    RMSNorm) is an epilogue op."""
     stored = {s.value for s in body.stores}
     only_reduction: set[str] = set()
     for name in reversed(derived):
@@ -664,9 +736,12 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), stat
         # (a ReLU before a max-pool window is the conv's epilogue op, as it is in eager: not the window's)
         if all(((vu := body.value(u)) is not None and vu.reduces) or u in only_reduction for u in us):
             only_reduction.add(name)
-    # (a load is no op: the start's, or the chain's own value read back from where the kernel stored it)
-    kept = [d for d in derived if d not in start and body.at(d).param is None
-            and (d not in only_reduction or not mixed)]
+    return only_reduction
+
+
+def _window_padding(body: Body, derived: Sequence[str], windows: set[str], users: dict[str, list[str]]) -> set[str]:
+    """A pooling window element's padding (``tl.where(tmp2, relu, -inf)`` before the max): it masks, it is no op."""
+    dset = set(derived)
 
     def feeds_window(name: str) -> bool:
         todo = users.get(name, [])
@@ -676,23 +751,17 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), stat
             todo = [u for t in todo if t in dset and _primary(body.at(t)) in _PASS for u in users.get(t, [])]
         return False
 
-    # a window element's padding (``tl.where(tmp2, relu, -inf)`` before the max): it masks, it is no op
-    padded = {n for n in derived if _primary(body.at(n)) == "where" and feeds_window(n)}
-    ops = label(body, kept, start, broadcast or {}, padded)
-    if windows:
-        # every element of a pooling window gets the same epilogue (a ReLU on each of 4 neighbours): one op
-        merged: dict[tuple[str, tuple[str, ...]], Op] = {}
-        for o in ops:
-            key = (o.label, o.operands)
-            prev = merged.get(key)
-            merged[key] = o if prev is None else replace(prev, values=prev.values + o.values)
-        ops = list(merged.values())
-    # (a window of values that mix in a later GEMM's output is that GEMM's pool, not this chain's)
-    pooled = tuple(w for w in (v.name for v in body.values) if w in windows and w in past and set(body.at(w).inputs) &
-                   (dset | windows))
-    feeding = tuple(o for o in ops if set(o.values) <= only_reduction)
-    return Flow(tuple(ops), outputs, reduced, red_out, tuple(derived), pooled, mixed, feeding,
-                ends[0] if ends else "")
+    return {n for n in derived if _primary(body.at(n)) == "where" and feeds_window(n)}
+
+
+def _one_op_per_window(ops: Sequence[Op]) -> list[Op]:
+    """Every element of a pooling window gets the same epilogue (a ReLU on each of 4 neighbours): one op."""
+    merged: dict[tuple[str, tuple[str, ...]], Op] = {}
+    for o in ops:
+        key = (o.label, o.operands)
+        prev = merged.get(key)
+        merged[key] = o if prev is None else replace(prev, values=prev.values + o.values)
+    return list(merged.values())
 
 
 _WINDOW_OPS = vocab.BODY_WINDOW_OPS
@@ -846,76 +915,106 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
           padded: Iterable[str] = ()) -> list[Op]:
     """Group derived values into user-level ops (recognising decomposed activations), in body order; ``padded``:
     selects that only mask a pooling window's padded elements (no op)."""
-    dset = set(derived) | set(start)
-    pad = set(padded)
-    taken: set[str] = set()
-    groups: list[tuple[str, list[str]]] = []
+    dv = _Derived(body, derived, start, set(derived) | set(start))
+    taken: set[str] = set()  # values an earlier recogniser grouped
+    groups = _gelu_groups(dv, taken)
+    groups += _sigmoid_groups(dv, taken)
+    groups += _batch_norm_groups(dv, taken)
+    groups += _clamp_groups(dv, taken, set(padded))
+    groups += _pointwise_groups(dv, taken, broadcast)
+    return _ops_of(dv, groups)
 
-    def users(name: str) -> list[str]:
-        return [d for d in derived if name in body.inputs_of(d)]
 
-    def anc(name: str) -> set[str]:
+_Groups = list[tuple[str, list[str]]]  # (op label, the values it stands for)
+
+
+@dataclass(frozen=True, slots=True)
+class _Derived:
+    """The values a walk derived from its start values, and what the op recognisers ask of them."""
+
+    body: Body
+    derived: Sequence[str]  # in body order
+    start: set[str]
+    dset: set[str]  # derived and start
+
+    def users(self, name: str) -> list[str]:
+        """The derived values that read ``name``."""
+        return [d for d in self.derived if name in self.body.inputs_of(d)]
+
+    def anc(self, name: str) -> set[str]:
+        """The chain's values ``name`` is computed from."""
         out: set[str] = set()
         todo = [name]
         while todo:
             n = todo.pop()
-            v = body.value(n)
+            v = self.body.value(n)
             if v is None:
                 continue
             for i in v.inputs:
-                if i in dset and i not in out:
+                if i in self.dset and i not in out:
                     out.add(i)
                     todo.append(i)
         return out
 
-    def prim(name: str) -> str:
-        v = body.value(name)
+    def prim(self, name: str) -> str:
+        """A value's primary op."""
+        v = self.body.value(name)
         return _primary(v) if v else ""
 
-    def consts_in(names: Iterable[str]) -> set[float]:
+    def consts_in(self, names: Iterable[str]) -> set[float]:
+        """The constants these values read (rounded)."""
         out: set[float] = set()
         for n in names:
-            v = body.value(n)
+            v = self.body.value(n)
             if v is None:
                 continue
             for i in v.inputs:
-                c = _const_of(body, i)
+                c = _const_of(self.body, i)
                 if c is not None:
                     out.add(round(c, 6))
         return out
 
-    # GELU (erf or tanh form): the erf/tanh, its inputs on the chain, the +1 after it and the product with x/2.
+
+def _gelu_groups(dv: _Derived, taken: set[str]) -> _Groups:
+    """GELU (erf or tanh form): the erf/tanh, its inputs on the chain, the +1 after it and the product with x/2."""
+    body, derived, dset, start = dv.body, dv.derived, dv.dset, dv.start
+    groups: _Groups = []
     for d in derived:
-        p = prim(d)
+        p = dv.prim(d)
         if d in taken or p not in ("erf", "tanh"):
             continue
         # the activation's own arithmetic: ancestors whose other operands are constants (x * 0.7071, x**3 *
         # 0.044715 + x), never an add of a parameter (the bias before the GELU is an op of its own)
-        before = {b for b in anc(d) if all(i in dset or i in start or _is_const(body, i)
-                                           for i in body.at(b).inputs)}
-        cs = consts_in(before | {d})
+        before = {b for b in dv.anc(d) if all(i in dset or i in start or _is_const(body, i)
+                                              for i in body.at(b).inputs)}
+        cs = dv.consts_in(before | {d})
         is_gelu = (p == "erf" and (0.707107 in cs or 0.707106 in cs or not cs)) or \
                   (p == "tanh" and (0.044715 in cs or 0.797885 in cs))
         if not is_gelu:
             continue
         gelu = {d} | {b for b in before if b not in start}
-        after = [u for u in users(d) if prim(u) == "add"]
+        after = [u for u in dv.users(d) if dv.prim(u) == "add"]
         for a in after:
             gelu.add(a)
-            for u in users(a):
-                if prim(u) == "mul":
+            for u in dv.users(a):
+                if dv.prim(u) == "mul":
                     gelu.add(u)
                     for i in body.at(u).inputs:  # x * 0.5
-                        if i in dset and prim(i) == "mul" and i not in start:
+                        if i in dset and dv.prim(i) == "mul" and i not in start:
                             gelu.add(i)
         groups.append(("gelu" if p == "erf" else "gelu-tanh", sorted(gelu, key=derived.index)))
         taken |= gelu
+    return groups
 
-    # Sigmoid as 1 / (1 + exp(-x)) (C++), or tl.sigmoid / .sigmoid(); times x it is SiLU.
-    for d in derived:
+
+def _sigmoid_groups(dv: _Derived, taken: set[str]) -> _Groups:
+    """Sigmoid as 1 / (1 + exp(-x)) (C++), or tl.sigmoid / .sigmoid(); times x it is SiLU."""
+    body, dset, start = dv.body, dv.dset, dv.start
+    groups: _Groups = []
+    for d in dv.derived:
         if d in taken:
             continue
-        p = prim(d)
+        p = dv.prim(d)
         grp: list[str] = []
         sig_input: str | None = None
         if p == "sigmoid":
@@ -925,14 +1024,14 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
         elif p == "exp":
             v = body.at(d)
             src = v.inputs[0] if v.inputs else None
-            if src is not None and prim(src) == "neg" and src in dset:
+            if src is not None and dv.prim(src) == "neg" and src in dset:
                 x = next((i for i in body.at(src).inputs), None)
-                adds = [u for u in users(d) if prim(u) == "add"]
+                adds = [u for u in dv.users(d) if dv.prim(u) == "add"]
                 if adds:
-                    divs = [u for u in users(adds[0]) if prim(u) in ("div", "reciprocal")]
+                    divs = [u for u in dv.users(adds[0]) if dv.prim(u) in ("div", "reciprocal")]
                     if divs:
-                        dv = body.at(divs[0])
-                        numer = dv.inputs[0] if dv.inputs else None
+                        dvv = body.at(divs[0])
+                        numer = dvv.inputs[0] if dvv.inputs else None
                         grp = [src, d, adds[0], divs[0]]
                         if numer is not None and numer != adds[0] and not _is_const(body, numer):
                             groups.append(("silu", grp))  # x / (1 + exp(-x))
@@ -942,7 +1041,7 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
                         d = divs[0]
         if not grp:
             continue
-        silu = [u for u in users(d) if prim(u) == "mul" and sig_input is not None
+        silu = [u for u in dv.users(d) if dv.prim(u) == "mul" and sig_input is not None
                 and sig_input in body.at(u).inputs]
         if silu:
             grp.append(silu[0])
@@ -950,40 +1049,51 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
         else:
             groups.append(("sigmoid", grp))
         taken |= set(grp)
+    return groups
 
-    # Eval batch norm: (x - mean) * rsqrt(var + eps) [or * (1/sqrt(var + eps))] * w + b, per channel.
-    for d in derived:
-        if d in taken or prim(d) != "sub":
+
+def _batch_norm_groups(dv: _Derived, taken: set[str]) -> _Groups:
+    """Eval batch norm: (x - mean) * rsqrt(var + eps) [or * (1/sqrt(var + eps))] * w + b, per channel."""
+    body = dv.body
+    groups: _Groups = []
+    for d in dv.derived:
+        if d in taken or dv.prim(d) != "sub":
             continue
         chain = [d]
         cur = d
         saw_scale = False
         for _ in range(4):
-            nxt = [u for u in users(cur) if prim(u) in ("mul", "add") and u not in taken]
+            nxt = [u for u in dv.users(cur) if dv.prim(u) in ("mul", "add") and u not in taken]
             if not nxt:
                 break
             u = nxt[0]
             others = [i for i in body.at(u).inputs if i != cur]
-            if prim(u) == "mul" and any(_derives_rsqrt(body, o) for o in others):
+            if dv.prim(u) == "mul" and any(_derives_rsqrt(body, o) for o in others):
                 saw_scale = True
             chain.append(u)
             cur = u
-            if prim(u) == "add" and saw_scale:
+            if dv.prim(u) == "add" and saw_scale:
                 break  # + b ends it: an add after that (the residual of a ResNet block) is an op of its own
         if saw_scale:
             groups.append(("batch_norm", chain))
             taken |= set(chain)
+    return groups
 
-    # ReLU / clamp / hardtanh: maximum with 0, minimum with a constant; leaky ReLU: where(x > 0, x, x * a).
-    for d in derived:
+
+def _clamp_groups(dv: _Derived, taken: set[str], pad: set[str]) -> _Groups:
+    """ReLU / clamp / hardtanh: maximum with 0, minimum with a constant; leaky ReLU: where(x > 0, x, x * a); a
+    select that computes (not one that moves elements by position or masks a window's padding)."""
+    body, dset = dv.body, dv.dset
+    groups: _Groups = []
+    for d in dv.derived:
         if d in taken:
             continue
-        p = prim(d)
+        p = dv.prim(d)
         v = body.at(d)
         if p == "maximum":
             other = [i for i in v.inputs if i not in dset]
             c = _const_of(body, other[0]) if other else None
-            mins = [u for u in users(d) if prim(u) == "minimum"]
+            mins = [u for u in dv.users(d) if dv.prim(u) == "minimum"]
             if mins:
                 groups.append(("hardtanh", [d, mins[0]]))
                 taken |= {d, mins[0]}
@@ -994,10 +1104,10 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
             groups.append(("clamp", [d]))
             taken.add(d)
         elif p == "where":
-            cmp = [i for i in v.inputs if i in dset and prim(i) in ("gt", "ge", "lt", "le")]
-            muls = [i for i in v.inputs if i in dset and prim(i) == "mul"]
+            cmp = [i for i in v.inputs if i in dset and dv.prim(i) in ("gt", "ge", "lt", "le")]
+            muls = [i for i in v.inputs if i in dset and dv.prim(i) == "mul"]
             grp = [d] + cmp + muls
-            chain_in = [i for i in v.inputs if i in dset and prim(i) != "const"]
+            chain_in = [i for i in v.inputs if i in dset and dv.prim(i) != "const"]
             if v.inputs and v.inputs[0] not in dset and _positional(body, v.inputs[0]):
                 # tl.where(x1 < 1, cls_token, conv_out): a cat (ViT's class token before the patch embedding's
                 # conv; Llama's rotate_half, both halves the GEMM's) or a pad (`tl.where(x2 < 197, q * scale,
@@ -1016,15 +1126,21 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
                 groups.append(("where", grp))
             taken |= set(grp)
         elif p in ("gt", "ge", "lt", "le"):
-            wh = [u for u in users(d) if prim(u) == "where"]
+            wh = [u for u in dv.users(d) if dv.prim(u) == "where"]
             if wh:
                 continue  # taken with its where
+    return groups
 
-    # Everything else: one op per primitive; an add of a broadcast parameter straight on the start is the bias.
-    for d in derived:
+
+def _pointwise_groups(dv: _Derived, taken: set[str], broadcast: dict[str, bool]) -> _Groups:
+    """Everything else: one op per primitive; an add of a broadcast parameter straight on the start is the bias,
+    and a sum of several tensors is one add."""
+    body, dset, start = dv.body, dv.dset, dv.start
+    groups: _Groups = []
+    for d in dv.derived:
         if d in taken or d in start:
             continue
-        p = prim(d)
+        p = dv.prim(d)
         if p in _NOISE or p in ("gt", "ge", "lt", "le", "eq", "ne", "not", "and", "or"):
             continue
         if p in ("mul", "div") and any(_const_of(body, i) == 1.0 for i in body.at(d).inputs):
@@ -1042,7 +1158,7 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
                 lab = "add"
             else:
                 # a sum of several tensors (x + o_proj + down_proj, summed in whatever order Inductor chose)
-                # is one add on this chain
+                # is one add on this chain (the recognisers before this one make no add)
                 prev = next((gi for gi, (gl, gv) in enumerate(groups) if gl == "add"
                              and set(body.at(d).inputs) & set(gv)), None)
                 if prev is not None:
@@ -1051,11 +1167,17 @@ def label(body: Body, derived: Sequence[str], start: set[str], broadcast: dict[s
                     continue
         groups.append((lab, [d]))
         taken.add(d)
+    return groups
 
+
+def _ops_of(dv: _Derived, groups: _Groups) -> list[Op]:
+    """The groups as ops in body order, each with the line that shows it and the parameters of its other
+    operands."""
+    body, derived, dset, start = dv.body, dv.derived, dv.dset, dv.start
     ops: list[Op] = []
     for lab, vals in groups:
         # the line that shows the op: its characteristic value (the erf of a GELU), else its first real op
-        key = [x for x in vals if prim(x) in _KEY_OPS] or [x for x in vals if prim(x) not in _NOISE] or vals
+        key = [x for x in vals if dv.prim(x) in _KEY_OPS] or [x for x in vals if dv.prim(x) not in _NOISE] or vals
         lines = [vx.line for x in key if (vx := body.value(x)) is not None]
         operand_params: set[str] = set()
         for x in vals:
