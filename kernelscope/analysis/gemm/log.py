@@ -185,9 +185,9 @@ def parse_log(text: str | None) -> LogFacts:
 
 # A fusion-benchmark factor below this (fused 1.25x faster, or 1.25x slower) is "marginal": the decision may go
 # the other way in another compile. Inductor times each side once, on kernels of a few microseconds, in the
-# compiling process: four identical runs of samples/linear_gelu.py's max-autotune on one H200 (2026-12-04,
-# benchmarks/RESULTS.md) logged 1.90x, 2.14x and 1.33x for the same fusion and, in the fourth, no benchmark and no
-# fusion; one GEMM on torch 2.14.1 read 1.070x faster in one mode and 1.063x slower in another.
+# compiling process: four identical runs of samples/linear_gelu.py's max-autotune on one H200 logged 1.90x, 2.14x
+# and 1.33x for the same fusion and, in the fourth, no benchmark and no fusion; one GEMM on torch 2.14.1 read
+# 1.070x faster in one mode and 1.063x slower in another.
 FUSION_MARGINAL = 0.25
 
 
