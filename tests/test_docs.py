@@ -1,0 +1,295 @@
+"""The documentation stays true to the code.
+
+- docs/cli.md is exactly what docs/gen_cli.py writes from the click commands;
+- docs/result-json.md documents every field of kernelscope/result.py's records and no field they lack, each under
+  a path that leads to that record from the top of result.json, and every key compare.json is written with;
+- every ``kernelscope ...`` command in a code block of README.md or docs/*.md parses against the CLI as written,
+  and the repository files it names exist;
+- the README stays a front door (at most 250 lines, the two quick-start commands CI runs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import importlib.util
+import re
+import shlex
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+
+import kernelscope.result as result_module
+from kernelscope.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+PAGES = [README, *sorted(DOCS.glob("*.md"))]
+RESULT_MD = DOCS / "result-json.md"
+UPGRADE_RUN = ROOT / "tests" / "data" / "h200-torch2.14.1-kernelscope-run" / "up-seed"  # before/ and after/
+
+
+def _gen_cli() -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location("gen_cli", DOCS / "gen_cli.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GEN = _gen_cli()
+
+
+# --------------------------------------------------------------------------------------------------- CLI reference
+def test_cli_md_is_what_gen_cli_writes():
+    assert (DOCS / "cli.md").read_text(encoding="utf-8") == GEN.render(), (
+        "docs/cli.md is stale: run python docs/gen_cli.py")
+
+
+def test_gen_cli_documents_every_command_the_cli_has(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    table = capsys.readouterr().out.split("Commands:", 1)[1]
+    listed = {line.split()[0] for line in table.splitlines() if re.match(r"^  [a-z]", line)}
+    documented = set(re.findall(r"^## kernelscope (\S+)", GEN.render(), re.M))
+    assert len(listed) >= 7 and documented == listed == set(GEN.commands())
+
+
+# --------------------------------------------------------------------------------------- commands shown in the docs
+FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.M | re.S)
+SEPARATORS = {"&&", "||", ";", "|"}
+REPO_DIRS = ("samples/", "tests/", "benchmarks/", "docs/")
+
+
+def shown_commands(text: str) -> list[list[str]]:
+    """Every ``kernelscope`` command line in the fenced code blocks of ``text``, as argument lists (shell
+    continuations joined, comments dropped, ``a && b`` split; a GitHub Actions ``- run:`` step read as its
+    command)."""
+    found = []
+    for block in FENCE.findall(text):
+        for line in re.sub(r"\\\n\s*", " ", block).splitlines():
+            line = re.sub(r"^\s*(?:\$ |- run: )", "", line)
+            try:
+                tokens = shlex.split(line, comments=True)
+            except ValueError:  # not shell (Python, YAML, output)
+                continue
+            segment: list[str] = []
+            for token in [*tokens, ";"]:
+                if token not in SEPARATORS:
+                    segment.append(token)
+                    continue
+                if segment[:1] == ["kernelscope"]:
+                    found.append(segment[1:])
+                segment = []
+    return found
+
+
+SHOWN = [(page.relative_to(ROOT).as_posix(), args) for page in PAGES
+         for args in shown_commands(page.read_text(encoding="utf-8"))]
+
+
+def test_the_docs_show_the_everyday_commands():
+    shown = {args[0] for _, args in SHOWN if args}
+    assert {"profile", "upgrade-check", "compare", "check", "report", "analyze"} <= shown
+    assert len(SHOWN) >= 15
+
+
+@pytest.mark.parametrize("page,args", SHOWN, ids=[f"{p}:{' '.join(a)[:60]}" for p, a in SHOWN])
+def test_a_command_the_docs_show_parses(page, args):
+    commands = GEN.commands()
+    assert args and args[0] in commands, f"{page}: kernelscope {' '.join(args)}: no such command"
+    command = commands[args[0]]
+    try:
+        with command.make_context(f"kernelscope {args[0]}", list(args[1:])):
+            pass
+    except click.ClickException as exc:
+        pytest.fail(f"{page}: kernelscope {' '.join(args)}: {exc.format_message()}")
+    for arg in args[1:]:
+        for value in arg.split("=", 1)[-1:]:
+            if value.startswith(REPO_DIRS):
+                assert list(ROOT.glob(value)), f"{page}: kernelscope {' '.join(args)}: {value} does not exist"
+
+
+def test_shown_commands_reads_shell_as_a_reader_would():
+    text = ("```bash\npip install -e . && kernelscope profile m.py  # comment\nkernelscope check d \\\n"
+            "    --numerics\n```\n```yaml\n      - run: kernelscope report ks\n```\n```\nkernelscope: error: x\n```\n")
+    assert shown_commands(text) == [["profile", "m.py"], ["check", "d", "--numerics"], ["report", "ks"]]
+
+
+# ------------------------------------------------------------------------------------------------------- README
+def test_the_readme_is_a_front_door():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    # .ci/run executes exactly these two
+    assert "pip install -e . && kernelscope profile samples/linear_gelu.py\n" in text
+    assert "pip install -e '.[test,zoo]' && python -m pytest -q\n" in text
+    for link in re.findall(r"\]\(((?:docs|benchmarks)/[^)#]+)", text):
+        assert (ROOT / link).exists() or link == "benchmarks/README.md", link
+
+
+def test_the_docs_speak_of_the_product_not_its_history():
+    history = re.compile(r"\b(issue|session)s? #?[0-9]+|\blease[sd]?\b|RESULTS\.md", re.I)
+    found = [f"{page.name}:{n}: {line}" for page in PAGES
+             for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1) if history.search(line)]
+    assert not found
+
+
+def test_links_between_the_pages_lead_somewhere():
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)#:]+\.(?:md|py|png))(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            path = (page.parent / target).resolve()
+            assert path.exists() or path == ROOT / "benchmarks" / "README.md", f"{page.name}: {target}"
+
+
+# ----------------------------------------------------------------------------------------------- result.json fields
+BLOCK = re.compile(r"^\*\*`(?P<path>[^`]+)`\*\* \(`(?P<record>[\w-]+)`\)")
+ROW = re.compile(r"^\| `(?P<key>[^`]+)` \|")
+
+
+def documented_blocks(text: str) -> list[tuple[str, str, list[str]]]:
+    """(path, record, keys) for each ``**`path`** (`Record`)`` paragraph and the key column of its table."""
+    blocks: list[tuple[str, str, list[str]]] = []
+    for line in text.splitlines():
+        if m := BLOCK.match(line):
+            blocks.append((m["path"], m["record"], []))
+        elif line.startswith("#"):
+            blocks.append(("", "", []))  # a heading ends the block
+        elif (m := ROW.match(line)) and blocks:
+            blocks[-1][2].append(m["key"])
+    return [b for b in blocks if b[1]]
+
+
+def _records() -> dict[str, type]:
+    return {name: cls for name, cls in vars(result_module).items()
+            if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == result_module.__name__}
+
+
+def _json_key(f: dataclasses.Field[Any]) -> str:
+    return str(f.metadata.get("json", f.name))
+
+
+def _unwrap(tp: Any) -> Any:
+    if typing.get_origin(tp) is typing.Union or isinstance(tp, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return args[0] if len(args) == 1 else tp
+    return tp
+
+
+def resolve(path: str) -> Any:
+    """The type at ``path`` in result.json: ``result.json`` is the top level, ``a.b`` a key, ``a[]`` an element
+    of a list, ``a{}`` a value of an object."""
+    tp: Any = result_module.RunResult
+    if path == "result.json":
+        return tp
+    for segment in path.split("."):
+        m = re.fullmatch(r"(\w+)((?:\[\]|\{\})*)", segment)
+        assert m, f"{path}: {segment!r} is not a key"
+        assert isinstance(tp, type) and dataclasses.is_dataclass(tp), f"{path}: {segment} is below a plain value"
+        fields = {_json_key(f): f.name for f in dataclasses.fields(tp)}
+        assert m[1] in fields, f"{path}: {tp.__name__} has no key {m[1]}"
+        tp = _unwrap(typing.get_type_hints(tp)[fields[m[1]]])
+        for container in re.findall(r"\[\]|\{\}", m[2]):
+            origin, args = typing.get_origin(tp), typing.get_args(tp)
+            assert origin is (tuple if container == "[]" else dict), f"{path}: {segment} is not a {container}"
+            tp = _unwrap(args[0] if origin is tuple else args[1])
+    return tp
+
+
+def test_result_md_documents_every_field_of_every_record_and_no_other():
+    blocks = [b for b in documented_blocks(RESULT_MD.read_text(encoding="utf-8")) if b[0] != "compare.json"]
+    records = _records()
+    documented: dict[str, set[str]] = {}
+    for path, record, keys in blocks:
+        assert record in records, f"{path}: result.py has no record {record}"
+        assert resolve(path) is records[record], f"{path} does not lead to {record}"
+        assert keys, f"{path} ({record}): no keys listed"
+        documented.setdefault(record, set()).update(keys)
+    problems = []
+    for name, cls in records.items():
+        keys = {_json_key(f) for f in dataclasses.fields(cls)}
+        if missing := keys - documented.get(name, set()):
+            problems.append(f"{name}: not documented: {sorted(missing)}")
+        if gone := documented.get(name, set()) - keys:
+            problems.append(f"{name}: documented but not a field: {sorted(gone)}")
+    assert not problems, "docs/result-json.md is out of date:\n" + "\n".join(problems)
+
+
+def test_result_md_names_every_value_of_the_result_enums():
+    text = RESULT_MD.read_text(encoding="utf-8")
+    enums = [cls for cls in vars(result_module).values()
+             if isinstance(cls, type) and issubclass(cls, enum.Enum) and cls.__module__ == result_module.__name__]
+    assert enums
+    missing = [f"{cls.__name__}.{v.name}" for cls in enums for v in cls if f"`{v.value}`" not in text]
+    assert not missing
+
+
+def test_resolve_follows_lists_objects_and_optional_records():
+    assert resolve("modes[].numerics.outputs[].vs_reference") is result_module.OutputError
+    assert resolve("environment.gemm_backends{}") is result_module.BackendStatus
+    with pytest.raises(AssertionError, match="has no key"):
+        resolve("modes[].no_such_key")
+
+
+# ------------------------------------------------------------------------------------------------ compare.json keys
+def key_paths(value: Any, prefix: str = "") -> set[str]:
+    """Every key path in a JSON value: ``modes[].gemms[].before.verdict``; lists of plain values end a path."""
+    paths: set[str] = set()
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            paths.add(path)
+            paths |= key_paths(inner, path)
+    elif isinstance(value, list):
+        for inner in value:
+            if isinstance(inner, (dict, list)):
+                paths |= key_paths(inner, prefix + "[]")
+    return paths
+
+
+def _compare_keys(kind: str) -> tuple[set[str], set[str]]:
+    """(documented key paths, the rows that say they need --nproc) of the compare.json table of ``kind``."""
+    block = next(b for b in documented_blocks(RESULT_MD.read_text(encoding="utf-8"))
+                 if b[0] == "compare.json" and b[1] == kind)
+    text = RESULT_MD.read_text(encoding="utf-8")
+    nproc = {k for k in block[2] if re.search(rf"^\| `{re.escape(k)}` \|[^\n]*--nproc", text, re.M)}
+    return set(block[2]), nproc
+
+
+def _below(path: str, parent: str) -> bool:
+    return path.startswith(parent + ".") or path.startswith(parent + "[]")
+
+
+def _covered(path: str, documented: set[str]) -> bool:
+    """Documented, or below a documented key whose keys are not listed one by one (``modes[].gemms`` covers
+    ``modes[].gemms[].key``; ``modes``, whose keys have rows of their own, covers none)."""
+    return path in documented or any(_below(path, d) and not any(_below(e, d) for e in documented)
+                                     for d in documented)
+
+
+@pytest.mark.parametrize("kind", ["compare", "upgrade"])
+def test_result_md_lists_every_key_compare_json_is_written_with(kind, tmp_path):
+    import json
+
+    if kind == "compare":
+        with pytest.raises(SystemExit) as exit_:
+            main(["compare", str(UPGRADE_RUN / "before"), str(UPGRADE_RUN / "after"), "--out", str(tmp_path)])
+        assert exit_.value.code == 0
+        data = json.loads((tmp_path / "compare.json").read_text(encoding="utf-8"))
+    else:
+        from kernelscope.analysis.upgrade import compare_upgrade
+        from kernelscope.report.upgrade import upgrade_data
+        from kernelscope.result_file import load_result
+
+        data = upgrade_data(compare_upgrade(load_result(UPGRADE_RUN / "before"), load_result(UPGRADE_RUN / "after")))
+    written = key_paths(data)
+    documented, nproc = _compare_keys(kind)
+    missing = sorted(p for p in written if not _covered(p, documented))
+    assert not missing, f"compare.json keys missing from docs/result-json.md: {missing}"
+    unwritten = [d for d in documented - nproc if not any(p == d or _below(p, d) for p in written)]
+    assert not unwritten, f"documented but not written: {unwritten}"
