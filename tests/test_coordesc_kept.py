@@ -1,9 +1,9 @@
 """A later max-autotune process keeps its first process's coordinate-descent result (capture/compiling.py
 _keep_cached_coordesc): torch 2.9-2.11 adopt the cached ``.best_config`` on a cache load but drop its
 ``found_by_coordesc`` (pytorch/pytorch#172819), so the kernel's first run tuned it again: 10.9 and 12.8 s of each
-later max-autotune process for the 1B Llama on the H200, with coordinate descent reading the cache as a hit
-(benchmarks/coordesc_repeat.py, session 19). Triton kernels do not run on this machine: the rule is tested on
-triton's own Config objects and torch's own hashing, the installation on this torch's own functions."""
+later max-autotune process for a 1B Llama on an H200 (benchmarks/README.md, "Compile time"). Triton kernels do not
+run on this machine: the rule is tested on triton's own Config objects and torch's own hashing, the installation
+on this torch's own functions."""
 
 from __future__ import annotations
 
