@@ -29,6 +29,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("trace model", ("kernelscope.trace", "kernelscope.inductor_code")),
     ("analysis", ("kernelscope.analysis",)),
     ("report", ("kernelscope.report",)),
+    # a run: capture's workers in order, each mode analysed as it finishes (what profile and upgrade-check start)
+    ("run", ("kernelscope.run",)),
     ("cli", ("kernelscope.commands", "kernelscope.cli", "kernelscope.__main__")),
 )
 
@@ -225,6 +227,17 @@ def test_every_module_has_a_layer():
 def test_imports_point_down(path: Path):
     # capture -> files -> trace/code model -> analysis -> report -> cli: nothing imports a layer above its own
     assert upward_imports(path.read_text(encoding="utf-8"), module_name(path), package_of(path)) == []
+
+
+# A subcommand's module holds its options, calls into the layers below and turns their outcome into an exit: the
+# run itself (which worker when, what is analysed after it) lives in run/, where a test can drive it without click.
+COMMAND_LINES = 300
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "commands").glob("*.py")), ids=_id)
+def test_commands_are_thin(path: Path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= COMMAND_LINES, f"{_id(path)} has {lines} lines: move what is not the command's own to run/"
 
 
 def test_no_import_cycle():

@@ -130,7 +130,7 @@ def together(starts: Sequence[Callable[[Hold], Any]], gates: Sequence[Path]) -> 
 
 
 class Staged:
-    """A run's workers started ahead of their turn (``profile`` when they fit: commands/profile.py ``staged``).
+    """A run's workers started ahead of their turn (``profile`` when they fit: run/profile.py ``ModeRuns.staged``).
 
     Each worker is added with its ``start`` (runs it to its end in a thread, returns its records) and the gates
     it will wait at, in order: ``pre`` once its model is on the CPU (before the device, the reference, the
