@@ -1,14 +1,18 @@
-"""The layers of STYLE.md point only down, nothing after capture in the data flow imports capture, private names
-stay inside their package, and reports derive no statistics or GEMM pairings of their own.
+"""The layers of STYLE.md point only down, no modules import each other in a circle, nothing after capture in the
+data flow imports capture, private names stay inside their package, and reports derive no statistics or GEMM
+pairings of their own.
 
-Read from the source with ``ast`` (nothing is imported), so an import inside a function or under TYPE_CHECKING
-counts the same as one at the top of a module.
+Read from the source with ``ast`` (nothing is imported): every import anywhere in a module counts, at its top,
+inside a function or under ``if TYPE_CHECKING:``. An import inside a function runs later but is a dependency all
+the same, and one under TYPE_CHECKING names the other module's types: hiding an import from the interpreter is
+how a cycle or an upward import stays unseen, not a way out of either.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import graphlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -25,6 +29,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("trace model", ("kernelscope.trace", "kernelscope.inductor_code")),
     ("analysis", ("kernelscope.analysis",)),
     ("report", ("kernelscope.report",)),
+    # a run: capture's workers in order, each mode analysed as it finishes (what profile and upgrade-check start)
+    ("run", ("kernelscope.run",)),
     ("cli", ("kernelscope.commands", "kernelscope.cli", "kernelscope.__main__")),
 )
 
@@ -184,6 +190,30 @@ def derivations_in_reports(source: str, module: str, package: str) -> list[str]:
     return out
 
 
+# A cycle between modules, even one an import inside a function keeps from failing at import time, means neither
+# can be read, tested or moved without the other: the piece both need goes to a module they both import.
+def import_graph(sources: Mapping[str, tuple[str, str]]) -> dict[str, dict[str, int]]:
+    """module -> {a module of ``sources`` it imports: the line of the first such import}; ``sources`` maps each
+    module to (its source, its package)."""
+    graph: dict[str, dict[str, int]] = {}
+    for module, (source, package) in sources.items():
+        edges = graph.setdefault(module, {})
+        for line, target, _ in imports(source, package):
+            if target in sources and target != module:
+                edges.setdefault(target, line)
+    return graph
+
+
+def import_cycle(graph: Mapping[str, Mapping[str, int]]) -> list[str]:
+    """One cycle of the graph as ``a:12 imports b`` lines (empty when there is none)."""
+    try:
+        graphlib.TopologicalSorter({m: set(edges) for m, edges in graph.items()}).prepare()
+    except graphlib.CycleError as exc:
+        cycle = exc.args[1]  # [a, ..., a], each node importing the one before it (graphlib's predecessors)
+        return [f"{b}:{graph[b][a]} imports {a}" for a, b in zip(cycle, cycle[1:])]
+    return []
+
+
 def _id(path: Path) -> str:
     return str(path.relative_to(PACKAGE.parent))
 
@@ -197,6 +227,42 @@ def test_every_module_has_a_layer():
 def test_imports_point_down(path: Path):
     # capture -> files -> trace/code model -> analysis -> report -> cli: nothing imports a layer above its own
     assert upward_imports(path.read_text(encoding="utf-8"), module_name(path), package_of(path)) == []
+
+
+# A subcommand's module holds its options, calls into the layers below and turns their outcome into an exit: the
+# run itself (which worker when, what is analysed after it) lives in run/, where a test can drive it without click.
+COMMAND_LINES = 300
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "commands").glob("*.py")), ids=_id)
+def test_commands_are_thin(path: Path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= COMMAND_LINES, f"{_id(path)} has {lines} lines: move what is not the command's own to run/"
+
+
+def test_no_import_cycle():
+    sources = {module_name(p): (p.read_text(encoding="utf-8"), package_of(p)) for p in SOURCES}
+    assert import_cycle(import_graph(sources)) == []
+
+
+@pytest.mark.parametrize(("sources", "cycle"), [
+    # an import inside a function closes the cycle
+    ({"kernelscope.capture.rounds": "def stop():\n    from kernelscope.capture.runner import kill\n",
+      "kernelscope.capture.runner": "from kernelscope.capture.rounds import Hold\n"}, 2),
+    # so does one under TYPE_CHECKING, through a third module
+    ({"kernelscope.report.context": "from kernelscope.report.ranks import ranks_views\n",
+      "kernelscope.report.ranks": "from kernelscope.report.html import relative_href\n",
+      "kernelscope.report.html": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                 "    from kernelscope.report.context import ReportContext\n"}, 3),
+    # no cycle: both import a third module
+    ({"kernelscope.capture.rounds": "from kernelscope.capture.signals import stop_worker\n",
+      "kernelscope.capture.runner": "from kernelscope.capture.rounds import Hold\n"
+                                    "from kernelscope.capture import signals\n",
+      "kernelscope.capture.signals": "import os\n"}, 0),
+])
+def test_the_cycle_check_sees_what_it_looks_for(sources: dict[str, str], cycle: int):
+    graph = import_graph({m: (s, m.rpartition(".")[0]) for m, s in sources.items()})
+    assert len(import_cycle(graph)) == cycle
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=_id)

@@ -335,7 +335,7 @@ def test_a_run_builds_its_model_once_and_computes_its_reference_once(tmp_path: P
 
 
 def test_processes_start_ahead_with_auto_only_where_they_fit(tmp_path: Path):
-    from kernelscope.commands.profile import STAGED_MOST, _room_for
+    from kernelscope.run.profile import STAGED_MOST, _room_for
 
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       24000000 kB\nMemFree:         1000000 kB\nMemAvailable:   20971520 kB\n")

@@ -109,8 +109,8 @@ def test_mode_lines_break_between_parts():
 
     from rich.console import Console
 
-    from kernelscope.commands.profile import print_mode_line
     from kernelscope.report.io import load_result
+    from kernelscope.run.lines import print_mode_line
 
     run = load_result(Path(__file__).parent / "data" / "h200-torch2.14.1-kernelscope-run" / "llama-bf16")
 
@@ -144,8 +144,8 @@ def test_a_mode_lines_interval_has_four_significant_digits():
 
     from rich.console import Console
 
-    from kernelscope.commands.profile import print_mode_line
     from kernelscope.report.io import load_result
+    from kernelscope.run.lines import print_mode_line
 
     run = load_result(Path(__file__).parent / "data" / "h200-torch2.14.1-kernelscope-run" / "llama-bf16")
     m = next(m for m in run.modes if m.latency_ms is not None)

@@ -12,7 +12,8 @@ from html.parser import HTMLParser
 import jinja2
 import pytest
 
-from kernelscope.report.html import environment, relative_href, render_html, unpack_result
+from kernelscope.report.html import environment, render_html, unpack_result
+from kernelscope.report.links import relative_href
 from kernelscope.result import SCHEMA, ModeResult, RunEnvironment, RunResult, run_from_json, to_json
 from tests.conftest_reports import (
     DATA,

@@ -1,5 +1,5 @@
 """profile's staged run analyses a mode's first-process files (trace, output code, compile log) while its later
-processes compile (commands/profile.py ``trace_ahead``), so that after the later timings only their latencies are
+processes compile (run/profile.py ``trace_ahead``), so that after the later timings only their latencies are
 added: before, the analysis of every mode sat between the later timings and after the last one."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from kernelscope.analysis.mode import build_mode_result, trace_fields
 from kernelscope.capture.modes import parse_backends, parse_modes
 from kernelscope.capture.runner import CaptureOptions
 from kernelscope.capture_record import read_capture
-from kernelscope.commands.profile import _ModeRuns
 from kernelscope.report.progress import Progress
 from kernelscope.report.terminal import console_for
 from kernelscope.result import to_json
+from kernelscope.run.profile import ModeRuns
 
 from .conftest import DATA
 from .zoo_fixtures import extract_run
@@ -29,11 +29,11 @@ def _run_dir(tmp_path: Path) -> Path:
     return run
 
 
-def _runs(out: Path) -> _ModeRuns:
-    return _ModeRuns(parse_modes("default", parse_backends(None)), [],
-                     CaptureOptions(model="m.py", sets={}, dtype=None, device="cpu"), out, processes=2,
-                     warm_compile=False, err=console_for(stderr=True), progress=Progress(io.StringIO(), tty=False),
-                     dtype=None)
+def _runs(out: Path) -> ModeRuns:
+    return ModeRuns(parse_modes("default", parse_backends(None)), [],
+                    CaptureOptions(model="m.py", sets={}, dtype=None, device="cpu"), out, processes=2,
+                    warm_compile=False, err=console_for(stderr=True), progress=Progress(io.StringIO(), tty=False),
+                    dtype=None)
 
 
 def test_a_mode_analysed_ahead_is_finished_without_reading_its_files_again(tmp_path: Path):

@@ -15,9 +15,9 @@ process's compile or autotuning, which all come before the later processes).
 Side by side only as far as the processes fit together: they are cut into groups whose first processes' peaks
 (GPU: reserved during the first call; CPU: RSS) sum to at most half the device's memory and, by default (``auto``),
 of at most one process per two CPUs: setting up is CPU work (imports, Dynamo's tracing, loading), and on the 2-core
-VM two setups side by side took as long as one after the other (benchmarks/RESULTS.md). Not under torchrun, for
-the dynamic mode's multi-point worker, or where the output folder cannot hold a FIFO: those rounds run one process
-after another as before. The parent never imports torch.
+VM two setups side by side took as long as one after the other. Not under torchrun, for the dynamic mode's
+multi-point worker, or where the output folder cannot hold a FIFO: those rounds run one process after another.
+The parent never imports torch.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from kernelscope.capture.signals import stop_worker
 
 POLL_S = 0.05  # how often the parent looks whether a held worker has reached its gate (or died)
 SHARE = 0.5  # of the device's memory that a group's processes may fill together
@@ -128,7 +130,7 @@ def together(starts: Sequence[Callable[[Hold], Any]], gates: Sequence[Path]) -> 
 
 
 class Staged:
-    """A run's workers started ahead of their turn (``profile`` when they fit: commands/profile.py ``staged``).
+    """A run's workers started ahead of their turn (``profile`` when they fit: run/profile.py ``ModeRuns.staged``).
 
     Each worker is added with its ``start`` (runs it to its end in a thread, returns its records) and the gates
     it will wait at, in order: ``pre`` once its model is on the CPU (before the device, the reference, the
@@ -241,13 +243,11 @@ class Staged:
     def stop(self, indices: Sequence[int] | None = None) -> None:
         """Kill the given workers (else every one not finished), whole process groups, and wait for their
         threads."""
-        from kernelscope.capture.runner import _kill_group  # the runner imports this module
-
         pick = range(len(self.starts)) if indices is None else indices
         for i in pick:
             for p in self.holds[i].procs:
                 if p.poll() is None:
-                    _kill_group(p)
+                    stop_worker(p)
             if self.ends[i] is not None:
                 os.close(self.ends[i])  # type: ignore[arg-type]
                 self.ends[i] = None

@@ -17,7 +17,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -64,7 +63,7 @@ class CaptureOptions:
     seed: int = 0
     reference: bool = True  # numerics against a float64 (CPU) / float32 (CUDA) copy of the model
     python: str | None = None  # another interpreter for the workers (profile --python); None: this one
-    # profile --nproc N (issue 17): each worker is a torchrun group of N ranks on this host; torchrun_args are
+    # profile --nproc N: each worker is a torchrun group of N ranks on this host; torchrun_args are
     # the rendezvous options passed through (--nnodes, --node-rank, --rdzv-*); none: --standalone.
     nproc: int | None = None
     torchrun_args: tuple[str, ...] = ()
@@ -72,21 +71,6 @@ class CaptureOptions:
     # The run's first worker at a shape point saves the model it built, and the float64 reference, in
     # <out>/model-cache/ for the others (capture/model_cache.py); off when the run has one worker.
     share_model: bool = True
-
-
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    """The worker's process group and, while it still runs, every group below it (torchrun's ranks)."""
-    if proc.poll() is None:
-        signals.stop_tree(proc.pid)
-    else:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # compile workers that outlived a finished worker
-        except (ProcessLookupError, PermissionError):
-            pass
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not get ignored
-        pass
 
 
 def run_mode(
@@ -354,14 +338,14 @@ def _run_process(argv: list[str], env: dict[str, str], log_path: Path, timeout: 
                         except subprocess.TimeoutExpired:
                             pass
             except subprocess.TimeoutExpired:
-                _kill_group(proc)
+                signals.stop_worker(proc)
                 stopped = "timeout"
             except KeyboardInterrupt:  # SIGINT, or SIGTERM inside signals.handling()
-                _kill_group(proc)
+                signals.stop_worker(proc)
                 stopped = "interrupted"
             finally:
                 # Compile workers that outlived a finished worker must not linger either.
-                _kill_group(proc)
+                signals.stop_worker(proc)
                 reader.join(timeout=5)
     return proc.returncode, stopped
 

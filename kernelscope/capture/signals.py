@@ -1,4 +1,4 @@
-"""SIGINT and SIGTERM during a run (issue 26 point 6): keep what finished, leave no worker behind.
+"""SIGINT and SIGTERM during a run: keep what finished, leave no worker behind.
 
 Inside ``handling()`` the first signal raises ``Interrupted`` in the main thread wherever the run stands (waiting
 for a worker, analysing a mode): the runner stops the worker it waits for, the command keeps every finished mode,
@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 from collections.abc import Iterator
 from types import FrameType
 
@@ -84,6 +85,18 @@ def stop_tree(pid: int) -> None:
     for group in groups:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(group, signal.SIGKILL)
+
+
+def stop_worker(proc: subprocess.Popen[str]) -> None:
+    """A worker's process group and, while it still runs, every group below it (torchrun's ranks); then its exit
+    is reaped. The runner stops a worker past its --timeout with it, rounds.py a held worker that is not to run."""
+    if proc.poll() is None:
+        stop_tree(proc.pid)
+    else:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # compile workers that outlived a finished worker
+    with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL does not get ignored
+        proc.wait(timeout=30)
 
 
 def _descendant_groups(pid: int) -> set[int]:

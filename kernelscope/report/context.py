@@ -28,6 +28,7 @@ from kernelscope.analysis.speedup import EAGER, Speedup, speedup_vs
 from kernelscope.analysis.sweep import numeric_axis
 from kernelscope.fmt import KV, environment_rows, flatten
 from kernelscope.report import charts
+from kernelscope.report.ranks import ranks_views
 from kernelscope.result import (
     AutotuneResult,
     DynamicSummary,
@@ -465,7 +466,7 @@ def build_context(result: RunResult) -> ReportContext:
         peaks=tuple(flatten({k: v for k, v in (result.peaks or {}).items() if v})),
         notes=mode_notes(result),
         headline=headline(result),
-        ranks=_ranks_views(result),
+        ranks=ranks_views(result),
         coverage=tuple(row for m in result.modes if (row := coverage_row(m)) is not None),
     )
 
@@ -475,12 +476,6 @@ def run_tolerance(result: RunResult) -> Tolerance:
     recorded = next((m.numerics.tolerance.dtype for m in result.modes if m.numerics is not None
                      and m.numerics.tolerance is not None and m.numerics.tolerance.dtype), None)
     return tolerance_for(recorded or result.dtype)
-
-
-def _ranks_views(result: RunResult) -> tuple[Any, ...]:
-    from kernelscope.report.ranks import ranks_views
-
-    return ranks_views(result)
 
 
 def headline(result: RunResult) -> tuple[KV, ...]:

@@ -11,9 +11,8 @@ import functools
 import gzip
 import hashlib
 import json
-import re
 from importlib import resources
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -22,6 +21,7 @@ from markupsafe import Markup
 from kernelscope import fmt
 from kernelscope.report import charts
 from kernelscope.report.context import build_context, kernel_ref
+from kernelscope.report.links import relative_href
 from kernelscope.result import RunResult
 from kernelscope.result_file import dumps_result
 
@@ -63,21 +63,6 @@ _BADGE = {
 def badge(value: str) -> str:
     """CSS badge class for a status/verdict/call; from a fixed table so data never picks a class name."""
     return _BADGE.get(str(value), "other")
-
-
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-
-
-def relative_href(path: str | None) -> str | None:
-    """A result's relative file path as an href, or None when it is not a plain relative path.
-
-    result.json may come from anyone: "javascript:..." or "https://..." must not become a link (the CSP does not
-    stop navigation), nor may "//host/x" (protocol-relative) or an absolute path.
-    """
-    if not path or _SCHEME.match(path) or path.startswith(("/", "\\")) or "\\" in path:
-        return None
-    parts = PurePosixPath(path).parts
-    return "/".join(parts) if parts else None
 
 
 def link(path: str | None) -> Markup:

@@ -1,4 +1,4 @@
-"""The per-rank view of modes run under torchrun (issue 17): one table per mode, read by html and markdown.
+"""The per-rank view of modes run under torchrun: one table per mode, read by html and markdown.
 
 Every figure comes from ``ModeResult.ranks`` (analysis/ranks.py) and, in ``compare`` and ``upgrade-check``, from
 analysis/ranks.py's ``RankDelta``; this module only formats them.
@@ -12,6 +12,7 @@ from typing import Any
 
 from kernelscope import fmt
 from kernelscope.analysis.ranks import RankDelta
+from kernelscope.report.links import relative_href
 from kernelscope.result import ModeResult, RankResult, RunResult
 
 
@@ -55,8 +56,6 @@ def _share(us: float, iteration_ms: float | None) -> str:
 
 
 def rank_row(r: RankResult) -> RankRow:
-    from kernelscope.report.html import relative_href
-
     c = r.communication
     return RankRow(
         rank=r.rank, status=r.status, latency=fmt.ms(r.latency_ms), kernels=fmt.count(r.kernels_per_iter),
@@ -115,9 +114,9 @@ def markdown_tables(result: RunResult, max_tables: int | None = None) -> list[st
 
 
 # ------------------------------------------------------------------------------------------ compare, upgrade
-def rank_delta_json(d: RankDelta, sides: tuple[str, str] = ("base", "head")) -> dict:
+def rank_delta_json(d: RankDelta, sides: tuple[str, str] = ("base", "head")) -> dict[str, Any]:
     """One rank of two runs for compare.json (sides "base"/"head") and upgrade-check's ("before"/"after")."""
-    def side(r: RankResult | None) -> dict | None:
+    def side(r: RankResult | None) -> dict[str, Any] | None:
         if r is None:
             return None
         c = r.communication
@@ -135,7 +134,7 @@ def compare_markdown(mode: str, deltas: tuple[RankDelta, ...]) -> list[str]:
     return delta_markdown(mode, [rank_delta_json(d) for d in deltas])
 
 
-def delta_markdown(mode: str, rows: list[dict], sides: tuple[str, str] = ("base", "head")) -> list[str]:
+def delta_markdown(mode: str, rows: list[dict[str, Any]], sides: tuple[str, str] = ("base", "head")) -> list[str]:
     """A per-rank table of one mode in two runs, from ``rank_delta_json`` rows (compare.md, upgrade-check's
     compare.md)."""
     if not rows:
@@ -144,8 +143,8 @@ def delta_markdown(mode: str, rows: list[dict], sides: tuple[str, str] = ("base"
     out = ["", f"### Ranks: {mode}", "", f"| rank | latency {a} → {b} | change | kernels/iter | comm/iter | "
            "GEMM verdicts changed |", "| --- | --- | --- | --- | --- | --- |"]
 
-    def arrow(d: dict, key: str, show: Callable[[Any], str]) -> str:
-        def one(s: dict | None) -> str:
+    def arrow(d: dict[str, Any], key: str, show: Callable[[Any], str]) -> str:
+        def one(s: dict[str, Any] | None) -> str:
             return show(s[key]) if s and s.get(key) is not None else fmt.DASH
 
         return f"{one(d[a])} → {one(d[b])}"
@@ -158,7 +157,7 @@ def delta_markdown(mode: str, rows: list[dict], sides: tuple[str, str] = ("base"
     return out
 
 
-def upgrade_markdown(modes: list[dict]) -> list[str]:
+def upgrade_markdown(modes: list[dict[str, Any]]) -> list[str]:
     """upgrade-check's compare.md: a per-rank table per mode run under torchrun (compare.json ``modes[].ranks``)."""
     out: list[str] = []
     for m in modes:
