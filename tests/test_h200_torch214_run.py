@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from kernelscope.analysis.mode import build_mode_result
+from kernelscope.report.evidence_words import why_not_text
 
 RUN = Path(__file__).parent / "data" / "h200-torch2.14.1-kernelscope-run"
 
@@ -49,8 +50,9 @@ def test_nvgemm_fuses_no_epilogue_on_sm90_and_says_why():
     m = mode("llama-bf16", "max-autotune_NVGEMM")
     o = next(g for g in m.gemms if g.module == "layers.0.self_attn.o_proj")
     assert (o.verdict, o.unfused) == ("unfused", ("add",))
-    assert o.why_not.startswith("NVGEMM on sm90: cutlass.operators has no epilogue-fusion-capable operator for this "
-                                "GPU (those target SM100)")
+    assert o.why_not[0].reason == "nvgemm-no-epilogue-operator" and o.why_not[0].facts["sm"] == "sm90"
+    assert why_not_text(o.why_not).startswith("NVGEMM on sm90: cutlass.operators has no epilogue-fusion-capable "
+                                              "operator for this GPU (those target SM100)")
     gate = next(g for g in m.gemms if g.module == "layers.0.mlp.gate_proj")
     assert gate.unfused == ("silu", "mul")
 
