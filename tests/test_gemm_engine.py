@@ -1,4 +1,4 @@
-"""The GEMM engine on real recorded models (issue 12): verdicts follow the wrapper's call sites and buffers, and the
+"""The GEMM engine on real recorded models: verdicts follow the wrapper's call sites and buffers, and the
 kernels' bodies, never kernel names.
 
 Fixtures: tests/data/cpu-torch2.14.1 (2-core VM, torch 2.14.1; the README there lists, per GEMM, what the output code
@@ -699,7 +699,7 @@ def test_backend_labels_come_from_the_launch_not_from_substrings():
     assert patterns.classify("sm80_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc") == ("gemm", "cuDNN")
 
 
-# --- where the epilogue ends (issue 12, point 4) -------------------------------------------------------------
+# --- where the epilogue ends --------------------------------------------------------------------------------
 
 POOL = "tests/data/cpu-torch2.14.1/pool_attention"
 POOL_MODES = ("eager", "default", "max-autotune", "max-autotune:CPP")
@@ -1122,7 +1122,7 @@ class TestEpilogueBoundary:
                "_frozen_param31" in _texts(conv2)
 
 
-# --- a reduction ends the epilogue (issue 28, point 1) ---------------------------------------------------------
+# --- a reduction ends the epilogue --------------------------------------------------------------------------
 # A value derived from the GEMM's output through a reduction (in this kernel or an earlier one) is past the
 # epilogue's boundary; the ops before it are epilogue ops. The bodies below are Inductor's forms, trimmed.
 

@@ -1,9 +1,9 @@
-"""Where a reduction ends a GEMM's epilogue (issue 28, point 1), on the H200 zoo captures
+"""Where a reduction ends a GEMM's epilogue, on the H200 zoo captures
 (tests/data/h200-torch2.11-zoo, torch 2.11, bf16): the KernelBench-style GEMM + reduction problems
 (tests/models/kb_*.py) and ResNet-50's last block, in eager, default and max-autotune. Each verdict was read from
 the run's output code (modes/<mode>/code/graph_0.py) or, in eager, from the trace's ATen ops; the comments say what
-the code shows. Before this, every KB model read "partial" in compiled modes (the statistic's ops counted as unfused
-epilogue ops), and the conv before the pool's mean read "none"."""
+the code shows. Read wrongly, every KB model would be "partial" in compiled modes (the statistic's ops counted as
+unfused epilogue ops), and the conv before the pool's mean "none"."""
 
 from __future__ import annotations
 

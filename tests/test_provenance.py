@@ -499,7 +499,7 @@ def test_torch_2141_transformer_block_templates_fuse_bias_and_gelu_by_provenance
     ]
 
 
-# ------------------------------------------------------------------------------------------------ issue 26.4
+# ------------------------------------------------------------------------ a wrapper's prefix on module paths
 def test_the_keyword_inputs_wrappers_prefix_is_dropped_from_every_source_of_paths():
     # GIVEN names as an older capture wrote them for a model called with keyword inputs: the wrapper held it as
     # ``model``, so Hugging Face Llama's q_proj read model.model.layers.0.self_attn.q_proj
@@ -525,7 +525,7 @@ def test_a_frame_that_reaches_the_model_through_args_still_names_its_modules():
 
 
 def test_the_h200_zoo_llama_captures_paths_read_as_the_users_model():
-    # GIVEN the H200 zoo capture of HF Llama (torch 2.11, before issue 26: every path under the wrapper's "model.")
+    # GIVEN the H200 zoo capture of HF Llama (torch 2.11, by a worker that put every path under the wrapper's "model.")
     import tarfile
 
     from kernelscope.analysis.mode import module_prefix

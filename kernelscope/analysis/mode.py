@@ -428,7 +428,7 @@ def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any],
 def gemm_notes(gemms: Sequence[Any], groups: Sequence[Any], autotune: Sequence[Any]) -> list[str]:
     """One note per distinct reason another compile may decide a GEMM differently, naming every GEMM it holds for:
     a group of identical layers by its label when all its members share the note (``GEMM layers.0-15.mlp.up_proj
-    x16: autotune choice marginal ...``: one line, not one per layer: issue 26), else each GEMM by its module path
+    x16: autotune choice marginal ...``: one line, not one per layer), else each GEMM by its module path
     (or its id where it has none)."""
     by_note: dict[str, list[Any]] = {}
     for g in gemms:
