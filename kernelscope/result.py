@@ -1,6 +1,6 @@
 """The result: one JSON-ready object that every renderer reads (html, md, json, check, compare).
 
-Schema ``kernelscope.result/2`` (kernelscope/result_file.py reads and writes result.json and migrates /1).
+Schema ``kernelscope.result/3`` (kernelscope/result_file.py reads and writes result.json and migrates /1, /2).
 Renderers never re-derive facts: whatever a report shows is in here. Dataclasses are frozen with slots;
 ``to_json`` / ``from_json`` round-trip them through plain dicts. What a mode's worker measured beside its
 latency (memory, numerics, compile, Dynamo counters, its config) and the run's environment are typed parts
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-SCHEMA = "kernelscope.result/2"
+SCHEMA = "kernelscope.result/3"
 
 _T = TypeVar("_T")
 
@@ -194,20 +194,207 @@ class FusionBenchmark:
     marginal: bool = False
 
 
+# A fact of evidence or of a why-not: a name, a number, a flag or a short tuple of them (op labels, kernel names,
+# a shape; None in a tuple: a value not known there). result.json writes a tuple as a list; records read back turn
+# it into a tuple again.
+Fact = str | int | float | tuple[str | int | float | None, ...]
+
+
+class EvidenceRule(str, enum.Enum):
+    """What a piece of GEMM evidence states: one code per kind of sentence, ``<family>.<fact>``. The family is the
+    rule that read it (the reports print it as the sentence's ``[tag]``) and decides the evidence's kind
+    (``EVIDENCE_KIND``). Each code's comment names the facts its record carries; [name]: present only when known.
+    Codes are stable: a reader (a fusion advisor, a CI rule) may key on them; report/evidence_words.py has the
+    sentence of each."""
+
+    # trace: what ran
+    LAUNCH_ORDER_RAN_AS = "launch-order.ran-as"  # site, kernels, region, [op, external_id]: a call site's launch
+    LAUNCH_ORDER_MEMSETS = "launch-order.memsets"  # kernels: memsets the GEMM call launched too
+    LAUNCH_ORDER_NOT_FOUND = "launch-order.not-found"  # site, region: the call site's launch is not in the trace
+    SPLIT_K = "split-k.reduce"  # kernel: cuBLASLt's split-K reduce belongs to the GEMM before it
+    CUBLASLT_BIAS = "cublaslt-bias-epilogue.kernel"  # kernel: the bias ran in cuBLASLt's epilogue
+    ADDMM_ACTIVATION_NOT_TRACED = "addmm-activation.not-traced"  # callee, act: _addmm_activation, no trace
+    ADDMM_ACTIVATION_FALLBACK = "addmm-activation.fallback"  # op, act, kernel: ATen fell back to a separate kernel
+    ADDMM_ACTIVATION_EPILOGUE = "addmm-activation.epilogue"  # op, act, kernels: applied in cuBLASLt's epilogue
+    EAGER_OP_LAUNCHED = "eager-op.launched"  # op, [external_id], kernels: the GEMM-class op and its kernels
+    EAGER_OP = "eager-op.op"  # op: the GEMM-class op (no GEMM kernel)
+    EAGER_OP_INSIDE = "eager-op.inside"  # op, anchor, gemm_op, ran: an op of the GEMM's own call, after it
+    LAUNCHING_OP_GEMM = "launching-op.gemm"  # kernel, [external_id], op: a GEMM kernel known by its op
+    LAUNCHING_OP_HELPERS = "launching-op.helpers"  # op, count, kernels, why: helper kernels, not the GEMM
+    EAGER_DATAFLOW_READS = "eager-dataflow.reads"  # op, on, anchor, other, ran: reads the GEMM's result
+    EAGER_DATAFLOW_NEXT_GEMM = "eager-dataflow.stop-next-gemm"  # op: the chain ends where the next GEMM reads it
+    EAGER_SEQUENCE_AFTER = "eager-sequence.after"  # op, on, anchor, ran: elementwise, next in call order
+    EAGER_SEQUENCE_NEXT_GEMM = "eager-sequence.stop-next-gemm"  # op: the chain ends at the next GEMM
+    EAGER_SEQUENCE_NORM_FEEDER = "eager-sequence.norm-feeder"  # op, reduction: only feeds the reduction
+    EAGER_SEQUENCE_BOUNDARY = "eager-sequence.stop-boundary"  # op: a reduction, norm, pooling or attention
+    EAGER_SEQUENCE_NOT_ELEMENTWISE = "eager-sequence.stop-not-elementwise"  # op: not elementwise
+    EAGER_SEQUENCE_SHAPE = "eager-sequence.stop-shape"  # op, [shape]: no input of the GEMM's output shape
+    SOURCE = "source.call"  # op, source: the model's line that called the op (kernelscope.source range)
+    TRACE_ONLY_KERNELS = "trace-only.gemm-kernels"  # kernels: the GEMM's kernels, no code to read
+    TRACE_ONLY_IN_NAME = "trace-only.in-name"  # op, kernel: an op the GEMM kernel's name lists
+    TRACE_ONLY_SEPARATE = "trace-only.separate-kernel"  # kernel, op: a pointwise kernel after the GEMM
+    TRACE_ONLY_STOP = "trace-only.stop"  # kernel, category, reductions, others: the kernel that ends the chain
+    TRACE_ONLY_POOLING = "trace-only.stop-pooling"  # kernel, pool: a pooling kernel ends the chain
+    ITERATIONS_SAME = "iterations.same"  # checked, of: same kernels and verdict in the iterations checked
+    ITERATIONS_DIFFER = "iterations.differ"  # checked, of, differing, details: iterations that differ
+    # code: Inductor's output code
+    CODE_GEMM = "code-gemm.runs"  # site, kernel_kind, op, [node, node_where]: the template that runs the GEMM
+    CODE_GEMM_OPERATOR = "code-gemm.operator"  # kernel, operator, has_epilogue: an NVGEMM kernel's operator
+    EXTERN_GEMM = "extern-gemm.call"  # site, gemm_kind: a library call, which takes no Inductor epilogue
+    PROLOGUE = "prologue.ops"  # kernel, ops: ops the template computes on the GEMM's inputs
+    TEMPLATE_BODY = "template-epilogue.body"  # op, kernel, [code], site_where: computed in the template's body
+    TEMPLATE_FRAGMENT = "template-epilogue.fragment"  # op, node, kernel: a graph-fragment node of the template
+    TEMPLATE_FRAGMENT_BIAS = "template-epilogue.fragment-bias"  # gemm_op, kernel: addmm's bias in the template
+    BIAS_C_OPERAND = "bias-in-call.c-operand"  # site, bias: addmm's C operand (beta=1)
+    BIAS_OPERAND = "bias-in-call.operand"  # site, bias: a oneDNN / MKL call's bias operand
+    BIAS_CONV_OPERAND = "bias-in-call.conv-operand"  # op, shape: an eager convolution's bias operand
+    BIAS_COPY = "bias-in-call.copy"  # op, kernel: the broadcast bias copied into the output, then beta=1
+    BETA_NOT_TRACED = "beta-accumulate.not-traced"  # callee: the bias as C operand, not seen in the trace
+    BETA_NO_KERNEL = "beta-accumulate.no-kernel"  # op: the bias as C operand, no separate kernel seen
+    BETA_RESIDUAL = "beta-accumulate.residual"  # site, operand, shape: an output-sized C operand (a residual)
+    ONEDNN_POST_OP = "onednn-post-op.applies"  # site, attr: a oneDNN post-op of the call
+    DATAFLOW_SEPARATE_KERNEL = "dataflow.separate-kernel"  # op, kernel, params, [operands], [code], src_where
+    DATAFLOW_SEPARATE_CALL = "dataflow.separate-call"  # site: a pointwise library call reads the result
+    DATAFLOW_FRAGMENT_OP = "dataflow.fragment-op"  # kernel, op: a kernel without a readable body reads it
+    DATAFLOW_IN_NEXT_TEMPLATE = "dataflow.in-next-template"  # op, kernel, params, [code], src_where
+    DATAFLOW_POST_OP_NEXT_GEMM = "dataflow.post-op-in-next-gemm"  # attr, site: a oneDNN post-op of the next GEMM
+    DATAFLOW_RECOMPUTED = "dataflow.recomputed"  # kernel, op: recomputed in a second kernel, counted once
+    DATAFLOW_NORM_FEEDER = "dataflow.norm-feeder"  # op, kernel, norm_kernel, norm_where: part of a norm
+    DATAFLOW_LATER_GEMM = "dataflow.later-gemm-ops"  # kernel, gemms: ops that belong to a later GEMM
+    DATAFLOW_NEXT_GEMM = "dataflow.stop-next-gemm"  # site, gemm_kind: the chain ends at the next GEMM
+    DATAFLOW_RESULT_JOINS = "dataflow.stop-result-joins"  # site: the next GEMM's own result joins there
+    DATAFLOW_NOT_POINTWISE = "dataflow.stop-not-pointwise"  # site, op: a library op that is not pointwise
+    DATAFLOW_POOLING = "dataflow.stop-pooling"  # kernel, [code], src_where: a pooling window ends the chain
+    DATAFLOW_STATISTICS = "dataflow.stop-statistics"  # kernel, [code, src_where], params: a norm's statistic
+    DATAFLOW_REDUCTION = "dataflow.stop-reduction"  # kernel, [code, src_where]: a reduction reads the result
+    DATAFLOW_GRAPH_OUTPUT = "dataflow.graph-output"  # outputs: the chain reaches the graph's output
+    # provenance: module paths and source lines
+    MODULE_RANGE = "module.range"  # op, module: the eager kernelscope.module range it ran in
+    PROVENANCE_CALL_SITE = "provenance.call-site"  # handle, node, traced, [node_op, module], [source, code]
+    PROVENANCE_SOURCE_NODE = "provenance.source-node"  # node, node_op, module, [source]: graph_code's node
+    PROVENANCE_BY_ORDER = "provenance.by-order"  # op, index, count, node, node_op, module: matched by order
+    # log: the compile log
+    AUTOTUNE_TABLE = "autotune-log.table"  # op, sizes, log_line, choices, times (None: failed): first four
+    FUSION_BENCHMARK = "fusion-benchmark.decided"  # buffers, fused, [factor], text, log_line, marginal, spread
+    FUSION_LOG = "fusion-log.cannot-fuse"  # log_line, node1, node2, reason: a "cannot fuse" line
+    NVGEMM_FAILED = "nvgemm-log.failed"  # count, [log_line, error]: NVGEMM choices that failed to compile
+    # rule: decisions inside their own noise
+    AUTOTUNE_MARGINAL = "decision.autotune-marginal"  # winner_backend, margin, runner_up, runner_up_backend
+    FUSION_BENCHMARK_MARGINAL = "decision.fusion-benchmark-marginal"  # the facts of fusion-benchmark.decided
+    # a result.json from before evidence was structured: its sentence, kept as written
+    LEGACY = "legacy"  # text
+
+
+# The kind of evidence each family of rules reads: "code" (an Inductor output-code line), "trace" (a trace event),
+# "log" (the compile log), "provenance" (Inductor's provenance mapping, the eager module ranges), "rule" (the rule
+# applied), "note" (a legacy sentence of no known rule).
+EVIDENCE_KIND: dict[str, str] = {
+    "launch-order": "trace", "split-k": "trace", "cublaslt-bias-epilogue": "trace", "addmm-activation": "trace",
+    "eager-op": "trace", "launching-op": "trace", "eager-dataflow": "trace", "eager-sequence": "trace",
+    "source": "trace", "trace-only": "trace", "iterations": "trace",
+    "code-gemm": "code", "extern-gemm": "code", "prologue": "code", "template-epilogue": "code",
+    "bias-in-call": "code", "beta-accumulate": "code", "onednn-post-op": "code", "dataflow": "code",
+    "module": "provenance", "provenance": "provenance",
+    "autotune-log": "log", "fusion-benchmark": "log", "fusion-log": "log", "nvgemm-log": "log",
+    "decision": "rule", "legacy": "note",
+}
+
+
+def _frozen(v: Any) -> Any:
+    return tuple(_frozen(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
+def _facts(facts: Mapping[str, Any]) -> dict[str, Fact]:
+    """Facts as records hold them: None dropped (a fact not known is absent), lists as tuples."""
+    return {k: _frozen(v) for k, v in facts.items() if v is not None}
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """One piece of evidence behind a verdict: what kind of fact, the fact, and where it was read.
+    """One piece of evidence behind a verdict: the rule that states it (an ``EvidenceRule`` code), its kind
+    (``EVIDENCE_KIND`` of the rule's family), where to look, and the facts its sentence names (report/
+    evidence_words.py writes the sentence). ``where``: ``file:line`` for code, ``log:<line>`` for the compile log,
+    "autotune" for a decision, "" when none."""
 
-    ``kind``: "code" (an Inductor output-code line), "trace" (a trace event), "log" (the compile log),
-    "provenance" (Inductor's provenance mapping), "rule" (the rule applied), "note".
-    ``where``: ``file:line`` for code and logs, ``trace:<event name>@<ts>`` for trace events, "" when none."""
-
+    rule: str
     kind: str
-    text: str
     where: str = ""
+    facts: dict[str, Fact] = field(default_factory=dict)
 
-    def __str__(self) -> str:
-        return self.text
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rule", str(getattr(self.rule, "value", self.rule)))
+        object.__setattr__(self, "facts", _facts(self.facts))
+
+    def __hash__(self) -> int:
+        return hash((self.rule, self.kind, self.where, tuple(sorted(self.facts.items()))))
+
+    @property
+    def family(self) -> str:
+        """The rule's family: "dataflow" of "dataflow.stop-next-gemm"."""
+        return self.rule.partition(".")[0]
+
+    @staticmethod
+    def of(rule: EvidenceRule, where: str = "", **facts: Any) -> Evidence:
+        """The record of ``rule`` with its kind; a fact given as None is left out."""
+        return Evidence(rule.value, EVIDENCE_KIND[rule.value.partition(".")[0]], where, facts)
+
+
+class WhyNotReason(str, enum.Enum):
+    """Why a GEMM's unfused epilogue ops were not fused: one code per cause. Each names the facts its record
+    carries ([name]: present only when known; ``ops``: the unfused ops' labels, ``kernels``: the kernels they ran
+    in). A GEMM's ``why_not`` lists its reasons in order; report/evidence_words.py writes their sentences."""
+
+    # the GEMM ran in a library call (cuBLAS/cuBLASLt, MKL/oneDNN), which takes no Inductor epilogue
+    EAGER_CPU = "eager-cpu"  # ops, kernels: eager ATen on the CPU runs them as separate ops
+    EAGER_LIBRARY = "eager-library"  # ops, kernels, library: eager ATen; a library call takes a bias or GELU/ReLU
+    MAX_AUTOTUNE_UNKNOWN = "max-autotune-unknown"  # ops, kernels, library: a library GEMM, max-autotune not known
+    MAX_AUTOTUNE_OFF = "max-autotune-off"  # ops, kernels, library: max-autotune off, so Inductor called the library
+    AUTOTUNE_PICKED = "autotune-picked"  # ops, kernels, winner, winner_ms, [template, template_ms, margin]: the
+    # library GEMM won its autotune table (over the fastest template, by ``margin`` = template / winner - 1)
+    AUTOTUNE_RANKED_TEMPLATE = "autotune-ranked-template"  # ops, kernels, winner, winner_ms, [library, library_ms]:
+    # the library GEMM ran although its (shared) autotune table ranked a template first
+    NO_FUSIBLE_BACKEND = "no-fusible-backend"  # ops, kernels, backends: no requested backend takes an epilogue
+    LIBRARY_GEMM = "library-gemm"  # ops, kernels, library: the autotuner picked the library GEMM (no table)
+    FREEZING_OFF = "freezing-off"  # (none): Inductor's C++ GEMM template needs freezing=True
+    # the GEMM ran in a template that took no epilogue
+    NVGEMM_NO_EPILOGUE_OPERATOR = "nvgemm-no-epilogue-operator"  # ops, kernels, sm: none for this GPU (SM100 only)
+    NVGEMM_NO_EPILOGUE = "nvgemm-no-epilogue"  # ops, kernels: the NVGEMM kernel was generated without one
+    CUTLASS_NO_EPILOGUE = "cutlass-no-epilogue"  # ops, kernels: CUTLASS C++ without CUTLASS_EPILOGUE_FUSION=1
+    # an Inductor template's epilogue ops ran elsewhere
+    IN_NEXT_GEMM = "in-next-gemm"  # ops, kernels: in the next GEMM's template, which reads this result back
+    SEPARATE_KERNEL = "separate-kernel"  # ops, kernels: in kernels of their own
+    NO_FUSION_LOG = "no-fusion-log"  # (none): no TORCH_LOGS=fusion log to say why
+    # NVGEMM was requested but did not run this GEMM
+    NVGEMM_COMPILE_FAILED = "nvgemm-compile-failed"  # count, [error], arch: every NVGEMM choice failed to compile
+    NVGEMM_NO_BIAS_CHOICE = "nvgemm-no-bias-choice"  # op, sm: no NVGEMM choice for a bias op below SM100
+    # what Inductor decided, from its log
+    FUSION_BENCHMARK_NO_CONFIG = "fusion-benchmark-no-config"  # text, buffers, log_line: no fused config ran
+    FUSION_BENCHMARK_REJECTED = "fusion-benchmark-rejected"  # text, factor, buffers, log_line: fused was slower
+    FUSION_LOG = "fusion-log"  # nodes1, nodes2, reasons: the fusion log's "cannot fuse" lines, one per pair
+    # decisions inside their own noise: another compile may decide otherwise
+    AUTOTUNE_MARGINAL = "autotune-marginal"  # winner_backend, margin, runner_up, runner_up_backend
+    FUSION_BENCHMARK_MARGINAL = "fusion-benchmark-marginal"  # the facts of the fusion-benchmark.decided evidence
+    # a result.json from before why-nots were structured: its sentences, kept as written
+    LEGACY = "legacy"  # text
+
+
+@dataclass(frozen=True, slots=True)
+class WhyNot:
+    """One reason a GEMM's epilogue was not all fused: a ``WhyNotReason`` code and the facts its sentence names."""
+
+    reason: str
+    facts: dict[str, Fact] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reason", str(getattr(self.reason, "value", self.reason)))
+        object.__setattr__(self, "facts", _facts(self.facts))
+
+    def __hash__(self) -> int:
+        return hash((self.reason, tuple(sorted(self.facts.items()))))
+
+    @staticmethod
+    def of(reason: WhyNotReason, **facts: Any) -> WhyNot:
+        return WhyNot(reason.value, facts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,19 +427,19 @@ class GemmEpilogue:
     unfused_kernels: tuple[str, ...] = ()
     prologue: tuple[str, ...] = ()
     verdict: str = Verdict.UNKNOWN.value
-    why_not: str = ""
+    why_not: tuple[WhyNot, ...] = ()  # why the unfused ops were not fused, cause by cause
     evidence: tuple[Evidence, ...] = ()
     confidence: str = "code"  # "code" (from Inductor output code + trace) or "trace-only" (weaker)
     roofline: Roofline | None = None
-    # Issue 12 additions: where the GEMM came from, what its unfused epilogue costs, the batch count of bmm-class
-    # ops, and the group of identical layers it belongs to (same module pattern, shape, backend and verdict).
+    # Where the GEMM came from, what its unfused epilogue costs, the batch count of bmm-class ops, and the group
+    # of identical layers it belongs to (same module pattern, shape, backend and verdict).
     module: str = ""  # nn.Module path, e.g. "layers.3.mlp.gate_proj" ("" when unknown)
     source: str = ""  # model source "file.py:42" of the call, when the trace or provenance has it
     batch: int | None = None  # bmm / baddbmm batch count
     kind: str = "gemm"  # "gemm" | "conv" (convolutions are GEMM-class ops)
     costs: tuple[OpCost, ...] = ()  # one per unfused op
     group: str = ""  # GemmGroup.label this GEMM is a member of
-    # Issue 13: Inductor's epilogue-fusion benchmarks that decided this GEMM's fusion (max-autotune), from the log
+    # Inductor's epilogue-fusion benchmarks that decided this GEMM's fusion (max-autotune), from the log
     fusion_benchmarks: tuple[FusionBenchmark, ...] = ()
 
 
@@ -827,8 +1014,6 @@ def _from(tp: Any, value: Any) -> Any:
         inner = typing.get_args(tp)[1]
         return {str(k): _from(inner, v) for k, v in value.items()}
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        if tp is Evidence and isinstance(value, str):  # result.json written before evidence was typed
-            return Evidence("note", value)
         return _dataclass_from(tp, value)
     return value
 

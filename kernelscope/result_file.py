@@ -50,10 +50,58 @@ def migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _legacy_evidence(e: Any) -> Any:
+    """One /2 evidence entry ({"kind", "text", "where"}, or a bare string from before evidence was typed) as a
+    ``legacy`` record that keeps its sentence as written."""
+    if isinstance(e, str):
+        return {"rule": "legacy", "kind": "note", "where": "", "facts": {"text": e}}
+    if isinstance(e, Mapping) and "text" in e and "rule" not in e:
+        return {"rule": "legacy", "kind": e.get("kind") or "note", "where": e.get("where") or "",
+                "facts": {"text": e["text"]}}
+    return e
+
+
+def _legacy_gemm(g: Any) -> Any:
+    if not isinstance(g, Mapping):
+        return g
+    out = dict(g)
+    if isinstance(out.get("evidence"), list):
+        out["evidence"] = [_legacy_evidence(e) for e in out["evidence"]]
+    why = out.get("why_not")
+    if isinstance(why, str):
+        out["why_not"] = [{"reason": "legacy", "facts": {"text": why}}] if why else []
+    return out
+
+
+def _structured_gemm_evidence(data: dict[str, Any]) -> dict[str, Any]:
+    """/2 -> /3 for GEMM verdicts: a GEMM's ``evidence`` became structured records (a rule code, its kind, where,
+    the facts its sentence names) and its ``why_not`` a list of reasons (a reason code and facts) instead of one
+    string. A recorded sentence cannot be taken apart again: each becomes one ``legacy`` record (rule or reason
+    "legacy") that keeps it as its ``text`` fact, which the reports print as it was written."""
+
+    def mode(m: Any) -> Any:
+        if not isinstance(m, Mapping) or not isinstance(m.get("gemms"), list):
+            return m
+        return {**m, "gemms": [_legacy_gemm(g) for g in m["gemms"]]}
+
+    out = dict(data)
+    if isinstance(out.get("modes"), list):
+        out["modes"] = [mode(m) for m in out["modes"]]
+    if isinstance(out.get("points"), list):
+        out["points"] = [{**p, "modes": [mode(m) for m in p["modes"]]}
+                         if isinstance(p, Mapping) and isinstance(p.get("modes"), list) else p for p in out["points"]]
+    return out
+
+
+def migrate_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """kernelscope.result/2 -> /3: GEMM evidence and why-nots as structured records (``_structured_gemm_evidence``)."""
+    return _structured_gemm_evidence(data)
+
+
 # Older schema version -> the function that turns such a result.json's object into the next version's. When a
 # change to result.py renames or removes a field or changes its shape, bump SCHEMA and add the step here (a new
 # field with a default needs neither).
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: migrate_1_to_2}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: migrate_1_to_2, 2: migrate_2_to_3}
 
 
 def result_path(path: str | os.PathLike[str]) -> Path:

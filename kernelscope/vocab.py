@@ -309,7 +309,6 @@ def _r(p: str, backend: str, category: str | None, why: str, seen: str = "") -> 
 
 # cuBLASLt's split-K reduction kernel: part of the GEMM launched before it.
 SPLIT_K_REDUCE = "splitKreduce_kernel"
-SPLIT_K_EVIDENCE = f"[split-k] cublasLt::{SPLIT_K_REDUCE} belongs to the GEMM launched before it"
 
 
 def is_split_k_reduce(kernel_name: str) -> bool:

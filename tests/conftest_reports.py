@@ -30,6 +30,7 @@ from kernelscope.result import (
     RunEnvironment,
     RunResult,
     TimelineEntry,
+    WhyNot,
     part_from_json,
 )
 
@@ -168,14 +169,24 @@ SEED_PEAK = 4096 * 4096 * 2 + 4096 * 2 + 3 * 16 * 4096 * 2
 BIG_PEAK = 4096 * 4096 * 2 + 4096 * 2 + 3 * 4096 * 4096 * 2
 
 
+def said(text: str, kind: str = "note", where: str = "") -> Evidence:
+    """Evidence that carries its sentence as written (a ``legacy`` record: the fixtures' hand-written facts)."""
+    return Evidence("legacy", kind, where, {"text": text})
+
+
+def why(text: str) -> tuple[WhyNot, ...]:
+    """A why-not that carries its sentence as written; () for none."""
+    return (WhyNot("legacy", {"text": text}),) if text else ()
+
+
 def _seed_gemm(mode: str, kernels: tuple[str, ...], backend: str, fused: tuple[str, ...], unfused: tuple[str, ...],
                unfused_kernels: tuple[str, ...], why_not: str, evidence: tuple[str, ...], time_us: float,
                verdict: str = "partial") -> GemmEpilogue:
     return GemmEpilogue(
         id=f"{mode}:addmm_0", kernels=kernels, backend=backend, m=16, n=4096, k=4096, dtype="float16",
         time_us_per_iter=time_us, op="addmm", epilogue=("bias", "gelu"), fused=fused, unfused=unfused,
-        unfused_kernels=unfused_kernels, verdict=verdict, why_not=why_not,
-        evidence=tuple(e if isinstance(e, Evidence) else Evidence("note", e) for e in evidence),
+        unfused_kernels=unfused_kernels, verdict=verdict, why_not=why(why_not),
+        evidence=tuple(e if isinstance(e, Evidence) else said(e) for e in evidence),
     )
 
 
@@ -265,12 +276,12 @@ def big_h200_211(*, autotune_failed: bool = False) -> RunResult:
     """Linear(4096, 4096) + ReLU, bf16, 4096 rows: every mode runs one cuBLASLt bias GEMM + a ReLU kernel + a
     memset. ``autotune_failed``: max-autotune with NVGEMM alone and no CUTE_DSL_ARCH, which failed on the H200."""
 
-    def gemm(mode: str, relu_kernel: str, why: str, time_us: float) -> GemmEpilogue:
+    def gemm(mode: str, relu_kernel: str, why_not: str, time_us: float) -> GemmEpilogue:
         return GemmEpilogue(
             id=f"{mode}:addmm_0", kernels=(NVJET_BIG,), backend="cuBLASLt", m=4096, n=4096, k=4096,
             dtype="bfloat16", time_us_per_iter=time_us, op="addmm", epilogue=("bias", "relu"), fused=("bias",),
-            unfused=("relu",), unfused_kernels=(relu_kernel,), verdict="partial", why_not=why,
-            evidence=(Evidence("trace", "trace: nvjet_*_bias_* is cuBLASLt's bias epilogue"),),
+            unfused=("relu",), unfused_kernels=(relu_kernel,), verdict="partial", why_not=why(why_not),
+            evidence=(said("trace: nvjet_*_bias_* is cuBLASLt's bias epilogue", "trace"),),
         )
 
     memset = KernelStat("Memset (Device)", "memset", "CUDA runtime", 1.0, 0.794, is_memop=True)
@@ -326,8 +337,8 @@ def with_hostile_names(result: RunResult) -> RunResult:
     for m in result.modes:
         kernels = tuple(dataclasses.replace(k, name=name(i)) for i, k in enumerate(m.kernels))
         timeline = tuple(dataclasses.replace(e, name=name(i)) for i, e in enumerate(m.timeline))
-        gemms = tuple(dataclasses.replace(g, kernels=(name(0),), unfused_kernels=(name(1),), why_not=name(2),
-                                          evidence=(Evidence("note", name(0)), Evidence("code", name(2), "x.py:1")),
+        gemms = tuple(dataclasses.replace(g, kernels=(name(0),), unfused_kernels=(name(1),), why_not=why(name(2)),
+                                          evidence=(said(name(0)), said(name(2), "code", "x.py:1")),
                                           fused=(name(1),)) for g in m.gemms)
         modes.append(dataclasses.replace(m, kernels=kernels, timeline=timeline, gemms=gemms,
                                          error=m.error and HOSTILE + m.error))
@@ -365,7 +376,7 @@ def huge_result(n_kernels: int = 3000, n_gemms: int = 400, n_modes: int = 4) -> 
             for i in range(n_kernels)
         )
         gemms = tuple(
-            dataclasses.replace(src.gemms[0], id=f"{src.name}{mi}:mm_{i}", m=16 + i, why_not="x | y " * 60,
+            dataclasses.replace(src.gemms[0], id=f"{src.name}{mi}:mm_{i}", m=16 + i, why_not=why("x | y " * 60),
                                 unfused_kernels=(kernels[i % n_kernels].name,))
             for i in range(n_gemms)
         )

@@ -8,7 +8,9 @@ import dataclasses
 import functools
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from kernelscope.report.io import load_result
 from kernelscope.result import GemmEpilogue, ModeResult, RunResult
@@ -77,10 +79,24 @@ def _renamed(text: str, layer: int) -> str:
     return _PER_LAYER.sub(lambda m: str(int(m.group(0)) + 40 * layer), text) if layer > 1 else text
 
 
+def _renamed_facts(facts: Mapping[str, Any], layer: int) -> dict[str, Any]:
+    """Evidence or why-not facts as another layer's: its names, code lines, buffers, op ids and log lines."""
+    def one(key: str, v: Any) -> Any:
+        if isinstance(v, str):
+            return _renamed(v, layer)
+        if isinstance(v, tuple):
+            return tuple(one(key, x) for x in v)
+        if isinstance(v, int) and not isinstance(v, bool) and key in ("external_id", "log_line") and layer > 1:
+            return v + 40 * layer
+        return v
+    return {k: one(k, v) for k, v in facts.items()}
+
+
 def _layer_copy(g: GemmEpilogue, layer: int, gemm_id: str) -> GemmEpilogue:
     return dataclasses.replace(
-        g, id=gemm_id, module=_renamed(g.module, layer), why_not=_renamed(g.why_not, layer), group="",
-        evidence=tuple(dataclasses.replace(e, text=_renamed(e.text, layer), where=_renamed(e.where, layer))
+        g, id=gemm_id, module=_renamed(g.module, layer), group="",
+        why_not=tuple(dataclasses.replace(r, facts=_renamed_facts(r.facts, layer)) for r in g.why_not),
+        evidence=tuple(dataclasses.replace(e, facts=_renamed_facts(e.facts, layer), where=_renamed(e.where, layer))
                        for e in g.evidence))
 
 
@@ -99,7 +115,7 @@ def _scaled_mode(m: ModeResult, layers: int, differ: tuple[int, str] | None) -> 
             if differ is not None and differ == (layer, copy.module.split(".", 2)[2]):
                 # this one layer fused its epilogue: the one layer a reader must be told about
                 copy = dataclasses.replace(copy, verdict="fused", fused=copy.unfused, unfused=(), unfused_kernels=(),
-                                           why_not="", costs=())
+                                           why_not=(), costs=())
             gemms.append(copy)
             new_ids.setdefault(g.id, []).append(copy.id)
     grouped, groups = group_gemms(gemms)

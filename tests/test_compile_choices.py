@@ -1,4 +1,4 @@
-"""Inductor's compile-time choices (issue 13, point 7): the epilogue-fusion benchmark per GEMM, which choice was
+"""Inductor's compile-time choices: the epilogue-fusion benchmark per GEMM, which choice was
 close, and `compare` naming a change that only a compile-time choice can explain.
 
 Real data only: the torch 2.14.1 H200 runs in tests/data/h200-torch2.14.1-kernelscope-run (output code, trace and
@@ -18,6 +18,7 @@ from kernelscope.analysis.compare import _marginal, compare_gemms, compare_resul
 from kernelscope.analysis.gemm.log import FUSION_MARGINAL, fusion_benchmark, parse_log
 from kernelscope.analysis.mode import build_mode_result, gemm_notes
 from kernelscope.report.compare import compare_data
+from kernelscope.report.evidence_words import evidence_text, why_not_text
 from kernelscope.result_file import load_result
 
 from .conftest import DATA, run_cli
@@ -66,7 +67,7 @@ def test_a_fused_template_carries_the_benchmark_that_fused_it():
     m = mode("seed-fp16", "max-autotune_ATEN-TRITON-NVGEMM")
     (g,) = m.gemms
     assert g.verdict == "fused" and [(fb.fused, fb.text) for fb in g.fusion_benchmarks] == [(True, "1.063x speedup")]
-    ev = [e.text for e in g.evidence if e.text.startswith("[fusion-benchmark]")]
+    ev = [evidence_text(e) for e in g.evidence if e.rule == "fusion-benchmark.decided"]
     assert ev == ["[fusion-benchmark] Inductor's epilogue-fusion benchmark (log line 36) timed buf0 + buf1 as one "
                   "kernel 1.063x faster than apart, so it fused them; inside that benchmark's run-to-run spread "
                   "(under 1.25x): another compile may decide otherwise"]
@@ -74,7 +75,8 @@ def test_a_fused_template_carries_the_benchmark_that_fused_it():
     # the table's 2.8% no longer claims "another run may pick Triton, and this GEMM's backend with it": a
     # Triton win would have led to the same fused template
     assert not t.marginal and "but the epilogue-fusion benchmark decided what ran" in t.note
-    assert "autotune choice marginal" not in g.why_not and g.why_not.startswith("fusion benchmark marginal: ")
+    assert [r.reason for r in g.why_not] == ["fusion-benchmark-marginal"]
+    assert why_not_text(g.why_not).startswith("fusion benchmark marginal: ")
     # the note names the GEMM as the user's model does (its module path), not by kernelscope's id
     assert any(n.startswith("GEMM linear: fusion benchmark marginal:") for n in m.notes)
 
@@ -105,7 +107,8 @@ def test_a_kept_apart_epilogue_names_both_close_choices():
     (g,) = m.gemms
     assert (g.backend, g.verdict) == ("cuBLASLt", "partial")
     assert [(fb.fused, fb.factor, fb.marginal) for fb in g.fusion_benchmarks] == [(False, 1.063, True)]
-    assert "autotune choice marginal: ATen won by 1.6%" in g.why_not and "fusion benchmark marginal" in g.why_not
+    assert [r.reason for r in g.why_not][-2:] == ["autotune-marginal", "fusion-benchmark-marginal"]
+    assert "autotune choice marginal: ATen won by 1.6%" in why_not_text(g.why_not)
     assert m.autotune[0].marginal
 
 
@@ -113,17 +116,19 @@ def test_clear_and_failed_benchmarks_are_not_marginal():
     b4 = mode("tb-bf16-b4", "max-autotune")
     fc1 = gemm(b4, "fc1")
     assert [(fb.fused, fb.factor, fb.marginal) for fb in fc1.fusion_benchmarks] == [(False, 1.447, False)]
-    assert "marginal" not in fc1.why_not
+    assert "marginal" not in why_not_text(fc1.why_not)
     # the benchmark is said once, as log evidence with its line, and the why-not reads the same record
-    said = [e for e in fc1.evidence if "1.447x" in e.text]
-    assert [(e.kind, e.where) for e in said] == [("log", "log:132")]
-    assert fc1.why_not.endswith("benchmark_epilogue_fusion judged the fused template slower (1.447x slowdown)")
+    said = [e for e in fc1.evidence if "1.447x" in evidence_text(e)]
+    assert [(e.rule, e.kind, e.where) for e in said] == [("fusion-benchmark.decided", "log", "log:132")]
+    assert fc1.why_not[-1].reason == "fusion-benchmark-rejected" and fc1.why_not[-1].facts["log_line"] == 132
+    assert why_not_text(fc1.why_not).endswith(
+        "benchmark_epilogue_fusion judged the fused template slower (1.447x slowdown)")
     assert [fb.factor for fb in gemm(b4, "fc2").fusion_benchmarks] == [1.972]
     assert gemm(b4, "qkv").fusion_benchmarks == ()  # the log has no benchmark for it
     b32 = mode("tb-bf16-b32", "max-autotune")
     fc1 = gemm(b32, "fc1")
     assert fc1.backend == "cuBLASLt" and [fb.factor for fb in fc1.fusion_benchmarks] == [None]
-    assert any("could not run buf15 + buf16 fused" in e.text for e in fc1.evidence)
+    assert any("could not run buf15 + buf16 fused" in evidence_text(e) for e in fc1.evidence)
 
 
 def test_benchmarks_follow_the_buffers_to_their_gemm():

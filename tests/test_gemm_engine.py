@@ -1,4 +1,4 @@
-"""The GEMM engine on real recorded models (issue 12): verdicts follow the wrapper's call sites and buffers, and the
+"""The GEMM engine on real recorded models: verdicts follow the wrapper's call sites and buffers, and the
 kernels' bodies, never kernel names.
 
 Fixtures: tests/data/cpu-torch2.14.1 (2-core VM, torch 2.14.1; the README there lists, per GEMM, what the output code
@@ -36,6 +36,7 @@ from kernelscope.analysis.gemm.body import parse_cpp, parse_triton, pool_windows
 from kernelscope.analysis.kernels import analyze_kernels
 from kernelscope.analysis.mode import build_mode_result
 from kernelscope.inductor_code import load_output_code
+from kernelscope.report.evidence_words import evidence_text
 
 from .zoo_fixtures import extract_run, zoo_run
 
@@ -423,7 +424,8 @@ def test_reused_kernel_is_read_at_each_call_site():
     ups = [g for g in m.gemms if g.module.endswith("up_proj")]
     assert [g.unfused_kernels for g in gates] == [("triton_poi_fused__unsafe_view_mul_silu_2",)] * 2
     assert [g.unfused for g in gates] == [("silu", "mul")] * 2 and [g.unfused for g in ups] == [("mul",)] * 2
-    sites = [[e.where for e in g.evidence if e.text.startswith("[dataflow] silu runs in")] for g in gates]
+    sites = [[e.where for e in g.evidence if e.rule == "dataflow.separate-kernel" and e.facts["op"] == "silu"]
+             for g in gates]
     assert len({s[0] for s in sites}) == 2  # two different call sites, one per layer
 
 
@@ -591,7 +593,7 @@ def test_addmm_activation_fallback_runs_the_activation_separately():
     assert (g.op, g.fused, g.unfused, g.unfused_kernels) == (
         "_addmm_activation", ("bias",), ("gelu",), ("aten::gelu_",))
     assert "[addmm-activation] aten::_addmm_activation fell back to a separate gelu kernel aten::gelu_" in \
-        [e.text for e in g.evidence]
+        [evidence_text(e) for e in g.evidence]
 
 
 def test_iterations_that_disagree_are_said():
@@ -601,8 +603,9 @@ def test_iterations_that_disagree_are_said():
     assert m.iterations.consistent is False and "different kernels" in m.iterations.note
     (g,) = m.gemms
     assert g.unfused == ("relu",)
-    assert any(e.text.startswith("[iterations] differs from iteration 0") and "gelu unfused" in e.text
-               for e in g.evidence)
+    differs = [e for e in g.evidence if e.rule == "iterations.differ"]
+    assert len(differs) == 1 and any("gelu unfused" in d for d in differs[0].facts["details"])
+    assert evidence_text(differs[0]).startswith("[iterations] differs from iteration 0")
 
 
 def test_autotune_tables_match_by_the_exact_selection_key():
@@ -696,7 +699,7 @@ def test_backend_labels_come_from_the_launch_not_from_substrings():
     assert patterns.classify("sm80_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc") == ("gemm", "cuDNN")
 
 
-# --- where the epilogue ends (issue 12, point 4) -------------------------------------------------------------
+# --- where the epilogue ends --------------------------------------------------------------------------------
 
 POOL = "tests/data/cpu-torch2.14.1/pool_attention"
 POOL_MODES = ("eager", "default", "max-autotune", "max-autotune:CPP")
@@ -704,7 +707,7 @@ POOL_COMPILED = POOL_MODES[1:]
 
 
 def _texts(g) -> list[str]:
-    return [e.text for e in g.evidence]
+    return [evidence_text(e) for e in g.evidence]
 
 
 def _kernel_body(mode_dir: str, name: str):
@@ -1119,7 +1122,7 @@ class TestEpilogueBoundary:
                "_frozen_param31" in _texts(conv2)
 
 
-# --- a reduction ends the epilogue (issue 28, point 1) ---------------------------------------------------------
+# --- a reduction ends the epilogue --------------------------------------------------------------------------
 # A value derived from the GEMM's output through a reduction (in this kernel or an earlier one) is past the
 # epilogue's boundary; the ops before it are epilogue ops. The bodies below are Inductor's forms, trimmed.
 
@@ -1434,15 +1437,15 @@ class TestReductionBoundary:
         assert [(c.label, c.code_kernel) for c in norm.chain] == [
             ("bias", "triton_per_fused_add_native_group_norm_0")]
         assert "[dataflow] triton_poi_fused_add_native_group_norm_relu_1 (<memory>:90) recomputes bias: counted " \
-               "once" in norm.evidence
+               "once" in _texts(norm)
         assert any(e.startswith("[dataflow] chain stops in triton_poi_fused_add_native_group_norm_relu_1")
                    and e.endswith("it combines the GEMM's result with statistics an earlier kernel reduced from "
-                                  "it (in_ptr1=buf1, in_ptr2=buf2)") for e in norm.evidence)
+                                  "it (in_ptr1=buf1, in_ptr2=buf2)") for e in _texts(norm))
         # the x * x of the first kernel only fed the statistic that the second normalises x with: the norm's
         assert rms.chain == ()
         assert any(e.startswith("[dataflow] mul in triton_red_fused_mean_pow_2 only feeds a reduction whose "
                                 "statistic normalises the GEMM's result in triton_poi_fused_mean_mul_pow_rsqrt_3")
-                   for e in rms.evidence)
+                   for e in _texts(rms))
 
 
 def _zoo_code(name: str, mode: str) -> Path:

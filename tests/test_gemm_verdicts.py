@@ -22,7 +22,8 @@ import pytest
 from kernelscope.analysis.gemm import analyze_gemms, parse_log, short_kernel_name, summarize
 from kernelscope.analysis.kernels import analyze_kernels
 from kernelscope.inductor_code import load_output_code
-from kernelscope.result import GemmEpilogue, to_json
+from kernelscope.report.evidence_words import evidence_text, why_not_text
+from kernelscope.result import GemmEpilogue, WhyNot, to_json
 from kernelscope.trace import load_trace, trace_from_dict
 from tests.conftest import DATA, H200_211, H200_2141
 
@@ -35,8 +36,17 @@ NVGEMM = {**H200, "compiled": True, "max_autotune": True, "gemm_backends": ["NVG
 
 
 def texts(g: GemmEpilogue) -> list[str]:
-    """The evidence texts of a verdict (Evidence records: kind, text, where)."""
-    return [str(e) for e in g.evidence]
+    """The evidence of a verdict in the reports' words (its records: rule, kind, where, facts)."""
+    return [evidence_text(e) for e in g.evidence]
+
+
+def why(g: GemmEpilogue) -> str:
+    """The why-not of a verdict in the reports' words (its records: reason, facts)."""
+    return why_not_text(g.why_not)
+
+
+def reasons(g: GemmEpilogue) -> list[str]:
+    return [r.reason for r in g.why_not]
 
 
 def run(
@@ -298,10 +308,10 @@ def test_evidence_names_rule_kernel_and_code_line():
     assert ("[dataflow] gelu runs in triton_poi_fused_gelu_1, a separate kernel, at call site "
             "seed-max-autotune.code.py:235: it reads the GEMM result through in_out_ptr0=buf1: "
             "`tmp6 = libdevice.erf(tmp5)` (seed-max-autotune.code.py:193)") in t
-    assert g.why_not.startswith("gelu left in a separate kernel (triton_poi_fused_gelu_1)")
+    assert why(g).startswith("gelu left in a separate kernel (triton_poi_fused_gelu_1)")
     kinds = {e.kind for e in g.evidence}
     assert {"code", "trace"} <= kinds
-    assert next(e for e in g.evidence if e.text.startswith("[template-epilogue]")).where == \
+    assert next(e for e in g.evidence if e.rule == "template-epilogue.body").where == \
         "seed-max-autotune.code.py:145"
 
 
@@ -319,7 +329,10 @@ def test_extern_gemm_output_is_linked_to_the_kernel_that_reads_it():
         "[cublaslt-bias-epilogue] the bias is applied in cuBLASLt's epilogue: "
         "nvjet_sm90_hsh_64x16_64x16_2x1_v_bz_splitK_bias_TNT" in t
     )
-    assert g.why_not == (
+    # the why-not is one reason with its facts; the reports write it out
+    assert g.why_not == (WhyNot("max-autotune-off", {"ops": ("gelu",), "kernels": ("triton_poi_fused_gelu_0",),
+                                                     "library": "cuBLAS/cuBLASLt"}),)
+    assert why(g) == (
         "max-autotune is off, so Inductor called the ATen/cuBLAS/cuBLASLt GEMM, which cannot take an "
         "Inductor epilogue; gelu ran in triton_poi_fused_gelu_0"
     )
@@ -329,7 +342,7 @@ def test_max_autotune_unknown_is_read_from_the_code():
     # kernelscope analyze on someone else's trace: no mode config. The Triton kernels' inductor_meta says
     # 'max_autotune': False.
     g = single(H200_211, "seed-default", "trace", {"device": "cuda"})
-    assert g.why_not.startswith("max-autotune is off, so Inductor called the ATen/cuBLAS/cuBLASLt GEMM")
+    assert why(g).startswith("max-autotune is off, so Inductor called the ATen/cuBLAS/cuBLASLt GEMM")
 
 
 def test_nvgemm_kernel_found_by_launch_order_and_why_not_on_sm90():
@@ -343,7 +356,8 @@ def test_nvgemm_kernel_found_by_launch_order_and_why_not_on_sm90():
         "kernel_cutlass_kernel_cutlassoperatorsproviderscutedsl"
     )
     assert launch[0].endswith("matched by launch order")
-    assert g.why_not == (
+    assert reasons(g) == ["nvgemm-no-epilogue-operator"] and g.why_not[0].facts["sm"] == "sm90"
+    assert why(g) == (
         "NVGEMM on sm90: cutlass.operators has no epilogue-fusion-capable operator for this GPU "
         "(those target SM100), so relu ran in triton_poi_fused_relu_0"
     )
@@ -360,12 +374,13 @@ def test_cutlass_named_fused_is_not_an_epilogue():
     got = [e for e in texts(g) if e.startswith("[dataflow] ") and "runs in" in e]
     assert [e.split(" runs in ")[0] for e in got] == ["[dataflow] mul", "[dataflow] add", "[dataflow] relu"]
     assert "(other operands in_ptr0=arg2_1): `tmp4 = tmp2 + tmp3` (sbr-cutlass-noevt.code.py:304)" in got[1]
-    assert "CUTLASS_EPILOGUE_FUSION=1" in g.why_not
+    assert reasons(g)[0] == "cutlass-no-epilogue" and "CUTLASS_EPILOGUE_FUSION=1" in why(g)
 
 
 def test_autotune_winner_why_not():
     g = single(H200_211, "big-max-autotune", "max-autotune", ATEN_TRITON)
-    assert g.why_not == (
+    assert reasons(g) == ["library-gemm"]
+    assert why(g) == (
         "the autotuner picked the ATen/cuBLAS/cuBLASLt GEMM, which cannot take an Inductor epilogue; "
         "relu ran in triton_poi_fused_relu_0"
     )
@@ -400,12 +415,16 @@ def test_why_not_reports_nvgemm_compile_failures_when_aten_won():
         "every NVGEMM choice failed to compile in the autotune workers (10 choices: expects arch to be "
         "sm_90a, "
         "but got sm_100a); set CUTE_DSL_ARCH=sm_90a"
-    ) in g.why_not
+    ) in why(g)
+    failed = next(r for r in g.why_not if r.reason == "nvgemm-compile-failed")
+    assert (failed.facts["count"], failed.facts["arch"]) == (10, "sm_90a")
     assert "NVUniversalGemmCaller choices failed" in " ".join(texts(g))
+    assert next(e for e in g.evidence if e.rule == "nvgemm-log.failed").kind == "log"
     # and without the log there is nothing to say about NVGEMM's compile, only what sm90 lacks for addmm
     h = single(H200_211, "big-max-autotune", "max-autotune", config)
-    assert "failed to compile" not in h.why_not
-    assert "NVGEMM offers no choice for addmm on sm90" in h.why_not
+    assert "failed to compile" not in why(h)
+    assert "NVGEMM offers no choice for addmm on sm90" in why(h)
+    assert "nvgemm-no-bias-choice" in reasons(h) and "nvgemm-compile-failed" not in reasons(h)
 
 
 def test_nvgemm_offers_no_addmm_on_sm90():
@@ -413,7 +432,7 @@ def test_nvgemm_offers_no_addmm_on_sm90():
     # the bias.
     config = {**ATEN_TRITON, "gemm_backends": ["ATEN", "NVGEMM"]}
     g = single(H200_211, "seed-default", "max-autotune", config)
-    assert "NVGEMM offers no choice for addmm on sm90" in g.why_not
+    assert "NVGEMM offers no choice for addmm on sm90" in why(g)
 
 
 def test_cutedsl_gemm_without_aten_op_is_read_from_the_trace():
@@ -607,7 +626,9 @@ def test_aten_won_autotune_bias_copied_before_the_gemm():
     assert any(t.startswith("[bias-in-call] aten::addmm copies the broadcast bias into the output "
                             "(at::native::elementwise_kernel") for t in texts(g))
     assert g.unfused_kernels == ("triton_poi_fused_gelu_0",)
-    assert g.why_not.startswith(
+    picked = g.why_not[0]
+    assert (picked.reason, picked.facts["winner"], picked.facts["winner_ms"]) == ("autotune-picked", "addmm", 0.0672)
+    assert why(g).startswith(
         "the library GEMM addmm (0.0672 ms) won the autotune; a library GEMM cannot take an "
         "Inductor epilogue, so gelu ran in "
     )
@@ -619,12 +640,16 @@ def test_aten_won_autotune_bias_copied_before_the_gemm():
 
 def test_fusion_log_explains_a_separate_epilogue():
     gemms, _ = ks_run("mlp", "max-autotune")
-    assert gemms[2].why_not == (
+    assert reasons(gemms[2]) == ["separate-kernel", "fusion-benchmark-rejected"]
+    assert gemms[2].why_not[1].facts["factor"] == 1.004
+    assert why(gemms[2]) == (
         "relu, add left in a separate kernel (triton_poi_fused_add_relu_3); "
         "benchmark_epilogue_fusion judged the fused template slower (1.004x slowdown)"
     )
     gemms, _ = ks_run("transformer_block", "max-autotune")
-    assert gemms[2].why_not == (
+    assert gemms[2].why_not[1] == WhyNot("fusion-log", {"nodes1": ("op15",), "nodes2": ("op16",),
+                                                        "reasons": ("no shared data",)})
+    assert why(gemms[2]) == (
         "gelu left in a separate kernel (triton_poi_fused_gelu_view_5); Inductor's fusion log: "
         "cannot fuse op15 with op16: no shared data"
     )
@@ -1072,7 +1097,7 @@ def test_cpu_default_runs_gelu_after_the_aten_gemm(cpu_runs):
     assert (g.kernels, g.backend, g.op, g.confidence) == (("aten::addmm",), "ATen CPU", "addmm", "code")
     assert (g.epilogue, g.fused, g.unfused) == (("bias", "gelu"), ("bias",), ("gelu",))
     assert len(g.unfused_kernels) == 1 and re.fullmatch(r"graph_\d+_cpp_fused_gelu_\d+", g.unfused_kernels[0])
-    assert g.why_not.startswith("max-autotune is off")
+    assert why(g).startswith("max-autotune is off")
 
 
 @pytest.mark.slow
@@ -1089,7 +1114,7 @@ def test_cpu_cpp_gemm_template_fuses_bias_and_gelu(cpu_runs):
         512,
         "float32",
     )
-    assert (g.epilogue, g.fused, g.why_not) == (("bias", "gelu"), ("bias", "gelu"), "")
+    assert (g.epilogue, g.fused, g.why_not) == (("bias", "gelu"), ("bias", "gelu"), ())
 
 
 @pytest.mark.slow
@@ -1106,8 +1131,8 @@ def test_cpu_autotune_winner_decides_the_verdict(cpu_runs):
         # MKL won: freezing makes it _mkl_linear without the bias, so bias and GELU run in one C++ kernel
         # after it
         assert (g.verdict, g.backend, g.unfused) == ("unfused", "MKL/oneDNN", ("bias", "gelu"))
-        assert f"the library GEMM {winner} (" in g.why_not
-        assert "won the autotune over cpp_" in g.why_not
+        assert f"the library GEMM {winner} (" in why(g)
+        assert "won the autotune over cpp_" in why(g)
 
 
 def test_h200_prologue_fused_benchmark_rejected_fusion_is_the_why_not():
@@ -1121,11 +1146,12 @@ def test_h200_prologue_fused_benchmark_rejected_fusion_is_the_why_not():
     (g,) = build_mode_result(root, cap).gemms
     assert (g.backend, g.kernels, g.verdict) == ("Triton template", ("triton_tem_fused_mm_mul_t_1",), "unfused")
     assert (g.epilogue, g.fused, g.unfused, g.prologue) == (("relu",), (), ("relu",), ())
-    assert "none of its configs ran (infx slowdown)" in g.why_not
-    assert "triton_poi_fused_relu_2" in g.why_not
+    assert "fusion-benchmark-no-config" in reasons(g)
+    assert "none of its configs ran (infx slowdown)" in why(g)
+    assert "triton_poi_fused_relu_2" in why(g)
     cap = json.loads((root / "modes" / "max-autotune" / "capture.json").read_text())
     (g,) = build_mode_result(root, cap).gemms
-    assert g.backend == "cuBLAS" and "won the autotune" in g.why_not
+    assert g.backend == "cuBLAS" and "won the autotune" in why(g)
 
 
 def test_h200_template_absorbs_a_prologue_op_and_fuses_the_epilogue():
@@ -1169,7 +1195,7 @@ def test_long_traces_check_a_sample_of_iterations_and_say_so():
 
 
 # ------------------------------------------------------------------------------------------------------------
-# What a kernel computes comes from the CPU op that launched it (issue 28.2); the coverage self-check.
+# What a kernel computes comes from the CPU op that launched it; the coverage self-check.
 
 FPROP = ("void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16_128x128_32x5_nhwc_align8>"
          "(cutlass_tensorop_bf16_s16816fprop_optimized_bf16_128x128_32x5_nhwc_align8::Params)")
@@ -1356,7 +1382,7 @@ def test_zoo_compiled_counts_agree_with_eager_up_to_decomposition():
     t5 = compare_with_eager([zoo_mode("hf_t5_encoder", m) for m in ("eager", "default")])
     assert [m.gemm_coverage.decomposed for m in t5] == [{"scaled_dot_product_attention": 24}] * 2
     assert t5[1].gemm_coverage.vs_eager == "96 GEMM-class ops, as in eager"
-    # the count eager had before issue 28 would have been a warning
+    # a count that lost the convolutions whose kernel names do not say GEMM would be a warning
     resnet = [zoo_mode("tv_resnet50", m) for m in ("eager", "default")]
     lost = dataclasses.replace(resnet[0].gemm_coverage, ops=47, attributed=47, by_kind={"addmm": 1, "convolution": 46})
     _, default = compare_with_eager([dataclasses.replace(resnet[0], gemm_coverage=lost), resnet[1]])

@@ -1,4 +1,4 @@
-"""kernelscope run for real on torch 2.14.1 + cutlass.operators 0.3.0 (NVGEMM) on one H200 (issue 14 part 1).
+"""kernelscope run for real on torch 2.14.1 + cutlass.operators 0.3.0 (NVGEMM) on one H200.
 
 tests/data/h200-torch2.14.1-kernelscope-run/ holds the run directories (README there: how torch 2.14.1 was carried,
 the 11 NCCL stubs, CUTE_DSL_ARCH=sm_90a, the exact commands; the workers ran under `--python /tmp/py214`, the
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from kernelscope.analysis.mode import build_mode_result
+from kernelscope.report.evidence_words import why_not_text
 
 RUN = Path(__file__).parent / "data" / "h200-torch2.14.1-kernelscope-run"
 
@@ -49,8 +50,9 @@ def test_nvgemm_fuses_no_epilogue_on_sm90_and_says_why():
     m = mode("llama-bf16", "max-autotune_NVGEMM")
     o = next(g for g in m.gemms if g.module == "layers.0.self_attn.o_proj")
     assert (o.verdict, o.unfused) == ("unfused", ("add",))
-    assert o.why_not.startswith("NVGEMM on sm90: cutlass.operators has no epilogue-fusion-capable operator for this "
-                                "GPU (those target SM100)")
+    assert o.why_not[0].reason == "nvgemm-no-epilogue-operator" and o.why_not[0].facts["sm"] == "sm90"
+    assert why_not_text(o.why_not).startswith("NVGEMM on sm90: cutlass.operators has no epilogue-fusion-capable "
+                                              "operator for this GPU (those target SM100)")
     gate = next(g for g in m.gemms if g.module == "layers.0.mlp.gate_proj")
     assert gate.unfused == ("silu", "mul")
 

@@ -1,9 +1,9 @@
-"""Where a reduction ends a GEMM's epilogue (issue 28, point 1), on the H200 zoo captures
+"""Where a reduction ends a GEMM's epilogue, on the H200 zoo captures
 (tests/data/h200-torch2.11-zoo, torch 2.11, bf16): the KernelBench-style GEMM + reduction problems
 (tests/models/kb_*.py) and ResNet-50's last block, in eager, default and max-autotune. Each verdict was read from
 the run's output code (modes/<mode>/code/graph_0.py) or, in eager, from the trace's ATen ops; the comments say what
-the code shows. Before this, every KB model read "partial" in compiled modes (the statistic's ops counted as unfused
-epilogue ops), and the conv before the pool's mean read "none"."""
+the code shows. Read wrongly, every KB model would be "partial" in compiled modes (the statistic's ops counted as
+unfused epilogue ops), and the conv before the pool's mean "none"."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 from kernelscope.analysis.gemm import gemm_report
 from kernelscope.analysis.kernels import analyze_kernels
 from kernelscope.analysis.mode import build_mode_result
+from kernelscope.report.evidence_words import evidence_text
 from kernelscope.result import ModeResult
 from kernelscope.trace import load_trace
 
@@ -35,7 +36,7 @@ def _gemm(name: str, mode: str):
 
 
 def _texts(g) -> list[str]:
-    return [e.text for e in g.evidence]
+    return [evidence_text(e) for e in g.evidence]
 
 
 # (model, mode) -> (backend, verdict, fused, unfused)
@@ -166,7 +167,7 @@ def test_trace_only_stops_at_the_reduction_kernel_and_says_what_its_name_cannot(
     cap = json.loads((run / "modes" / "default" / "capture.json").read_text())
     trace = load_trace(run / cap["trace"])
     (g,) = gemm_report(analyze_kernels(trace), trace, (), mode="default", mode_config=cap["config"]).gemms
-    stop = [e.text for e in g.evidence if e.text.startswith("[trace-only] chain stops at")]
+    stop = [evidence_text(e) for e in g.evidence if e.rule == "trace-only.stop"]
     assert len(stop) == 1 and "(reduction; its name lists" in stop[0]
     if name == "kb_conv_block_avgpool":
         assert g.verdict == "none" and stop[0].endswith(

@@ -13,6 +13,7 @@ import pytest
 from kernelscope.analysis.ranks import build_any_mode_result
 from kernelscope.capture_record import read_capture
 from kernelscope.inductor_code import load_output_code
+from kernelscope.report.evidence_words import evidence_text
 
 from .conftest import DATA
 from .zoo_fixtures import extract_run
@@ -82,8 +83,8 @@ def test_resnet_residual_add_in_another_convolutions_call():
         assert v[f"layer{stage}.0.conv2"] == ("partial", ("bias",), ("add", "relu"))
         assert v[f"layer{stage}.0.downsample.0"] == ("fused", ("bias", "add", "relu"), ())
     (conv2,) = [g for g in default.gemms if g.module == "layer2.0.conv2"]  # type: ignore[attr-defined]
-    assert any("another GEMM's call" in e.text and "_convolution_pointwise_.binary" in e.text
-               for e in conv2.evidence), [e.text for e in conv2.evidence]
+    assert any(e.rule == "dataflow.post-op-in-next-gemm" and "_convolution_pointwise_.binary" in e.facts["site"]
+               for e in conv2.evidence), [evidence_text(e) for e in conv2.evidence]
 
 
 def test_an_in_place_call_writes_its_first_argument(tmp_path: Path):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.result import run_from_json
+from kernelscope.result import SCHEMA, run_from_json
 
 from .conftest import CPU_RUN_MODES
 
@@ -24,7 +24,7 @@ def test_writes_every_output(cpu_run: Path):
 
 
 def test_result_schema_and_modes(cpu_result: dict):
-    assert cpu_result["schema"] == "kernelscope.result/2"
+    assert cpu_result["schema"] == SCHEMA
     assert [m["name"] for m in cpu_result["modes"]] == CPU_RUN_MODES.split(",")
     # eager compiles nothing: its compile and Dynamo parts are null, its memory (RSS on the CPU) is measured
     eager = cpu_result["modes"][0]

@@ -22,6 +22,7 @@ from kernelscope.provenance import (
     module_path_from_param,
     parse_graph_code,
 )
+from kernelscope.report.evidence_words import evidence_text
 from kernelscope.trace import CpuEvent, load_trace
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -328,8 +329,8 @@ def test_every_compiled_gemm_names_its_module_and_line_from_inductor_provenance(
     m, _ = _mode(folder, mode)
     assert len(m.gemms) == 14
     for g in m.gemms:
-        prov = [e.text for e in g.evidence if e.text.startswith("[provenance] call site")]
-        assert prov and prov[0].endswith("(Inductor provenance)"), (g.id, [e.text for e in g.evidence])
+        prov = [evidence_text(e) for e in g.evidence if e.rule == "provenance.call-site"]
+        assert prov and prov[0].endswith("(Inductor provenance)"), (g.id, [evidence_text(e) for e in g.evidence])
         attr = g.module.rsplit(".", 1)[-1]
         assert f"self.{attr}(" in _line(g.source), (g.module, g.source)
     # in launch order; under NVGEMM up_proj's GEMM runs before gate_proj's template, which reads its result
@@ -396,7 +397,8 @@ def test_a_freezing_pattern_replacement_loses_provenance_and_the_order_fallback_
     # the handle names no GEMM node; the module comes from the graph's GEMM nodes in order, as without provenance
     m, _ = _mode(CPU / "conv_bn_relu", "default")
     assert [g.module for g in m.gemms] == ["conv1", "conv2"]
-    assert all(any("matched by order" in e.text for e in g.evidence) for g in m.gemms)
+    assert all(any(e.rule == "provenance.by-order" for e in g.evidence) for g in m.gemms)
+    assert all(any("matched by order" in evidence_text(e) for e in g.evidence) for g in m.gemms)
 
 
 @pytest.mark.parametrize("folder", [CPU / "llama_block", H200P / "llama_block", CPU / "conv_bn_relu",
@@ -410,7 +412,7 @@ def test_eager_gemms_carry_the_users_source_line(folder):
         assert g.source, g.id
         attr = g.module.rsplit(".", 1)[-1]
         assert f"self.{attr}(" in _line(g.source), (g.module, g.source)
-        assert any(e.text.startswith("[source] ") for e in g.evidence)
+        assert any(e.rule == "source.call" and evidence_text(e).startswith("[source] ") for e in g.evidence)
 
 
 @pytest.mark.parametrize(("folder", "compiled"), [
@@ -430,12 +432,12 @@ def test_eager_dataflow_finds_the_same_epilogue_as_the_compiled_code(folder, com
     # modules agree wherever the compiled graph names one (a bmm of two activations reads no parameter, so
     # graph_code names no module for it; the eager range does)
     assert all(c.module in ("", e.module) for e, c in zip(eager.gemms, comp.gemms))
-    flows = [e.text for g in eager.gemms for e in g.evidence if e.text.startswith("[eager-dataflow]")]
+    flows = [e for g in eager.gemms for e in g.evidence if e.family == "eager-dataflow"]
     assert flows  # the walk used the flow ranges, not the call order
     if folder.name == "llama_block":
         gate = next(g for g in eager.gemms if g.module == "layers.0.mlp.gate_proj")
         assert gate.epilogue == ("silu", "mul")
-        assert any("reads the result of aten::linear and other data" in e.text for e in gate.evidence)
+        assert any("reads the result of aten::linear and other data" in evidence_text(e) for e in gate.evidence)
 
 
 def test_torch_2141_gpu_output_code_carries_a_handle_at_every_call_site():
@@ -469,7 +471,7 @@ def test_torch_2141_nvgemm_and_triton_templates_each_take_the_swiglu_op_their_ca
         "layers.1.mlp.gate_proj": ("NVGEMM/CuTeDSL", "unfused", (), ("silu", "mul")),
         "layers.1.mlp.up_proj": ("Triton template", "fused", ("mul",), ()),
     }
-    handles = {g.module: next(e.text.split()[3] for e in g.evidence if e.text.startswith("[provenance] call site"))
+    handles = {g.module: next(e.facts["handle"] for e in g.evidence if e.rule == "provenance.call-site")
                for g in m.gemms}
     assert handles["layers.0.mlp.up_proj"] == "nv_universal_gemm_fused_mm_t_view_bff399d8:8"
     assert handles["layers.0.mlp.gate_proj"].endswith("_silu_t_view_2:9")
@@ -497,7 +499,7 @@ def test_torch_2141_transformer_block_templates_fuse_bias_and_gelu_by_provenance
     ]
 
 
-# ------------------------------------------------------------------------------------------------ issue 26.4
+# ------------------------------------------------------------------------ a wrapper's prefix on module paths
 def test_the_keyword_inputs_wrappers_prefix_is_dropped_from_every_source_of_paths():
     # GIVEN names as an older capture wrote them for a model called with keyword inputs: the wrapper held it as
     # ``model``, so Hugging Face Llama's q_proj read model.model.layers.0.self_attn.q_proj
@@ -523,7 +525,7 @@ def test_a_frame_that_reaches_the_model_through_args_still_names_its_modules():
 
 
 def test_the_h200_zoo_llama_captures_paths_read_as_the_users_model():
-    # GIVEN the H200 zoo capture of HF Llama (torch 2.11, before issue 26: every path under the wrapper's "model.")
+    # GIVEN the H200 zoo capture of HF Llama (torch 2.11, by a worker that put every path under the wrapper's "model.")
     import tarfile
 
     from kernelscope.analysis.mode import module_prefix

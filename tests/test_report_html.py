@@ -21,6 +21,7 @@ from tests.conftest_reports import (
     ZERO_X,
     big_h200_211,
     huge_result,
+    said,
     seed_h200_211,
     seed_h200_2141,
     with_hostile_names,
@@ -211,17 +212,17 @@ def _with_engine_fields():
     evidence with where it was read, the per-mode epilogue cost), on the real seed result: its GEMM in two
     identical layers, grouped by analysis."""
     from kernelscope.analysis.gemm.summary import group_gemms
-    from kernelscope.result import EpilogueCost, Evidence, OpCost
+    from kernelscope.result import EpilogueCost, OpCost
 
     r = seed_h200_211()
     m = r.modes[1]
     g = dataclasses.replace(
         m.gemms[0], module="layers.0.mlp.up_proj", source="model.py:42",
         costs=(OpCost("gelu", ("triton_poi_fused_gelu_0",), 3.2, 131072),),
-        evidence=(Evidence("code", "buf1 = extern_kernels.addmm(...)", "graph_0.py:88"), Evidence("rule", "x")))
+        evidence=(said("buf1 = extern_kernels.addmm(...)", "code", "graph_0.py:88"), said("x", "rule")))
     twin = dataclasses.replace(g, id=f"{g.id}-1", module="layers.1.mlp.up_proj",
-                               evidence=(Evidence("code", "buf7 = extern_kernels.addmm(...)", "graph_0.py:95"),
-                                         Evidence("rule", "x")))
+                               evidence=(said("buf7 = extern_kernels.addmm(...)", "code", "graph_0.py:95"),
+                                         said("x", "rule")))
     gemms, groups = group_gemms((g, twin))
     cost = EpilogueCost(57.6, 18.0, 9, 24, None)
     return dataclasses.replace(r, modes=(r.modes[0], dataclasses.replace(m, gemms=gemms, gemm_groups=groups,

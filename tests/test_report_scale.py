@@ -16,6 +16,7 @@ from markupsafe import escape
 from rich.cells import cell_len
 from rich.console import Console
 
+from kernelscope.report.evidence_words import evidence_text, why_not_text
 from kernelscope.report.html import render_html
 from kernelscope.report.markdown import CUT_NOTE, MAX_CHARS, cap, render_markdown
 from kernelscope.report.terminal import render_terminal
@@ -102,9 +103,9 @@ def test_report_html_grows_by_a_small_constant_per_gemm_and_keeps_every_fact():
     for m in model(16).modes:
         for g in m.gemms:
             assert f"<code>{g.id}</code>" in text and f"<code>{g.module}</code>" in text
-            assert str(escape(g.why_not)) in text
+            assert str(escape(why_not_text(g.why_not))) in text
             for e in g.evidence:
-                assert str(escape(e.text)) in text, e.text
+                assert str(escape(evidence_text(e))) in text, evidence_text(e)
     # collapsed: one row per group, each GEMM under it in a closed <details>
     assert text.count('<tbody class="gemm') == 8 + 8 + 9
     assert text.count('<details class="members">') == 7 + 7 + 7

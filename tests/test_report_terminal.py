@@ -7,7 +7,7 @@ import dataclasses
 from rich.console import Console
 
 from kernelscope.report.terminal import render_terminal
-from tests.conftest_reports import HOSTILE, big_h200_211, seed_h200_211, seed_h200_2141, with_coverage
+from tests.conftest_reports import HOSTILE, big_h200_211, seed_h200_211, seed_h200_2141, why, with_coverage
 
 
 def rendered(result) -> str:
@@ -36,7 +36,7 @@ def test_rich_markup_in_names_prints_literally():
     r = big_h200_211()
     m = r.modes[1]
     g = dataclasses.replace(m.gemms[0], unfused_kernels=("[bold red]triton_poi[/]", "[link=x]y[/link]"),
-                            why_not="[/] unbalanced")
+                            why_not=why("[/] unbalanced"))
     r = dataclasses.replace(r, modes=(r.modes[0], dataclasses.replace(m, name="[b]default[/b]", gemms=(g,))))
     out = rendered(r)
     assert "[bold red]triton_poi[/]" in out

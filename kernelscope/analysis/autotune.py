@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from kernelscope import vocab
 from kernelscope.analysis.gemm import AutotuneTable, log_line, parse_log, table_matches
 from kernelscope.analysis.gemm.log import LogFacts, fusion_benchmark_text
-from kernelscope.result import AutotuneChoice, AutotuneResult, GemmEpilogue
+from kernelscope.result import AutotuneChoice, AutotuneResult, FusionBenchmark, GemmEpilogue
 
 _ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b\s*(.*)$")
 _SUMMARY = re.compile(r"AUTOTUNE benchmarking takes ([\d.]+) seconds and ([\d.]+) seconds precompiling for (\d+) "
@@ -222,14 +222,22 @@ def marginal_note(a: AutotuneResult) -> str:
             "GEMM's backend and epilogue verdict with it")
 
 
-def decision_notes(g: GemmEpilogue, table: AutotuneResult | None) -> tuple[str, ...]:
-    """Why another compile of the same code may give GEMM ``g`` another backend or verdict: a compile-time
-    benchmark that decided it by a margin inside its own noise. An epilogue-fusion benchmark that fused runs
-    after the autotune table and decides alone; otherwise a marginal table and a marginal fusion benchmark that
-    kept the epilogue apart both count. () when nothing was close."""
+def close_decisions(g: GemmEpilogue, table: AutotuneResult | None
+                    ) -> tuple[AutotuneResult | None, tuple[FusionBenchmark, ...]]:
+    """The compile-time benchmarks that decided GEMM ``g`` by a margin inside their own noise, so another compile
+    of the same code may give it another backend or verdict: (its autotune table when marginal, else None; its
+    marginal epilogue-fusion benchmarks). An epilogue-fusion benchmark that fused runs after the autotune table and
+    decides alone; otherwise a marginal table and a marginal fusion benchmark that kept the epilogue apart both
+    count."""
     fused = [fb for fb in g.fusion_benchmarks if fb.fused]
-    close = [fb for fb in (fused or g.fusion_benchmarks) if fb.marginal]
-    notes = [] if fused or table is None or not table.marginal else [marginal_note(table)]
+    close = tuple(fb for fb in (fused or g.fusion_benchmarks) if fb.marginal)
+    return (None if fused or table is None or not table.marginal else table), close
+
+
+def decision_notes(g: GemmEpilogue, table: AutotuneResult | None) -> tuple[str, ...]:
+    """``close_decisions`` as notes; () when nothing was close."""
+    marginal, close = close_decisions(g, table)
+    notes = [] if marginal is None else [marginal_note(marginal)]
     notes += [f"fusion benchmark marginal: {fusion_benchmark_text(fb)}" for fb in close]
     return tuple(notes)
 

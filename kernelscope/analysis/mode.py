@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kernelscope import __version__, vocab
-from kernelscope.analysis.autotune import autotune_for_gemm, autotune_results, decision_notes
+from kernelscope.analysis.autotune import autotune_for_gemm, autotune_results, close_decisions, decision_notes
 from kernelscope.analysis.comm import communication
 from kernelscope.analysis.contention import busy_host_note, contention_note
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.gemm import gemm_report, parse_log
 from kernelscope.analysis.gemm.coverage import compare_with_eager
+from kernelscope.analysis.gemm.log import fusion_benchmark_facts
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels, cpu_names, cpu_names_kept
 from kernelscope.analysis.launch import launch_profile
 from kernelscope.analysis.recommend import recommend
@@ -33,6 +34,8 @@ from kernelscope.result import (
     SCHEMA,
     CompileInfo,
     DynamoStats,
+    Evidence,
+    EvidenceRule,
     LatencyStats,
     MemoryPeaks,
     ModeConfig,
@@ -42,6 +45,8 @@ from kernelscope.result import (
     RunResult,
     Status,
     SweepPoint,
+    WhyNot,
+    WhyNotReason,
     part_from_json,
 )
 from kernelscope.trace import Trace, gc_paused, load_trace
@@ -245,20 +250,22 @@ def analyze_mode_trace(
 def _mark_marginal(gemms: Sequence[Any], autotune: Sequence[Any]) -> tuple[Any, ...]:
     """A GEMM whose deciding compile-time benchmark (autotune table, epilogue-fusion benchmark) was close says so
     in its verdict's evidence and why-not."""
-    import dataclasses
-
-    from kernelscope.result import Evidence
-
     out = []
     for g in gemms:
-        notes = decision_notes(g, autotune_for_gemm(autotune, g.id))
-        if not notes:
+        table, close = close_decisions(g, autotune_for_gemm(autotune, g.id))
+        said: list[tuple[EvidenceRule, WhyNotReason, dict[str, Any]]] = []
+        if table is not None:
+            said.append((EvidenceRule.AUTOTUNE_MARGINAL, WhyNotReason.AUTOTUNE_MARGINAL,
+                         {"winner_backend": table.winner_backend, "margin": table.margin,
+                          "runner_up": table.runner_up, "runner_up_backend": table.runner_up_backend}))
+        said += [(EvidenceRule.FUSION_BENCHMARK_MARGINAL, WhyNotReason.FUSION_BENCHMARK_MARGINAL,
+                  fusion_benchmark_facts(fb)) for fb in close]
+        if not said:
             out.append(g)
             continue
-        text = "; ".join(notes)
-        out.append(dataclasses.replace(g, evidence=tuple(g.evidence) + tuple(Evidence("rule", n, "autotune")
-                                                                              for n in notes),
-                                       why_not=f"{g.why_not}; {text}" if g.why_not else text))
+        out.append(dataclasses.replace(
+            g, evidence=tuple(g.evidence) + tuple(Evidence.of(rule, "autotune", **facts) for rule, _, facts in said),
+            why_not=tuple(g.why_not) + tuple(WhyNot.of(reason, **facts) for _, reason, facts in said)))
     return tuple(out)
 
 
@@ -421,7 +428,7 @@ def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any],
 def gemm_notes(gemms: Sequence[Any], groups: Sequence[Any], autotune: Sequence[Any]) -> list[str]:
     """One note per distinct reason another compile may decide a GEMM differently, naming every GEMM it holds for:
     a group of identical layers by its label when all its members share the note (``GEMM layers.0-15.mlp.up_proj
-    x16: autotune choice marginal ...``: one line, not one per layer: issue 26), else each GEMM by its module path
+    x16: autotune choice marginal ...``: one line, not one per layer), else each GEMM by its module path
     (or its id where it has none)."""
     by_note: dict[str, list[Any]] = {}
     for g in gemms:

@@ -7,7 +7,6 @@ pass/fail against ``TOLERANCES`` (analysis/numerics.py), the top kernels, the fa
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,12 +27,12 @@ from kernelscope.analysis.speedup import EAGER, Speedup, speedup_vs
 from kernelscope.analysis.sweep import numeric_axis
 from kernelscope.fmt import KV, environment_rows, flatten
 from kernelscope.report import charts
+from kernelscope.report.evidence_words import EvidenceLine, evidence_line, why_not_text
 from kernelscope.report.ranks import ranks_views
 from kernelscope.result import (
     AutotuneResult,
     DynamicSummary,
     DynamoStats,
-    Evidence,
     GemmCoverage,
     GemmEpilogue,
     GemmGroup,
@@ -141,9 +140,6 @@ def kernel_ref(name: str, limit: int = 60) -> KernelRef:
     return KernelRef(fmt.kernel_name(name, limit), name)
 
 
-_TAGGED = re.compile(r"^\[([\w-]+)\]\s*(.*)$", re.S)
-
-
 @dataclass(frozen=True, slots=True)
 class GemmRow:
     """One GEMM as the report shows it: the verdict, short kernel names, and the detail for the expanded row."""
@@ -156,17 +152,14 @@ class GemmRow:
     costs: tuple[str, ...]  # "gelu: 3.21 µs per iteration in triton_poi_fused_gelu_0"
 
     @property
-    def evidence(self) -> tuple[Evidence, ...]:
-        """Typed evidence; a plain string (the engine before typed evidence: "[dataflow] add: ...") keeps its
-        bracketed tag as the kind."""
-        out = []
-        for e in self.gemm.evidence:
-            if isinstance(e, Evidence):
-                out.append(e)
-                continue
-            m = _TAGGED.match(str(e))
-            out.append(Evidence(m.group(1), m.group(2)) if m else Evidence("", str(e)))
-        return tuple(out)
+    def evidence(self) -> tuple[EvidenceLine, ...]:
+        """The GEMM's evidence in words (report/evidence_words.py)."""
+        return tuple(evidence_line(e) for e in self.gemm.evidence)
+
+    @property
+    def why_not(self) -> str:
+        """The GEMM's why-not in words."""
+        return why_not_text(self.gemm.why_not)
 
     @property
     def has_detail(self) -> bool:
@@ -207,7 +200,7 @@ class GroupRow:
     members: tuple[GemmRow, ...]
     # Evidence every member has word for word (the rule that ran, "same kernels in all iterations"): shown once
     # for the group, so a 16-layer model does not print it 16 times; each member lists the rest.
-    shared_evidence: tuple[Evidence, ...] = ()
+    shared_evidence: tuple[EvidenceLine, ...] = ()
 
     @property
     def first(self) -> GemmEpilogue:
@@ -240,7 +233,7 @@ class GroupRow:
     def shared_costs(self) -> bool:
         return all(m.costs == self.members[0].costs for m in self.members)
 
-    def own_evidence(self, row: GemmRow) -> tuple[Evidence, ...]:
+    def own_evidence(self, row: GemmRow) -> tuple[EvidenceLine, ...]:
         """A member's evidence less what every member has (shown once, for the group)."""
         return tuple(e for e in row.evidence if e not in self.shared_evidence)
 
@@ -260,8 +253,8 @@ class GroupRow:
     @property
     def why_not(self) -> str:
         """The members' why-not once: theirs when they all say the same, else the first member's, so marked."""
-        first = self.first.why_not
-        if not first or all(m.gemm.why_not == first for m in self.members):
+        first = self.members[0].why_not
+        if not first or all(m.why_not == first for m in self.members):
             return first
         return f"{first} (said of {self.first.module or self.first.id}; the others' differ in detail)"
 
@@ -290,7 +283,7 @@ def group_rows(m: ModeResult, rows: Sequence[GemmRow]) -> tuple[GroupRow, ...]:
         members = tuple(by_id[i] for i in grp.members if i in by_id)
         if not members:
             continue
-        shared: tuple[Evidence, ...] = ()
+        shared: tuple[EvidenceLine, ...] = ()
         if len(members) > 1:
             rest = [set(r.evidence) for r in members[1:]]
             shared = tuple(e for e in members[0].evidence if all(e in s for s in rest))

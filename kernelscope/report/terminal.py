@@ -92,8 +92,8 @@ def _gemm_groups(console: Console, section: ModeSection, cov: CoverageRow | None
             for member in grp.members:
                 g = member.gemm
                 console.print(Text.assemble("    ", _verdict(g), "  ", gemm_line(g, names)))
-                if g.why_not:
-                    console.print(Text(f"      why not: {g.why_not}", style="dim"))
+                if member.why_not:
+                    console.print(Text(f"      why not: {member.why_not}", style="dim"))
         elif grp.why_not:
             console.print(Text(f"    why not: {grp.why_not}", style="dim"))
     rest = section.groups[len(shown):]

@@ -16,6 +16,7 @@ from kernelscope.analysis.pairing import GemmPair
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import RERUN_LOG_SD
 from kernelscope.analysis.upgrade import KIND, UpgradeComparison, UpgradeMode, comparability
+from kernelscope.report.evidence_words import why_not_text
 from kernelscope.result import GemmEpilogue, LatencyStats
 
 SCHEMA = "kernelscope.compare/1"
@@ -191,7 +192,7 @@ def _side_gemm(g: GemmEpilogue | None) -> dict[str, Any] | None:
         return None
     return {"id": g.id, "op": g.op, "module": g.module, "backend": g.backend, "verdict": g.verdict,
             "fused": list(g.fused), "unfused": list(g.unfused), "kernels": list(g.kernels),
-            "time_us_per_iter": g.time_us_per_iter, "why_not": g.why_not}
+            "time_us_per_iter": g.time_us_per_iter, "why_not": why_not_text(g.why_not)}
 
 
 def _gemm_shape(g: GemmPair) -> str:

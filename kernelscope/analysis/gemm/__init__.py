@@ -10,12 +10,14 @@ One step a module:
 * ``trace_only.py`` a compiled trace without its code
 * ``library.py``   what a library GEMM call applied itself (bias, _addmm_activation), sizes from the trace
 * ``log.py``       AUTOTUNE tables and fusion decisions from the compile log
-* ``whynot.py``    why an op was not fused
+* ``whynot.py``    why an op was not fused (reason codes, result.py's ``WhyNotReason``)
 * ``modules.py``   where a GEMM came from (module path, source line)
-* ``summary.py``   typed evidence, identical layers grouped, the cost of unfused epilogues
+* ``summary.py``   identical layers grouped, the cost of unfused epilogues
 * ``coverage.py``  the coverage self-check: GEMM-class ops executed vs attributed to a kernel, and against eager
 * ``core.py``      the entry point: one iteration's GEMMs checked against the others
-The op vocabulary (op classes, backend facts) is ``kernelscope/vocab.py``.
+The op vocabulary (op classes, backend facts) is ``kernelscope/vocab.py``. Verdicts carry their evidence and
+why-not as records (a code of result.py's ``EvidenceRule`` / ``WhyNotReason`` and the facts it names);
+report/evidence_words.py writes their sentences.
 """
 
 from kernelscope.analysis.gemm.core import GemmReport, analyze_gemms, gemm_report, sample_iterations

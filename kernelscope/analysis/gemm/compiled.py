@@ -16,13 +16,15 @@ from kernelscope.analysis.gemm.library import (
     _library_bias,
     _mnk_from_dims,
 )
-from kernelscope.analysis.gemm.log import LogFacts, fusion_benchmark_text
-from kernelscope.analysis.gemm.model import EpilogueOp, _Config, _Found, short_kernel_name
+from kernelscope.analysis.gemm.log import LogFacts, fusion_benchmark_evidence
+from kernelscope.analysis.gemm.model import EpilogueOp, _Config, _Found, short_kernel_name, split_k_evidence
 from kernelscope.analysis.gemm.whynot import _fusion_log_lines, _why_not, fusion_benchmarks_for
 from kernelscope.inductor_code import (
     KernelKind,
     OutputCode,
 )
+from kernelscope.result import Evidence, WhyNot
+from kernelscope.result import EvidenceRule as Rule
 
 
 def _from_code(
@@ -100,29 +102,22 @@ def _found_from_code(
             # one of those cuBLAS kernels: cuDNN calls cuBLAS for 1x1 convolutions)
             backend = patterns.CUBLAS if backend == patterns.CUTLASS and cg.kind == "conv" else \
                 _code_backend(cg, cfg)
-        how = (
-            "launch order"
-            if group.op is None
-            else (f"its CPU op {group.op.name} (External id {group.op.external_id})")
-        )
-        evidence.append(
-            f"[launch-order] {cg.launch.name} ({code.where(cg.launch.line)}) ran as "
-            f"{' + '.join(short_kernel_name(x) for x in kernels)} in {region}, "
-            f"matched by {how}"
-        )
+        evidence.append(Evidence.of(
+            Rule.LAUNCH_ORDER_RAN_AS, code.where(cg.launch.line), site=cg.launch.name,
+            kernels=tuple(short_kernel_name(x) for x in kernels), region=region,
+            op=group.op.name if group.op is not None else None,
+            external_id=group.op.external_id if group.op is not None else None))
         if any(vocab.is_split_k_reduce(k) for k in kernels):
-            evidence.append(vocab.SPLIT_K_EVIDENCE)
-        memsets = [k.name for k in group.kernels if k.is_memop]
+            evidence.append(split_k_evidence())
+        memsets = tuple(k.name for k in group.kernels if k.is_memop)
         if memsets:
-            evidence.append(f"[launch-order] the GEMM call also launched {', '.join(memsets)}")
+            evidence.append(Evidence.of(Rule.LAUNCH_ORDER_MEMSETS, kernels=memsets))
         order = group.start
     else:
         kernels = (cg.launch.name,)
         time_us = None
         backend = _code_backend(cg, cfg)
-        evidence.append(
-            f"[launch-order] {cg.launch.name} was not found among the trace's launches in {region}"
-        )
+        evidence.append(Evidence.of(Rule.LAUNCH_ORDER_NOT_FOUND, site=cg.launch.name, region=region))
         order = float(cg.launch.index)
     ops: list[EpilogueOp] = []
     if cg.bias == "extern" and group is not None and cg.launch.op in vocab.BIAS_OPS:
@@ -149,10 +144,10 @@ def _found_from_code(
             activation = []
     ops = activation + ops
     unfused = [o for o in ops if not o.fused]
-    why: list[str] = []
+    why: list[WhyNot] = []
     unfused_launches = sorted({c.launch for c in cg.chain if not c.fused})
     benchmarks = fusion_benchmarks_for(log, code, cg, unfused_launches, single_graph)
-    evidence += [f"[fusion-benchmark] {fusion_benchmark_text(fb)}" for fb in benchmarks]
+    evidence += [fusion_benchmark_evidence(fb) for fb in benchmarks]
     if unfused:
         log_lines = _fusion_log_lines(log, code, cg, unfused_launches, single_graph)
         why, more = _why_not(

@@ -24,13 +24,13 @@ from kernelscope.analysis.gemm.log import LogFacts, parse_log
 from kernelscope.analysis.gemm.model import _Config, _Counted, _Found, _verdict_of
 from kernelscope.analysis.gemm.modules import ModuleIndex
 from kernelscope.analysis.gemm.summary import epilogue_cost, group_gemms, summarize
-from kernelscope.analysis.gemm.summary import evidence as evidence_of
 from kernelscope.analysis.gemm.trace_only import _trace_only
 from kernelscope.analysis.kernels import KernelAnalysis
 from kernelscope.inductor_code import (
     OutputCode,
 )
-from kernelscope.result import GemmCoverage, GemmEpilogue, OpCost
+from kernelscope.result import Evidence, GemmCoverage, GemmEpilogue, OpCost
+from kernelscope.result import EvidenceRule as Rule
 from kernelscope.trace import Trace
 
 
@@ -155,36 +155,33 @@ def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, cou
     out: list[GemmEpilogue] = []
     for i, f in enumerate(first):
         times = [f.time_us] if f.time_us is not None else []
-        differs: list[str] = []
+        differs: dict[int, str] = {}  # iteration -> what ran there instead
         for it, keyed_gemms in zip(its[1:], by_key[1:]):
             same = keyed_gemms.get(f.key)
             if same is None:
-                differs.append(f"iteration {it}: GEMM not found")
+                differs[it] = "GEMM not found"
                 continue
             g = same
             ops_f = tuple((o.label, o.fused) for o in f.ops)
             ops_g = tuple((o.label, o.fused) for o in g.ops)
             if g.kernels != f.kernels or _verdict_of(g) != _verdict_of(f) or ops_g != ops_f:
                 what = ", ".join(f"{lab} {'fused' if fu else 'unfused'}" for lab, fu in ops_g) or "no epilogue"
-                differs.append(f"iteration {it}: {' + '.join(g.kernels)} -> {_verdict_of(g)} ({what})")
+                differs[it] = f"{' + '.join(g.kernels)} -> {_verdict_of(g)} ({what})"
             if g.time_us is not None:
                 times.append(g.time_us)
         evidence = list(f.evidence)
         if len(per_iter) > 1:
-            scope = (f"all {len(per_iter)} iterations" if len(per_iter) == count
-                     else f"{len(per_iter)} of {count} iterations checked (evenly spaced)")
             evidence.append(
-                f"[iterations] same kernels and verdict in {scope}"
-                if not differs
-                else f"[iterations] differs from iteration 0 ({scope}): {'; '.join(differs)[:2000]}"
-            )
+                Evidence.of(Rule.ITERATIONS_SAME, checked=len(per_iter), of=count) if not differs else
+                Evidence.of(Rule.ITERATIONS_DIFFER, checked=len(per_iter), of=count, differing=tuple(differs),
+                            details=tuple(differs.values())))
         module, source = f.module, f.source
         if modules is not None and not module and (f.source_nodes or f.debug_handle):
             module, source, ev = modules.lookup(f.graph, f.source_nodes, f.debug_handle)
-            if ev:
+            if ev is not None:
                 evidence.append(ev)
         elif module:
-            evidence.append(f"[module] {f.op} ran inside the profiler range 'kernelscope.module: {module}'")
+            evidence.append(Evidence.of(Rule.MODULE_RANGE, op=f.op, module=module))
         ops = f.ops
         out.append(
             GemmEpilogue(
@@ -203,9 +200,8 @@ def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, cou
                 unfused_kernels=tuple(dict.fromkeys(o.kernel for o in ops if not o.fused and o.kernel)),
                 prologue=f.prologue,
                 verdict=_verdict_of(f),
-                why_not="; ".join(f.why_not),
-                evidence=tuple(evidence_of(e) for e in
-                               dict.fromkeys(tuple(evidence) + tuple(o.evidence for o in ops))),
+                why_not=f.why_not,
+                evidence=tuple(dict.fromkeys(tuple(evidence) + tuple(o.evidence for o in ops))),
                 confidence=f.confidence,
                 module=module,
                 source=source,
@@ -241,10 +237,8 @@ def _modules_by_order(gemms: list[GemmEpilogue], found: Sequence[_Found], module
             mod = getattr(n, "module", None) or ""
             if not mod:
                 continue
-            ev = evidence_of(f"[provenance] {gemms[i].op} has no GEMM source node at its call site; it is the "
-                             f"{missing.index(i) + 1}. of {len(missing)} such GEMMs and {getattr(n, 'name', '?')} "
-                             f"({getattr(n, 'op', '?')}, {mod}) the same place among the graph's remaining GEMM "
-                             "nodes (matched by order)")
+            ev = Evidence.of(Rule.PROVENANCE_BY_ORDER, op=gemms[i].op, index=missing.index(i) + 1, count=len(missing),
+                             node=str(getattr(n, "name", "?")), node_op=str(getattr(n, "op", "?")), module=mod)
             gemms[i] = replace(gemms[i], module=mod, source=getattr(n, "source", None) or "",
                                evidence=gemms[i].evidence + (ev,))
     return gemms

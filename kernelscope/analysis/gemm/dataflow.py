@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from kernelscope import vocab
 from kernelscope.analysis.gemm.body import Body, Flow, Op, body_of, walk
 from kernelscope.inductor_code import TEMPLATE_KINDS, FxNode, KernelDef, KernelKind, Launch, OutputCode
+from kernelscope.result import Evidence
+from kernelscope.result import EvidenceRule as Rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +35,7 @@ class ChainOp:
     launch: int  # call-site index where it runs
     code_kernel: str  # kernel definition (or extern callee) at that call site
     fused: bool
-    evidence: str
+    evidence: Evidence
     nodes: tuple[str, ...] = ()
     line: int = 0  # output-code line of the call site (or of the op in the kernel source)
     in_gemm: bool = False  # ran in another GEMM's kernel: that kernel's time is not this epilogue's cost
@@ -56,7 +58,7 @@ class CodeGemm:
     chain: tuple[ChainOp, ...]
     prologue: tuple[str, ...]
     bias: str  # "" | "template" | "extern"
-    evidence: tuple[str, ...]
+    evidence: tuple[Evidence, ...]
     chain_launches: tuple[int, ...]
     source_nodes: tuple[str, ...] = ()  # Dynamo source nodes of the call site (module provenance)
 
@@ -275,7 +277,7 @@ class _OwnCall:
     chain: tuple[ChainOp, ...]  # epilogue ops fused into the call
     prologue: tuple[str, ...]
     bias: str  # "" | "template" | "extern"
-    evidence: tuple[str, ...]
+    evidence: tuple[Evidence, ...]
 
 
 @dataclass(slots=True)
@@ -295,8 +297,8 @@ class _ChainWalk:
     # ops seen only feeding a reduction (chain index -> key), and where a statistic met the chain's data
     feeding: dict[int, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     feeding_keys: set[tuple[str, tuple[str, ...]]] = field(default_factory=set)
-    norm: str = ""
-    stops: list[str] = field(default_factory=list)
+    norm: tuple[str, str] = ("", "")  # the kernel whose norm the chain's data meets, and its call site
+    stops: list[Evidence] = field(default_factory=list)
 
 
 class Graph:
@@ -373,7 +375,7 @@ class Graph:
                 break  # nothing later reads the GEMM's data any more
         self._drop_norm_feeders(w)
         if w.live & self.outputs:
-            w.stops.append(f"[dataflow] the chain ends at the graph output (return {', '.join(self.code.outputs)})")
+            w.stops.append(Evidence.of(Rule.DATAFLOW_GRAPH_OUTPUT, outputs=tuple(self.code.outputs)))
         return CodeGemm(
             launch=L, op=_norm_op(op), kind=kind, node=node.name if node is not None else None, template=kd,
             m=own.m, n=own.n, k=own.k, dtype=own.dtype, batch=own.batch, chain=tuple(w.chain),
@@ -390,7 +392,7 @@ class Graph:
         site = self.sites[g]
         L = site.launch
         where = self.where
-        evidence: list[str] = []
+        evidence: list[Evidence] = []
         chain: list[ChainOp] = []
         prologue: list[str] = []
         bias = ""
@@ -414,27 +416,27 @@ class Graph:
         if None in (m, n):
             om, on = self._out_mn(site)
             m, n = (m if m is not None else om), (n if n is not None else on)
-        evidence.append(f"[code-gemm] {L.name} ({kd.kind}, {where(L.line)}) runs the {op}"
-                        + (f" (%{node.name}, {where(node.line)})" if node is not None else ""))
+        evidence.append(Evidence.of(Rule.CODE_GEMM, where(L.line), site=L.name, kernel_kind=kd.kind, op=op,
+                                    node=node.name if node is not None else None,
+                                    node_where=where(node.line) if node is not None else None))
         out_numel = m * n if m is not None and n is not None else None
         if site.body is not None and site.body.gemm_values:
             flow = walk(site.body, site.body.gemm_values, broadcast=self._broadcast(site, out_numel))
             for o in flow.ops:
-                chain.append(ChainOp(o.label, g, kd.name, True,
-                                     f"[template-epilogue] {o.label} is computed inside {kd.name} on the GEMM's "
-                                     f"result: {_src(kd, o.line)} ({where(kd.line + o.line - 1)}); call site "
-                                     f"{where(L.line)}", o.values, L.line))
+                chain.append(ChainOp(o.label, g, kd.name, True, Evidence.of(
+                    Rule.TEMPLATE_BODY, where(kd.line + o.line - 1), op=o.label, kernel=kd.name,
+                    code=_src(kd, o.line), site_where=where(L.line)), o.values, L.line))
             if flow.ops and any(o.label == "bias" for o in flow.ops):
                 bias = "template"
         elif node is not None:
             chain += _fragment_fused(kd, node, g, L, where)
         elif kd.kind == KernelKind.NV_UNIVERSAL_GEMM.value and kd.get("has_epilogue") == "False":
-            evidence.append(f"[code-gemm] {kd.name} runs {kd.get('operator')} with has_epilogue=False")
+            evidence.append(Evidence.of(Rule.CODE_GEMM_OPERATOR, kernel=kd.name, operator=str(kd.get("operator")),
+                                        has_epilogue="False"))
         if node is not None:
             prologue = _prologue(kd, node)
             if prologue:
-                evidence.append(f"[prologue] {kd.name} also computes {', '.join(prologue)} on the GEMM's "
-                                "inputs (prologue fusion): not epilogue")
+                evidence.append(Evidence.of(Rule.PROLOGUE, kernel=kd.name, ops=tuple(prologue)))
         return _OwnCall(m, n, k, dtype, batch, tuple(chain), tuple(prologue), bias, tuple(evidence))
 
     def _extern_call(self, g: int, op: str, kind: str) -> _OwnCall:
@@ -442,8 +444,7 @@ class Graph:
         itself (it takes no Inductor epilogue)."""
         L = self.sites[g].launch
         m, n, k, dtype, batch, c_shape = _extern_shapes(self.code, L, op)
-        evidence = (f"[extern-gemm] {L.name} ({self.where(L.line)}) calls a library "
-                    f"{'convolution' if kind == 'conv' else 'GEMM'}: it takes no Inductor epilogue",)
+        evidence = (Evidence.of(Rule.EXTERN_GEMM, self.where(L.line), site=L.name, gemm_kind=kind),)
         chain = self._extern_fused(self.sites[g], op, m, n, c_shape, g)
         bias = "extern" if any(c.label == "bias" for c in chain) else ""
         return _OwnCall(m, n, k, dtype, batch, tuple(chain), (), bias, evidence)
@@ -487,15 +488,13 @@ class Graph:
             for a in post:
                 w.chain.append(ChainOp(
                     _post_op_label(a), j, s.launch.name, False,
-                    f"[dataflow] '{a}' runs in {s.launch.name} ({where(s.launch.line)}), another GEMM's "
-                    "call: a oneDNN post-op of that GEMM that takes this GEMM's result as its other operand",
+                    Evidence.of(Rule.DATAFLOW_POST_OP_NEXT_GEMM, where(s.launch.line), attr=a, site=s.launch.name),
                     (), s.launch.line, True))
             w.chain_launches.add(j)
-            w.stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): that GEMM's "
-                           "own result joins there")
+            w.stops.append(Evidence.of(Rule.DATAFLOW_RESULT_JOINS, where(s.launch.line), site=s.launch.name))
         elif s.gemm:
-            w.stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): the next "
-                           f"{'convolution' if s.gemm[0] in vocab.CONV_OPS else 'GEMM'} reads it")
+            w.stops.append(Evidence.of(Rule.DATAFLOW_NEXT_GEMM, where(s.launch.line), site=s.launch.name,
+                                       gemm_kind="conv" if s.gemm[0] in vocab.CONV_OPS else "gemm"))
         elif s.launch.kind == "extern":
             return self._extern_reader(w, j)
         elif s.body is not None and s.kd is not None:
@@ -503,9 +502,8 @@ class Graph:
         elif s.kd is not None:
             for lab in _name_labels(s.kd):
                 w.chain.append(ChainOp(lab, j, s.kd.name, False,
-                                       f"[dataflow] {s.kd.name} ({where(s.launch.line)}) reads the GEMM "
-                                       f"result; '{lab}' from its graph fragment (its body is not readable)",
-                                       (), s.launch.line))
+                                       Evidence.of(Rule.DATAFLOW_FRAGMENT_OP, where(s.launch.line), kernel=s.kd.name,
+                                                   op=lab), (), s.launch.line))
             w.chain_launches.add(j)
             return set(s.writes), set()
         return set(), set()
@@ -526,14 +524,13 @@ class Graph:
         for o in flow.ops:
             w.chain.append(ChainOp(
                 o.label, j, s.kd.name, False,
-                f"[dataflow] {o.label} runs in {s.kd.name}, the next GEMM's template, at call site "
-                f"{where(s.launch.line)}: its epilogue reads the GEMM result through "
-                f"{', '.join(f'{p}={s.params[p]}' for p in epi_params)}: {_src(s.kd, o.line)} "
-                f"({where(s.kd.line + o.line - 1)})", o.values, s.launch.line, True))
+                Evidence.of(Rule.DATAFLOW_IN_NEXT_TEMPLATE, where(s.launch.line), op=o.label, kernel=s.kd.name,
+                            params=tuple(f"{p}={s.params[p]}" for p in epi_params), code=_src(s.kd, o.line),
+                            src_where=where(s.kd.line + o.line - 1)),
+                o.values, s.launch.line, True))
         if flow.ops:
             w.chain_launches.add(j)
-        w.stops.append(f"[dataflow] chain stops at {s.launch.name} ({where(s.launch.line)}): that GEMM's "
-                       "own result joins there")
+        w.stops.append(Evidence.of(Rule.DATAFLOW_RESULT_JOINS, where(s.launch.line), site=s.launch.name))
 
     def _extern_reader(self, w: _ChainWalk, j: int) -> tuple[set[str], set[str]]:
         """A library call that reads the chain's data: a pointwise op on the chain, a view that carries it on, or
@@ -542,14 +539,14 @@ class Graph:
         cls = vocab.op_class(s.launch.op or "")
         if cls in ("pointwise",):
             w.chain.append(ChainOp(_eager_label(s.launch.op or ""), j, s.launch.name, False,
-                                   f"[dataflow] {s.launch.name} ({self.where(s.launch.line)}) reads the GEMM "
-                                   "result in a separate call", (), s.launch.line))
+                                   Evidence.of(Rule.DATAFLOW_SEPARATE_CALL, self.where(s.launch.line),
+                                               site=s.launch.name), (), s.launch.line))
             w.chain_launches.add(j)
             return set(s.writes), set()
         if cls == "view":
             return set(s.writes), set()
-        w.stops.append(f"[dataflow] chain stops at {s.launch.name} ({self.where(s.launch.line)}): "
-                       f"{s.launch.op} is not pointwise")
+        w.stops.append(Evidence.of(Rule.DATAFLOW_NOT_POINTWISE, self.where(s.launch.line), site=s.launch.name,
+                                   op=str(s.launch.op)))
         return set(), set(s.writes)
 
     def _kernel_reader(self, w: _ChainWalk, j: int) -> tuple[set[str], set[str]]:
@@ -573,8 +570,8 @@ class Graph:
             if key in w.seen_ops:
                 if o not in flow.reduction_inputs:
                     w.feeding_keys.discard(key)  # also on the chain's own path: an epilogue op
-                w.stops.append(f"[dataflow] {s.kd.name} ({where(s.launch.line)}) recomputes {o.label}: "
-                               "counted once")
+                w.stops.append(Evidence.of(Rule.DATAFLOW_RECOMPUTED, where(s.launch.line), kernel=s.kd.name,
+                                           op=o.label))
                 continue
             w.seen_ops[key] = j
             if o in flow.reduction_inputs:
@@ -585,15 +582,14 @@ class Graph:
             operands = [f"{p}={s.params[p]}" for p in o.operands if p in s.params]
             w.chain.append(ChainOp(
                 o.label, j, s.kd.name, False,
-                f"[dataflow] {o.label} runs in {s.kd.name}, a separate kernel, at call site "
-                f"{where(s.launch.line)}: it reads the GEMM result through "
-                f"{', '.join(f'{p}={s.params[p]}' for p in live_params)}"
-                + (f" (other operands {', '.join(operands)})" if operands else "")
-                + f": {_src(s.kd, o.line)} ({where(s.kd.line + o.line - 1)})", o.values, s.launch.line))
+                Evidence.of(Rule.DATAFLOW_SEPARATE_KERNEL, where(s.launch.line), op=o.label, kernel=s.kd.name,
+                            params=tuple(f"{p}={s.params[p]}" for p in live_params), operands=tuple(operands) or None,
+                            code=_src(s.kd, o.line), src_where=where(s.kd.line + o.line - 1)),
+                o.values, s.launch.line))
         if flow.ops or flow.outputs:
             w.chain_launches.add(j)
-        if flow.mixed and not w.norm:
-            w.norm = f"{s.kd.name} ({where(s.launch.line)})"
+        if flow.mixed and not w.norm[0]:
+            w.norm = (s.kd.name, where(s.launch.line))
         self._kernel_stops(w, j, flow, stat_params, blocked)
         return ({self.code.storage(s.params[p]) for p in flow.outputs if p in s.params},
                 {self.code.storage(s.params[p]) for p in flow.reduced_outputs if p in s.params})
@@ -606,39 +602,36 @@ class Graph:
         deps = self.param_deps[j]
         where = self.where
         bv = s.body.value(flow.boundary) if flow.boundary else None
-        at = (f" at {_src(s.kd, bv.line)} ({where(s.kd.line + bv.line - 1)})" if bv is not None
-              else "")
+        # the kernel line where the chain stops, when the body says which
+        at = {"code": _src(s.kd, bv.line), "src_where": where(s.kd.line + bv.line - 1)} if bv is not None else {}
         if flow.pooled:
             pv = s.body.value(flow.pooled[0])
             pl = pv.line if pv is not None else 0
-            w.stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}): it pools a "
-                           "window of the GEMM's output (pooling is no epilogue op): "
-                           f"{_src(s.kd, pl)} ({where(s.kd.line + max(pl, 1) - 1)})")
+            w.stops.append(Evidence.of(Rule.DATAFLOW_POOLING, where(s.launch.line), kernel=s.kd.name,
+                                       code=_src(s.kd, pl), src_where=where(s.kd.line + max(pl, 1) - 1)))
         elif flow.mixed and stat_params and flow.boundary in flow.mixed:
-            w.stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}){at}: it "
-                           "combines the GEMM's result with statistics an earlier kernel reduced from it ("
-                           + ", ".join(f"{p}={s.params[p]}" for p in stat_params) + ")")
+            w.stops.append(Evidence.of(Rule.DATAFLOW_STATISTICS, where(s.launch.line), kernel=s.kd.name, **at,
+                                       params=tuple(f"{p}={s.params[p]}" for p in stat_params)))
         elif flow.reduced:
-            w.stops.append(f"[dataflow] chain stops in {s.kd.name} ({where(s.launch.line)}){at}: a "
-                           "reduction reads it")
+            w.stops.append(Evidence.of(Rule.DATAFLOW_REDUCTION, where(s.launch.line), kernel=s.kd.name, **at))
         if blocked and not flow.outputs and not flow.reduced and not flow.ops:
             pass
         elif blocked:
             later = sorted({self.sites[x].launch.name for p in blocked
                             for x in deps.get(self.code.storage(s.params[p]), frozenset()) & w.downstream})
-            w.stops.append(f"[dataflow] in {s.kd.name} ({where(s.launch.line)}) ops that also read "
-                           f"{', '.join(later)}'s result belong to that later GEMM")
+            w.stops.append(Evidence.of(Rule.DATAFLOW_LATER_GEMM, where(s.launch.line), kernel=s.kd.name,
+                                       gemms=tuple(later)))
 
     @staticmethod
     def _drop_norm_feeders(w: _ChainWalk) -> None:
         """RMSNorm's x * x computed in one kernel, the normalisation x * rsqrt(mean) in another: an op that only fed
         the reduction is the norm's, not an epilogue op."""
-        if w.norm and w.feeding_keys:
+        if w.norm[0] and w.feeding_keys:
             for i in sorted(w.feeding, reverse=True):
                 if w.feeding[i] in w.feeding_keys:
                     c = w.chain.pop(i)
-                    w.stops.append(f"[dataflow] {c.label} in {c.code_kernel} only feeds a reduction whose statistic "
-                                   f"normalises the GEMM's result in {w.norm}: part of that norm, not an epilogue op")
+                    w.stops.append(Evidence.of(Rule.DATAFLOW_NORM_FEEDER, w.norm[1], op=c.label, kernel=c.code_kernel,
+                                               norm_kernel=w.norm[0]))
 
     def _statistics_from(self, site: _Site, stats: set[str]) -> set[str]:
         """Storages a call site writes from statistics of the chain alone (a split reduction's second stage:
@@ -716,36 +709,36 @@ class Graph:
             cn = _numel(c_shape) if c_shape is not None else None
             if c_shape is not None and cn is not None and m is not None and n is not None and cn >= m * n and cn != n:
                 out.append(ChainOp("add", g, L.name, True,
-                                   f"[beta-accumulate] {L.name} ({where}) adds {L.args[0]} (shape "
-                                   f"{list(c_shape)}, as large as the output: a residual, not a bias) as its C "
-                                   "operand (beta=1) inside the GEMM call", (), L.line))
+                                   Evidence.of(Rule.BETA_RESIDUAL, where, site=L.name, operand=L.args[0],
+                                               shape=tuple(c_shape)), (), L.line))
             else:
                 out.append(ChainOp("bias", g, L.name, True,
-                                   f"[bias-in-call] {L.name} ({where}) takes the bias {L.args[0] if L.args else ''} "
-                                   "as its C operand (beta=1): in the GEMM call", (), L.line))
+                                   Evidence.of(Rule.BIAS_C_OPERAND, where, site=L.name,
+                                               bias=L.args[0] if L.args else ""), (), L.line))
         elif op in ("_mkl_linear",):
             if len(L.args) > 3 and L.args[3].strip() != "None":
-                out.append(ChainOp("bias", g, L.name, True, f"[bias-in-call] {L.name} ({where}) takes the bias "
-                                   f"{L.args[3]}", (), L.line))
+                out.append(ChainOp("bias", g, L.name, True,
+                                   Evidence.of(Rule.BIAS_OPERAND, where, site=L.name, bias=L.args[3]), (), L.line))
         elif op.startswith(("_linear_pointwise", "_convolution_pointwise")) or op in vocab.CONV_OPS:
             bias_pos = _onednn_args(L)[2]  # the binary forms: (X, other, W, B, ...); not the weight
             if len(L.args) > bias_pos and L.args[bias_pos].strip() not in ("None", ""):
-                out.append(ChainOp("bias", g, L.name, True, f"[bias-in-call] {L.name} ({where}) takes the bias "
-                                   f"{L.args[bias_pos]}", (), L.line))
+                out.append(ChainOp("bias", g, L.name, True,
+                                   Evidence.of(Rule.BIAS_OPERAND, where, site=L.name, bias=L.args[bias_pos]), (),
+                                   L.line))
             # oneDNN post-ops: a unary attr ('relu'), or a binary one ('add') followed by its unary ('relu')
             for a in _post_op_attrs(L)[:2]:
                 out.append(ChainOp(_post_op_label(a), g, L.name, True,
-                                   f"[onednn-post-op] {L.name} ({where}) applies '{a}' as a oneDNN post-op", (),
-                                   L.line))
+                                   Evidence.of(Rule.ONEDNN_POST_OP, where, site=L.name, attr=a), (), L.line))
         return out
 
 
-def _src(kd: KernelDef, line: int) -> str:
-    """The kernel source line that computes an op, for evidence (``tmp6 = libdevice.erf(tmp5)``)."""
+def _src(kd: KernelDef, line: int) -> str | None:
+    """The kernel source line that computes an op, for evidence (``tmp6 = libdevice.erf(tmp5)``); None when the
+    body has no such line."""
     lines = kd.source.splitlines()
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     text = re.sub(r"^auto\s+", "", text)
-    return f"`{text[:120]}`" if text else "its body"
+    return text[:120] or None
 
 
 # Template parameters that are the GEMM's own operands (Triton's arg_A/arg_B, the C++ template's X/W).
@@ -808,11 +801,11 @@ def _fragment_fused(kd: KernelDef, node: FxNode, g: int, L: Launch, where: Calla
         if cls in ("view", "cast"):
             continue
         label = "bias" if n.aten_op == "add" and node.aten_op in vocab.BIAS_OPS and not out else n.aten_op
-        out.append(ChainOp(label, g, kd.name, True, f"[template-epilogue] {label}: %{n.name} is computed inside "
-                           f"{kd.name} ({where(n.line)})", (n.name,), L.line))
+        out.append(ChainOp(label, g, kd.name, True, Evidence.of(Rule.TEMPLATE_FRAGMENT, where(n.line), op=label,
+                                                                  node=n.name, kernel=kd.name), (n.name,), L.line))
     if node.aten_op in vocab.BIAS_OPS and not any(o.label == "bias" for o in out):
-        out.insert(0, ChainOp("bias", g, kd.name, True, f"[template-epilogue] {node.aten_op}'s bias is added inside "
-                              f"{kd.name} ({where(node.line)})", (), L.line))
+        out.insert(0, ChainOp("bias", g, kd.name, True, Evidence.of(Rule.TEMPLATE_FRAGMENT_BIAS, where(node.line),
+                                                                    gemm_op=node.aten_op, kernel=kd.name), (), L.line))
     return out
 
 

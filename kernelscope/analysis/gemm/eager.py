@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kernelscope import vocab
 from kernelscope.analysis import patterns
@@ -20,12 +21,21 @@ from kernelscope.analysis.gemm.library import (
     _mnk_from_dims,
     conv_out_shape,
 )
-from kernelscope.analysis.gemm.model import BIAS_OPS, EpilogueOp, _Config, _Counted, _Found, short_kernel_name
+from kernelscope.analysis.gemm.model import (
+    BIAS_OPS,
+    EpilogueOp,
+    _Config,
+    _Counted,
+    _Found,
+    short_kernel_name,
+    split_k_evidence,
+)
 from kernelscope.analysis.gemm.trace_only import _trace_only
 from kernelscope.analysis.gemm.whynot import _why_from_trace
 from kernelscope.analysis.kernels import KernelInstance
 from kernelscope.provenance import short_source
-from kernelscope.result import GemmOp
+from kernelscope.result import Evidence, GemmOp
+from kernelscope.result import EvidenceRule as Rule
 from kernelscope.trace import CpuEvent
 
 _EAGER_GEMMS = vocab.EAGER_GEMM_OPS
@@ -260,30 +270,30 @@ def _unattributed(ei: _EagerIteration, g: _EagerGemm) -> _Counted | None:
         "launched no kernel in the trace"), False)
 
 
-def _launch_evidence(ei: _EagerIteration, g: _EagerGemm) -> tuple[list[str], bool]:
+def _launch_evidence(ei: _EagerIteration, g: _EagerGemm) -> tuple[list[Evidence], bool]:
     """The evidence of what the op launched, and whether it is the launching op (not the kernel's name) that says
     its kernel computes a GEMM."""
     e, gk = g.e, g.gemm
     evidence = [
-        f"[eager-op] {e.name} (External id {e.external_id}) launched "
-        f"{' + '.join(short_kernel_name(k.name) for k in gk)}"
+        Evidence.of(Rule.EAGER_OP_LAUNCHED, op=e.name, external_id=e.external_id,
+                    kernels=tuple(short_kernel_name(k.name) for k in gk))
         if gk
-        else f"[eager-op] {e.name}"
+        else Evidence.of(Rule.EAGER_OP, op=e.name)
     ]
     # kernels whose names alone do not say GEMM (cuDNN's cutlass__5x_cudnn::Kernel<...fprop...>): the op that
     # launched them does
     by_op = [kk for kk in gk if ei.tx.ka.device != "cpu" and patterns.classify(kk.name)[0] != "gemm"]
     if by_op:
-        evidence.append(f"[launching-op] {short_kernel_name(by_op[0].name)}'s name does not say GEMM; the op "
-                        f"that launched it (External id {e.external_id}) is {e.name}, a GEMM-class op: it "
-                        "computes that op's GEMM")
+        evidence.append(Evidence.of(Rule.LAUNCHING_OP_GEMM, kernel=short_kernel_name(by_op[0].name),
+                                    external_id=e.external_id, op=e.name))
     helpers = [kk for kk in g.kernels if not kk.is_memop and kk not in gk and vocab.gemm_helper(kk.name)]
     if helpers:
-        evidence.append(f"[launching-op] {e.name} also launched {len(helpers)} helper kernel(s) "
-                        f"({', '.join(dict.fromkeys(short_kernel_name(kk.name) for kk in helpers))}): "
-                        f"{vocab.gemm_helper(helpers[0].name).why}, not the GEMM")  # type: ignore[union-attr]
+        evidence.append(Evidence.of(
+            Rule.LAUNCHING_OP_HELPERS, op=e.name, count=len(helpers),
+            kernels=tuple(dict.fromkeys(short_kernel_name(kk.name) for kk in helpers)),
+            why=vocab.gemm_helper(helpers[0].name).why))  # type: ignore[union-attr]
     if any(vocab.is_split_k_reduce(k.name) for k in gk):
-        evidence.append(vocab.SPLIT_K_EVIDENCE)
+        evidence.append(split_k_evidence())
     return evidence, bool(by_op)
 
 
@@ -299,8 +309,7 @@ def _in_call_ops(ei: _EagerIteration, g: _EagerGemm) -> list[EpilogueOp]:
         # oneDNN (mkldnn_convolution) adds the bias in the convolution call: in the GEMM call, as addmm's
         # (vocab.FACTS["bias-in-call"]); cuDNN's path adds it with a separate add_ (read below)
         ops.append(EpilogueOp("bias", True, g.gemm[0].name if g.gemm else e.name,
-                              f"[bias-in-call] {e.name} takes the bias {_conv_bias(e)} as an operand: the "
-                              "convolution call adds it"))
+                              Evidence.of(Rule.BIAS_CONV_OPERAND, op=e.name, shape=_conv_bias(e))))
     if base == "_addmm_activation":
         act = None
         ci = getattr(e, "concrete_inputs", None)  # record_shapes' use_gelu, where trace.py reads it
@@ -327,17 +336,18 @@ def _in_call_ops(ei: _EagerIteration, g: _EagerGemm) -> list[EpilogueOp]:
         label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
         if label == "add" and (anchor_name == "aten::linear" or vocab.op_class(anchor_name) == "conv"):
             label = "bias"  # linear's add_ after matmul, ATen's _convolution adding the bias after cuDNN
-        ops.append(_separate(label, kj, oj.name, f"[eager-op] {oj.name} inside {anchor_name} after {e.name}"))
+        ops.append(_separate(label, kj, oj.name, Rule.EAGER_OP_INSIDE, op=oj.name, anchor=anchor_name,
+                             gemm_op=e.name))
     return ops
 
 
 def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
-                   ) -> tuple[list[EpilogueOp], list[str]]:
+                   ) -> tuple[list[EpilogueOp], list[Evidence]]:
     """The epilogue: ``ops`` (the call's own), then the following top-level calls on the same thread that are
     elementwise on the GEMM's result, up to the op that ends the chain; with the evidence of where it ended."""
     tree, tx, e, anchor = ei.tree, ei.tx, g.e, g.anchor
     ops = list(ops)
-    evidence: list[str] = []
+    evidence: list[Evidence] = []
     anchor_name = tree.ops[anchor].name
     out_shape = _out_shape(tree.ops[anchor]) or _out_shape(e)
     if vocab.op_class(g.base) == "conv":
@@ -364,8 +374,8 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
             quiet = 0
         subj = tree.subtree(j)
         if any(tree.ops[x].name in _EAGER_GEMMS for x in subj):
-            evidence.append(f"[eager-dataflow] chain stops at {oj.name}: the next GEMM reads it"
-                            if live is not None else f"[eager-sequence] chain stops at {oj.name}: the next GEMM")
+            evidence.append(Evidence.of(Rule.EAGER_DATAFLOW_NEXT_GEMM if live is not None
+                                        else Rule.EAGER_SEQUENCE_NEXT_GEMM, op=oj.name))
             break
         kj = [kk for kk in ei.kernels_of(subj) if not kk.is_memop]
         cls = vocab.op_class(oj.name)
@@ -377,10 +387,8 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
             while ops and not ops[-1].fused and ops[-1].label in ("pow", "square", "mul_self") and \
                     vocab.op_class(oj.name) != "pointwise":
                 dropped = ops.pop()
-                evidence.append(f"[eager-sequence] {dropped.label} only feeds {oj.name}: part of that "
-                                "reduction, not the epilogue")
-            evidence.append(f"[eager-sequence] chain stops at {oj.name}: not pointwise (the epilogue ends at "
-                            "a reduction, norm, pooling or attention)")
+                evidence.append(Evidence.of(Rule.EAGER_SEQUENCE_NORM_FEEDER, op=dropped.label, reduction=oj.name))
+            evidence.append(Evidence.of(Rule.EAGER_SEQUENCE_BOUNDARY, op=oj.name))
             break
         if cls in ("view", "cast") or oj.name in _EAGER_VIEWS or (not kj and cls != "pointwise"):
             # a view, a layout op (cat) or a cast carries the chain's values on, as the compiled path follows
@@ -396,25 +404,24 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
         # GEMM's output shape is no longer the chain's. Without it, the shape is the only link.
         shape_ok = live is not None or (numel is not None and any(_numel(d) == numel for d in dims))
         if not is_elem or not shape_ok:
-            stop = "not elementwise" if not is_elem else f"no input of the GEMM's output shape {out_shape}"
-            evidence.append(f"[eager-sequence] chain stops at {oj.name}: {stop}")
+            evidence.append(Evidence.of(Rule.EAGER_SEQUENCE_NOT_ELEMENTWISE, op=oj.name) if not is_elem else
+                            Evidence.of(Rule.EAGER_SEQUENCE_SHAPE, op=oj.name, shape=out_shape))
             break
         label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
         on = dims[0] if dims else "scalars"
         if live is not None and fl is not None:
             other = bool(fl[1] - live)
             live.add(fl[0])
-            how = (f"[eager-dataflow] {oj.name} on {on} reads the result of {anchor_name}"
-                   + (" and other data (another GEMM's chain, or a tensor made before)" if other else "")
-                   + " (kernelscope.flow ranges)")
+            ops.append(_separate(label, kj, oj.name, Rule.EAGER_DATAFLOW_READS, op=oj.name, on=on,
+                                 anchor=anchor_name, other=other))
         else:
-            how = f"[eager-sequence] {oj.name} on {on} after {anchor_name}"
-        ops.append(_separate(label, kj, oj.name, how))
+            ops.append(_separate(label, kj, oj.name, Rule.EAGER_SEQUENCE_AFTER, op=oj.name, on=on,
+                                 anchor=anchor_name))
     return ops, evidence
 
 
 def _found_of(ei: _EagerIteration, g: _EagerGemm, cfg: _Config, index: int, ops: list[EpilogueOp],
-              evidence: list[str]) -> _Found:
+              evidence: list[Evidence]) -> _Found:
     """The GEMM's record: its backend, epilogue, why-not and source line (``index``: its place in the iteration)."""
     e, base, gk, tx = g.e, g.base, g.gemm, ei.tx
     backend = gk[0].backend if gk else patterns.classify(e.name, on_cpu=tx.ka.device == "cpu")[1]
@@ -426,8 +433,7 @@ def _found_of(ei: _EagerIteration, g: _EagerGemm, cfg: _Config, index: int, ops:
     evidence = evidence + more
     where = tx.source_of(e)
     if where:
-        evidence.append(f"[source] {e.name} was called at {where} (the profiler range "
-                        f"'kernelscope.source: ...' the eager worker opens around GEMM-class calls)")
+        evidence.append(Evidence.of(Rule.SOURCE, short_source(where), op=e.name, source=where))
     conv = vocab.op_class(base) == "conv"
     return _Found(
         key=("eager", e.tid, index),
@@ -510,8 +516,9 @@ def _out_shape(e: CpuEvent) -> list[int] | None:
     return None
 
 
-def _separate(label: str, kernels: Sequence[KernelInstance], op_name: str, what: str) -> EpilogueOp:
-    """An eager op that ran as kernels of its own after the GEMM: unfused, with the time of those kernels."""
+def _separate(label: str, kernels: Sequence[KernelInstance], op_name: str, rule: Rule, **facts: Any) -> EpilogueOp:
+    """An eager op that ran as kernels of its own after the GEMM: unfused, with the time of those kernels; its
+    evidence is ``rule``'s with the kernel it ran."""
     kname = kernels[0].name if kernels else op_name
-    return EpilogueOp(label, False, kname, f"{what} ran {short_kernel_name(kname)}",
+    return EpilogueOp(label, False, kname, Evidence.of(rule, **facts, ran=short_kernel_name(kname)),
                       tuple((kk.name, kk.ts) for kk in kernels), sum(kk.dur for kk in kernels) if kernels else None)

@@ -14,6 +14,8 @@ from kernelscope.analysis.gemm.model import BIAS_OPS, EpilogueOp, short_kernel_n
 from kernelscope.inductor_code import (
     torch_dtype_name,
 )
+from kernelscope.result import Evidence
+from kernelscope.result import EvidenceRule as Rule
 from kernelscope.trace import CpuEvent
 
 
@@ -27,7 +29,7 @@ def _library_bias(group: _Group | None, tx: _TraceIndex, callee: str) -> Epilogu
             "bias",
             True,
             callee,
-            f"[beta-accumulate] {callee} takes the bias as its C operand (beta=1); not seen in the trace",
+            Evidence.of(Rule.BETA_NOT_TRACED, callee=callee),
         )
     gk = group.gemm_kernels
     with_bias = [k for k in gk if "bias" in k.name.lower()]
@@ -36,8 +38,7 @@ def _library_bias(group: _Group | None, tx: _TraceIndex, callee: str) -> Epilogu
             "bias",
             True,
             with_bias[0].name,
-            "[cublaslt-bias-epilogue] the bias is applied in cuBLASLt's epilogue: "
-            f"{short_kernel_name(with_bias[0].name)}",
+            Evidence.of(Rule.CUBLASLT_BIAS, kernel=short_kernel_name(with_bias[0].name)),
         )
     if tx.ka.device == "cpu":
         # A CPU op's own kernels are its nested ops: aten::addmm -> aten::copy_ (the broadcast bias), then
@@ -52,16 +53,13 @@ def _library_bias(group: _Group | None, tx: _TraceIndex, callee: str) -> Epilogu
             "bias",
             True,
             copies[0].name,
-            f"[bias-in-call] {group.name} copies the broadcast bias into the output "
-            f"({short_kernel_name(copies[0].name)}) and the GEMM accumulates onto it (beta=1): the bias is "
-            "applied by the GEMM call",
+            Evidence.of(Rule.BIAS_COPY, op=group.name, kernel=short_kernel_name(copies[0].name)),
         )
     return EpilogueOp(
         "bias",
         True,
         gk[0].name if gk else group.name,
-        f"[beta-accumulate] {group.name} passes the bias to the GEMM as its C operand (beta=1); no "
-        "separate kernel seen",
+        Evidence.of(Rule.BETA_NO_KERNEL, op=group.name),
     )
 
 
@@ -75,7 +73,7 @@ def _library_activation(group: _Group | None, act: str | None, callee: str) -> E
             label,
             True,
             callee,
-            f"[addmm-activation] {callee} applies {label} in the GEMM call; not seen in the trace",
+            Evidence.of(Rule.ADDMM_ACTIVATION_NOT_TRACED, callee=callee, act=label),
         )
     gk = group.gemm_kernels
     if act is None:  # the use_gelu argument is not in this trace: cuBLASLt's kernel name says it
@@ -88,15 +86,15 @@ def _library_activation(group: _Group | None, act: str | None, callee: str) -> E
             act,
             False,
             extra[0].name,
-            f"[addmm-activation] {group.name} fell back to a separate {act} kernel "
-            f"{short_kernel_name(extra[0].name)}",
+            Evidence.of(Rule.ADDMM_ACTIVATION_FALLBACK, op=group.name, act=act,
+                        kernel=short_kernel_name(extra[0].name)),
         )
-    shown = " + ".join(short_kernel_name(k.name) for k in gk) or group.name
+    shown = tuple(short_kernel_name(k.name) for k in gk) or (group.name,)
     return EpilogueOp(
         act,
         True,
         gk[0].name if gk else group.name,
-        f"[addmm-activation] {group.name} launched only {shown}: {act} applied in the cuBLASLt epilogue",
+        Evidence.of(Rule.ADDMM_ACTIVATION_EPILOGUE, op=group.name, act=act, kernels=shown),
     )
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from kernelscope import vocab
-from kernelscope.result import FusionBenchmark
+from kernelscope.result import Evidence, EvidenceRule, FusionBenchmark
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +199,17 @@ def fusion_benchmark(entry: tuple[tuple[str, ...], tuple[str, ...], str, int]) -
     factor = None if value == "inf" else float(value)
     return FusionBenchmark(fused=text.endswith("speedup"), factor=factor, text=text, buffers=(*b1, *b2),
                            log_line=line, marginal=factor is not None and factor < 1 + FUSION_MARGINAL)
+
+
+def fusion_benchmark_facts(fb: FusionBenchmark) -> dict[str, Any]:
+    """What a GEMM's evidence and why-not say of one epilogue-fusion benchmark: the benchmark's fields and the
+    spread under which it counts as marginal."""
+    return {"buffers": fb.buffers, "fused": fb.fused, "factor": fb.factor, "text": fb.text, "log_line": fb.log_line,
+            "marginal": fb.marginal, "spread": 1 + FUSION_MARGINAL}
+
+
+def fusion_benchmark_evidence(fb: FusionBenchmark) -> Evidence:
+    return Evidence.of(EvidenceRule.FUSION_BENCHMARK, f"log:{fb.log_line}", **fusion_benchmark_facts(fb))
 
 
 def fusion_benchmark_text(fb: FusionBenchmark) -> str:

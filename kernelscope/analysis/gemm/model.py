@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernelscope import vocab
-from kernelscope.result import FusionBenchmark, GemmOp, Verdict
+from kernelscope.result import Evidence, EvidenceRule, FusionBenchmark, GemmOp, Verdict, WhyNot
 
 # The op vocabulary lives in kernelscope/vocab.py (one table for every path and module).
 GEMM_OPS = vocab.GEMM_OPS
@@ -46,7 +46,7 @@ class EpilogueOp:
     label: str
     fused: bool
     kernel: str | None  # the kernel it ran in (trace name when matched, else the code name)
-    evidence: str
+    evidence: Evidence
     # the kernel instances it ran in this iteration: ((name, ts), ...) and their GPU (CPU-kernel) time
     instances: tuple[tuple[str, float], ...] = ()
     time_us: float | None = None
@@ -103,8 +103,8 @@ class _Found:
     time_us: float | None  # None: not seen in the trace
     ops: tuple[EpilogueOp, ...]
     prologue: tuple[str, ...] = ()
-    evidence: tuple[str, ...] = ()
-    why_not: tuple[str, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    why_not: tuple[WhyNot, ...] = ()
     confidence: str = "code"
     order: float = 0.0  # launch time, to sort GEMMs in the order they ran
     opaque: bool = False  # trace-only: the GEMM kernel's name cannot say what it fused
@@ -130,6 +130,11 @@ class _Counted:
     attributed: bool
     via_op: bool = False  # eager: its kernel's name alone did not say GEMM; the op that launched it did
     decomposed_from: str = ""  # the non-GEMM op it is part of (eager SDPA's math path runs two bmm's)
+
+
+def split_k_evidence() -> Evidence:
+    """cuBLASLt's split-K reduce kernel belongs to the GEMM launched before it."""
+    return Evidence.of(EvidenceRule.SPLIT_K, kernel=f"cublasLt::{vocab.SPLIT_K_REDUCE}")
 
 
 def _verdict_of(f: _Found) -> str:

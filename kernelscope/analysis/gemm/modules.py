@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope import vocab
-from kernelscope.provenance import parse_graph_code
+from kernelscope.provenance import parse_graph_code, short_source
+from kernelscope.result import Evidence
+from kernelscope.result import EvidenceRule as Rule
 
 
 @dataclass(slots=True)
@@ -54,9 +56,10 @@ class ModuleIndex:
         aligned = _align_graphs(graphs, codes) if graphs else [{} for _ in codes]
         return ModuleIndex(aligned, prov)
 
-    def lookup(self, graph: int, source_nodes: Sequence[str], handle: str | None = None) -> tuple[str, str, str]:
-        """(module, source, evidence) of the GEMM at a call site; '' when unknown. Inductor's provenance of the
-        call site's handle first, the call site's source-node comment second."""
+    def lookup(self, graph: int, source_nodes: Sequence[str], handle: str | None = None
+               ) -> tuple[str, str, Evidence | None]:
+        """(module, source, evidence) of the GEMM at a call site; '' (None) when unknown. Inductor's provenance of
+        the call site's handle first, the call site's source-node comment second."""
         found = self._by_provenance(graph, handle)
         if found is not None:
             return found
@@ -104,7 +107,7 @@ class ModuleIndex:
                 todo.extend(node.reads)
         return found
 
-    def _by_provenance(self, graph: int, handle: str | None) -> tuple[str, str, str] | None:
+    def _by_provenance(self, graph: int, handle: str | None) -> tuple[str, str, Evidence] | None:
         prov = self.provenance[graph] if graph < len(self.provenance) else None
         site = prov.site(handle) if prov is not None else None
         if site is None:
@@ -120,15 +123,12 @@ class ModuleIndex:
         source = ((getattr(pick, "source", None) or "") if pick is not None else "") or site.source
         if not module and not source:
             return None
-        ev = (f"[provenance] call site {site.handle} computes the GEMM node {post} from the traced node "
-              f"{', '.join(pre) or '?'}")
-        if pick is not None:
-            ev += f" ({getattr(pick, 'op', '?')}), which is {module or 'an unnamed module'}"
-        if source:
-            ev += f"; called at {source}"
-            if not (pick is not None and getattr(pick, "source", None)) and site.code:
-                ev += f" `{site.code}`"
-        ev += " (Inductor provenance)"
+        # the call's own line of code, when the traced node gives no line of its own
+        code = site.code if source and site.code and not (pick is not None and getattr(pick, "source", None)) else None
+        ev = Evidence.of(Rule.PROVENANCE_CALL_SITE, short_source(source) if source else "", handle=site.handle,
+                         node=post, traced=tuple(pre), source=source or None, code=code,
+                         node_op=str(getattr(pick, "op", "?")) if pick is not None else None,
+                         module=module if pick is not None else None)
         return module, source, ev
 
     def decomposed_from(self, graph: int, handle: str | None) -> str | None:
@@ -146,18 +146,18 @@ class ModuleIndex:
             return None
         return ops[0] or None
 
-    def _by_comment(self, graph: int, source_nodes: Sequence[str]) -> tuple[str, str, str]:
+    def _by_comment(self, graph: int, source_nodes: Sequence[str]) -> tuple[str, str, Evidence | None]:
         gemms = self._gemm_nodes(graph, source_nodes)
         pick = gemms[-1] if gemms else None
         if pick is None:
-            return "", "", ""
+            return "", "", None
         module = getattr(pick, "module", None) or ""
         source = getattr(pick, "source", None) or ""
         if not module and not source:
-            return "", "", ""
-        ev = (f"[provenance] source node {getattr(pick, 'name', '?')} ({getattr(pick, 'op', '?')}) of the call "
-              f"site is {module or 'an unnamed module'}" + (f" at {source}" if source else "")
-              + " (TORCH_LOGS=graph_code)")
+            return "", "", None
+        ev = Evidence.of(Rule.PROVENANCE_SOURCE_NODE, short_source(source) if source else "",
+                         node=str(getattr(pick, "name", "?")), node_op=str(getattr(pick, "op", "?")), module=module,
+                         source=source or None)
         return module, source, ev
 
 

@@ -1,4 +1,4 @@
-"""The mode-level view of its GEMMs: typed evidence, identical layers grouped, and what unfused epilogues cost.
+"""The mode-level view of its GEMMs: identical layers grouped, and what unfused epilogues cost.
 
 Pure functions over the per-GEMM verdicts.
 """
@@ -11,31 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from kernelscope import fmt
-from kernelscope.result import EpilogueCost, Evidence, GemmEpilogue, GemmGroup, Verdict
-
-_TAG = re.compile(r"^\[([\w-]+)\]")
-_WHERE = re.compile(r"\(([\w.\-]+\.py:\d+)\)|\b([\w.\-]+\.py:\d+)\b|log line (\d+)")
-_KIND = {
-    "code-gemm": "code", "template-epilogue": "code", "dataflow": "code", "extern-gemm": "code", "prologue": "code",
-    "bias-in-call": "code", "beta-accumulate": "code", "onednn-post-op": "code", "name-origins": "code",
-    "launch-order": "trace", "eager-op": "trace", "eager-sequence": "trace", "trace-only": "trace",
-    "split-k": "trace", "cublaslt-bias-epilogue": "trace", "iterations": "trace", "addmm-activation": "trace",
-    "launching-op": "trace",
-    "autotune-log": "log", "fusion-log": "log", "fusion-benchmark": "log", "nvgemm-log": "log",
-    "provenance": "provenance", "module": "provenance",
-}
-
-
-def evidence(text: str) -> Evidence:
-    """'[dataflow] gelu runs in ... (graph_0.py:42)' -> Evidence('code', text, 'graph_0.py:42')."""
-    m = _TAG.match(text)
-    tag = m.group(1) if m else ""
-    w = _WHERE.search(text)
-    where = ""
-    if w:
-        where = w.group(1) or w.group(2) or (f"log:{w.group(3)}" if w.group(3) else "")
-    return Evidence(_KIND.get(tag, "rule" if tag else "note"), text, where)
-
+from kernelscope.result import EpilogueCost, GemmEpilogue, GemmGroup, Verdict
 
 _VERDICT_ORDER = (Verdict.FUSED, Verdict.PARTIAL, Verdict.UNFUSED, Verdict.NONE, Verdict.UNKNOWN)
 

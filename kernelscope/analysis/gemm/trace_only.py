@@ -20,12 +20,15 @@ from kernelscope.analysis.gemm.model import (
     _Found,
     _norm_op,
     short_kernel_name,
+    split_k_evidence,
 )
 from kernelscope.analysis.gemm.whynot import _why_from_trace
 from kernelscope.analysis.kernels import KernelInstance
 from kernelscope.inductor_code import (
     name_tokens,
 )
+from kernelscope.result import Evidence
+from kernelscope.result import EvidenceRule as Rule
 
 
 def _trace_only(
@@ -64,17 +67,14 @@ def _with_split_k(groups: Sequence[_Group], i: int, gk: tuple[KernelInstance, ..
     return i, gk
 
 
-def _in_kernel_ops(tx: _TraceIndex, g: _Group, gk: tuple[KernelInstance, ...]) -> tuple[list[EpilogueOp], list[str]]:
+def _in_kernel_ops(tx: _TraceIndex, g: _Group, gk: tuple[KernelInstance, ...]
+                   ) -> tuple[list[EpilogueOp], list[Evidence]]:
     """The ops the GEMM's own call applies (a library bias) or its kernel's name lists, with the evidence that
     says what the verdict is read from."""
     first = gk[0]
-    evidence = [
-        f"[trace-only] GEMM kernel(s) {' + '.join(short_kernel_name(k.name) for k in gk)} (no Inductor "
-        "code: "
-        "verdict read from kernel names and their order, which list origins, not dataflow)"
-    ]
+    evidence = [Evidence.of(Rule.TRACE_ONLY_KERNELS, kernels=tuple(short_kernel_name(k.name) for k in gk))]
     if any(vocab.is_split_k_reduce(k.name) for k in gk):
-        evidence.append(vocab.SPLIT_K_EVIDENCE)
+        evidence.append(split_k_evidence())
     ops: list[EpilogueOp] = []
     op_name = g.op.name if g.op is not None else first.name
     if op_name.split("::")[-1] in BIAS_OPS:
@@ -87,8 +87,7 @@ def _in_kernel_ops(tx: _TraceIndex, g: _Group, gk: tuple[KernelInstance, ...]) -
                 label,
                 True,
                 first.name,
-                f"[trace-only] '{label}' is in the GEMM kernel's name {first.name} (a name also "
-                "lists prologue ops)",
+                Evidence.of(Rule.TRACE_ONLY_IN_NAME, op=label, kernel=first.name),
             )
         )
     if not ops and any("bias" in k.name.lower() for k in gk):
@@ -96,12 +95,12 @@ def _in_kernel_ops(tx: _TraceIndex, g: _Group, gk: tuple[KernelInstance, ...]) -
     return ops, evidence
 
 
-def _kernels_after(groups: Sequence[_Group], i: int) -> tuple[list[EpilogueOp], list[str], int]:
+def _kernels_after(groups: Sequence[_Group], i: int) -> tuple[list[EpilogueOp], list[Evidence], int]:
     """The unfused ops the pointwise kernels after GEMM group ``i`` list in their names, up to a kernel that ends
     the chain (a reduction, pooling, anything not pointwise), with the evidence of where it ended, and the index of
     the first group past the chain."""
     ops: list[EpilogueOp] = []
-    evidence: list[str] = []
+    evidence: list[Evidence] = []
     j = i + 1
     while j < len(groups):
         h = groups[j]
@@ -113,10 +112,8 @@ def _kernels_after(groups: Sequence[_Group], i: int) -> tuple[list[EpilogueOp], 
         end = next(((kk, r) for kk, r in ends if r[0] or kk.category != "pointwise"), None)
         if end is not None:
             kk, (reductions, others) = end
-            evidence.append(f"[trace-only] chain stops at {kk.name} ({kk.category}"
-                            + (f"; its name lists {', '.join(reductions)}" if reductions else "") + ")"
-                            + (f": it also lists {', '.join(others)}, which may run before the reduction "
-                               "(epilogue ops) or after it; a name does not say which" if others else ""))
+            evidence.append(Evidence.of(Rule.TRACE_ONLY_STOP, kernel=kk.name, category=str(kk.category),
+                                        reductions=tuple(reductions), others=tuple(others)))
             break
         for kk in comp:
             for label in _kernel_name_labels(kk.name, in_gemm=False):
@@ -125,16 +122,14 @@ def _kernels_after(groups: Sequence[_Group], i: int) -> tuple[list[EpilogueOp], 
                         label,
                         False,
                         kk.name,
-                        f"[trace-only] {short_kernel_name(kk.name)} runs after the GEMM as its own "
-                        f"kernel ('{label}' from its name)",
+                        Evidence.of(Rule.TRACE_ONLY_SEPARATE, kernel=short_kernel_name(kk.name), op=label),
                         ((kk.name, kk.ts),),
                         kk.dur,
                     )
                 )
         pool = next((p for p in (pooling_in_name(kk.name) for kk in comp) if p), None)
         if pool:
-            evidence.append(f"[trace-only] chain stops at {comp[0].name}: its name lists {pool} (pooling ends "
-                            "the epilogue)")
+            evidence.append(Evidence.of(Rule.TRACE_ONLY_POOLING, kernel=comp[0].name, pool=pool))
             j += 1
             break
         j += 1
@@ -142,7 +137,7 @@ def _kernels_after(groups: Sequence[_Group], i: int) -> tuple[list[EpilogueOp], 
 
 
 def _trace_found(g: _Group, gk: tuple[KernelInstance, ...], cfg: _Config, index: int, ops: list[EpilogueOp],
-                 evidence: list[str]) -> _Found:
+                 evidence: list[Evidence]) -> _Found:
     """The GEMM's record: its op and shape from the launching op's Input Dims or the kernel's name, whether the
     name can say what it fused, and the why-not (``index``: its place in the iteration)."""
     first = gk[0]

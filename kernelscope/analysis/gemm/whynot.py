@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +24,9 @@ from kernelscope.analysis.gemm.model import (
 from kernelscope.inductor_code import (
     OutputCode,
 )
-from kernelscope.result import FusionBenchmark
+from kernelscope.result import Evidence, FusionBenchmark, WhyNot
+from kernelscope.result import EvidenceRule as Rule
+from kernelscope.result import WhyNotReason as Reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +37,14 @@ class _Unfused:
     cfg: _Config
     log: LogFacts
     op: str
-    labels: str  # the unfused ops' labels, for the sentences
-    kernels: str  # the kernels they ran in
+    labels: tuple[str, ...]  # the unfused ops' labels
+    kernels: tuple[str, ...]  # the kernels they ran in
     table: AutotuneTable | None  # the autotune table for its op and sizes
+
+    @property
+    def ran(self) -> dict[str, Any]:
+        """The facts every reason that names the unfused ops carries."""
+        return {"ops": self.labels, "kernels": self.kernels}
 
 
 def _why_not(
@@ -50,25 +58,22 @@ def _why_not(
     n: int | None,
     k: int | None,
     code_gemm: CodeGemm | None,
-    log_ops: Sequence[str],
+    log_ops: Sequence[_CannotFuse],
     benchmarks: Sequence[FusionBenchmark] = (),
-) -> tuple[list[str], list[str]]:
-    """(why-not sentences, evidence) for a GEMM whose epilogue is not all fused. ``log_ops``: the fusion log's
+) -> tuple[list[WhyNot], list[Evidence]]:
+    """(why-not reasons, evidence) for a GEMM whose epilogue is not all fused. ``log_ops``: the fusion log's
     "cannot fuse" lines about it; ``benchmarks``: its epilogue-fusion benchmarks (their evidence is the GEMM's
-    own "[fusion-benchmark]" lines)."""
+    own fusion-benchmark records)."""
     u = _Unfused(backend, cfg, log, op,
-                 labels=", ".join(dict.fromkeys(o.label for o in unfused)),
-                 kernels=", ".join(dict.fromkeys(short_kernel_name(o.kernel) for o in unfused if o.kernel)),
+                 labels=tuple(dict.fromkeys(o.label for o in unfused)),
+                 kernels=tuple(dict.fromkeys(short_kernel_name(o.kernel) for o in unfused if o.kernel)),
                  table=_autotune_for(log, op, m, n, k))
     if backend in VENDOR_BACKENDS:
         why, ev = _why_library(u)
     elif backend == patterns.NVGEMM:
         why, ev = _why_nvgemm(u, code_gemm)
     elif backend == patterns.CUTLASS:
-        why, ev = [
-            "Inductor's CUTLASS C++ GEMM carries no epilogue (EVT epilogue fusion is off unless "
-            f"CUTLASS_EPILOGUE_FUSION=1); {u.labels} ran in {u.kernels}"
-        ], []
+        why, ev = [WhyNot.of(Reason.CUTLASS_NO_EPILOGUE, **u.ran)], []
     else:
         why, ev = _why_separate(u, unfused), []
     for more_why, more_ev in (_why_nvgemm_not_chosen(u), _why_decided(u, benchmarks, log_ops)):
@@ -77,170 +82,137 @@ def _why_not(
     return why, ev
 
 
-def _why_library(u: _Unfused) -> tuple[list[str], list[str]]:
+def _why_library(u: _Unfused) -> tuple[list[WhyNot], list[Evidence]]:
     """Why a library GEMM (cuBLAS, MKL/oneDNN) took no epilogue: eager, max-autotune off or unknown, the
     autotune's winner, or the backends offered."""
-    why: list[str] = []
-    ev: list[str] = []
-    cfg, labels, kernels, table, backends = u.cfg, u.labels, u.kernels, u.table, u.cfg.gemm_backends
+    why: list[WhyNot] = []
+    ev: list[Evidence] = []
+    cfg, table, backends = u.cfg, u.table, u.cfg.gemm_backends
     lib = "MKL/oneDNN" if cfg.device == "cpu" else "cuBLAS/cuBLASLt"
     if not cfg.compiled and cfg.device == "cpu":
-        why.append(
-            f"eager: ATen runs {labels} as separate ops ({kernels}); the CPU GEMM call applies no "
-            "epilogue"
-        )
+        why.append(WhyNot.of(Reason.EAGER_CPU, **u.ran))
     elif not cfg.compiled:
-        why.append(
-            f"eager: ATen runs {labels} as separate kernels ({kernels}); a {lib} GEMM call only takes a "
-            "bias "
-            "(cuBLASLt epilogue) or, through torch._addmm_activation, a GELU/ReLU"
-        )
+        why.append(WhyNot.of(Reason.EAGER_LIBRARY, **u.ran, library=lib))
     elif cfg.max_autotune is None:
-        why.append(
-            f"Inductor called the ATen/{lib} GEMM, which cannot take an Inductor epilogue; {labels} ran in "
-            f"{kernels} (whether max-autotune was on is not known)"
-        )
+        why.append(WhyNot.of(Reason.MAX_AUTOTUNE_UNKNOWN, **u.ran, library=lib))
     elif not cfg.max_autotune:
-        why.append(
-            f"max-autotune is off, so Inductor called the ATen/{lib} GEMM, which cannot take an Inductor "
-            "epilogue; "
-            f"{labels} ran in {kernels}"
-        )
+        why.append(WhyNot.of(Reason.MAX_AUTOTUNE_OFF, **u.ran, library=lib))
     else:
         if table is not None:
-            why.append(_autotune_winner(table) + f"; a library GEMM cannot take an Inductor epilogue, so {labels} "
-                       f"ran in {kernels}")
+            why.append(_autotune_winner(table, u))
             ev.append(_autotune_evidence(table))
         elif backends is not None and not set(backends) & _FUSIBLE_BACKENDS:
-            why.append(
-                f"max_autotune_gemm_backends={','.join(backends)} offers no template that can take an "
-                f"epilogue; {labels} ran in {kernels}"
-            )
+            why.append(WhyNot.of(Reason.NO_FUSIBLE_BACKEND, **u.ran, backends=backends))
         else:
-            why.append(
-                f"the autotuner picked the ATen/{lib} GEMM, which cannot take an Inductor epilogue; "
-                f"{labels} ran in {kernels}"
-            )
+            why.append(WhyNot.of(Reason.LIBRARY_GEMM, **u.ran, library=lib))
         if cfg.device == "cpu" and not cfg.freezing and (backends is None or "CPP" in backends):
-            why.append(
-                "Inductor's C++ GEMM template needs constant weights (freezing=True), which was off"
-            )
+            why.append(WhyNot.of(Reason.FREEZING_OFF))
     return why, ev
 
 
-def _autotune_winner(table: AutotuneTable) -> str:
-    """What the autotune table says of a library GEMM that ran: it won, or identical layers shared a table that
-    ranked a template first."""
+def _ms(t: float) -> float | None:
+    """A choice's time as a fact: None for a choice that failed (Inductor prints inf)."""
+    return None if math.isinf(t) else t
+
+
+def _autotune_winner(table: AutotuneTable, u: _Unfused) -> WhyNot:
+    """What the autotune table says of a library GEMM that ran: it won (over the best template, by how much), or
+    identical layers shared a table that ranked a template first."""
     winner = table.choices[0]
     fusible = next((c for c in table.choices if _choice_backend(c[0]) != "ATen"), None)
     library = next((c for c in table.choices if _choice_backend(c[0]) == "ATen"), None)
     if _choice_backend(winner[0]) == "ATen":
-        text = f"the library GEMM {winner[0]} ({winner[1]:.4f} ms) won the autotune"
-        if fusible is not None:
-            text += f" over {fusible[0]} ({fusible[1]:.4f} ms)"
-        return text
+        margin = fusible[1] / winner[1] - 1.0 if fusible is not None and 0 < winner[1] < math.inf else None
+        return WhyNot.of(Reason.AUTOTUNE_PICKED, **u.ran, winner=winner[0], winner_ms=_ms(winner[1]),
+                         template=fusible[0] if fusible else None, template_ms=_ms(fusible[1]) if fusible else None,
+                         margin=margin if margin is not None and not math.isinf(margin) else None)
     # identical layers share one table per selection key; this GEMM still ran the library call
-    return (f"the library GEMM ran although the autotune table for these sizes ranked {winner[0]} "
-            f"({winner[1]:.4f} ms) first" + (f" and {library[0]} at {library[1]:.4f} ms"
-                                             if library else ""))
+    return WhyNot.of(Reason.AUTOTUNE_RANKED_TEMPLATE, **u.ran, winner=winner[0], winner_ms=_ms(winner[1]),
+                     library_choice=library[0] if library else None, library_ms=_ms(library[1]) if library else None)
 
 
-def _autotune_evidence(table: AutotuneTable) -> str:
+def _autotune_evidence(table: AutotuneTable) -> Evidence:
     """The autotune table's line and its first choices, as evidence."""
-    return (f"[autotune-log] AUTOTUNE {table.op}({table.sizes}) at log line {table.line}: "
-            + ", ".join(f"{c} {t:.4f} ms" for c, t in table.choices[:4]))
+    return Evidence.of(Rule.AUTOTUNE_TABLE, f"log:{table.line}", op=table.op, sizes=table.sizes, log_line=table.line,
+                       choices=tuple(c for c, _ in table.choices[:4]),
+                       times=tuple(_ms(t) for _, t in table.choices[:4]))
 
 
-def _why_nvgemm(u: _Unfused, code_gemm: CodeGemm | None) -> tuple[list[str], list[str]]:
+def _why_nvgemm(u: _Unfused, code_gemm: CodeGemm | None) -> tuple[list[WhyNot], list[Evidence]]:
     """Why an NVGEMM kernel took no epilogue: no epilogue-capable operator for this GPU, or none generated."""
-    why: list[str] = []
-    ev: list[str] = []
+    why: list[WhyNot] = []
+    ev: list[Evidence] = []
     cfg = u.cfg
     if cfg.capability is not None and cfg.capability[0] < 10:
-        why.append(
-            f"NVGEMM on {cfg.sm}: cutlass.operators has no epilogue-fusion-capable operator for this GPU "
-            "(those "
-            f"target SM100), so {u.labels} ran in {u.kernels}"
-        )
+        why.append(WhyNot.of(Reason.NVGEMM_NO_EPILOGUE_OPERATOR, **u.ran, sm=cfg.sm))
     else:
-        why.append(f"the NVGEMM kernel was generated without an epilogue; {u.labels} ran in {u.kernels}")
+        why.append(WhyNot.of(Reason.NVGEMM_NO_EPILOGUE, **u.ran))
     if (
         code_gemm is not None
         and code_gemm.template is not None
         and code_gemm.template.get("has_epilogue")
     ):
         t = code_gemm.template
-        ev.append(
-            f"[code-gemm] {t.name} runs {t.get('operator')} with has_epilogue={t.get('has_epilogue')}"
-        )
+        ev.append(Evidence.of(Rule.CODE_GEMM_OPERATOR, kernel=t.name, operator=str(t.get("operator")),
+                              has_epilogue=str(t.get("has_epilogue"))))
     return why, ev
 
 
-def _why_separate(u: _Unfused, unfused: Sequence[EpilogueOp]) -> list[str]:
+def _why_separate(u: _Unfused, unfused: Sequence[EpilogueOp]) -> list[WhyNot]:
     """Why an Inductor template's epilogue ops ran in kernels of their own: in the next GEMM's template, or
     separate (and whether a fusion log could say why)."""
-    why: list[str] = []
+    why: list[WhyNot] = []
     inside = [o for o in unfused if o.in_gemm]
     if inside and len(inside) == len(unfused):
-        why.append(f"{u.labels} ran in the next GEMM's template ({u.kernels}), which reads this GEMM's result "
-                   "back from memory: fused there, not here")
+        why.append(WhyNot.of(Reason.IN_NEXT_GEMM, **u.ran))
     else:
-        why.append(f"{u.labels} left in a separate kernel ({u.kernels})")
+        why.append(WhyNot.of(Reason.SEPARATE_KERNEL, **u.ran))
     if not u.log.present:
-        why.append(
-            "no fusion log was captured to say why (TORCH_LOGS=fusion shows Inductor's fusion decisions)"
-        )
+        why.append(WhyNot.of(Reason.NO_FUSION_LOG))
     return why
 
 
-def _why_nvgemm_not_chosen(u: _Unfused) -> tuple[list[str], list[str]]:
+def _why_nvgemm_not_chosen(u: _Unfused) -> tuple[list[WhyNot], list[Evidence]]:
     """Why NVGEMM, offered to the autotuner, did not run this GEMM: its choices failed to compile, or it has none
     for a bias op on this GPU."""
-    why: list[str] = []
-    ev: list[str] = []
+    why: list[WhyNot] = []
+    ev: list[Evidence] = []
     cfg, log, backends = u.cfg, u.log, u.cfg.gemm_backends
     if backends is not None and "NVGEMM" in backends and u.backend != patterns.NVGEMM:
         if log.nvgemm_failed_choices:
             arch = f"{cfg.sm}a".replace("sm", "sm_") if cfg.sm else "the GPU's arch"
-            err = f": {log.nvgemm_error}" if log.nvgemm_error else ""
-            why.append(
-                f"every NVGEMM choice failed to compile in the autotune workers "
-                f"({len(log.nvgemm_failed_choices)} choices{err}); set CUTE_DSL_ARCH={arch}"
-            )
-            ev.append(
-                f"[nvgemm-log] {len(log.nvgemm_failed_choices)} NVUniversalGemmCaller choices failed"
-                + (f" (log line {log.nvgemm_error_line}: {log.nvgemm_error})" if log.nvgemm_error else "")
-            )
+            count = len(log.nvgemm_failed_choices)
+            why.append(WhyNot.of(Reason.NVGEMM_COMPILE_FAILED, count=count, error=log.nvgemm_error or None,
+                                 arch=arch))
+            ev.append(Evidence.of(Rule.NVGEMM_FAILED, f"log:{log.nvgemm_error_line}" if log.nvgemm_error else "",
+                                  count=count, log_line=log.nvgemm_error_line if log.nvgemm_error else None,
+                                  error=log.nvgemm_error or None))
         elif u.op in BIAS_OPS and cfg.capability is not None and cfg.capability[0] < 10:
-            why.append(
-                f"NVGEMM offers no choice for {u.op} on {cfg.sm}: its bias needs an epilogue-capable "
-                "operator, and cutlass.operators has those for SM100 only"
-            )
+            why.append(WhyNot.of(Reason.NVGEMM_NO_BIAS_CHOICE, op=u.op, sm=cfg.sm))
     return why, ev
 
 
-def _why_decided(u: _Unfused, benchmarks: Sequence[FusionBenchmark], log_ops: Sequence[str]
-                 ) -> tuple[list[str], list[str]]:
+def _why_decided(u: _Unfused, benchmarks: Sequence[FusionBenchmark], log_ops: Sequence[_CannotFuse]
+                 ) -> tuple[list[WhyNot], list[Evidence]]:
     """What Inductor's own decisions add: a Triton template's autotune table, the epilogue-fusion benchmarks that
     rejected the fusion, the fusion log's "cannot fuse" reasons."""
-    why: list[str] = []
-    ev: list[str] = []
+    why: list[WhyNot] = []
+    ev: list[Evidence] = []
     if u.backend == patterns.TRITON_TEMPLATE and u.table is not None:
         ev.append(_autotune_evidence(u.table))
     for fb in benchmarks:
         if fb.fused:
             continue
-        if fb.factor is None:
-            # Inductor prints inf when no config of the fused kernel could run (e.g. out of shared memory)
-            why.append(f"benchmark_epilogue_fusion rejected the fused template: none of its configs ran ({fb.text})")
-        else:
-            why.append(f"benchmark_epilogue_fusion judged the fused template slower ({fb.text})")
-    reasons: list[str] = []
-    for line in log_ops:
-        reasons.append(line.split(": ", 1)[-1])  # "cannot fuse op15 with op16: no shared data"
-        ev.append(f"[fusion-log] {line}")
-    if reasons:
-        why.append("Inductor's fusion log: " + "; ".join(dict.fromkeys(reasons)))
+        # Inductor prints inf when no config of the fused kernel could run (e.g. out of shared memory)
+        reason = Reason.FUSION_BENCHMARK_NO_CONFIG if fb.factor is None else Reason.FUSION_BENCHMARK_REJECTED
+        why.append(WhyNot.of(reason, text=fb.text, factor=fb.factor, buffers=fb.buffers, log_line=fb.log_line))
+    for c in log_ops:
+        ev.append(Evidence.of(Rule.FUSION_LOG, f"log:{c.log_line}", log_line=c.log_line, node1=c.node1,
+                              node2=c.node2, reason=c.reason))
+    said = list(dict.fromkeys((c.node1, c.node2, c.reason) for c in log_ops))
+    if said:
+        why.append(WhyNot.of(Reason.FUSION_LOG, nodes1=tuple(a for a, _, _ in said),
+                             nodes2=tuple(b for _, b, _ in said), reasons=tuple(r for _, _, r in said)))
     return why, ev
 
 
@@ -262,9 +234,19 @@ def _buffer_numbers(code: OutputCode, launch_ids: Sequence[int]) -> set[str]:
     return {m for i in launch_ids for w in code.launches[i].writes for m in re.findall(r"^buf(\d+)$", w)}
 
 
+@dataclass(frozen=True, slots=True)
+class _CannotFuse:
+    """One "cannot fuse" line of the fusion log: the two scheduler nodes and Inductor's reason."""
+
+    node1: str
+    node2: str
+    reason: str
+    log_line: int
+
+
 def _fusion_log_lines(
     log: LogFacts, code: OutputCode, cg: CodeGemm, unfused_launches: Sequence[int], single_graph: bool
-) -> list[str]:
+) -> list[_CannotFuse]:
     """Fusion-log "cannot fuse" lines about this GEMM and the kernels its epilogue ran in (scheduler node opN
     writes bufN); its epilogue-fusion benchmarks are ``fusion_benchmarks_for``'s."""
     if not single_graph:
@@ -272,12 +254,12 @@ def _fusion_log_lines(
 
     g = _buffer_numbers(code, [cg.launch.index])
     e = _buffer_numbers(code, unfused_launches)
-    lines: list[str] = []
+    lines: list[_CannotFuse] = []
     said: set[tuple[str, str, str]] = set()  # each fusion round repeats the same verdicts
     for n1, n2, reason, ln in log.cannot_fuse_about(g, e):
         if (n1, n2, reason) not in said:
             said.add((n1, n2, reason))
-            lines.append(f"log line {ln}: cannot fuse {n1} with {n2}: {reason}")
+            lines.append(_CannotFuse(n1, n2, reason, ln))
     return lines
 
 
@@ -300,7 +282,7 @@ def fusion_benchmarks_for(
 
 
 def _why_from_trace(backend: str, ops: Sequence[Any], cfg: Any, *, op: str, m: int | None, n: int | None,
-                    k: int | None) -> tuple[list[str], list[str]]:
+                    k: int | None) -> tuple[list[WhyNot], list[Evidence]]:
     """(why-not, evidence) for a GEMM known from the trace alone (eager op tree or kernel sequence): no output
     code and no log facts to draw on."""
     unfused = [o for o in ops if not o.fused]
