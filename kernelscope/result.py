@@ -350,9 +350,9 @@ class WhyNotReason(str, enum.Enum):
     MAX_AUTOTUNE_UNKNOWN = "max-autotune-unknown"  # ops, kernels, library: a library GEMM, max-autotune not known
     MAX_AUTOTUNE_OFF = "max-autotune-off"  # ops, kernels, library: max-autotune off, so Inductor called the library
     AUTOTUNE_PICKED = "autotune-picked"  # ops, kernels, winner, winner_ms, [template, template_ms, margin]: the
-    # library GEMM won its autotune table (over the fastest template, by ``margin`` = template / winner - 1)
+    #   library GEMM won its autotune table (over the fastest template, by ``margin`` = template / winner - 1)
     AUTOTUNE_RANKED_TEMPLATE = "autotune-ranked-template"  # ops, kernels, winner, winner_ms, [library, library_ms]:
-    # the library GEMM ran although its (shared) autotune table ranked a template first
+    #   the library GEMM ran although its (shared) autotune table ranked a template first
     NO_FUSIBLE_BACKEND = "no-fusible-backend"  # ops, kernels, backends: no requested backend takes an epilogue
     LIBRARY_GEMM = "library-gemm"  # ops, kernels, library: the autotuner picked the library GEMM (no table)
     FREEZING_OFF = "freezing-off"  # (none): Inductor's C++ GEMM template needs freezing=True

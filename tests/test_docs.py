@@ -34,15 +34,16 @@ RESULT_MD = DOCS / "result-json.md"
 UPGRADE_RUN = ROOT / "tests" / "data" / "h200-torch2.14.1-kernelscope-run" / "up-seed"  # before/ and after/
 
 
-def _gen_cli() -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_cli", DOCS / "gen_cli.py")
+def _docs_script(name: str) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(name, DOCS / f"{name}.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-GEN = _gen_cli()
+GEN = _docs_script("gen_cli")
+GEN_CODES = _docs_script("gen_codes")
 
 
 # --------------------------------------------------------------------------------------------------- CLI reference
@@ -227,6 +228,22 @@ def test_result_md_names_every_value_of_the_result_enums():
     assert enums
     missing = [f"{cls.__name__}.{v.name}" for cls in enums for v in cls if f"`{v.value}`" not in text]
     assert not missing
+
+
+def test_result_md_code_tables_are_what_gen_codes_writes():
+    page = RESULT_MD.read_text(encoding="utf-8")
+    assert page == GEN_CODES.render(page), "docs/result-json.md's code tables are stale: run python docs/gen_codes.py"
+
+
+def test_gen_codes_reads_every_code_with_its_facts():
+    from kernelscope.result import EvidenceRule, WhyNotReason
+
+    for enum_cls in (EvidenceRule, WhyNotReason):
+        rows = GEN_CODES.codes(enum_cls.__name__)
+        assert [value for _, value, _ in rows] == [m.value for m in enum_cls]
+        assert all(text and section for section, _, text in rows)
+    picked = {value: text for _, value, text in GEN_CODES.codes("WhyNotReason")}["autotune-picked"]
+    assert picked.endswith("by ``margin`` = template / winner - 1)")  # the continuation line is joined
 
 
 def test_resolve_follows_lists_objects_and_optional_records():
