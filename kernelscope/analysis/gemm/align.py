@@ -74,7 +74,7 @@ class _TraceIndex:
     flows: RangeIndex | None = None  # eager dataflow (kernelscope.flow: ranges)
     _flow_labels: dict[str, tuple[int, frozenset[int]] | None] = field(default_factory=dict)
     _copies: dict[object, tuple[list[float], list[CpuEvent]]] | None = None
-    # Asked once per checked iteration or per op: bisects instead of scans (issue 27), built on first use.
+    # Asked once per checked iteration or per op: bisects instead of scans, built on first use.
     _regions_by_start: StartIndex[CpuEvent] | None = None
     _cpu_by_start: StartIndex[CpuEvent] | None = None
 
