@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
+import msgspec
 
 ROOT = Path(__file__).resolve().parents[1]
 # The originals in ../shared, else the repository's gzipped copies of the same traces.
@@ -162,12 +162,13 @@ def _header(t: Template) -> bytes:
 
 
 def write_stream(t: Template, copies: int, f: IO[bytes]) -> int:
+    encode = msgspec.json.encode
     f.write(_header(t))
     n = 0
     for ev in iter_events(t, copies):
         if n:
             f.write(b",\n")
-        f.write(orjson.dumps(ev))
+        f.write(encode(ev))
         n += 1
     f.write(b"\n]}\n")
     return n

@@ -5,9 +5,3 @@ Importing this package (and the trace, analysis and report layers) never imports
 """
 
 __version__ = "0.1.0"
-
-# dataclasses' generated methods compiled once, kept in __pycache__ (kernelscope/_codecache.py): before any module
-# of the package defines a dataclass
-from kernelscope import _codecache  # noqa: E402
-
-_codecache.install()

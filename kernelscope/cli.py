@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from kernelscope import __version__, _codecache
+from kernelscope import __version__
 from kernelscope.capture.signals import handling
 from kernelscope.errors import Interrupted, KernelscopeError, Stopped
 
@@ -81,7 +81,6 @@ def main(argv: list[str] | None = None) -> None:
     # standalone_mode=False hands back ctx.exit(N) codes instead of exiting.
     code = rc if isinstance(rc, int) else 0
     if commands.command_line and commands.skip_teardown:
-        _codecache.save()  # (what atexit would do)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

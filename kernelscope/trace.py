@@ -1,39 +1,29 @@
 """Load a torch.profiler chrome trace (.json or .json.gz) into typed, frozen records.
 
-This is the one versioned place where a trace's raw keys (``args["External id"]``, ``correlation``,
-``kernel_backend``...) are mapped to fields. No torch import: analysis must run anywhere.
+This is the one place where a trace's raw keys (``args["External id"]``, ``correlation``, ``kernel_backend``...)
+are mapped to fields. No torch import: analysis must run anywhere. Only the events the analysis needs become
+records (GPU kernels and memops, CUDA runtime/driver calls, CPU ops and annotations).
 
-Only the events the analysis needs are kept (GPU kernels and memops, CUDA runtime/driver launches, CPU ops
-and annotations); flow events, Python frames and metadata rows are skipped without building records.
+One streaming pass with msgspec, so memory holds the records and a block of the file, whatever the file's size:
 
-Two readers give the same Trace (see benchmarks/RESULTS.md for the measurements behind this design):
-- the streaming reader (``_stream_trace``), used first: it reads the file (or gunzips it) in blocks, cuts the
-  ``traceEvents`` array into chunks of ~256 KB at event boundaries, and decodes each chunk with msgspec into
-  small typed structs that hold only the keys used here, so no dict per event is built and memory stays at the
-  records plus one chunk, whatever the file size;
-- the general reader (orjson into dicts, then ``trace_from_dict``), used for anything the streaming reader does
-  not take as it is: bad files (so every error message comes from one place), non-UTF-8 bytes, odd value types,
-  integers wider than 64 bits. The streaming reader hands over instead of guessing, so results never differ.
-
-Where the optional C extension ``kernelscope._fastread`` is built (setup.py; skipped without a compiler), the
-streaming reader gives each chunk to it first: one pass over the bytes that appends the same records, with the
-same interning, as the msgspec decode + ``_Builder.add_structs`` would. It declines a chunk (before building
-anything) on whatever it does not take exactly as they do: an escape in any string, a value of another JSON type,
-a duplicate key, a wide integer, deep nesting, malformed JSON. A declined chunk takes the msgspec path unchanged.
-``KERNELSCOPE_PURE_READER=1`` turns the C reader off; ``KERNELSCOPE_READER_STATS=1`` prints how many chunks each
-path read.
+- the file (gunzipped on the fly) is read in blocks; the ``traceEvents`` array is cut into chunks of ~256 KB at
+  event boundaries (a ``}`` then ``,`` then ``{``). A cut that falls inside a string or a nested value leaves a
+  chunk that does not decode, and an earlier cut is taken;
+- msgspec decodes each chunk into small typed structs holding only the keys used here (other keys and the events
+  of other phases are skipped unbuilt), and one loop turns them into records;
+- a chunk with a value of another JSON type than Kineto writes (an id as a string, a number as a name, an entry
+  that is not an event) is decoded into plain values instead and converted one by one: the same records, slower;
+- a file that is not valid UTF-8 is read again with each invalid byte sequence replaced by U+FFFD;
+- whatever is not a chrome trace raises one TraceError that names the file and the cause.
 """
 
 from __future__ import annotations
 
-import atexit
+import codecs
 import gc
 import gzip
-import io
-import json
 import os
 import re
-import sys
 import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -42,16 +32,11 @@ from dataclasses import dataclass, field
 from itertools import islice
 from operator import attrgetter, le, lt
 from pathlib import Path
-from typing import Annotated, Any, Generic, Protocol, TypeVar, Union
+from typing import Any, Generic, Protocol, TypeVar, Union
 
 import msgspec
 
 from kernelscope.errors import TraceError
-
-try:  # orjson parses 3-5x faster than json and allocates less; json is the fallback.
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - orjson is a declared dependency
-    _orjson = None  # type: ignore[assignment]  # checked before each use
 
 # Trace categories, as torch.profiler/Kineto writes them.
 GPU_KERNEL_CATS = frozenset({"kernel"})
@@ -60,24 +45,20 @@ RUNTIME_CATS = frozenset({"cuda_runtime", "cuda_driver"})
 CPU_CATS = frozenset({"cpu_op", "user_annotation", "cpu_instant_event"})
 GPU_ANNOTATION_CATS = frozenset({"gpu_user_annotation"})
 
-
-# Which record each kept category becomes (the streaming reader's one-lookup form of the sets above).
+# Which record each kept category becomes, with the category's own str (one object for all its events).
 _GPU, _RUNTIME, _CPU, _GPU_ANNOTATION = range(4)
-_KIND_OF_CAT: dict[object, int] = {  # keyed by any JSON value: a lookup tests the category
-    **{c: _GPU for c in GPU_KERNEL_CATS | GPU_MEMOP_CATS},
-    **{c: _RUNTIME for c in RUNTIME_CATS},
-    **{c: _CPU for c in CPU_CATS},
-    **{c: _GPU_ANNOTATION for c in GPU_ANNOTATION_CATS},
+_KIND_OF_CAT: dict[str, tuple[int, str]] = {
+    **{c: (_GPU, c) for c in GPU_KERNEL_CATS | GPU_MEMOP_CATS},
+    **{c: (_RUNTIME, c) for c in RUNTIME_CATS},
+    **{c: (_CPU, c) for c in CPU_CATS},
+    **{c: (_GPU_ANNOTATION, c) for c in GPU_ANNOTATION_CATS},
 }
-# The category's own constant: one str object for all events of a category.
-_CAT_CONST: dict[object, str] = {c: c for c in GPU_KERNEL_CATS | GPU_MEMOP_CATS | RUNTIME_CATS | CPU_CATS
-                                  | GPU_ANNOTATION_CATS}
 
 
 # The records are msgspec Structs (frozen, not tracked by the cyclic GC: they hold only strings, numbers and tuples
-# of JSON values, so they can be in no cycle): built in one C call from positional values (~0.1 µs, a quarter of
-# a slotted dataclass's __init__), 16 bytes smaller each without the GC header, and never walked by a collection.
-# Fields, attribute access, equality, hashing and repr are a frozen dataclass's.
+# of JSON values, so they can be in no cycle): built in one C call from positional values, smaller than a slotted
+# dataclass without the GC header, and never walked by a collection. Fields, attribute access, equality, hashing
+# and repr are a frozen dataclass's.
 
 
 class GpuEvent(msgspec.Struct, frozen=True, gc=False):
@@ -147,78 +128,6 @@ class Trace:
         return self.device_properties[0].get("name") if self.device_properties else None
 
 
-def _read_bytes(path: Path) -> bytes:
-    try:
-        with open(path, "rb") as f:
-            head = f.read(2)
-            f.seek(0)
-            if head == b"\x1f\x8b":
-                return gzip.decompress(f.read())
-            return f.read()
-    except FileNotFoundError:
-        raise TraceError(f"trace file {path} does not exist",
-                         "pass the path of a torch.profiler .json or .json.gz trace")
-    except IsADirectoryError:
-        raise TraceError(f"trace path {path} is a directory", "pass one .json or .json.gz trace file")
-    except PermissionError:
-        raise TraceError(f"trace file {path} cannot be read (permission denied)", "check the file's permissions")
-    except (OSError, EOFError, zlib.error) as exc:
-        raise TraceError(
-            f"trace file {path} is not a readable gzip file ({type(exc).__name__}: {exc})",
-            "re-export the trace or pass the uncompressed .json",
-        )
-
-
-def _parse(raw: bytes, path: Path) -> Any:
-    if not raw.strip():
-        raise TraceError(f"trace file {path} is empty", "export the trace again with prof.export_chrome_trace(...)")
-    try:
-        if _orjson is not None:
-            return _orjson.loads(raw)
-        return json.loads(raw)
-    except ValueError as exc:
-        # Kernel names can carry bytes that are not UTF-8 (seen in traces copied between machines):
-        # decode with replacement rather than refusing the whole trace.
-        try:
-            text = raw.decode("utf-8", errors="replace")
-            return json.loads(text)
-        except ValueError:
-            pass
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise TraceError(
-            f"trace file {path} is not valid JSON ({msg}); it may be truncated",
-            "re-export the trace, or pass a complete torch.profiler chrome trace",
-        )
-
-
-def _int(v: Any) -> int | None:
-    if v is None:
-        return None
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def _num(v: Any) -> float | None:
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return float(v)
-    if isinstance(v, str):
-        try:
-            return float(v)
-        except ValueError:
-            return None
-    return None
-
-
-def _untyped(v: Any) -> Any:
-    return v
-
-
-def _text(v: Any) -> str:
-    return v if isinstance(v, str) else str(v)
-
-
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause the cyclic GC while building many small acyclic objects (records, analysis instances).
@@ -240,51 +149,80 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-_EXIT_FREEZE_RECORDS = 100_000
-_exit_freeze_registered = False
-
-
-def _skip_exit_collection(records: int) -> None:
-    """Once a large trace is loaded, freeze the GC's objects at interpreter exit.
-
-    At exit the interpreter runs full collections while modules are still alive: they walk every record only to
-    find it reachable (~0.3 s per million events, a tenth of ``kernelscope analyze``'s time). Frozen objects are
-    skipped, and refcounting still frees them all when the modules are cleared. What is lost is collecting
-    cyclic garbage in the last instant, whose finalizers Python does not promise to run at exit anyway.
-    """
-    global _exit_freeze_registered
-    if records >= _EXIT_FREEZE_RECORDS and not _exit_freeze_registered:
-        atexit.register(gc.freeze)
-        _exit_freeze_registered = True
-
-
 def load_trace(path: str | os.PathLike[str]) -> Trace:
-    """Parse a chrome trace; raise TraceError with a fix when it is not one."""
+    """Read a chrome trace; raise TraceError with the cause and a fix when it is not one."""
     p = Path(path)
     with gc_paused():
-        trace = _stream_trace(p)
-        if trace is None:  # not a shape the streaming reader takes as it is: the general reader decides
-            data = _parse(_read_bytes(p), p)
-            trace = trace_from_dict(data, str(p))
-    _skip_exit_collection(len(trace.gpu) + len(trace.runtime) + len(trace.cpu) + len(trace.gpu_annotations))
-    if os.environ.get("KERNELSCOPE_READER_STATS", "") not in ("", "0"):
-        print(f"kernelscope.trace: chunks {READER_CHUNKS}", file=sys.stderr)
-    return trace
+        try:
+            return _read_file(p, replace_invalid_utf8=False)
+        except _NotUtf8:
+            # Kernel names can carry bytes that are not UTF-8 (seen in traces copied between machines): read
+            # them with replacement rather than refusing the whole trace.
+            return _read_file(p, replace_invalid_utf8=True)
 
 
 def trace_from_dict(data: Any, path: str = "<memory>") -> Trace:
-    if isinstance(data, list):  # the bare-array form of the chrome trace format
+    """A Trace from a chrome trace already parsed into Python values (the object form or the bare array)."""
+    if isinstance(data, list):
         events, top = data, {}
     elif isinstance(data, dict) and isinstance(data.get("traceEvents"), list):
         events, top = data["traceEvents"], data
     else:
-        raise TraceError(
-            f"{path} is JSON but not a chrome trace (no 'traceEvents' list)",
-            "pass a trace written by torch.profiler's export_chrome_trace or tensorboard_trace_handler",
-        )
+        raise _not_a_trace(path)
     b = _Builder()
-    b.add_dicts(events)
+    b.add_values(events)
     return b.finish(top, path)
+
+
+def _not_a_trace(path: str) -> TraceError:
+    return TraceError(f"{path} is JSON but not a chrome trace (no 'traceEvents' list)",
+                      "pass a trace written by torch.profiler's export_chrome_trace or tensorboard_trace_handler")
+
+
+def _not_json(path: str, why: str) -> TraceError:
+    return TraceError(f"trace file {path} is not valid JSON ({why})",
+                      "re-export the trace, or pass a complete torch.profiler chrome trace")
+
+
+def _syntax_error(error: str, base: int | None) -> str:
+    """msgspec's message for bytes that are not JSON, its offset made the file's (``base``: the file offset of the
+    decoded bytes; None: they are not the file's own bytes, and no offset is given)."""
+    error = error.removeprefix("JSON is malformed: ")
+    if at := _AT_BYTE.search(error):
+        where = "" if base is None else f" at byte {base + int(at.group(1))}"
+        error = error[: at.start()].rstrip() + where
+    return error
+
+
+_TRUNCATED = "it ends before its event list closes: the file may be truncated"
+
+
+def _int(v: Any) -> int | None:
+    if v is None:
+        return None
+    try:
+        return int(v)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _num(v: Any) -> float | None:
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v)
+        except ValueError:
+            return None
+    return None
+
+
+def _text(v: Any) -> str:
+    return v if isinstance(v, str) else str(v)
+
+
+def _internable(v: Any) -> bool:
+    return type(v) is int or type(v) is str  # (True == 1 and 1.0 == 1: those are not interned with ints)
 
 
 class _Builder:
@@ -300,110 +238,21 @@ class _Builder:
         # A kernel name repeats once per launch: one str object per distinct name instead of one per event
         # (on a 1M-event trace, ~70 MB). Same for pids/tids and the Input Dims / Input type of CPU ops.
         self._strs: dict[str, str] = {}
-        self._ids: dict[Any, Any] = {}  # (None, a missing id, is its own entry)
+        self._ids: dict[Any, Any] = {}
         # Durations repeat too (a kernel takes the same few microseconds each iteration): one float object per
-        # distinct value, ~15 MB less on a 1M-event trace. (Equal floats are the same value: a zero is always 0.0
-        # here, never -0.0.)
-        # None (no dur) and -0.0 are seeded as 0.0, so interning also gives what `dur or 0.0` gives.
+        # distinct value. None (no dur) and -0.0 are seeded as 0.0, so interning also gives what `dur or 0.0` gives.
         self._durs: dict[Any, Any] = {None: 0.0, 0.0: 0.0}
         self._dims: dict[bytes, tuple[Any, ...] | None] = {}
         self._types: dict[bytes, tuple[str, ...] | None] = {}
-        # The C reader checks the lists' order as it appends (finish's check, without a list of every start):
-        # the last start of gpu, runtime and cpu, and whether each list is ordered so far. Trusted only when the C
-        # reader appended every record (_python_records stays False).
-        self._order: list[Any] = [float("-inf")] * 3 + [True] * 3
-        self._python_records = False
-
-    def add_dicts(self, events: list[Any]) -> None:
-        """The general reader's loop: events are whatever JSON gave, and anything may be missing or odd."""
-        self._python_records = True
-        self.total += len(events)
-        gpu, runtime, cpu, gpu_ann = self.gpu, self.runtime, self.cpu, self.gpu_ann
-        for ev in events:
-            if not isinstance(ev, dict):
-                self.skipped += 1
-                continue
-            cat = ev.get("cat")
-            if cat is None or ev.get("ph") != "X":
-                continue
-            name = ev.get("name")
-            ts = _num(ev.get("ts"))
-            if name is None or ts is None:
-                self.skipped += 1
-                continue
-            dur = _num(ev.get("dur")) or 0.0
-            args = ev.get("args")
-            if not isinstance(args, dict):
-                args = {}
-            name = _text(name)
-            if cat in GPU_KERNEL_CATS or cat in GPU_MEMOP_CATS:
-                gpu.append(
-                    GpuEvent(
-                        name=name,
-                        cat=cat,
-                        ts=ts,
-                        dur=dur,
-                        correlation=_int(args.get("correlation")),
-                        external_id=_int(args.get("External id")),
-                        stream=_int(args.get("stream")),
-                        device=_int(args.get("device")),
-                    )
-                )
-            elif cat in RUNTIME_CATS:
-                runtime.append(
-                    RuntimeEvent(
-                        name=name,
-                        ts=ts,
-                        dur=dur,
-                        correlation=_int(args.get("correlation")),
-                        external_id=_int(args.get("External id")),
-                        tid=ev.get("tid"),
-                    )
-                )
-            elif cat in CPU_CATS:
-                dims = args.get("Input Dims")
-                types = args.get("Input type")
-                conc = args.get("Concrete Inputs")
-                cpu.append(
-                    CpuEvent(
-                        name=name,
-                        cat=cat,
-                        ts=ts,
-                        dur=dur,
-                        pid=ev.get("pid"),
-                        tid=ev.get("tid"),
-                        external_id=_int(args.get("External id")),
-                        kernel_backend=args.get("kernel_backend"),
-                        kernel_name=args.get("kernel_name"),
-                        input_dims=tuple(dims) if isinstance(dims, list) else None,
-                        input_types=tuple(_text(t) for t in types) if isinstance(types, list) else None,
-                        concrete_inputs=tuple(_text(t) for t in conc) if isinstance(conc, list) else None,
-                    )
-                )
-            elif cat in GPU_ANNOTATION_CATS:
-                gpu_ann.append(
-                    CpuEvent(
-                        name=name, cat=cat, ts=ts, dur=dur, pid=ev.get("pid"), tid=ev.get("tid"),
-                        external_id=_int(args.get("External id")),
-                    )
-                )
 
     def add_structs(self, events: list[Any]) -> None:
-        """The streaming reader's loop: the same rules as ``add_dicts``, on msgspec structs.
-
-        Values are already typed by ``_Event`` and ``_Args`` (a chunk with a value of another type is decoded
-        with ``_LooseEvent`` and takes ``_add_loose``), so the general reader's conversions are no-ops here, the
-        category test one dict lookup, and each record one C call. (Building the records a column at a time
-        with ``map`` measured slower: ~70 ns per column per event, against a loop's attribute reads.)
-        """
+        """Records from a chunk decoded with ``_Event``: values already have the types the records take, so the
+        category test is one dict lookup and each record one C call."""
         self.total += len(events)
-        self._python_records = True
-        if type(events) is _LooseEvents:
-            return self._add_loose(events)
         gpu_append, runtime_append = self.gpu.append, self.runtime.append
         cpu_append, ann_append = self.cpu.append, self.gpu_ann.append
         intern_str, intern_id, intern_dur = self._strs.setdefault, self._ids.setdefault, self._durs.setdefault
-        kind_of, cat_of, event_type = _KIND_OF_CAT.get, _CAT_CONST.__getitem__, _Event
+        kind_of, event_type = _KIND_OF_CAT.get, _Event
         dims_of, types_of = self._dims_of, self._types_of
         skipped = 0
         for ev in events:
@@ -417,13 +266,13 @@ class _Builder:
             if name is None or ts is None:
                 skipped += 1
                 continue
-            kind = kind_of(cat)
-            if kind is None:
+            kept = kind_of(cat)
+            if kept is None:
                 continue
-            cat = cat_of(cat)  # the category's own constant: one str object for all events
+            kind, cat = kept
             d: Any = ev.dur
-            dur = intern_dur(d, d)  # (_durs maps None and -0.0 to 0.0: what `_num(dur) or 0.0` gives)
-            a: Any = ev.args  # (kernel_backend/kernel_name: any JSON scalar, kept as it is, as the general reader does)
+            dur = intern_dur(d, d)
+            a = ev.args
             name = intern_str(name, name)
             if kind == _GPU:
                 gpu_append(GpuEvent(name, cat, ts, dur, a.correlation, a.external_id, a.stream, a.device))
@@ -443,59 +292,62 @@ class _Builder:
                                         a.kernel_name, None if dims is None else dims_of(dims),
                                         None if types is None else types_of(types),
                                         None if conc is None else types_of(conc)))
-                else:  # GPU-side annotations keep only what the general reader keeps for them
+                else:  # GPU-side annotations keep only what they need
                     ann_append(CpuEvent(name, cat, ts, dur, pid, tid, a.external_id))
         self.skipped += skipped
 
-    def _add_loose(self, events: list[Any]) -> None:
-        """``add_structs`` for a chunk with a value of another JSON type than Kineto writes (decoded with
-        ``_LooseEvent``): the general reader's conversions, event by event (``_int``, ``_num``, ``_text``)."""
-        skipped = 0
-        intern_str, intern_id = self._strs.setdefault, self._ids.setdefault
+    def add_values(self, events: list[Any]) -> None:
+        """Records from events as plain JSON values, where anything may be missing or of another type: the
+        rules of ``add_structs``, with each value converted (``_num``, ``_int``, ``_text``)."""
+        self.total += len(events)
         for ev in events:
-            if type(ev) is not _LooseEvent:  # another phase
+            if not isinstance(ev, dict):
+                self.skipped += 1
                 continue
-            ev = _untyped(ev)  # any JSON scalar in any field: converted below as the general reader does
-            cat = ev.cat
-            if cat is None:
+            cat = ev.get("cat")
+            if cat is None or ev.get("ph") != "X":
                 continue
-            name = ev.name
-            ts = _num(ev.ts)
+            name = ev.get("name")
+            ts = _num(ev.get("ts"))
             if name is None or ts is None:
-                skipped += 1
+                self.skipped += 1
                 continue
-            kind = _KIND_OF_CAT.get(cat)
-            if kind is None:
+            kept = _KIND_OF_CAT.get(cat) if type(cat) is str else None
+            if kept is None:
                 continue
-            cat = _CAT_CONST[cat]
-            dur = _num(ev.dur) or 0.0
+            kind, cat = kept
+            dur = _num(ev.get("dur")) or 0.0
             dur = self._durs.setdefault(dur, dur)
-            a: Any = ev.args or _NO_LOOSE_ARGS
-            name = intern_str(name, name) if type(name) is str else _text(name)
-            pid, tid = ev.pid, ev.tid
-            pid = intern_id(pid, pid) if type(pid) is int or type(pid) is str else pid
-            tid = intern_id(tid, tid) if type(tid) is int or type(tid) is str else tid
+            args = ev.get("args")
+            if not isinstance(args, dict):
+                args = {}
+            name = _text(name)
+            name = self._strs.setdefault(name, name)
+            pid, tid = ev.get("pid"), ev.get("tid")
+            pid = self._ids.setdefault(pid, pid) if _internable(pid) else pid
+            tid = self._ids.setdefault(tid, tid) if _internable(tid) else tid
+            ext = _int(args.get("External id"))
             if kind == _GPU:
-                self.gpu.append(GpuEvent(name, cat, ts, dur, _int(a.correlation), _int(a.external_id),
-                                         _int(a.stream), _int(a.device)))
+                self.gpu.append(GpuEvent(name, cat, ts, dur, _int(args.get("correlation")), ext,
+                                         _int(args.get("stream")), _int(args.get("device"))))
             elif kind == _RUNTIME:
-                self.runtime.append(RuntimeEvent(name, ts, dur, _int(a.correlation), _int(a.external_id), tid))
+                self.runtime.append(RuntimeEvent(name, ts, dur, _int(args.get("correlation")), ext, tid))
             elif kind == _CPU:
-                dims, types, conc = a.input_dims, a.input_types, a.concrete_inputs
-                self.cpu.append(CpuEvent(name, cat, ts, dur, pid, tid, _int(a.external_id), a.kernel_backend,
-                                         a.kernel_name, None if dims is None else self._dims_of(dims),
-                                         None if types is None else self._types_of(types),
-                                         None if conc is None else self._types_of(conc)))
+                dims, types, conc = args.get("Input Dims"), args.get("Input type"), args.get("Concrete Inputs")
+                self.cpu.append(CpuEvent(
+                    name, cat, ts, dur, pid, tid, ext, args.get("kernel_backend"), args.get("kernel_name"),
+                    tuple(dims) if isinstance(dims, list) else None,
+                    tuple(_text(t) for t in types) if isinstance(types, list) else None,
+                    tuple(_text(t) for t in conc) if isinstance(conc, list) else None))
             else:
-                self.gpu_ann.append(CpuEvent(name, cat, ts, dur, pid, tid, _int(a.external_id)))
-        self.skipped += skipped
+                self.gpu_ann.append(CpuEvent(name, cat, ts, dur, pid, tid, ext))
 
     def _dims_of(self, raw: msgspec.Raw) -> tuple[Any, ...] | None:
         key = bytes(raw)
         try:
             return self._dims[key]
         except KeyError:
-            v = _decode_checked(key)
+            v = _decode_value(key)
             out = self._dims[key] = tuple(v) if isinstance(v, list) else None
             return out
 
@@ -504,7 +356,7 @@ class _Builder:
         try:
             return self._types[key]
         except KeyError:
-            v = _decode_checked(key)
+            v = _decode_value(key)
             out = self._types[key] = tuple(_text(t) for t in v) if isinstance(v, list) else None
             return out
 
@@ -513,8 +365,7 @@ class _Builder:
         meta = {
             k: top[k]
             for k in ("schemaVersion", "cuda_driver_version", "cuda_runtime_version", "record_shapes",
-                      "distributedInfo",
-                      "pytorch_version")
+                      "distributedInfo", "pytorch_version")
             if isinstance(top, dict) and k in top
         }
         gpu, runtime, cpu = self.gpu, self.runtime, self.cpu
@@ -525,14 +376,12 @@ class _Builder:
                              "pass a torch.profiler trace of at least one profiled step (export_chrome_trace or "
                              "tensorboard_trace_handler)")
         # Kineto writes most runs in time order already; the sorts are stable, so an ordered run stays as is
-        # and checking order first (at C speed) skips building a million sort keys.
-        native = not self._python_records
-        if not (self._order[3] if native else _ordered(gpu, strict=False)):
+        # and checking order first skips building a million sort keys. Equal CPU starts are ordered by duration.
+        if not _ordered(gpu, strict=False):
             gpu.sort(key=_ts)
-        if not (self._order[4] if native else _ordered(runtime, strict=False)):
+        if not _ordered(runtime, strict=False):
             runtime.sort(key=_ts)
-        # equal starts are ordered by duration: leave those to the sort
-        if not (self._order[5] if native else _ordered(cpu, strict=True)):
+        if not _ordered(cpu, strict=True):
             cpu.sort(key=_ts_then_longest)
         return Trace(
             path=path,
@@ -551,12 +400,345 @@ _ts = attrgetter("ts")
 
 
 def _ordered(events: list[Any], *, strict: bool) -> bool:
-    ts = [e.ts for e in events]  # (a comprehension's attribute reads are ~2x faster than map(attrgetter) here)
+    ts = [e.ts for e in events]
     return all(map(lt if strict else le, ts, islice(ts, 1, None)))
 
 
 def _ts_then_longest(e: CpuEvent) -> tuple[float, float]:
     return (e.ts, -e.dur)
+
+
+# ---- the reader -----------------------------------------------------------------------------------------------
+
+# Ids as Kineto writes them: integers. A chunk with another type (a string, a float, a bool) fails this schema and is
+# decoded again into plain values (``_DECODE_VALUES``), which ``_Builder.add_values`` converts.
+class _Args(msgspec.Struct, frozen=True, gc=False):
+    """The ``args`` keys the records use; msgspec skips every other key without building it."""
+
+    correlation: int | None = None
+    external_id: int | None = msgspec.field(default=None, name="External id")
+    stream: int | None = None
+    device: int | None = None
+    kernel_backend: str | None = None
+    kernel_name: str | None = None
+    # Raw JSON text: decoded once per distinct value (see _Builder._dims_of), not once per event.
+    # (msgspec.Raw cannot be in a Union; None is only the default, a JSON null arrives as Raw b"null".)
+    input_dims: msgspec.Raw = msgspec.field(default=None, name="Input Dims")  # type: ignore[assignment]
+    input_types: msgspec.Raw = msgspec.field(default=None, name="Input type")  # type: ignore[assignment]
+    concrete_inputs: msgspec.Raw = msgspec.field(default=None, name="Concrete Inputs")  # type: ignore[assignment]
+
+
+_NO_ARGS = _Args()
+
+
+class _Event(msgspec.Struct, gc=False, tag_field="ph", tag="X"):
+    """A complete ("X") event: the only phase that becomes a record."""
+
+    cat: str | None = None
+    name: str | None = None
+    ts: float | None = None  # an integer time reads as the same float as _num gives
+    dur: float | None = None
+    pid: int | str | None = None
+    tid: int | str | None = None
+    args: _Args = _NO_ARGS
+
+
+# Every other phase of the trace event format decodes to an empty struct: msgspec skips its fields without building
+# them (flows alone are a third of a Kineto trace's events). An unknown phase or an event without "ph" fails the
+# schema, and its chunk is read as plain values.
+_OTHER_PHASES = "B E i I C b n e S T p F s t f P N O D M V v R c ( ) =".split()
+_Other = tuple(
+    msgspec.defstruct(f"_Phase{i}", [], tag_field="ph", tag=ph, gc=False) for i, ph in enumerate(_OTHER_PHASES)
+)
+# A Union of a tuple built at runtime: no static spelling exists (mypy cannot check it, X | Y cannot write it).
+_EVENT_TYPES = (_Event, *_Other)
+_DECODE_EVENTS = msgspec.json.Decoder(list[Union[_EVENT_TYPES]])  # type: ignore[valid-type]  # noqa: UP007
+_DECODE_VALUES = msgspec.json.Decoder()
+
+
+class _NotUtf8(Exception):
+    """The file holds bytes that are not UTF-8: it is read again with them replaced."""
+
+
+class _OutOfRange(Exception):
+    """A number beyond a float's range (msgspec refuses it; Python's json would read inf)."""
+
+
+def _decode_value(raw: bytes) -> Any:
+    """A nested value the records keep (Input Dims, Input type), decoded from its JSON text. (Its chunk decoded,
+    so the text is well formed JSON: what can fail is a number, or the text's encoding.)"""
+    try:
+        return _DECODE_VALUES.decode(raw)
+    except msgspec.ValidationError:  # (a subclass of DecodeError)
+        raise _OutOfRange
+    except msgspec.DecodeError:
+        raise _NotUtf8
+
+
+class _Replaced:
+    """A binary file's bytes with every sequence that is not UTF-8 replaced by U+FFFD (what ``bytes.decode(
+    errors="replace")`` gives)."""
+
+    def __init__(self, f: Any) -> None:
+        self._f = f
+        self._decode = codecs.getincrementaldecoder("utf-8")("replace").decode
+        self._pending = b""
+
+    def readinto(self, b: Any) -> int:
+        while not self._pending:
+            raw = self._f.read(_BLOCK)
+            self._pending = self._decode(raw, final=not raw).encode()
+            if not raw:
+                break
+        n = min(len(b), len(self._pending))
+        b[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
+# Bytes read (after gunzip) and decoded at a time. Small enough that a chunk's structs are still in cache when the
+# records are built from them (measured on 1M events: 256 KB ~20% faster than 8 MB); it also bounds the reader's
+# own memory. An event longer than this grows the window.
+_BLOCK = 256 << 10
+_WS = b" \t\n\r"  # JSON's whitespace (re's \s also takes \f and \v, which JSON does not)
+_NEXT_EVENT = re.compile(rb"\}[ \t\n\r]*,[ \t\n\r]*\{")  # between two events (or inside one: see _read_array)
+_AFTER_KEY = re.compile(rb"[ \t\n\r]*:[ \t\n\r]*\[")
+# A JSON string, a bracket, or a quote whose string goes on past the bytes read so far.
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]"]', re.DOTALL)
+_AT_BYTE = re.compile(r"\(byte (\d+)\)")
+_MAX_MISCUTS = 8
+_OPEN, _CLOSE = ord("["), ord("]")
+
+
+class _Window:
+    """A window over the (decompressed) file, refilled block by block; bytes before the cursor are dropped."""
+
+    def __init__(self, f: Any) -> None:
+        self._f = f
+        self.data = bytearray()
+        self.offset = 0  # where data[0] is in the file
+        self.eof = False
+
+    def refill(self, keep_from: int, grow: bool = False) -> int:
+        """Drop data[:keep_from] and read one more block (``grow``: as many bytes as are kept, at least a block, so
+        that a window grown again and again is read in O(n)); return how far offsets moved."""
+        rest = memoryview(self.data)[keep_from:]
+        size = max(_BLOCK, len(rest)) if grow else _BLOCK
+        # A new bytearray each time: msgspec.Raw values may still view the old one until their chunk is done.
+        new = bytearray(len(rest) + size)
+        new[: len(rest)] = rest
+        rest.release()
+        n = len(new) - size
+        with memoryview(new) as view:
+            while n < len(new):
+                got = self._f.readinto(view[n:])
+                if not got:
+                    self.eof = True
+                    break
+                n += got
+        del new[n:]
+        self.data = new
+        self.offset += keep_from
+        return keep_from
+
+
+def _read_file(p: Path, replace_invalid_utf8: bool) -> Trace:
+    path = str(p)
+    try:
+        with open(p, "rb") as f:
+            gz = f.read(2) == b"\x1f\x8b"
+            f.seek(0)
+            src: Any = gzip.GzipFile(fileobj=f) if gz else f
+            try:
+                return _read(_Window(_Replaced(src) if replace_invalid_utf8 else src), path)
+            except (OSError, EOFError, zlib.error) as exc:
+                if not gz:
+                    raise
+                raise TraceError(f"trace file {path} is not a readable gzip file ({type(exc).__name__}: {exc})",
+                                 "re-export the trace or pass the uncompressed .json")
+    except FileNotFoundError:
+        raise TraceError(f"trace file {path} does not exist",
+                         "pass the path of a torch.profiler .json or .json.gz trace")
+    except IsADirectoryError:
+        raise TraceError(f"trace path {path} is a directory", "pass one .json or .json.gz trace file")
+    except PermissionError:
+        raise TraceError(f"trace file {path} cannot be read (permission denied)", "check the file's permissions")
+    except OSError as exc:
+        raise TraceError(f"trace file {path} cannot be read ({exc})", "check the file and pass it again")
+
+
+def _read(win: _Window, path: str) -> Trace:
+    """The whole document: where the events array opens, the events, and the keys around the array."""
+    opening, bare = _find_events(win, path)
+    head = bytes(win.data[:opening])
+    builder = _Builder()
+    closing = _read_array(win, opening, builder, path)  # (the file is read to its end)
+    tail = bytes(win.data[closing + 1:])
+    if bare:
+        if tail.strip(_WS):
+            raise _not_json(path, f"more follows the event list, at byte {win.offset + closing + 1}")
+        return builder.finish({}, path)
+    try:
+        top = _DECODE_VALUES.decode(head + b"[]" + tail)
+    except msgspec.ValidationError:  # (a DecodeError too)
+        raise _not_json(path, "a number out of range, in the keys around the event list")
+    except msgspec.DecodeError as exc:
+        if "UTF-8" in str(exc):
+            raise _NotUtf8
+        raise _not_json(path, f"{_syntax_error(str(exc), None)}, in the keys around the event list")
+    except RecursionError:
+        raise _not_json(path, "nested too deeply, in the keys around the event list")
+    if not isinstance(top, dict) or top.get("traceEvents") != []:  # another traceEvents key after this one
+        raise TraceError(f"trace file {path} has more than one 'traceEvents' list",
+                         "pass a trace written by torch.profiler's export_chrome_trace or tensorboard_trace_handler")
+    return builder.finish(top, path)
+
+
+def _find_events(win: _Window, path: str) -> tuple[int, bool]:
+    """(index in win.data of the '[' that opens the events, whether the document is that bare array). The window
+    keeps everything read until then (the keys before the array: small)."""
+    scanned, depth = 0, 0  # how far the top-level object's tokens were read, and the nesting there
+    win.refill(0)
+    while True:
+        data = win.data
+        start = len(data) - len(data.lstrip(_WS))
+        first = data[start] if start < len(data) else None
+        if first == _OPEN:
+            return start, True
+        if first == ord("{"):
+            for m in _TOKEN.finditer(data, max(scanned, start)):
+                tok = m.group()
+                if tok == b'"':  # a string that goes on past the bytes read: read more and scan from here
+                    scanned = m.start()
+                    break
+                if tok in (b"{", b"["):
+                    depth += 1
+                elif tok in (b"}", b"]"):
+                    depth -= 1
+                elif depth == 1 and tok == b'"traceEvents"':
+                    value = _AFTER_KEY.match(data, m.end())
+                    if value:
+                        return value.end() - 1, False
+                    if not data[m.end():].strip(_WS + b":"):
+                        scanned = m.start()  # what follows the key is not read yet
+                        break
+            else:
+                scanned = len(data)
+        if win.eof or (first is not None and first != ord("{")):  # no events array in this document
+            _raise_unless_json(win, path)
+            raise _not_a_trace(path)
+        win.refill(0)
+
+
+def _raise_unless_json(win: _Window, path: str) -> None:
+    """Raise the TraceError of a document that is not JSON, reading on only while it still could be."""
+    while True:
+        try:
+            _DECODE_VALUES.decode(win.data)
+            return
+        except (msgspec.ValidationError, RecursionError):
+            return  # JSON all the same (a number out of range, deep nesting)
+        except msgspec.DecodeError as exc:
+            error = str(exc)
+            if "truncated" not in error or win.eof:
+                if not win.data.strip(_WS):
+                    raise TraceError(f"trace file {path} is empty",
+                                     "export the trace again with prof.export_chrome_trace(...)")
+                if "UTF-8" in error:
+                    raise _NotUtf8
+                raise _not_json(path, _syntax_error(error, win.offset))
+        win.refill(0)
+
+
+def _decode_chunk(data: bytearray, start: int, end: int, into: _Builder) -> str | None:
+    """Decode the entries in data[start:end] into ``into``: None when that worked, else what msgspec said.
+
+    The byte before ``start`` and the one at ``end`` are separators (',', whitespace, the array's '[' or ']'), so
+    they are overwritten with '[' and ']' for the decode and restored: no copy of the chunk is made.
+    """
+    before, after = data[start - 1], data[end]
+    data[start - 1], data[end] = _OPEN, _CLOSE
+    # Not released with `with`: the Input Dims/Input type Raw values of the events still view it.
+    view = memoryview(data)[start - 1: end + 1]
+    try:
+        try:
+            events = _DECODE_EVENTS.decode(view)
+        except msgspec.ValidationError:  # a value of another JSON type than Kineto writes, or not an event
+            into.add_values(_DECODE_VALUES.decode(view))
+        else:
+            into.add_structs(events)
+        return None
+    except (msgspec.ValidationError, _OutOfRange):  # (ValidationError first: it is a DecodeError too)
+        return "a number out of range"
+    except msgspec.DecodeError as exc:
+        if "UTF-8" in str(exc):
+            raise _NotUtf8
+        return str(exc).removeprefix("JSON is malformed: ")
+    except RecursionError:
+        return "nested too deeply"
+    finally:
+        data[start - 1], data[end] = before, after
+
+
+def _inside(error: str, start: int, end: int) -> bool:
+    """Whether a chunk's decode error is in the chunk's own bytes; else it is at the cut (a cut inside an event)."""
+    if "truncated" in error:
+        return False
+    at = _AT_BYTE.search(error)
+    return at is None or start - 1 + int(at.group(1)) < end
+
+
+def _read_array(win: _Window, opening: int, builder: _Builder, path: str) -> int:
+    """Decode the entries of the array that opens at win.data[opening]; return the index of its ']'.
+
+    Each window is decoded up to its last event boundary: a '}' followed by ',' and '{'. Strings must close and
+    brackets must balance, so a cut anywhere else (inside a kernel name, in an args list of objects) fails to
+    decode at the cut, and an earlier candidate is tried; when a few fail, the window grows. An error before the
+    cut is the file's own. Once the file is read, the rest is decoded up to the last ']', and when what follows
+    the array is not whitespace, msgspec says where the array ends ("trailing characters").
+    """
+    pos = opening + 1
+    while not win.eof:
+        data, before = win.data, len(win.data)
+        for _ in range(_MAX_MISCUTS):
+            cut = _last_cut(data, pos, before)
+            if cut is None:
+                break
+            error = _decode_chunk(data, pos, cut.start() + 1, builder)
+            if error is None:
+                pos = cut.end() - 1
+                pos -= win.refill(pos - 1)  # keep the separator before pos: _decode_chunk writes '[' there
+                break
+            if _inside(error, pos, cut.start() + 1):
+                raise _not_json(path, _syntax_error(error, win.offset + pos - 1))
+            before = cut.start()
+        else:
+            cut = None
+        if cut is None:  # no boundary in the window, or only cuts inside one event: read on
+            pos -= win.refill(pos - 1, grow=True)
+    data = win.data
+    end = data.rfind(b"]", pos)
+    for _ in range(2):
+        if end < 0:
+            break
+        error = _decode_chunk(data, pos, end, builder)
+        if error is None:
+            return end
+        if "trailing characters" not in error or not (at := _AT_BYTE.search(error)):
+            if "truncated" in error:
+                break
+            raise _not_json(path, _syntax_error(error, win.offset + pos - 1))
+        end = data.rfind(b"]", pos, pos - 1 + int(at.group(1)))  # the ']' before what trails it
+    raise _not_json(path, _TRUNCATED)
+
+
+def _last_cut(data: bytearray, pos: int, before: int) -> re.Match[bytes] | None:
+    """The last '}' ... ',' ... '{' in data[pos:before]: scanning backwards finds it within an event or two."""
+    j = before
+    while (j := data.rfind(b"}", pos, j)) >= 0:
+        if m := _NEXT_EVENT.match(data, j):
+            return m
+    return None
 
 
 class _Span(Protocol):
@@ -574,7 +756,7 @@ class StartIndex(Generic[_E]):
     """Records by start time: which start in [lo, hi), and whether one of them spans a given time.
 
     For the passes that ask once per iteration window or once per op: a scan of every record for each question
-    made them quadratic (issue 27: minutes on a 1M-event trace). Built once, O(n) when the records are already in
+    made them quadratic (minutes on a 1M-event trace). Built once, O(n) when the records are already in
     time order (a trace's are) and O(n log n) otherwise; each question then costs a bisect (plus the answer).
     Answers are exactly a scan's: records in their given order, and a NaN time (which no comparison holds) in no
     window. ``start`` is the time that counts (default ``ts``; a kernel's launch time, for instance).
@@ -623,410 +805,3 @@ class StartIndex(Generic[_E]):
         return i > 0 and self._reach[i - 1] > t
 
 
-# ---- the streaming reader -----------------------------------------------------------------------------------
-
-# orjson (the general reader) reads an integer wider than 64 bits as a float, json (its fallback) as an int;
-# msgspec reads it as an int. So that no reader ever differs, such integers are refused here (msgspec then
-# raises ValidationError and the general reader takes the file); int64's bounds are what msgspec can check.
-_Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
-# Any JSON scalar. Lists and objects are refused for the same reason (their contents are not checked).
-_Value = str | _Int64 | float | bool | None
-
-
-# Ids as Kineto writes them: integers (int64, as above). A chunk with another type (a string, a float, a bool)
-# fails this schema and is decoded again with the loose one below, whose loop converts as the general reader does.
-_Id = Union[_Int64, None]  # noqa: UP007  # (an Annotated type in a |-union needs a runtime Union on 3.11)
-# Threads and processes: integers or names, kept as they are (a float or a bool: the loose schema).
-_Tid = Union[_Int64, str, None]  # noqa: UP007
-
-
-class _Args(msgspec.Struct, frozen=True, gc=False):
-    """The ``args`` keys the records use; msgspec skips every other key without building it."""
-
-    correlation: _Id = None
-    external_id: _Id = msgspec.field(default=None, name="External id")
-    stream: _Id = None
-    device: _Id = None
-    kernel_backend: _Value = None
-    kernel_name: _Value = None
-    # Raw JSON text: decoded once per distinct value (see _Builder._dims_of), not once per event.
-    # (msgspec.Raw cannot be in a Union; None is only the default, a JSON null arrives as Raw b"null".)
-    input_dims: msgspec.Raw = msgspec.field(default=None, name="Input Dims")  # type: ignore[assignment]
-    input_types: msgspec.Raw = msgspec.field(default=None, name="Input type")  # type: ignore[assignment]
-    concrete_inputs: msgspec.Raw = msgspec.field(default=None, name="Concrete Inputs")  # type: ignore[assignment]
-
-
-_NO_ARGS = _Args()
-
-
-class _Event(msgspec.Struct, gc=False, tag_field="ph", tag="X"):
-    """A complete ("X") event: the only phase that becomes a record, typed as Kineto writes it (names and
-    times of another JSON type, a number as a name or a time as a string: the loose schema)."""
-
-    cat: _Value = None
-    name: str | None = None
-    ts: float | None = None  # an integer time reads as the same float as _num gives
-    dur: float | None = None
-    pid: _Tid = None
-    tid: _Tid = None
-    args: _Args = _NO_ARGS  # (a JSON null: the loose schema)
-
-
-class _LooseArgs(msgspec.Struct, gc=False):
-    """``_Args`` for any JSON scalar (still no integer wider than int64)."""
-
-    correlation: _Value = None
-    external_id: _Value = msgspec.field(default=None, name="External id")
-    stream: _Value = None
-    device: _Value = None
-    kernel_backend: _Value = None
-    kernel_name: _Value = None
-    input_dims: msgspec.Raw = msgspec.field(default=None, name="Input Dims")  # type: ignore[assignment]
-    input_types: msgspec.Raw = msgspec.field(default=None, name="Input type")  # type: ignore[assignment]
-    concrete_inputs: msgspec.Raw = msgspec.field(default=None, name="Concrete Inputs")  # type: ignore[assignment]
-
-
-class _LooseEvent(msgspec.Struct, gc=False, tag_field="ph", tag="X"):
-    """``_Event`` for any JSON scalar; a non-object args still fails (the general reader takes the file)."""
-
-    cat: _Value = None
-    name: _Value = None
-    ts: Any = None  # _num reads any int as the same float, however wide, so no check is needed
-    dur: Any = None
-    pid: _Value = None
-    tid: _Value = None
-    args: _LooseArgs | None = None
-
-
-_NO_LOOSE_ARGS = _LooseArgs()
-
-
-class _LooseEvents(list):  # type: ignore[type-arg]
-    """A chunk decoded with the loose schema."""
-
-
-# Every other phase of the trace event format decodes to an empty struct: msgspec skips its fields without
-# building them (flows alone are a third of a Kineto trace's events). A phase not listed here, or an event
-# without "ph", fails validation and the general reader takes the file.
-_OTHER_PHASES = "B E i I C b n e S T p F s t f P N O D M V v R c ( ) =".split()
-_Other = tuple(
-    msgspec.defstruct(f"_Phase{i}", [], tag_field="ph", tag=ph, gc=False) for i, ph in enumerate(_OTHER_PHASES)
-)
-
-
-_EVENT_TYPES = (_Event, *_Other)
-# A Union of a tuple built at runtime: no static spelling exists (mypy cannot check it, X | Y cannot write it).
-_DECODE_CHUNK = msgspec.json.Decoder(list[Union[_EVENT_TYPES]])  # type: ignore[valid-type]  # noqa: UP007
-_LOOSE_TYPES = (_LooseEvent, *_Other)
-_DECODE_LOOSE = msgspec.json.Decoder(list[Union[_LOOSE_TYPES]])  # type: ignore[valid-type]  # noqa: UP007
-_DECODE_ANY = msgspec.json.Decoder()
-
-
-class _Handover(Exception):
-    """The streaming reader cannot vouch for identical results; the general reader takes the file."""
-
-
-def _has_wide_int(v: Any) -> bool:
-    if type(v) is int:
-        return not -(2**63) <= v < 2**64
-    if isinstance(v, list):
-        return any(_has_wide_int(x) for x in v)
-    if isinstance(v, dict):
-        return any(_has_wide_int(x) for x in v.values())
-    return False
-
-
-def _decode_checked(raw: bytes) -> Any:
-    """Decode a nested value the records keep; refuse integers orjson and json would read differently."""
-    v = _DECODE_ANY.decode(raw)
-    if _has_wide_int(v):
-        raise _Handover
-    return v
-
-
-# Bytes read (after gunzip) and decoded at a time. Small enough that a chunk's structs are still in cache when
-# the records are built from them (measured on 1M events: 256 KB ~20% faster than 8 MB); it also bounds the
-# reader's own memory. An event longer than this just grows the window.
-_BLOCK = 256 << 10
-_HEAD_LIMIT = 64 << 20  # the traceEvents key must start within this many bytes
-_WS = rb"[ \t\n\r]*"  # JSON's whitespace (re's \s also takes \f and \v, which JSON does not)
-_EVENTS_KEY = re.compile(rb'"traceEvents"' + _WS + rb":" + _WS + rb"\[")
-_NEXT_EVENT = re.compile(rb"\}" + _WS + rb"," + _WS + rb"\{")  # between two events (or inside one: see below)
-_LAST_EVENT = re.compile(rb"\}" + _WS + rb"\]")
-_MAX_MISCUTS = 8
-_OPEN, _CLOSE = ord("["), ord("]")
-
-
-class _Window:
-    """A window over the (decompressed) file, refilled block by block; bytes before the cursor are dropped."""
-
-    def __init__(self, f: io.BufferedIOBase) -> None:
-        self._f = f
-        self.data = bytearray()
-        self.eof = False
-
-    def refill(self, keep_from: int) -> int:
-        """Drop data[:keep_from] and read one more block; return how far offsets moved."""
-        rest = memoryview(self.data)[keep_from:]
-        # A new bytearray each time: msgspec.Raw values may still view the old one until their chunk is done.
-        new = bytearray(len(rest) + _BLOCK)
-        new[: len(rest)] = rest
-        rest.release()
-        n = len(new) - _BLOCK
-        with memoryview(new) as view:
-            while n < len(new):
-                got = self._f.readinto(view[n:])
-                if not got:
-                    self.eof = True
-                    break
-                n += got
-        del new[n:]
-        self.data = new
-        return keep_from
-
-
-def _decode_events(data: bytearray, start: int, end: int) -> list[Any] | None:
-    """Decode the events in data[start:end] (from a '{' to a '}'), or None when that is not a run of events.
-
-    The byte before ``start`` and the one after ``end`` are separators (',', whitespace, or the array's '['),
-    so they are overwritten with '[' and ']' for the decode and restored: no copy of the chunk is made.
-    """
-    before, after = data[start - 1], data[end]
-    data[start - 1], data[end] = _OPEN, _CLOSE
-    # Not released with `with`: the Input Dims/Input type Raw values of the events still view it.
-    view = memoryview(data)[start - 1 : end + 1]
-    try:
-        try:
-            return _DECODE_CHUNK.decode(view)
-        except msgspec.ValidationError:  # a value of another JSON type than Kineto writes (or not a trace)
-            return _LooseEvents(_DECODE_LOOSE.decode(view))
-    except (msgspec.ValidationError, RecursionError):
-        raise _Handover  # well-formed JSON with a value (or a nesting) this reader does not take as it is
-    except msgspec.DecodeError:
-        return None  # the cut was inside an event, or past the end of the array
-    finally:
-        data[start - 1], data[end] = before, after
-
-
-# The C form of _decode_events + add_structs for one chunk (kernelscope/_fastread.c, built when a compiler is there):
-# it takes a chunk only when every value is as the strict schema types it and no string holds an escape, and
-# returns None before building anything otherwise, so the chunk takes the path below unchanged.
-# KERNELSCOPE_PURE_READER=1 reads with msgspec alone (tests and comparisons).
-try:
-    from kernelscope import _fastread
-except ImportError:  # pragma: no cover - no compiler at install time
-    _fastread = None  # type: ignore[assignment]
-else:
-    _fastread.setup(GpuEvent, RuntimeEvent, CpuEvent, _KIND_OF_CAT, _CAT_CONST, _OTHER_PHASES,
-                    (_GPU, _RUNTIME, _CPU, _GPU_ANNOTATION))
-
-# Chunks read by each path since the process started (KERNELSCOPE_READER_STATS=1 prints them after each load):
-# "native": by _fastread; "declined": _fastread refused the cut (then read by msgspec, or a miscut); "msgspec".
-# "overlapped": chunks whose parse began while the chunk before's build was still to finish (_stream_pipelined).
-READER_CHUNKS = {"native": 0, "declined": 0, "msgspec": 0, "overlapped": 0}
-
-_AddChunk = Callable[[Any, bytearray, int, int], "tuple[int, int] | None"]
-
-
-def _native_reader() -> _AddChunk | None:
-    if _fastread is None or os.environ.get("KERNELSCOPE_PURE_READER", "") not in ("", "0"):
-        return None
-    return _fastread.add_chunk
-
-
-def _add_chunk(builder: _Builder, data: bytearray, start: int, end: int, native: _AddChunk | None) -> bool:
-    """Add the events in data[start:end] to builder; False when that is not a run of events (a miscut)."""
-    if native is not None:
-        counts = native(builder, data, start, end)
-        if counts is not None:
-            builder.total += counts[0]
-            builder.skipped += counts[1]
-            READER_CHUNKS["native"] += 1
-            return True
-        READER_CHUNKS["declined"] += 1
-    events = _decode_events(data, start, end)
-    if events is None:
-        return False
-    builder.add_structs(events)
-    READER_CHUNKS["msgspec"] += 1
-    return True
-
-
-def _last_cut(data: bytearray, pos: int, before: int) -> re.Match[bytes] | None:
-    """The last '}' ... ',' ... '{' in data[pos:before]: scanning backwards finds it within an event or two."""
-    j = before
-    while (j := data.rfind(b"}", pos, j)) >= 0:
-        if m := _NEXT_EVENT.match(data, j):
-            return m
-    return None
-
-
-def _stream_trace(p: Path) -> Trace | None:
-    """Trace from the streaming reader, or None for the general reader to take the file (and its errors)."""
-    try:
-        with open(p, "rb") as f:
-            if f.read(2) == b"\x1f\x8b":
-                f.seek(0)
-                with gzip.GzipFile(fileobj=f) as gz:
-                    return _stream_events(_Window(gz), str(p))
-            f.seek(0)
-            return _stream_events(_Window(f), str(p))
-    except (_Handover, OSError, EOFError, zlib.error, ValueError, RecursionError, msgspec.MsgspecError):
-        return None
-
-
-def _stream_events(win: _Window, path: str) -> Trace | None:
-    # 1. Find where the traceEvents array opens: '[' first (the bare-array form) or after "traceEvents":.
-    win.refill(0)
-    while not win.data.strip(b" \t\n\r") and not win.eof:
-        win.refill(0)
-    stripped = win.data.lstrip(b" \t\n\r")
-    if not stripped:
-        return None
-    bare = stripped[:1] == b"["
-    if bare:
-        opening = len(win.data) - len(stripped)
-    else:
-        while not (m := _EVENTS_KEY.search(win.data)):
-            if win.eof or len(win.data) > _HEAD_LIMIT:
-                return None
-            win.refill(0)
-        # A backslash before the quote could make it an escaped quote inside a string.
-        if m.start() > 0 and win.data[m.start() - 1] == ord("\\"):
-            return None
-        opening = m.end() - 1
-    head = bytes(win.data[:opening])
-    pos = opening + 1
-    while True:  # skip whitespace after '['
-        data = win.data
-        while pos < len(data) and data[pos] in b" \t\n\r":
-            pos += 1
-        if pos < len(data) or win.eof:
-            break
-        pos -= win.refill(pos - 1)
-    builder = _Builder()
-    if pos < len(data) and data[pos] == _CLOSE:
-        closing = pos  # an empty array
-    elif pos >= len(data) or data[pos] != ord("{"):
-        return None  # not an object: the general reader counts it as a skipped event
-    else:
-        closing = _stream_array(win, pos, builder)
-        if closing < 0:
-            return None
-
-    # 3. Everything around the array must be the rest of a valid trace document.
-    while not win.eof:  # the keys after the array (traceName, ...): small, read whole
-        win.refill(0)
-    tail = bytes(win.data[closing + 1 :])
-    if bare:
-        if head.strip(b" \t\n\r") or tail.strip(b" \t\n\r"):
-            return None
-        return builder.finish({}, path)
-    if head.count(b'"traceEvents"') != 1 or b'"traceEvents"' in tail:
-        return None
-    doc = head + b"[]" + tail
-    top = _orjson.loads(doc) if _orjson is not None else json.loads(doc)
-    if not isinstance(top, dict) or top.get("traceEvents") != [] or _has_wide_int(_DECODE_ANY.decode(doc)):
-        return None
-    return builder.finish(top, path)
-
-
-def _stream_array(win: _Window, pos: int, builder: _Builder) -> int:
-    """Decode events from win.data[pos] (a '{') to the array's end; return the index of its ']' or -1.
-
-    2. Each window is decoded up to its last event boundary: a '}' followed by ',' and '{'. Strings must close
-    and brackets must balance, so a cut anywhere else (inside a kernel name, in an args list of objects, past
-    the array) makes the chunk fail to decode, and an earlier candidate is tried; a chunk that decodes is a
-    run of whole events. The array ends at a '}' followed by ']' that decodes.
-    """
-    native = _native_reader()
-    if native is not None and _PIPELINE and getattr(_fastread, "parse", None) is not None:
-        return _stream_pipelined(win, pos, builder, native)
-    while True:
-        pos, done = _stream_step(win, pos, builder, native)
-        if done is not None:
-            return done
-
-
-def _stream_step(win: _Window, pos: int, builder: _Builder, native: _AddChunk | None) -> tuple[int, int | None]:
-    """One window of _stream_array: (the next chunk's start, None) to go on, or (pos, the array's ']' or -1)."""
-    data = win.data
-    cut = None
-    if not win.eof:
-        before, miscuts = len(data), 0
-        while (cut := _last_cut(data, pos, before)) is not None:
-            if _add_chunk(builder, data, pos, cut.start() + 1, native):
-                pos = cut.end() - 1
-                break
-            miscuts += 1
-            if miscuts > _MAX_MISCUTS:
-                return pos, -1
-            before = cut.start()
-    if cut is None:  # the array ends in this window, or one event is longer than it
-        for end in _LAST_EVENT.finditer(data, pos):
-            if _add_chunk(builder, data, pos, end.start() + 1, native):
-                return pos, end.end() - 1
-        if win.eof:
-            return pos, -1  # the array never closes: truncated, and the general reader says so
-    return pos - win.refill(pos - 1), None  # keep the separator byte before pos: _decode_events writes '[' there
-
-
-# The C reader's two halves overlap (KERNELSCOPE_READER_PIPELINE=0 turns this off): this thread parses chunk k+1
-# (without the GIL) while one worker thread builds chunk k's records (with it), in order. Anything but a chunk the C
-# reader takes at the window's last cut (a decline, a miscut, the array's end) first waits for the builds, then
-# goes the serial way (_stream_step) for that window.
-_PIPELINE = os.environ.get("KERNELSCOPE_READER_PIPELINE", "") != "0"
-
-
-def _stream_pipelined(win: _Window, pos: int, builder: _Builder, native: _AddChunk) -> int:
-    from collections import deque
-    from concurrent.futures import Future, ThreadPoolExecutor
-
-    parse, build = _fastread.parse, _fastread.build
-    # Builds not yet waited for, oldest first: at most _IN_FLIGHT (each holds its window's 256 KiB block alive).
-    builds: deque[Future[None]] = deque()
-
-    def build_counted(parsed: object) -> None:  # (counted before the future is done: the builder is complete then)
-        total, skipped = build(builder, parsed)
-        builder.total += total
-        builder.skipped += skipped
-
-    def wait_builds() -> None:
-        while builds:
-            builds.popleft().result()  # (raises a build's error)
-
-    with ThreadPoolExecutor(1, thread_name_prefix="kernelscope-trace-build") as pool:
-        parsed: object = None  # the chunk parsed last, its build not yet started
-
-        def start_build() -> None:
-            nonlocal parsed
-            if parsed is not None:
-                while len(builds) >= _IN_FLIGHT:
-                    builds.popleft().result()
-                builds.append(pool.submit(build_counted, parsed))
-                parsed = None
-
-        while True:
-            if not win.eof:
-                data = win.data
-                cut = _last_cut(data, pos, len(data))
-                if cut is not None:
-                    # Chunk k's build starts right before chunk k+1's parse lets go of the GIL, so they run side by
-                    # side (started earlier, it would take the GIL while refill reads the file, and the parse wait).
-                    start_build()
-                    if builds and not builds[-1].done():
-                        READER_CHUNKS["overlapped"] += 1
-                    parsed = parse(data, pos, cut.start() + 1)
-                    if parsed is not None:
-                        READER_CHUNKS["native"] += 1
-                        pos = cut.end() - 1
-                        pos -= win.refill(pos - 1)
-                        continue
-            start_build()
-            wait_builds()  # the serial way from here: the builder is this thread's alone again
-            pos, done = _stream_step(win, pos, builder, native)
-            if done is not None:
-                return done
-
-
-_IN_FLIGHT = 2

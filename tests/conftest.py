@@ -68,7 +68,7 @@ def cpu_result(cpu_run: Path) -> dict:
 # --- another interpreter (profile --python, upgrade-check): a venv made in the test session -------------------
 # Deliberately NOT importable there: kernelscope (the editable install's finder lives in a .pth, which a path
 # added by another .pth does not run) and the parent-only packages the worker must not need.
-PARENT_ONLY = ("kernelscope", "orjson", "msgspec", "rich", "click")
+PARENT_ONLY = ("kernelscope", "msgspec", "rich", "click")
 
 
 def run_cli_isolated(*args: str, timeout: float = 900, cwd: Path | None = None
@@ -83,7 +83,7 @@ def run_cli_isolated(*args: str, timeout: float = 900, cwd: Path | None = None
 
 @pytest.fixture(scope="session")
 def torch_only_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """bin/python of a venv that sees this interpreter's torch (and its dependencies) but not kernelscope, orjson,
+    """bin/python of a venv that sees this interpreter's torch (and its dependencies) but not kernelscope,
     msgspec, rich or click: the pre-upgrade venv of a user who never installed kernelscope there."""
     import re
 

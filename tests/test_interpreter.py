@@ -1,7 +1,7 @@
 """profile --python: the worker under another interpreter (a venv with torch and without kernelscope).
 
 The interpreter check runs real subprocesses on real files (not-an-interpreter, no torch, an old torch); the
-end-to-end run uses a venv made in this session that cannot import kernelscope, orjson, msgspec, rich or click.
+end-to-end run uses a venv made in this session that cannot import kernelscope, msgspec, rich or click.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def test_shipped_files_are_the_workers_whole_import_closure_and_need_no_third_pa
                     missing.append((rel, module))
             elif top not in sys.stdlib_module_names and top not in WORKER_THIRD_PARTY and top != "__future__":
                 foreign.append((rel, module))
-    # THEN each kernelscope module they import is shipped, and nothing needs orjson/msgspec/rich/click/jinja2
+    # THEN each kernelscope module they import is shipped, and nothing needs msgspec/rich/click/jinja2
     assert missing == []
     assert foreign == []
     # and every package on the way has its __init__

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kernelscope"
 
 # Lowest first. A module may import its own layer and the ones below it, never one above.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("kernelscope", "kernelscope._codecache", "kernelscope.files", "kernelscope.fmt", "kernelscope.errors",
+    ("base", ("kernelscope", "kernelscope.files", "kernelscope.fmt", "kernelscope.errors",
               "kernelscope.vocab", "kernelscope.provenance", "kernelscope.tolerance", "kernelscope.result",
               "kernelscope.outdir", "kernelscope.capture_record", "kernelscope.result_file", "kernelscope.sweep_plan")),
     ("modelfile", ("kernelscope.modelfile",)),

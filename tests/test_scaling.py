@@ -1,7 +1,7 @@
 """`kernelscope analyze` stays linear in the trace's size, whatever the machine's speed.
 
-A pass that scans every event once per iteration window (issue 27: ``launch_profile`` took 315 s on a 1M-event
-trace) grows 16x when the trace grows 4x; a linear one 4x. Each test builds traces of N and 4N events from a real
+A pass that scans every event once per iteration window (``launch_profile`` once took 315 s on a 1M-event trace
+that way) grows 16x when the trace grows 4x; a linear one 4x. Each test builds traces of N and 4N events from a real
 trace (benchmarks/gen_large_trace.py, the large-trace benchmark's generator: every copy is more iterations of the
 same run) and times the whole command in this process, reports included, as the CLI runs it. It compares times
 measured on the same machine a moment apart, so a slow CI machine changes both alike:
@@ -125,7 +125,7 @@ def test_one_long_iteration_stays_linear(tmp_path: Path, capsys: pytest.CaptureF
 
 # A compiled mode's analysis (output code, provenance, compile log, trace) at 4 and 16 decoder layers: the same model
 # file recorded at both sizes on the CPU (tests/data/cpu-torch2.14.1/README.md). Nothing is taken off as a fixed
-# cost here, so linear reads at most 4x; the quadratic passes session 17 removed read 5.7x.
+# cost here, so linear reads at most 4x; quadratic passes per GEMM read 5.7x.
 LAYERS_RATIO_LIMIT = 4.6
 
 

@@ -8,7 +8,6 @@ that is not a view or bookkeeping op.
 from __future__ import annotations
 
 import bisect
-import os
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -23,7 +22,7 @@ from kernelscope import vocab as _vocab
 from kernelscope.analysis import patterns
 from kernelscope.errors import UsageError
 from kernelscope.result import Iterations, KernelStat
-from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, GpuEvent, RuntimeEvent, Trace, gc_paused
+from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, gc_paused
 
 _STEP = _vocab.PROFILER_STEP
 _GRAPH_CALL = _vocab.GRAPH_CALL
@@ -50,26 +49,9 @@ class KernelInstance(msgspec.Struct, frozen=True, gc=False):
     stream: int | None = None
 
 
-# The per-launch loops in C (kernelscope/analysis/_fastan.c, built when a compiler is there), each the same as its
-# Python loop or declining to it; KERNELSCOPE_PURE_ANALYSIS=1 runs the Python loops alone (tests and comparisons).
-try:
-    from kernelscope.analysis import _fastan
-except ImportError:  # pragma: no cover - no compiler at install time
-    _fastan = None  # type: ignore[assignment]
-else:
-    _fastan.setup(GpuEvent, RuntimeEvent, CpuEvent, KernelInstance)
-
-
 def named(records: Sequence[CpuEvent], names: set[str] | frozenset[str]) -> list[CpuEvent]:
-    """The records whose name is one of ``names``, in order (a pass over every CPU record: in C when built)."""
-    native = native_loops()
-    found: list[CpuEvent] | None = None if native is None else native.named(records, names)
-    return found if found is not None else [e for e in records if e.name in names]
-
-
-def native_loops() -> Any:
-    """kernelscope.analysis._fastan, or None when it is not built or KERNELSCOPE_PURE_ANALYSIS=1."""
-    return None if _fastan is None or os.environ.get("KERNELSCOPE_PURE_ANALYSIS", "") not in ("", "0") else _fastan
+    """The records whose name is one of ``names``, in order."""
+    return [e for e in records if e.name in names]
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,10 +148,6 @@ def _main_thread_top_level(cpu: tuple[CpuEvent, ...]) -> list[CpuEvent]:
     The thread that spent most time in top-level ops runs the model; others are workers/profiler threads.
     Ties go to the thread whose first top-level op comes first (ts, then first appearance).
     """
-    native = native_loops()
-    found: list[CpuEvent] | None = None if native is None else native.top_level(cpu)  # (C: one thread only)
-    if found is not None:
-        return found
     by_tid: dict[object, list[CpuEvent]] = {}
     if len({e.tid for e in cpu}) == 1:  # one thread (the common case): the same scan without per-thread lookups
         group: list[CpuEvent] = []
@@ -392,12 +370,7 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
     classes: dict[object, tuple[str, str]] = {}
     if device == "cuda":
         said = _launching_ops(trace)
-        # The loop in C (analysis/_fastan.c) when it is built, else (or when it declines: records of other types,
-        # NaN times) in Python: the same instances either way.
-        native = native_loops()
-        found = None if native is None else native.kernel_instances(
-            trace.gpu, trace.runtime, said, classes, _classify_key, starts, ends, GPU_MEMOP_CATS)
-        raw, in_order = found if found is not None else _gpu_instances(trace, said, classes, starts, ends)
+        raw, in_order = _gpu_instances(trace, said, classes, starts, ends)
         # Launch order; usually the GPU order already (one stream), and then the stable sort would keep it. (Checked
         # as the instances are made, neighbour by neighbour: a list of every key would be ~10 MB more at the peak,
         # per 1M events.)
@@ -426,11 +399,7 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
         count = n
     else:
         count = len(windows)
-    # (in C when built, declining to Python: the same lists, dicts and float sums)
-    native = native_loops()
-    tallied = None if native is None else native.tally(raw, count)
-    instances, per_step, memop_steps, names_step, calls, time_us, meta = \
-        tallied if tallied is not None else _tally(raw, count)
+    instances, per_step, memop_steps, names_step, calls, time_us, meta = _tally(raw, count)
     consistent = len(set(per_step)) <= 1 and len(set(memop_steps)) <= 1
     if not consistent:
         note += f"; kernel counts differ between iterations {per_step}"
@@ -481,8 +450,7 @@ def _tally(raw: list[KernelInstance], count: int) -> tuple[
         list[KernelInstance], list[int], list[int], list[int], dict[str, int], dict[str, float],
         dict[str, KernelInstance]]:
     """The instances in an iteration (``raw``'s, in order), and one pass over them for the per-step counts
-    (kernels, memops, a fingerprint of the names) and the per-name calls, time and first instance.
-    _fastan.tally is this in C."""
+    (kernels, memops, a fingerprint of the names) and the per-name calls, time and first instance."""
     instances = [k for k in raw if k.iteration >= 0]
     # One pass for the per-step counts and the per-name sums; each name's durations are added in instance
     # order starting from 0, as Counter did, so the float sums are the same bit for bit.
@@ -515,7 +483,7 @@ def _gpu_instances(trace: Trace, launching: dict[int, tuple[str, str]], classes:
                    starts: list[float], ends: list[float]) -> tuple[list[KernelInstance], bool]:
     """One instance per GPU record, in the trace's order, assigned to the window [start, end) that holds its launch
     (or the kernel, unlaunched); and whether they came in launch order. ``launching``: _launching_ops; ``classes``: the
-    (category, backend) of each kernel key met so far (filled in). _fastan.kernel_instances is this loop in C."""
+    (category, backend) of each kernel key met so far (filled in)."""
     raw: list[KernelInstance] = []
     ts_of_corr: dict[int | None, float] = {r.correlation: r.ts for r in trace.runtime if r.correlation is not None}
     launch_ts_of = ts_of_corr.get
@@ -570,7 +538,7 @@ def _launching_ops(trace: Trace) -> dict[int, tuple[str, str]]:
     # record nothing), so only the records of names that can say something are read again.
     can_say = {n for n in cpu_names(trace) if _vocab.launching_op_class(n)}
     # (name, class) per name, decided by its first record ("" when it says nothing): one tuple per op name, shared
-    # by its calls (the C loop of _analyze_kernels looks its kernels' classes up by that object)
+    # by its calls
     said: dict[str, tuple[str, str]] = {}
     out: dict[int, tuple[str, str]] = {}
     if not can_say:

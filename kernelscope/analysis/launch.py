@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from itertools import islice
 from operator import attrgetter, le
 
-from kernelscope.analysis.kernels import KernelAnalysis, native_loops
+from kernelscope.analysis.kernels import KernelAnalysis
 from kernelscope.result import LaunchProfile
 from kernelscope.trace import Trace
 
@@ -30,15 +30,10 @@ def _busy_per_iteration(ka: KernelAnalysis) -> dict[int, float]:
 
     The intervals of each iteration are swept in (start, end) order. Instances come in launch order, which on one
     stream is already that order (iterations follow each other, and so do a stream's kernels): one pass checks it
-    as it sweeps (in C when built). Anything else (several streams, a NaN time) takes one sort of every instance by
-    (iteration, start, end) and the same sweep: the same intervals in the same order, so the same sums either way."""
-    native = native_loops()  # the checked pass in C, declining as it does
-    found: dict[int, float] | None = None if native is None else native.busy_per_iteration(ka.instances)
-    if found is None:
-        found = _sweep(((k.iteration, k.ts, k.ts + k.dur) for k in ka.instances), checked=True)
-    if found is None:
-        found = _busy_sorted(ka)
-    return found
+    as it sweeps. Anything else (several streams, a NaN time) takes one sort of every instance by (iteration, start,
+    end) and the same sweep: the same intervals in the same order, so the same sums either way."""
+    found = _sweep(((k.iteration, k.ts, k.ts + k.dur) for k in ka.instances), checked=True)
+    return found if found is not None else _busy_sorted(ka)
 
 
 def _busy_sorted(ka: KernelAnalysis) -> dict[int, float]:
@@ -90,9 +85,7 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
     # Names repeat once per launch: test each distinct name once, on its first record (one pass).
     is_launch = _IsLaunch()
     busy_of = _busy_per_iteration(ka)
-    native = native_loops()
-    found = None if native is None else native.launch_windows(trace.runtime, is_launch, ka.windows, busy_of)
-    walls, busy, path, runtime, counts = found if found is not None else _per_window(ka, trace, is_launch, busy_of)
+    walls, busy, path, runtime, counts = _per_window(ka, trace, is_launch, busy_of)
     if not walls:
         return None
     wall, gpu = statistics.median(walls), statistics.median(busy)
@@ -111,9 +104,9 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
 def _per_window(ka: KernelAnalysis, trace: Trace, is_launch: _IsLaunch, busy_of: dict[int, float]) -> tuple[
         list[float], list[float], list[float], list[float], list[int]]:
     """Per finite iteration window with kernels: its wall time, GPU busy time, launch path, time in runtime launch
-    calls and number of launches. _fastan.launch_windows is this in C (declining to it)."""
+    calls and number of launches."""
     # Each window's launches by a bisect, their sums over slices: a scan of every launch per window was quadratic
-    # (issue 27: 315 s on a 1M-event trace). A launch at a NaN time is in no window (no comparison holds).
+    # (315 s on a 1M-event trace). A launch at a NaN time is in no window (no comparison holds).
     launches = [r for r in trace.runtime if is_launch[r.name] and r.ts == r.ts]
     starts = [r.ts for r in launches]
     if not all(map(le, starts, islice(starts, 1, None))):  # a trace's runtime records come sorted by time

@@ -40,7 +40,6 @@ LAUNCHER = "kernelscope_worker.py"
 # library or torch/triton, so a new import in the worker cannot silently need kernelscope's environment.
 WORKER_FILES = (
     "kernelscope/__init__.py",
-    "kernelscope/_codecache.py",  # the package's __init__ installs it
     "kernelscope/capture_record.py",  # the record the worker writes
     "kernelscope/errors.py",
     "kernelscope/files.py",

@@ -12,7 +12,7 @@ from operator import attrgetter
 from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.model import GEMM_OPS, VENDOR_BACKENDS, _norm_op
-from kernelscope.analysis.kernels import KernelAnalysis, KernelInstance, cpu_names, named, native_loops
+from kernelscope.analysis.kernels import KernelAnalysis, KernelInstance, cpu_names, named
 from kernelscope.inductor_code import (
     KernelKind,
     Launch,
@@ -93,10 +93,7 @@ class _TraceIndex:
         idx.flows = module_index(ranges, FLOW_RANGE_PREFIX)
         # External ids are unique per op; keep the first (outermost) if a tool wrote duplicates: read backwards,
         # the first one is written last.
-        native = native_loops()
-        by_ext: dict[int, CpuEvent] | None = None if native is None else native.by_external_id(cpu)  # (the same, in C)
-        idx.by_ext = by_ext if by_ext is not None else {
-            e.external_id: e for e in reversed(cpu) if e.external_id is not None and e.cat == "cpu_op"}
+        idx.by_ext = {e.external_id: e for e in reversed(cpu) if e.external_id is not None and e.cat == "cpu_op"}
         graph_calls = {n for n in names if _GRAPH_CALL.match(n)}
         idx.regions = tuple(sorted(named(cpu, graph_calls), key=attrgetter("ts"))) \
             if graph_calls else ()
