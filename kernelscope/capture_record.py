@@ -148,7 +148,7 @@ class Comparison(_Record):
     eager_max_abs: float | None | Unset = UNSET
     eager_nonfinite: int | None | Unset = UNSET
     bound_rmse: float | None | Unset = UNSET
-    # torch's accuracy rule against the reference (since issue 26): its allclose(eager, mode, tol) shortcut, the
+    # torch's accuracy rule against the reference: its allclose(eager, mode, tol) shortcut, the
     # rmse multiplier it allowed (one output's; the mode's when it has one output), and rmse / the output's rms
     same_allclose: bool | Unset = UNSET
     multiplier: float | None | Unset = UNSET
@@ -162,7 +162,7 @@ class NumericsTolerance(_Record):
     rtol: float | Unset = UNSET
     vs_eager_rule: str | Unset = UNSET
     vs_reference_rule: str | Unset = UNSET
-    # torch's accuracy rule as applied (issue 26): its tol, equal_nan, the rule's name with the torch version it
+    # torch's accuracy rule as applied: its tol, equal_nan, the rule's name with the torch version it
     # restates (kernelscope/tolerance.py RULE_NAME), and whether the suite's 10x multiplier was forced
     same_tol: float | Unset = UNSET
     equal_nan: bool | Unset = UNSET
@@ -183,7 +183,7 @@ class ReferenceRun(_Record):
 
 @dataclass(frozen=True, slots=True)
 class OutputNumerics(_Record):
-    """One output tensor (issue 26): its path in the output (``logits``, ``[0]``), its scale (rms and largest
+    """One output tensor: its path in the output (``logits``, ``[0]``), its scale (rms and largest
     magnitude of the reference's, else eager's, finite elements) and its errors against eager and the reference."""
 
     name: str
@@ -340,7 +340,7 @@ class CaptureRecord(_Record):
     inputs: str | None = None  # the inputs' shapes, "16x4096, 4096"
     param_names: tuple[str, ...] = ()
     # What the module paths of this capture (param_names, eager module ranges, Dynamo's parameter names) carry
-    # before the user's model's own: "" (workers since issue 26 name them on the model get_model() returned);
+    # before the user's model's own: "" (current workers name them on the model get_model() returned);
     # None: not said (an older worker ran a model called with keyword inputs inside kernelscope's wrapper, whose
     # paths began "model."; analysis/mode.py module_prefix reads it)
     module_prefix: str | None = None

@@ -62,7 +62,7 @@ def nbytes(x: float | None) -> str:
 
 def ratio(x: float | None) -> str:
     """A plain factor, for limits >= 1 only: a ratio below 1 shown to a reader goes through ``speedup`` or
-    ``change`` (issue 15: "1.12× slower", never "0.891×")."""
+    ``change`` ("1.12× slower", never "0.891×")."""
     return DASH if x is None else f"{_sig(x)}×"
 
 

@@ -476,7 +476,7 @@ def test_short_kernel_name(name: str, short: str):
 
 
 # ------------------------------------------------------------------------------------------------------------
-# kernelscope's own H200 captures (benchmarks/h200_capture.py): capture.json config, code/graph_0.py, log.txt,
+# kernelscope's own H200 captures (benchmarks/zoo.py): capture.json config, code/graph_0.py, log.txt,
 # trace.
 
 H200_KS = H200_211.parent / "h200-torch2.11-kernelscope"

@@ -26,8 +26,8 @@ _REQUESTED = vocab.CHOICE_LABEL_OF_BACKEND
 
 # A winner whose margin over the best choice of another kind is below this is "marginal": Inductor benchmarks
 # each choice once per compile, in that process, and a fresh process's timings of the same kernels move by a
-# few percent (on the H200 15 of 86 max-autotune graphs changed launch structure between two identical runs);
-# benchmarks/h200_repeat_runs.py measures the spread of identical choices' times across runs to check this.
+# few percent (on the H200 15 of 86 max-autotune graphs changed launch structure between two identical runs:
+# tests/data/h200-torch2.11-max-autotune-repeat).
 MARGINAL = 0.05
 
 

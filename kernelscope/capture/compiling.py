@@ -267,8 +267,8 @@ def _no_pool_for_a_cached_compile(mode_dir: Path) -> None:
     Inductor cache. Where the first process's compile went through that cache (saved or found its graphs, none
     bypassed it), this one has nothing to hand a compile-worker pool: compile in this process. Inductor would
     otherwise start a pool as it compiles, and the process stops it before its timing, waiting for the pool's
-    sidecar to finish importing torch first: ~10 s of each later compile on the H200 (benchmarks/RESULTS.md,
-    session 16). compile_threads is not part of Inductor's cache key. Left as it is where the user set
+    sidecar to finish importing torch first: ~10 s of each later compile on the H200 (benchmarks/README.md).
+    compile_threads is not part of Inductor's cache key. Left as it is where the user set
     TORCHINDUCTOR_COMPILE_THREADS, or where the first process's graphs bypassed the cache (compiled again here,
     they want the pool), or its record cannot be read."""
     if "TORCHINDUCTOR_COMPILE_THREADS" in os.environ:
@@ -300,7 +300,7 @@ def _keep_cached_coordesc() -> Callable[[], None] | None:
     graph from the cache, adopts it again (``CachingAutotuner.recheck_autotune_cache``). torch 2.9-2.11 adopt the
     cached configuration there but drop its ``found_by_coordesc`` (pytorch/pytorch#172819, fixed by #173391), so
     the kernel's first run tunes it again: 10.9 and 12.8 s of the later max-autotune processes' first calls for the
-    1B Llama on the H200 (benchmarks/RESULTS.md, session 19), where a benchmark on a busy host may also pick
+    1B Llama on the H200 (benchmarks/README.md), where a benchmark on a busy host may also pick
     another configuration than the one the first process timed. Here the adopted configuration gets the flag back
     where it is the cached coordinate-descent result, as the fixed torch does (on such a torch this finds the flag
     set and does nothing). Only later processes: a user's own restart does tune again on those versions, and

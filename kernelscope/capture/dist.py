@@ -1,4 +1,4 @@
-"""The worker under torchrun (``profile --nproc N``, issue 17): one rank of a process group.
+"""The worker under torchrun (``profile --nproc N``): one rank of a process group.
 
 torchrun (``python -m torch.distributed.run``) starts N copies of the worker with RANK, WORLD_SIZE, LOCAL_RANK
 and MASTER_ADDR/PORT in their environment; each initialises the process group (``env://``; NCCL on CUDA, gloo on

@@ -55,7 +55,7 @@ def _pin_fastest_cpu(timer: _Timer, call: Any, inner: int,
 
     Why: on a shared VM (the H200 machine here: 16 vCPUs) the vCPUs differ in speed by up to 2x at any moment,
     from contention on the host, and a process stays on the vCPU it started on; a launch-bound model's median
-    then depends on where the scheduler happened to put the process (benchmarks/launch_spread.py measured it:
+    then depends on where the scheduler happened to put the process (measured on the H200, benchmarks/README.md:
     one process, the same model, 31-62 us eager across its 16 CPUs). Every process timing on the least-contended
     CPU measures the code, not the neighbours. Only the calling thread moves (threads started later inherit
     it); a GPU-bound model reads the same on every CPU. None when there is no choice to make."""

@@ -100,7 +100,7 @@ class _Setup:
 
     def _start_group(self, spec: dict[str, Any], rec: dict[str, Any]) -> Any:
         """A torchrun worker's process group, up before the model is built: the model file may shard itself with
-        torch.distributed (issue 17). None outside torchrun."""
+        torch.distributed. None outside torchrun."""
         if not spec.get("distributed"):
             return None
         from kernelscope.capture.dist import Group
@@ -252,7 +252,7 @@ def _build_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec
         _reference_source(setup, spec, model, inputs)
     model, inputs = modelfile.prepare(model, inputs, dtype=setup.dtype, device=setup.device)
     # The dtype the model computes in (--dtype, else its parameters'): token inputs are int64, and a bf16 model
-    # judged by float32's tolerance failed every run (issue 26). None here: the eager outputs say (worker.py).
+    # judged by float32's tolerance failed every run. None here: the eager outputs say (worker.py).
     rec["dtype"] = setup.config["dtype"] = modelfile.compute_dtype(model, inputs, setup.dtype)
     rec["module_prefix"] = ""  # module paths (param_names, eager ranges, Dynamo's names) are the user's model's
     rec["inputs"] = _describe_inputs(torch, inputs)

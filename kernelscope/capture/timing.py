@@ -57,7 +57,7 @@ WARMUP_BUDGET_S = 10.0
 # ... and the least it takes, however stable the first calls look: a GPU idles at its lowest clocks (the H200's SM
 # clock read 345 MHz idle, 1980 MHz max) and a launch-bound model's sparse kernels raise them over time; the CPU's
 # caches and Python's adaptive interpreter warm up too. On the H200 the seed sample's eager calls read 79-89 µs
-# for the first 1.0 s after the first call and 66-74 µs from 1.1 s on (benchmarks/sample_length.py, ramp). The
+# for the first 1.0 s after the first call and 66-74 µs from 1.1 s on (benchmarks/README.md). The
 # probe of --cpu-pinning and the samples come after.
 WARMUP_MIN_S = 1.0
 DRIFT_LIMIT = 0.10  # first-half vs second-half median of a timed window, relative to the window's median
@@ -102,7 +102,7 @@ def _steady_samples(timer: _Timer, call: Any, inner: int, repeats: int, *, budge
 
 # A timed sample lasts about this long. Each sample of k back-to-back calls between two CUDA events pays a fixed
 # cost c once (the synchronize's wake-up, the first launch after it, the last kernel's tail), so it reads
-# t + c/k per call. On the H200 (benchmarks/sample_length.py, one process, k interleaved) the seed sample read
+# t + c/k per call. On the H200 (one process, k interleaved; benchmarks/README.md) the seed sample read
 # default mode at 173/145/131/126/125 µs per call for k = 1/3/10/30/100 (c ~ 48 µs) and eager at
 # 79/63/59/58/57 µs (c ~ 22 µs): a 1 ms sample reads 2-5% high, a 5 ms one under 1%.
 SAMPLE_S = 5e-3

@@ -1,4 +1,4 @@
-"""torchrun's command-line options for ``profile --nproc`` (issue 17). No torch import: the parent builds them.
+"""torchrun's command-line options for ``profile --nproc``. No torch import: the parent builds them.
 
 One host: ``--standalone`` (torchrun picks a free port and a local rendezvous). Several hosts: the rendezvous
 options, the same on every host but ``--node-rank``, passed through to torchrun unchanged.

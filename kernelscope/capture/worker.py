@@ -382,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     points = spec_points(spec)
     rank = None
     if spec.get("distributed"):
-        # A torchrun rank: its own folders and log, before torch is imported (issue 17).
+        # A torchrun rank: its own folders and log, before torch is imported.
         from kernelscope.capture.dist import prepare_rank
 
         rank = prepare_rank(spec, points)

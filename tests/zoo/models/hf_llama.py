@@ -5,9 +5,9 @@ SwiGLU MLP ``down_proj(silu(gate_proj(x)) * up_proj(x))``, LM head. One prefill 
 
     size = "tiny"  (CPU CI: 2 layers, 64 wide)
     --set size=real  (4 layers, 2048 wide, 32 heads / 8 KV heads)
-    --set size=1b    (~1.1B parameters: 16 layers, 2048 wide, intermediate 8192; issue 27's model)
+    --set size=1b    (~1.1B parameters: 16 layers, 2048 wide, intermediate 8192; benchmarks/profile_vs_hand.py's model)
     --set layers=8   (the preset with that many decoder layers: 1b at 8 layers fits the hand script and a
-                      profile in one 10-minute device call, benchmarks/h200_cost.py)
+                      profile in one 10-minute GPU run)
 """
 
 import torch
