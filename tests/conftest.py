@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
+from kernelscope.capture_record import CAPTURE_FILE
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 H200_211 = DATA / "h200-torch2.11"
 H200_2141 = DATA / "h200-torch2.14.1-nvgemm"
-
 
 
 def benchmark_module(name: str) -> Any:
@@ -37,14 +38,39 @@ def benchmark_module(name: str) -> Any:
 CPU_RUN_MODES = "eager,default,max-autotune:CPP,reduce-overhead"
 
 
+# The fast tier (-m "not slow") runs one real profile, FAST_PROFILE's. Any other test whose CLI run gets as far as a
+# mode's worker (its capture record under --out) must be marked slow: run_cli and run_cli_isolated fail it otherwise.
+FAST_PROFILE = "tests/test_report_command.py::test_profile_appends_summary_md_in_actions"
+_running: list[pytest.Item] = []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _running[:] = [item]  # before the fixtures: a session fixture's run counts for the test that first asks for it
+
+
+def _check_tier(args: tuple[str, ...], cwd: Path) -> None:
+    if not _running or args[:1] not in (("profile",), ("upgrade-check",)) or "--out" not in args[:-1]:
+        return
+    item = _running[0]
+    if item.get_closest_marker("slow") or item.nodeid == FAST_PROFILE:
+        return
+    out = cwd / args[args.index("--out") + 1]
+    if out.is_dir() and next(out.rglob(CAPTURE_FILE), None) is not None:
+        pytest.fail(f"{item.nodeid} runs a real `kernelscope {args[0]}` (a worker wrote {CAPTURE_FILE}): mark it "
+                    "@pytest.mark.slow", pytrace=False)
+
+
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 900, env: dict | None = None
             ) -> subprocess.CompletedProcess[str]:
     """The CLI as a user runs it: a real subprocess."""
-    return subprocess.run(
+    proc = subprocess.run(
         [sys.executable, "-m", "kernelscope", *args],
         capture_output=True, text=True, timeout=timeout, cwd=cwd or ROOT,
         env={**os.environ, **(env or {})},
     )
+    _check_tier(args, cwd or ROOT)
+    return proc
 
 
 @pytest.fixture(scope="session")
@@ -77,8 +103,10 @@ def run_cli_isolated(*args: str, timeout: float = 900, cwd: Path | None = None
     under another interpreter the only kernelscope they can import is the copy the run ships."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     boot = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from kernelscope.cli import main; main()"
-    return subprocess.run([sys.executable, "-c", boot, *args], capture_output=True, text=True, timeout=timeout,
+    proc = subprocess.run([sys.executable, "-c", boot, *args], capture_output=True, text=True, timeout=timeout,
                           cwd=cwd or ROOT, env=env)
+    _check_tier(args, cwd or ROOT)
+    return proc
 
 
 @pytest.fixture(scope="session")

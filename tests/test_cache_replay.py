@@ -1,7 +1,7 @@
 """A compile that hits Inductor's FX-graph cache adds the cached compile's counters again (torch/_inductor/
 codecache.py: ``counters["inductor"] += graph.counter_deltas``). The H200's later max-autotune processes read
 ``select_algorithm_autotune`` 7 and 114 generated-module misses that way, exactly their first process's numbers,
-without benchmarking anything (session 17 took that for a second lowering). kernelscope counts what a process did:
+without benchmarking anything (easily taken for a second lowering). kernelscope counts what a process did:
 the replay is taken out of the cache counters and kept beside them (capture/compiling.py ``_REPLAYED``)."""
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from kernelscope.capture.compiling import _counter_delta
 from kernelscope.capture.runner import merge_warm
@@ -98,6 +100,7 @@ _TWICE = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_torch_replays_the_cached_compiles_counters_and_the_tally_sees_exactly_that(tmp_path: Path):
     # GIVEN one function compiled twice in one process on a fresh Inductor cache (Dynamo reset between): the
     # first compile lowers and saves the graph, the second loads it

@@ -1,4 +1,4 @@
-"""A mode timed on a busy machine says so (issue 13: latency verdicts a CI gate can trust).
+"""A mode timed on a busy machine says so: latency verdicts a CI gate can trust.
 
 On the 2-core CI VM the seed sample's eager mode read 12.0 ms per call with a test suite beside it against 34 µs
 idle, in all three processes alike; `compare` called identical code "351x slower" beyond noise. capture/load.py
@@ -150,6 +150,7 @@ def test_compare_marks_a_change_that_a_busy_machine_made(tmp_path):
 
 
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="Linux /proc")
+@pytest.mark.slow
 def test_a_cpu_profile_beside_spinning_processes_says_it_was_timed_on_a_busy_machine(tmp_path):
     # GIVEN two processes keeping both CPUs of the machine busy WHEN eager is profiled on the CPU THEN the
     # result records the others' use and the notes and the recommendation say the machine was busy

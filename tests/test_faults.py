@@ -103,6 +103,7 @@ def test_torch_logs_that_torch_rejects_is_refused_before_any_mode_runs(tmp_path:
     assert not (tmp_path / "out").exists()  # refused before the output directory was made
 
 
+@pytest.mark.slow
 def test_a_valid_torch_logs_is_passed_through(tmp_path: Path):
     proc = run_cli("profile", str(tiny(tmp_path)), "--device", "cpu", "--modes", "eager", "--repeats", "3",
                    "--warmup", "1", "--processes", "1", "--out", str(tmp_path / "out"), env={"TORCH_LOGS": "+dynamo"})
@@ -144,6 +145,7 @@ def test_foreign_non_empty_output_dir_is_refused(tmp_path: Path):
         ("zero-size input", {"inputs": "[torch.randn(0, 8)]"}, 2, ["input 0 is empty (shape (0, 8))"]),
     ],
 )
+@pytest.mark.slow
 def test_model_errors_in_the_worker_stop_the_run(tmp_path: Path, case, kwargs, code, needles):
     proc = profile(tmp_path, tiny(tmp_path, **kwargs), "--modes", "eager,default")
     line = assert_one_line_error(proc, code, *needles)
@@ -154,8 +156,9 @@ def test_model_errors_in_the_worker_stop_the_run(tmp_path: Path, case, kwargs, c
     assert (proc.stderr + proc.stdout).count(message) == 1, proc.stderr
 
 
+@pytest.mark.slow
 def test_a_forward_that_raises_is_a_run_failure_with_each_modes_error_in_result_json(tmp_path: Path):
-    # The model builds, its forward raises: CI's artifacts must show why (issue 26.6), so result.json and the
+    # The model builds, its forward raises: CI's artifacts must show why, so result.json and the
     # reports are written; the compiled mode, whose worker runs the same eager forward first, is not run.
     boom = "class Boom(torch.nn.Module):\n    def forward(self, x):\n        raise ValueError('bad shapes')"
     proc = profile(tmp_path, tiny(tmp_path, model="Boom()", extra=boom), "--modes", "eager,default")
@@ -174,6 +177,7 @@ def test_debug_shows_the_traceback(tmp_path: Path):
     assert proc.returncode != 0 and "Traceback" in proc.stderr
 
 
+@pytest.mark.slow
 def test_cuda_requested_without_cuda(tmp_path: Path):
     proc = run_cli("profile", str(tiny(tmp_path)), "--device", "cuda", "--modes", "eager", "--out",
                    str(tmp_path / "out"))
@@ -198,6 +202,7 @@ def _report_has_modes(out: Path, names: list[str]) -> None:
         assert n in html and n in md
 
 
+@pytest.mark.slow
 def test_failure_in_one_mode_keeps_the_others(tmp_path: Path):
     # A real Dynamo failure: the custom op's fake (meta) kernel raises, which only tracing calls.
     # (A `raise` under torch.compiler.is_compiling() is no good: Dynamo falls back to eager and "succeeds".)
@@ -222,6 +227,7 @@ def test_failure_in_one_mode_keeps_the_others(tmp_path: Path):
     assert (proc.stdout + proc.stderr).count("no compile for you") == 1, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_hanging_mode_is_stopped_by_timeout_and_the_rest_continue(tmp_path: Path):
     model = compile_only_model(tmp_path, "            time.sleep(3600)", extra="import time")
     t0 = time.time()
@@ -237,6 +243,7 @@ def test_hanging_mode_is_stopped_by_timeout_and_the_rest_continue(tmp_path: Path
     assert str(tmp_path / "out" / "modes" / "default" / "spec.json") not in ps
 
 
+@pytest.mark.slow
 def test_out_of_memory_in_one_mode(tmp_path: Path):
     # A real allocation failure, only when compiled: an extern GEMM needs its 2**61-byte operand materialised
     # (a reduction over torch.empty would be fused into a loop that allocates nothing).
@@ -250,6 +257,7 @@ def test_out_of_memory_in_one_mode(tmp_path: Path):
     assert "lower the input sizes" in d["error"]
 
 
+@pytest.mark.slow
 def test_nan_and_inf_outputs_are_reported_not_crashed(tmp_path: Path):
     model = tiny(tmp_path, model="M()", extra="class M(torch.nn.Module):\n    def forward(self, x):\n"
                                                "        return x / torch.zeros_like(x)")
@@ -295,9 +303,10 @@ def wait_until(cond, proc: subprocess.Popen[str], what: str, seconds: float = 30
                          [(signal.SIGTERM, 143, 1, ()), (signal.SIGINT, 130, 2, ("--nproc", "2")),
                           (signal.SIGINT, 130, 2, ("--parallel-setup", "on"))],
                          ids=["SIGTERM", "SIGINT-torchrun-2-processes", "SIGINT-started-ahead-2-processes"])
+@pytest.mark.slow
 def test_a_signal_keeps_the_finished_modes_and_stops_every_worker(tmp_path: Path, sig: signal.Signals, code: int,
                                                                   processes: int, torchrun: tuple[str, ...]):
-    # SIGTERM is a CI job's timeout or cancel, SIGINT a Ctrl-C (issue 26.6); under torchrun each rank runs in a
+    # SIGTERM is a CI job's timeout or cancel, SIGINT a Ctrl-C; under torchrun each rank runs in a
     # session of its own, away from torchrun's process group; with --parallel-setup on every process of the run
     # has started (and waits) when default hangs.
     out = tmp_path / "out"
@@ -342,6 +351,7 @@ def test_a_signal_keeps_the_finished_modes_and_stops_every_worker(tmp_path: Path
     assert "interrupted" in html and "run it again to measure it" in html
 
 
+@pytest.mark.slow
 def test_an_interrupted_upgrade_check_keeps_each_sides_finished_modes(tmp_path: Path):
     out = tmp_path / "out"
     token = f"kstest-{uuid.uuid4().hex}"
@@ -415,6 +425,7 @@ def test_a_second_signal_during_the_clean_up_stops_the_workers_and_exits_at_once
         time.sleep(0.2)
 
 
+@pytest.mark.slow
 def test_rerun_into_the_same_directory_leaves_no_old_files(tmp_path: Path):
     out = tmp_path / "out"
     assert profile(tmp_path, tiny(tmp_path), "--modes", "eager").returncode == 0
@@ -495,6 +506,7 @@ def test_compare_on_missing_dirs(tmp_path: Path):
     assert_one_line_error(run_cli("compare", str(tmp_path / "a"), str(tmp_path / "b")), 2)
 
 
+@pytest.mark.slow
 def test_no_environment_variables_or_hostname_in_reports(cpu_run: Path):
     host = os.uname().nodename
     for name in ("result.json", "report.html", "summary.md"):
@@ -507,6 +519,7 @@ def test_no_environment_variables_or_hostname_in_reports(cpu_run: Path):
     assert not [p for p in (cpu_run / "tb").rglob("*") if f".{host}." in p.name]
 
 
+@pytest.mark.slow
 def test_killing_kernelscope_leaves_no_worker_behind(tmp_path: Path):
     # SIGKILL cannot be caught: the worker (in its own session) must still die with its parent.
     out = tmp_path / "out"

@@ -169,6 +169,7 @@ def test_profile_refuses_a_bad_python_before_running_anything(tmp_path: Path):
     assert not (out / "modes").exists()
 
 
+@pytest.mark.slow
 def test_worker_cannot_run_there_without_the_shipped_copy(torch_only_python: Path, tmp_path: Path):
     # The control: `python -m kernelscope.capture.worker` fails in that venv, so the run below used the shipped copy.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -190,6 +191,7 @@ def venv_profile(torch_only_python: Path, tmp_path_factory: pytest.TempPathFacto
     return out
 
 
+@pytest.mark.slow
 def test_profile_under_a_venv_without_kernelscope(venv_profile: Path, torch_only_python: Path):
     import torch
 
@@ -210,6 +212,7 @@ def test_profile_under_a_venv_without_kernelscope(venv_profile: Path, torch_only
     assert spec["mode"]["name"] == "eager"
 
 
+@pytest.mark.slow
 def test_parent_only_packages_exist_here(torch_only_python: Path):
     # The venv's lack of these proves something only because kernelscope's own environment has them.
     import importlib.util
@@ -217,6 +220,7 @@ def test_parent_only_packages_exist_here(torch_only_python: Path):
     assert all(importlib.util.find_spec(m) is not None for m in PARENT_ONLY)
 
 
+@pytest.mark.slow
 def test_profile_through_a_wrapper_script_that_puts_torch_on_pythonpath(torch_only_python: Path, tmp_path: Path):
     # GIVEN a venv without torch and a wrapper script that puts a torch folder on PYTHONPATH and execs that venv's
     # python: the H200 recipe, where torch 2.14.1 is `pip install --target /tmp/t214`ed beside the image's 2.11

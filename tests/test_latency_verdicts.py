@@ -1,4 +1,4 @@
-"""Issue 13: latency verdicts a CI gate can trust. Across-process statistics and outliers (pure), the
+"""Latency verdicts a CI gate can trust. Across-process statistics and outliers (pure), the
 recommendation on intervals and numerics, check --numerics, compare's comparable header and compare.json,
 autotune margins, the launch profile of the recorded H200 run; and real CPU runs: --processes interleaved on one
 Inductor cache, two identical runs comparing as `none`, a CPU fp32 run refused against the H200 fp16 fixture, an
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import random
 import textwrap
 from pathlib import Path
@@ -28,6 +29,7 @@ from kernelscope.analysis.stats import (
     process_spread,
     sample_outliers,
     separated,
+    t975,
 )
 from kernelscope.cli import main
 from kernelscope.report.compare import compare_data
@@ -82,6 +84,20 @@ def test_latency_is_the_median_of_process_medians_with_an_interval_across_proces
     assert lat.low < min(lat.per_process) and lat.high > max(lat.per_process)
     one = latency([0.135], rel=0.03)
     assert one.interval == "samples" and one.high / one.low < 1.05  # one process: its own noise only
+
+
+@pytest.mark.parametrize(("df", "quantile"), [
+    # two-sided 95% quantiles of Student's t, as printed in the usual tables (beyond 30 df the old table said 1.96)
+    (1, 12.706), (2, 4.303), (5, 2.571), (30, 2.042), (31, 2.040), (40, 2.021), (49, 2.010), (100, 1.984),
+    (10**6, 1.960), (math.inf, 1.960),
+])
+def test_t_quantile_for_every_degree_of_freedom(df, quantile):
+    assert t975(df) == quantile
+
+
+def test_t_quantile_rounds_a_fractional_welch_df_down_and_has_none_below_one():
+    assert t975(5.9) == t975(5) and t975(40.5) == t975(40)
+    assert t975(0.5) == math.inf
 
 
 def test_more_processes_give_a_narrower_interval_for_the_same_spread():
@@ -144,7 +160,7 @@ def test_recommendation_compares_every_mode_with_eager_not_only_the_fastest_medi
     # THEN default is recommended (the old rule kept eager: only the fastest median was tested)
     assert rec.mode == "default" and rec.confidence == "plain"
     assert rec.reason.startswith("default is faster than eager beyond noise (1.4")
-    assert "× faster, 95% CI 1.3" in rec.reason and "× faster)" in rec.reason  # read one way (issue 15)
+    assert "× faster, 95% CI 1.3" in rec.reason and "× faster)" in rec.reason  # read one way
 
 
 LOSSY_NUMERICS_EAGER = {"vs_eager": {"pass": True}, "vs_reference": {

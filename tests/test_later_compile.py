@@ -1,11 +1,12 @@
 """A later process of --processes compiles from its first process's Inductor cache without a compile-worker pool
 (capture/compiling.py _no_pool_for_a_cached_compile): on the H200 each such compile spent ~10 s waiting for the
-pool's sidecar to finish importing torch so that it could be stopped before the timing (benchmarks/RESULTS.md,
-session 16). compile_threads is not part of Inductor's cache key: the later processes still hit the cache."""
+pool's sidecar to finish importing torch so that it could be stopped before the timing. compile_threads is not part
+of Inductor's cache key: the later processes still hit the cache."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,12 @@ from .conftest import run_cli
 
 
 @pytest.fixture()
-def threads(monkeypatch: pytest.MonkeyPatch):
+def threads(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
     monkeypatch.delenv("TORCHINDUCTOR_COMPILE_THREADS", raising=False)
-    monkeypatch.setattr(config, "compile_threads", 8)
-    return monkeypatch
+    # Inductor's own patch: torch's config module keeps its options outside the module's __dict__, so pytest 9's
+    # monkeypatch undoes a setattr by deleting the option; config.patch restores the value on exit.
+    with config.patch(compile_threads=8):
+        yield monkeypatch
 
 
 def _first(tmp_path: Path, cold: dict | None) -> Path:

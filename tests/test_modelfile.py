@@ -205,6 +205,7 @@ def test_structured_outputs_keep_every_tensor():
     assert [t.shape for t in got] == [(1,), (2,), (3,)]
 
 
+@pytest.mark.slow
 def test_a_model_called_with_keyword_inputs_profiles_end_to_end(tmp_path: Path):
     import json
 
@@ -221,7 +222,7 @@ def test_a_model_called_with_keyword_inputs_profiles_end_to_end(tmp_path: Path):
 
 
 def test_outputs_are_named_by_their_path():
-    # issue 26.3: the numerics name each output tensor as the user finds it in the model's output
+    # the numerics name each output tensor as the user finds it in the model's output
     import dataclasses
     from collections import OrderedDict
 
@@ -244,7 +245,7 @@ def test_outputs_are_named_by_their_path():
 
 
 def test_the_compute_dtype_is_not_the_token_inputs():
-    # issue 26.1: int64 input_ids say nothing about the dtype a model computes in
+    # int64 input_ids say nothing about the dtype a model computes in
     ids = torch.tensor([[1, 2, 3]])
     emb = torch.nn.Embedding(10, 4).to(torch.bfloat16)
     assert modelfile.compute_dtype(emb, [ids], None) == "bfloat16"  # the parameters'
@@ -256,7 +257,7 @@ def test_the_compute_dtype_is_not_the_token_inputs():
 
 
 def test_module_paths_are_the_users_model_and_it_is_what_gets_compiled(tmp_path: Path):
-    # issue 26.4: get_submodule(path) on get_model()'s model finds every path; the wrapper stays out of them
+    # get_submodule(path) on get_model()'s model finds every path; the wrapper stays out of them
     p = write(tmp_path, KW_MODEL + "def get_inputs():\n    return {'input_ids': torch.tensor([[1, 2, 3]]),"
                                    " 'attention_mask': torch.ones(1, 3)}\n")
     _, (model, flat) = load(p)

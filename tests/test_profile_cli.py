@@ -13,6 +13,7 @@ from kernelscope.result import SCHEMA, run_from_json
 from .conftest import CPU_RUN_MODES
 
 
+@pytest.mark.slow
 def test_writes_every_output(cpu_run: Path):
     for name in ("report.html", "result.json", "summary.md", ".kernelscope"):
         assert (cpu_run / name).is_file(), name
@@ -23,6 +24,7 @@ def test_writes_every_output(cpu_run: Path):
         assert (cpu_run / "modes" / mode / "log.txt").is_file()
 
 
+@pytest.mark.slow
 def test_result_schema_and_modes(cpu_result: dict):
     assert cpu_result["schema"] == SCHEMA
     assert [m["name"] for m in cpu_result["modes"]] == CPU_RUN_MODES.split(",")
@@ -40,6 +42,7 @@ def test_result_schema_and_modes(cpu_result: dict):
 
 
 @pytest.mark.parametrize("mode", ["eager", "default", "max-autotune:CPP"])
+@pytest.mark.slow
 def test_each_mode_measured(cpu_result: dict, mode: str):
     m = next(m for m in cpu_result["modes"] if m["name"] == mode)
     assert m["status"] == "ok", m["error"]
@@ -59,6 +62,7 @@ def test_each_mode_measured(cpu_result: dict, mode: str):
     assert m["trace"].startswith("tb/")
 
 
+@pytest.mark.slow
 def test_eager_mode_kernels(cpu_result: dict):
     m = cpu_result["modes"][0]
     assert m["first_call_s"] < 5  # no compile in eager
@@ -66,6 +70,7 @@ def test_eager_mode_kernels(cpu_result: dict):
     assert m["inductor_code"] == []
 
 
+@pytest.mark.slow
 def test_compiled_modes_save_inductor_code_from_the_same_process(cpu_run: Path, cpu_result: dict):
     for m in cpu_result["modes"][1:3]:
         assert m["inductor_code"] == [f"modes/{m['name'].replace(':', '_')}/code/graph_0.py"]
@@ -74,6 +79,7 @@ def test_compiled_modes_save_inductor_code_from_the_same_process(cpu_run: Path, 
     assert cpu_result["modes"][1]["config"]["freezing"] is True
 
 
+@pytest.mark.slow
 def test_default_mode_runs_the_gelu_as_an_inductor_cpp_kernel(cpu_result: dict):
     m = cpu_result["modes"][1]
     backends = {k["name"]: k["backend"] for k in m["kernels"]}
@@ -81,6 +87,7 @@ def test_default_mode_runs_the_gelu_as_an_inductor_cpp_kernel(cpu_result: dict):
     assert m["kernels_by_category"]["gemm"] == 1
 
 
+@pytest.mark.slow
 def test_max_autotune_cpp_fuses_bias_and_gelu_into_the_gemm_template(cpu_result: dict):
     m = cpu_result["modes"][2]
     assert m["config"]["gemm_backends"] == ["CPP"]
@@ -91,18 +98,21 @@ def test_max_autotune_cpp_fuses_bias_and_gelu_into_the_gemm_template(cpu_result:
     assert g["verdict"] == "fused" and g["unfused"] == [] and "gelu" in " ".join(g["fused"])
 
 
+@pytest.mark.slow
 def test_default_mode_gemm_verdict_is_not_fused(cpu_result: dict):
     (g,) = cpu_result["modes"][1]["gemms"]
     assert g["verdict"] in ("partial", "unfused")
     assert any("gelu" in op for op in g["unfused"])
 
 
+@pytest.mark.slow
 def test_reduce_overhead_is_unavailable_on_cpu_with_reason(cpu_result: dict):
     m = cpu_result["modes"][3]
     assert m["status"] == "unavailable"
     assert "CUDA graphs" in m["error"] and "GPU" in m["error"]
 
 
+@pytest.mark.slow
 def test_terminal_summary_printed(cpu_run: Path):
     out = (cpu_run / "cli-stdout.txt").read_text()
     assert "max-autotune:CPP" in out and "GEMMs" in out
@@ -110,6 +120,7 @@ def test_terminal_summary_printed(cpu_run: Path):
     assert "report:" in err and "tensorboard --logdir" in err
 
 
+@pytest.mark.slow
 def test_torch_tb_profiler_loads_every_mode(cpu_run: Path):
     from torch_tb_profiler import io as tbio
     from torch_tb_profiler.profiler.loader import RunLoader

@@ -103,6 +103,7 @@ def real_pages():
 @pytest.mark.parametrize("width", [1280, 1920])
 @pytest.mark.parametrize("name", ["transformer_block", "linear_gelu", "linear_gelu-sweep", "linear_gelu-nvgemm-aten",
                                   "lossy-fp16", "llama-16-layers"])
+@pytest.mark.slow
 def test_real_reports_fit_the_window(tmp_path, real_pages, name, width):
     """The committed H200 runs, the 4-GEMM transformer block and a 16-layer Llama (GEMMs in groups, each group's
     GEMMs in a nested table): at 1280 px (a laptop) and 1920 px nothing is wider than the window, with every

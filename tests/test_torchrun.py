@@ -1,4 +1,4 @@
-"""`profile --nproc` under torchrun (issue 17) on the CPU with gloo: a tensor-parallel MLP, a DDP-wrapped MLP (swept
+"""`profile --nproc` under torchrun on the CPU with gloo: a tensor-parallel MLP, a DDP-wrapped MLP (swept
 over two batch sizes) and an FSDP2-sharded training step on 2 ranks, one rank with --nproc 1; `upgrade-check
 --nproc 2`; `analyze DIR` of the rank traces; the rank traces read by torch-tb-profiler's loader as one distributed
 run and by HTA's rank rule; the overlap computation by hand.
@@ -83,6 +83,7 @@ def _dist_info(trace: Path) -> dict:
 
 
 # --------------------------------------------------------------------------------------- tensor parallel, 2 ranks
+@pytest.mark.slow
 def test_tp_one_trace_per_rank_with_distinct_ranks(tp_run: Path):
     traces = sorted((tp_run / "tb" / "eager").glob("kernelscope_rank_*.pt.trace.json.gz"))
     assert [t.name.split(".")[0] for t in traces] == ["kernelscope_rank_0", "kernelscope_rank_1"]
@@ -97,6 +98,7 @@ def test_tp_one_trace_per_rank_with_distinct_ranks(tp_run: Path):
     assert group["rank_records"] == ["modes/eager/rank-0/capture.json", "modes/eager/rank-1/capture.json"]
 
 
+@pytest.mark.slow
 def test_tp_ranks_in_result(tp_run: Path):
     m = _mode(tp_run)
     assert m["status"] == "ok" and m["world_size"] == 2
@@ -110,6 +112,7 @@ def test_tp_ranks_in_result(tp_run: Path):
     assert m["ranks_differ"] == []
 
 
+@pytest.mark.slow
 def test_tp_communication_category_and_overlap(tp_run: Path):
     m = _mode(tp_run)
     assert m["kernels_by_category"]["communication"] == 1
@@ -122,6 +125,7 @@ def test_tp_communication_category_and_overlap(tp_run: Path):
     assert m["communication"] == m["ranks"][m["slowest_rank"]]["communication"]
 
 
+@pytest.mark.slow
 def test_tp_headline_is_the_slowest_rank(tp_run: Path):
     m = _mode(tp_run)
     lat = [r["latency_ms"] for r in m["ranks"]]
@@ -132,6 +136,7 @@ def test_tp_headline_is_the_slowest_rank(tp_run: Path):
     assert any(f"headline figures are rank {slowest}'s" in n for n in m["notes"])
 
 
+@pytest.mark.slow
 def test_tp_result_loads_typed_and_reports_show_ranks(tp_run: Path):
     run = run_from_json(json.loads((tp_run / "result.json").read_text()))
     m = run.mode("eager")
@@ -144,6 +149,7 @@ def test_tp_result_loads_typed_and_reports_show_ranks(tp_run: Path):
     assert "eager ranks" in out and "rank 0" in out and "of the profiled iteration" in out
 
 
+@pytest.mark.slow
 def test_tp_analyze_dir_reproduces_ranks(tp_run: Path, tmp_path: Path):
     res = _invoke(["analyze", str(tp_run / "tb" / "eager"), "--out", str(tmp_path / "an")])
     assert res.exit_code == 0, res.output
@@ -157,6 +163,7 @@ def test_tp_analyze_dir_reproduces_ranks(tp_run: Path, tmp_path: Path):
     assert [r for r, _ in rank_trace_files(tp_run / "tb" / "eager")] == [0, 1]
 
 
+@pytest.mark.slow
 def test_tp_check_per_rank(tp_run: Path):
     res = _invoke(["check", str(tp_run), "--mode", "eager", "--max-kernels-per-iter", "4"])
     assert res.exit_code == 1
@@ -166,6 +173,7 @@ def test_tp_check_per_rank(tp_run: Path):
     assert res.exit_code == 0, res.output
 
 
+@pytest.mark.slow
 def test_tp_compare_matches_ranks(tp_run: Path, tmp_path: Path):
     res = _invoke(["compare", str(tp_run), str(tp_run), "--out", str(tmp_path / "cmp")])
     assert res.exit_code == 0, res.output
@@ -194,6 +202,7 @@ def upgrade_ranks(torch_only_python: Path, tmp_path_factory: pytest.TempPathFact
     return out
 
 
+@pytest.mark.slow
 def test_upgrade_check_per_rank(upgrade_ranks: Path, torch_only_python: Path):
     for side in ("before", "after"):
         result = json.loads((upgrade_ranks / side / "result.json").read_text())
@@ -253,6 +262,7 @@ def test_upgrade_rank_that_fused_less_is_a_regression():
 POINTS = (("p0-batch_size-8", "batch_size=8", 8), ("p1-batch_size-16", "batch_size=16", 16))
 
 
+@pytest.mark.slow
 def test_ddp_two_ranks(ddp_run: Path):
     m = _mode(ddp_run)  # the first shape point's
     assert m["status"] == "ok" and m["world_size"] == 2 and len(m["ranks"]) == 2
@@ -266,6 +276,7 @@ def test_ddp_two_ranks(ddp_run: Path):
     assert m["ranks_differ"] == []
 
 
+@pytest.mark.slow
 def test_sweep_has_ranks_at_every_shape_point(ddp_run: Path):
     result = json.loads((ddp_run / "result.json").read_text())
     assert [p["label"] for p in result["points"]] == [label for _, label, _ in POINTS]
@@ -291,6 +302,7 @@ def test_sweep_has_ranks_at_every_shape_point(ddp_run: Path):
 
 
 # ------------------------------------------------------------------------------ FSDP2, 2 ranks, a training step
+@pytest.mark.slow
 def test_fsdp_training_step(fsdp_run: Path):
     m = _mode(fsdp_run)
     assert m["status"] == "ok" and m["world_size"] == 2 and [r["rank"] for r in m["ranks"]] == [0, 1]
@@ -334,6 +346,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_tb_profiler_loads_the_rank_traces_as_one_distributed_run(fsdp_run: Path, tmp_path: Path):
     """torch-tb-profiler (a dependency) names a worker by the file name before ``.<span>.pt.trace.json.gz`` and
     groups the workers of a run folder into its Distributed view when each has gloo:/nccl: collectives (its
@@ -355,6 +368,7 @@ def test_tb_profiler_loads_the_rank_traces_as_one_distributed_run(fsdp_run: Path
     assert dist["comm_ops"] == {w: ["gloo:all_gather", "gloo:all_reduce"] for w in workers}
 
 
+@pytest.mark.slow
 def test_rank_traces_follow_htas_rank_rule(tp_run: Path, fsdp_run: Path):
     """HTA's ``TraceAnalysis(trace_dir=tb/<mode>)`` reads EVERY *.json and *.gz file of the folder and refuses one
     without an int ``distributedInfo.rank`` (hta/common/trace_file.py, create_rank_to_trace_dict); ranks must be
@@ -371,6 +385,7 @@ def test_rank_traces_follow_htas_rank_rule(tp_run: Path, fsdp_run: Path):
 
 
 # ------------------------------------------------------------------------------------------------ one rank
+@pytest.mark.slow
 def test_nproc_1_with_rendezvous_options(tmp_path_factory: pytest.TempPathFactory):
     """One rank, through the multi-host options (a c10d rendezvous on this host) instead of --standalone."""
     import socket
@@ -389,6 +404,7 @@ def test_nproc_1_with_rendezvous_options(tmp_path_factory: pytest.TempPathFactor
     assert m["slowest_rank"] == 0 and m["rank_skew"] == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_two_hosts_simulated_on_one(tmp_path: Path):
     """The multi-host options as the README gives them, two "hosts" on this one: two kernelscope runs at once, one
     rank each, meeting in a c10d rendezvous (--node-rank is static-rendezvous only: c10d hands out the ranks).
@@ -545,6 +561,7 @@ def test_rank_dir_refusals(tmp_path: Path):
 @pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs /usr/bin/chromium")
 @pytest.mark.parametrize("run, page", [("tp_run", "report.html"), ("ddp_run", "report.html"),
                                        ("upgrade_ranks", "compare.html")])
+@pytest.mark.slow
 def test_ranks_pages_fit_1280(run: str, page: str, tmp_path: Path, request: pytest.FixtureRequest):
     """The Ranks sections: report.html (a sweep has one per shape point, with trace links) and upgrade-check's
     compare.html."""
@@ -556,6 +573,7 @@ def test_ranks_pages_fit_1280(run: str, page: str, tmp_path: Path, request: pyte
         assert m["scroll"] <= 1280 and not m["wide"], (open_details, m)
 
 
+@pytest.mark.slow
 def test_a_failing_rank_fails_the_mode_with_its_own_error(tmp_path: Path):
     out = tmp_path / "run"
     proc = run_cli("profile", "tests/models/rank_fails.py", "--nproc", "2", "--modes", "eager", *FAST,

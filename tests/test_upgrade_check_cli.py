@@ -46,6 +46,7 @@ def result(out: Path, side: str) -> dict:
     return json.loads((out / side / "result.json").read_text())
 
 
+@pytest.mark.slow
 def test_writes_both_result_dirs_and_the_comparison(venv_upgrade: Path):
     for side in ("before", "after"):
         for name in ("result.json", "report.html", "summary.md"):
@@ -57,6 +58,7 @@ def test_writes_both_result_dirs_and_the_comparison(venv_upgrade: Path):
     assert not (venv_upgrade / "after" / SHIP_DIR).exists()
 
 
+@pytest.mark.slow
 def test_records_each_sides_interpreter(venv_upgrade: Path, torch_only_python: Path):
     import torch
 
@@ -69,12 +71,14 @@ def test_records_each_sides_interpreter(venv_upgrade: Path, torch_only_python: P
     assert data(venv_upgrade)["comparable"]["before"]["interpreter"] == str(torch_only_python)
 
 
+@pytest.mark.slow
 def test_mode_processes_interleave_alternating_the_side_that_goes_first(venv_upgrade: Path):
     stderr = (venv_upgrade.parent / "stderr.txt").read_text()
     order = re.findall(r"^\[\d/4\] (\S+) \((before|after), torch", stderr, flags=re.MULTILINE)
     assert order == [("eager", "before"), ("eager", "after"), (AUTOTUNE, "after"), (AUTOTUNE, "before")]
 
 
+@pytest.mark.slow
 def test_comparison_per_mode_and_per_gemm(venv_upgrade: Path):
     d = data(venv_upgrade)
     assert [m["name"] for m in d["modes"]] == ["eager", AUTOTUNE]
@@ -96,6 +100,7 @@ def test_comparison_per_mode_and_per_gemm(venv_upgrade: Path):
     assert eg["before"]["backend"] == eg["after"]["backend"] == "ATen CPU"
 
 
+@pytest.mark.slow
 def test_summary_answers_first_on_stdout_md_and_html(venv_upgrade: Path):
     import torch
 
@@ -114,6 +119,7 @@ def test_summary_answers_first_on_stdout_md_and_html(venv_upgrade: Path):
     assert 'href="before/report.html"' in html
 
 
+@pytest.mark.slow
 def test_check_gates_on_the_upgrade_dir_and_on_after(venv_upgrade: Path):
     proc = run_cli_isolated("check", str(venv_upgrade), "--expect-fused", "all", "--mode", AUTOTUNE,
                             "--max-regression", "50")
@@ -124,6 +130,7 @@ def test_check_gates_on_the_upgrade_dir_and_on_after(venv_upgrade: Path):
     assert "fused bias, gelu, expected no epilogue fusion" in proc.stdout
 
 
+@pytest.mark.slow
 def test_same_interpreter_twice(tmp_path: Path):
     out = tmp_path / "same"
     proc = upgrade_check(out, "--before", sys.executable, "--after", sys.executable, "--modes", "eager")
@@ -155,6 +162,7 @@ def test_before_is_required(tmp_path: Path):
     assert_one_line_error(proc, 2, "Missing option '--before'")
 
 
+@pytest.mark.slow
 def test_upgrade_check_times_both_sides_in_several_interleaved_processes(tmp_path: Path):
     # --processes 2: each side's eager is timed in 2 processes; the later ones run after both first ones, so the
     # sides interleave (before, after, after, before ... by start time), and each side's latency is the median of

@@ -1,7 +1,8 @@
-"""Issue 5 end to end on the CPU with real Inductor: a shape sweep with the dynamic mode (recompiles counted from
-Dynamo), the get_input_sweep() hook, numerics of a model that loses precision in fp16 (eager vs compiled vs a
-float64 reference, NaN/Inf), cold vs warm compile (Inductor cache hits), an AUTOTUNE table from CPU max-autotune,
-and `kernelscope calibrate` feeding the roofline. Each compiled run is one session fixture shared by its tests."""
+"""The upgrade checklist end to end on the CPU with real Inductor: a shape sweep with the dynamic mode (recompiles
+counted from Dynamo), the get_input_sweep() hook, numerics of a model that loses precision in fp16 (eager vs
+compiled vs a float64 reference, NaN/Inf), cold vs warm compile (Inductor cache hits), an AUTOTUNE table from CPU
+max-autotune, and `kernelscope calibrate` feeding the roofline. Each compiled run is one session fixture shared by
+its tests."""
 
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ def sweep_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_sweep_points_in_result(sweep_run: Path):
     r = load(sweep_run)
     assert [p["params"] for p in r["points"]] == [{"batch_size": 1}, {"batch_size": 4}, {"batch_size": 8}]
@@ -86,6 +88,7 @@ def test_sweep_points_in_result(sweep_run: Path):
     assert eager_cap.compile_workers_stopped is False and eager_cap.compile is None  # eager compiles nothing
 
 
+@pytest.mark.slow
 def test_dynamic_mode_counts_recompiles_across_the_sweep_in_one_process(sweep_run: Path):
     r = load(sweep_run)
     dyn = [next(m for m in p["modes"] if m["name"] == "dynamic") for p in r["points"]]
@@ -119,6 +122,7 @@ def test_dynamic_mode_counts_recompiles_across_the_sweep_in_one_process(sweep_ru
                for p in summary["points"])
 
 
+@pytest.mark.slow
 def test_recommendation_per_shape(sweep_run: Path):
     r = load(sweep_run)
     recs = r["recommendation"]
@@ -132,6 +136,7 @@ def test_recommendation_per_shape(sweep_run: Path):
             assert chosen["call"] == "faster" and chosen["low"] > 1.0
 
 
+@pytest.mark.slow
 def test_sweep_reports(sweep_run: Path):
     html = (sweep_run / "report.html").read_text()
     assert 'id="sweep"' in html and 'id="dynamic"' in html and "Speedup vs eager across shapes" in html
@@ -155,6 +160,7 @@ def get_input_sweep():
 '''
 
 
+@pytest.mark.slow
 def test_get_input_sweep_hook_points(tmp_path: Path):
     model = write(tmp_path, "hook.py", HOOK)
     out = tmp_path / "out"
@@ -223,10 +229,11 @@ def modes_of(r: dict) -> dict:
     return {m["name"]: m for m in r["modes"]}
 
 
+@pytest.mark.slow
 def test_fp16_eager_loses_precision_and_overflows_against_the_float64_reference(lossy_run: Path):
     eager = modes_of(load(lossy_run))["eager"]
     num = eager["numerics"]
-    # issue 26: the reference is made from the model file's float32 inputs, before --dtype float16 cast them
+    # the reference is made from the model file's float32 inputs, before --dtype float16 cast them
     assert num["reference"] == {"dtype": "float64", "device": "cpu", "skipped": "", "weights": "float32"}
     assert num["tolerance"]["dtype"] == "float16" and num["tolerance"]["atol"] == 1e-2
     assert num["vs_eager"]["pass"] is True and num["vs_eager"]["max_abs"] == 0  # deterministic
@@ -238,6 +245,7 @@ def test_fp16_eager_loses_precision_and_overflows_against_the_float64_reference(
     assert any("NaN or Inf" in n for n in eager["notes"])
 
 
+@pytest.mark.slow
 def test_compiled_fp16_differs_from_eager_but_is_closer_to_the_reference(lossy_run: Path):
     r = load(lossy_run)
     default = modes_of(r)["default"]
@@ -251,7 +259,7 @@ def test_compiled_fp16_differs_from_eager_but_is_closer_to_the_reference(lossy_r
     assert [o["name"] for o in num["outputs"]] == ["[0]", "[1]"]
     assert all(o["vs_reference"]["pass"] for o in num["outputs"])
     # The report: the element-wise check vs eager "fail", the one call every table shows "pass" (more accurate
-    # than eager). Issue 26: the Modes table shows that call too (it showed the vs-eager check: "fail").
+    # than eager). The Modes table shows that call too, not the vs-eager check's "fail".
     from kernelscope.report.context import build_context
     from kernelscope.result import run_from_json
 
@@ -268,6 +276,7 @@ def test_compiled_fp16_differs_from_eager_but_is_closer_to_the_reference(lossy_r
     assert 'id="numerics"' in html and "float64 on cpu" in html and "differs from eager, not less accurate" in html
 
 
+@pytest.mark.slow
 def test_cold_then_warm_compile_hits_inductors_cache(lossy_run: Path):
     default = modes_of(load(lossy_run))["default"]
     comp = default["compile"]
@@ -282,6 +291,7 @@ def test_cold_then_warm_compile_hits_inductors_cache(lossy_run: Path):
     assert "### Compile and cache" in md and "`fxgraph_cache_hit` 1" in md
 
 
+@pytest.mark.slow
 def test_memory_compile_peak_apart_from_steady_state(lossy_run: Path):
     for m in load(lossy_run)["modes"]:
         mem = m["memory"]
@@ -304,6 +314,7 @@ def calibration(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_calibrate_measures_cpu_ceilings(calibration: Path):
     data = json.loads(calibration.read_text())
     assert data["schema"] == "kernelscope.calibration/1"
@@ -327,6 +338,7 @@ def autotune_run(tmp_path_factory: pytest.TempPathFactory, calibration: Path) ->
     return out
 
 
+@pytest.mark.slow
 def test_cpu_max_autotune_table_is_captured_per_gemm(autotune_run: Path):
     (m,) = load(autotune_run)["modes"]
     (at,) = m["autotune"]
@@ -342,6 +354,7 @@ def test_cpu_max_autotune_table_is_captured_per_gemm(autotune_run: Path):
     assert f"{at['winner_backend']} won (2 choices)" in html
 
 
+@pytest.mark.slow
 def test_roofline_against_the_calibrated_cpu_ceiling(autotune_run: Path, calibration: Path):
     r = load(autotune_run)
     assert r["peaks"]["datasheet"] is None and r["peaks"]["calibrated"]["kind"] == "calibrated"

@@ -102,20 +102,14 @@ def latency_ratio(num: LatencyStats | None, den: LatencyStats | None, *, seed: i
 
 
 # ------------------------------------------------------------------------------------------------ across processes
-# Issue 13. Inside one process the samples agree; between fresh processes a launch-bound model's median moved by
-# up to 1.8x on the H200, so an interval from one process's samples calls identical code "faster beyond noise".
-# With several processes the unit of evidence is the process: its median. Every interval below is computed on
-# the log of the per-process medians with Student's t (P - 1 degrees of freedom), which stays honest at the
-# small P a profile can afford (a bootstrap over 3-5 values is nearly the range of those values and covers a
-# rerun's median only ~60-80% of the time; simulated in benchmarks/RESULTS.md).
+# Between fresh processes a launch-bound model's median moved by up to 1.8x on the H200, far beyond what one
+# process's samples show, so with several processes the unit of evidence is the process: its median. Intervals
+# below are on the log of the per-process medians with Student's t (P - 1 degrees of freedom), honest at the small
+# P a profile can afford, where a bootstrap over 3-5 values is about their range and often misses a rerun's median.
 
 # Var(median of P values) ~ F * sigma^2 / P: F = pi/2 asymptotically for normal data, 1.35-1.43 at P = 3-5;
 # 1.5 errs on the wide side.
 MEDIAN_VAR_FACTOR = 1.5
-# Two-sided 95% Student t quantiles by degrees of freedom (1.96 beyond the table).
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
-         2.042)
 # A sample this far out of its process's spread is flagged: beyond Q3 + 3 IQR (Tukey's far-out fence) and at
 # least 1.5x the process's median (both, so a tight IQR does not flag a 3% sample). Such samples do not move a
 # median, but they say something ran beside the model (the KernelBench sets held 5-21x ones).
@@ -128,17 +122,12 @@ PROCESS_OUTLIER_RATIO = 1.25
 # interval useless, while the H200's real between-process moves (0.76-1.35x the median of three runs) stay in it.
 # The median of medians keeps every process.
 WILD_PROCESS_RATIO = 2.0
-# Between runs. A run's processes are timed within a minute of each other, but the host's speed also moves from
-# one minute to the next, and a run's own processes cannot show that: three processes that happen to agree to 1%
-# give an interval of +-4% that a rerun minutes later misses. On the leased H100/H200 hosts measured quiet
-# throughout (steal under analysis/contention.py's STEAL_BUSY), the seed sample's run medians spread more between
-# runs than their processes allow: 3-22% sd by lease and mode, 11% pooled (benchmarks/RESULTS.md, session 22;
-# earlier H200 leases, steal not recorded, mostly showed none). 3% is about the least such a lease showed (2.7%
-# and 3.5% on the quietest); tests/test_rerun_drift.py fails if it exceeds their pooled excess. An interval for a
-# rerun's median, and a ratio between two runs (compare, upgrade-check), add this much host drift per run: a
-# known variance, with the normal quantile, added in quadrature to the processes' part (which keeps its
-# Student's t). Ratios inside one run (speedups, the recommendation, check's gate) do not: their modes' processes
-# are interleaved, so the drift meets every mode alike.
+# Between runs. The host's speed also moves from one minute to the next, which a run's own processes cannot show:
+# three processes that agree to 1% give an interval of +-4% that a rerun minutes later misses. An interval for a
+# rerun's median, and a ratio between two runs (compare, upgrade-check), add this log-sd of host drift per run: a
+# known variance (normal quantile) added in quadrature to the processes' part. 3% is about the least drift seen
+# between runs on quiet H100/H200 hosts (3-22% by host and mode, 11% pooled). Ratios inside one run (speedups, the
+# recommendation, check's gate) add none: its modes' processes are interleaved, so the drift meets every mode alike.
 RERUN_LOG_SD = 0.03
 
 
@@ -146,10 +135,16 @@ Z975 = 1.96  # the normal quantile: for a known variance (RERUN_LOG_SD)
 
 
 def t975(df: float) -> float:
+    """The two-sided 95% quantile of Student's t with ``df`` degrees of freedom, to three decimals as printed
+    tables give it (intervals recorded by earlier versions stay reproducible); df is rounded down to a whole
+    number (a fractional Welch df then errs on the wide side); inf below 1 degree of freedom."""
     if df < 1:
         return float("inf")
-    i = int(df)
-    return _T975[i - 1] if i <= len(_T975) else 1.96
+    # scipy.special's inverse t CDF (what scipy.stats.t.ppf calls), imported here: scipy.special takes a fraction
+    # of scipy.stats's import time, and importing kernelscope.analysis stays light.
+    from scipy.special import stdtrit
+
+    return round(float(stdtrit(math.floor(df) if math.isfinite(df) else df, 0.975)), 3)
 
 
 def _median(xs: Sequence[float]) -> float:

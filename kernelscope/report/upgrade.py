@@ -356,9 +356,7 @@ def render_upgrade_html(data: dict[str, Any], tool_version: str) -> str:
     return environment().from_string(UPGRADE_TEMPLATE).render(d=data, tool_version=tool_version, **page_assets())
 
 
-# The page extends the shared _layout (CSP, inline CSS/JS, autoescape, StrictUndefined). It lives here rather than
-# in templates/ while templates/ is being reworked in parallel (issue 15): move it to templates/upgrade.html.j2 and
-# load it with get_template() once that lands; nothing else changes.
+# The page extends the shared _layout (CSP, inline CSS/JS, autoescape, StrictUndefined).
 UPGRADE_TEMPLATE = r"""{% extends "_layout.html.j2" %}
 {#- kernelscope upgrade-check: prints compare.json's data (report/upgrade.py upgrade_data) and derives nothing. -#}
 {% block title %}kernelscope upgrade check: torch {{ d.comparable.before.torch }} → {{ d.comparable.after.torch }}{% endblock %}
