@@ -50,10 +50,41 @@ def migrate_1_to_2(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _text_note(text: Any) -> dict[str, Any] | None:
+    return {"code": "text", "args": {"text": text}} if isinstance(text, str) and text else None
+
+
+def _v2_recommendation(rec: Any) -> Any:
+    if not isinstance(rec, Mapping):
+        return rec
+    out = {k: v for k, v in rec.items() if k != "reason"}
+    out["reasons"] = [n for n in (_text_note(rec.get("reason")),) if n]
+    if isinstance(rec.get("candidates"), list):
+        out["candidates"] = [{**c, "why_not": _text_note(c.get("why_not")),
+                              "numerics_reason": _text_note(c.get("numerics_reason"))}
+                             if isinstance(c, Mapping) else c for c in rec["candidates"]]
+    return out
+
+
+def migrate_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
+    """kernelscope.result/2 -> /3: the facts the reports used to derive while rendering are in the result
+    (result.py: a mode's ``speedup``, ``numerics_verdict``, ``fallback``, ``gemm_autotune``, its GEMM groups
+    for every GEMM; the run's ``failure_groups``, ``tolerance`` and ``sweep_axis``): analysis derives them here
+    from the measurements the file holds, as it does for a new run. What analysis says is data (``Note``): a
+    recommendation's ``reason`` sentence became ``reasons``, a candidate's ``why_not`` and ``numerics_reason`` a
+    Note; the sentences of /2 are kept as "text" notes."""
+    from kernelscope.analysis.facts import with_facts  # (result.json is analysis's output: its facts are too)
+
+    out = dict(data)
+    if isinstance(out.get("recommendation"), list):
+        out["recommendation"] = [_v2_recommendation(r) for r in out["recommendation"]]
+    return dict(to_json(with_facts(run_from_json({**out, "schema": SCHEMA}))))
+
+
 # Older schema version -> the function that turns such a result.json's object into the next version's. When a
-# change to result.py renames or removes a field or changes its shape, bump SCHEMA and add the step here (a new
-# field with a default needs neither).
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: migrate_1_to_2}
+# change to result.py renames or removes a field or changes its shape, or adds a fact older files must have,
+# bump SCHEMA and add the step here (a new field whose default says "not recorded" needs neither).
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: migrate_1_to_2, 2: migrate_2_to_3}
 
 
 def result_path(path: str | os.PathLike[str]) -> Path:
@@ -103,17 +134,17 @@ def result_from_json(data: Any, where: str = RESULT_FILE) -> RunResult:
                           f"newer than this kernelscope {__version__})",
                           "upgrade kernelscope (pip install -U kernelscope) to read it")
     data = dict(data)
-    while version < SCHEMA_VERSION:
-        step = MIGRATIONS.get(version)
-        if step is None:
-            raise ResultError(f"{where} has schema {schema!r}; this kernelscope reads {SCHEMA!r} and cannot "
-                              f"convert it (written by {origin}, older than this kernelscope {__version__})",
-                              "run `kernelscope profile` (or `kernelscope analyze`) again to write it in the "
-                              "current schema, or re-render it with the kernelscope version that wrote it")
-        data = step(data)
-        version += 1
-        data["schema"] = f"{SCHEMA_PREFIX}{version}"
     try:
+        while version < SCHEMA_VERSION:
+            step = MIGRATIONS.get(version)
+            if step is None:
+                raise ResultError(f"{where} has schema {schema!r}; this kernelscope reads {SCHEMA!r} and cannot "
+                                  f"convert it (written by {origin}, older than this kernelscope {__version__})",
+                                  "run `kernelscope profile` (or `kernelscope analyze`) again to write it in the "
+                                  "current schema, or re-render it with the kernelscope version that wrote it")
+            data = step(data)
+            version += 1
+            data["schema"] = f"{SCHEMA_PREFIX}{version}"
         return run_from_json(data)
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise ResultError(f"{where} does not match schema {SCHEMA}: {exc}",

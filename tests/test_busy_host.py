@@ -25,6 +25,7 @@ from kernelscope.analysis.recommend import recommend
 from kernelscope.capture_record import read_capture
 from kernelscope.report.compare import compare_data, render_compare_html, render_compare_markdown
 from kernelscope.report.io import load_result
+from kernelscope.report.words import recommendation_text
 
 from .test_latency_verdicts import latency
 
@@ -104,8 +105,8 @@ def test_check_and_recommend_say_when_the_modes_were_timed_on_a_host_in_differen
     assert "busy host" not in calm.message
     fast = dataclasses.replace(runs[1], modes=(runs[1].mode("eager"), runs[0].mode("default")))  # eager busy
     rec = recommend(list(fast.modes))
-    assert rec.confidence == "caveat" and "eager was timed on a busy host" in rec.reason
-    assert "busy host" not in recommend(list(runs[0].modes)).reason
+    assert rec.confidence == "caveat" and "eager was timed on a busy host" in recommendation_text(rec)
+    assert "busy host" not in recommendation_text(recommend(list(runs[0].modes)))
 
 
 def test_upgrade_check_names_a_slowdown_measured_on_a_busy_host(runs):

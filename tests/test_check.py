@@ -13,6 +13,7 @@ import pytest
 from kernelscope.analysis.check import Rules, check_result
 from kernelscope.cli import main
 from kernelscope.errors import UsageError
+from kernelscope.report.check import violation_line
 from kernelscope.report.io import load_result
 from kernelscope.result import ModeResult, RunResult, to_json
 from tests.conftest_reports import ZERO_X, big_h200_211, seed_h200_211, seed_h200_2141, timings
@@ -68,7 +69,7 @@ def test_an_interrupted_mode_violates_its_rules():
                          error="interrupted (SIGTERM) while it ran")
     r = dataclasses.replace(r, modes=tuple(stopped if m.name == "max-autotune" else m for m in r.modes))
     outcome = check_result(r, Rules(max_kernels_per_iter=3))
-    assert [v.line() for v in outcome.violations] == [
+    assert [violation_line(v) for v in outcome.violations] == [
         "max-autotune: status interrupted: interrupted (SIGTERM) while it ran (--max-kernels-per-iter)"]
 
 
@@ -105,7 +106,7 @@ def test_latency_rules_on_the_seed_run():
 def test_latency_rule_messages_read_one_way():
     # GIVEN limits on both sides of 1 (a limit below 1 asks for a speedup, one below 1 allows a slowdown)
     r = seed_h200_211()  # default 2.52x eager's latency, max-autotune 1.25x
-    lines = [v.line() for v in check_result(r, Rules(max_slowdown=2.0)).violations]
+    lines = [violation_line(v) for v in check_result(r, Rules(max_slowdown=2.0)).violations]
     assert lines == ["default: 2.52× slower than eager (156 µs vs 61.9 µs, 95% CI 2.49–2.54× slower), allowed at "
                      "most 2.00× slower (--max-slowdown)"]
     (v,) = check_result(r, Rules(max_slowdown=0.9, modes=("max-autotune",))).violations
@@ -115,7 +116,7 @@ def test_latency_rule_messages_read_one_way():
     # THEN no message shows a ratio below 1 as a factor ("0.398×", "0.900×")
     for rules in (Rules(max_slowdown=0.9), Rules(min_speedup=0.5), Rules(min_speedup=1.5)):
         for v in check_result(r, rules).violations:
-            assert not ZERO_X.search(v.line()), v.line()
+            assert not ZERO_X.search(violation_line(v)), violation_line(v)
 
 
 def test_latency_rules_do_not_flap_on_noise():

@@ -23,6 +23,7 @@ from kernelscope.analysis.recommend import recommend
 from kernelscope.capture.load import CpuTimes, others_between, parse_proc_stat, parse_self_stat, read_times
 from kernelscope.report.compare import compare_data, render_compare_html, render_compare_markdown
 from kernelscope.report.io import load_result
+from kernelscope.report.words import recommendation_text
 
 from .conftest import run_cli
 from .test_latency_verdicts import latency, mode
@@ -108,7 +109,7 @@ def test_the_recommendation_carries_a_caveat_when_a_timing_was_contended():
     default = mode("default", latency([0.5, 0.51, 0.49], seed=2))
     rec = recommend([eager, default])
     assert rec.mode == "default" and rec.confidence == "caveat"
-    assert "eager was timed on a busy machine" in rec.reason
+    assert "eager was timed on a busy machine" in recommendation_text(rec)
     assert recommend([dataclasses.replace(eager, latency_ms=latency([1.0, 1.01, 0.99], seed=1)),
                       default]).confidence == "plain"
 

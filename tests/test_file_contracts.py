@@ -205,12 +205,12 @@ def _result_with(schema: str, tool_version: str = "9.9.9") -> dict[str, Any]:
 
 
 def test_a_result_from_a_newer_kernelscope_says_to_upgrade(tmp_path: Path):
-    (tmp_path / "result.json").write_text(json.dumps(_result_with("kernelscope.result/3")))
+    (tmp_path / "result.json").write_text(json.dumps(_result_with("kernelscope.result/4")))
     with pytest.raises(ResultError) as info:
         load_result(tmp_path)
     msg = info.value.message
     assert "\n" not in msg and info.value.exit_code == 2
-    assert "has schema 'kernelscope.result/3'; this kernelscope reads 'kernelscope.result/2'" in msg
+    assert "has schema 'kernelscope.result/4'; this kernelscope reads 'kernelscope.result/3'" in msg
     assert "written by kernelscope 9.9.9, newer than this kernelscope" in msg
     assert "upgrade kernelscope" in msg
 
@@ -226,22 +226,24 @@ def test_a_result_of_an_older_schema_without_a_migration_says_to_profile_again(t
 
 
 def test_an_older_schema_with_a_migration_is_migrated(monkeypatch: pytest.MonkeyPatch):
-    # GIVEN a kernelscope whose schema is 3 and that migrates 2 -> 3 (a renamed field)
-    def two_to_three(data: dict[str, Any]) -> dict[str, Any]:
-        return {**{k: v for k, v in data.items() if k != "old_notes"}, "notes": data["old_notes"]}
+    # GIVEN a kernelscope whose schema is 4 and that migrates 3 -> 4 (a renamed field)
+    def three_to_four(data: dict[str, Any]) -> dict[str, Any]:
+        notes = data.get("old_notes", data.get("notes", []))
+        return {**{k: v for k, v in data.items() if k != "old_notes"}, "notes": [*notes, "3 -> 4"]}
 
-    monkeypatch.setattr(result_file, "SCHEMA_VERSION", 3)
-    monkeypatch.setitem(result_file.MIGRATIONS, 2, two_to_three)
-    data = {k: v for k, v in _result_with("kernelscope.result/2").items() if k != "notes"}
-    # WHEN a schema-2 file is read THEN the migration ran and the result is the current schema
-    result = result_from_json({**data, "old_notes": ["from schema 2"]})
-    assert result.notes == ("from schema 2",) and result.schema == "kernelscope.result/3"
-    # AND a schema-1 file takes every step in turn (1 -> 2 -> 3)
+    monkeypatch.setattr(result_file, "SCHEMA_VERSION", 4)
+    monkeypatch.setitem(result_file.MIGRATIONS, 3, three_to_four)
+    data = {k: v for k, v in _result_with("kernelscope.result/3").items() if k != "notes"}
+    # WHEN a schema-3 file is read THEN the migration ran and the result is the current schema
+    result = result_from_json({**data, "old_notes": ["from schema 3"]})
+    assert result.notes == ("from schema 3", "3 -> 4") and result.schema == "kernelscope.result/4"
+    # AND a schema-1 file takes every step in turn (1 -> 2 -> 3 -> 4): typed parts, the facts, the rename
     (path,) = [p for p in RESULTS if p.parent.name == "before" and p.parent.parent.name == "up-seed"]
-    one = {**json.loads(path.read_text()), "old_notes": ["from schema 1"]}
+    one = json.loads(path.read_text())
     result = result_from_json(one)
-    assert result.notes == ("from schema 1",) and result.schema == "kernelscope.result/3"
+    assert result.notes == (*one["notes"], "3 -> 4") and result.schema == "kernelscope.result/4"
     assert result.mode("max-autotune:NVGEMM").memory is None
+    assert result.mode("default").speedup is not None and result.mode("default").numerics_verdict is not None
 
 
 def test_a_schema_1_result_reads_typed():
@@ -253,7 +255,7 @@ def test_a_schema_1_result_reads_typed():
         "kernelscope.result/1"
     # WHEN they are loaded THEN they are the current schema, every part a typed record with the values written
     gpu, cpu = load_result(gpu_path), load_result(cpu_path)
-    assert gpu.schema == cpu.schema == SCHEMA == "kernelscope.result/2"
+    assert gpu.schema == cpu.schema == SCHEMA == "kernelscope.result/3"
     env = gpu.environment
     assert isinstance(env, RunEnvironment) and env.gpu == "NVIDIA H200" and env.capability == "9.0"
     assert env.sm_count == 132 and env.cpu is None
@@ -285,9 +287,9 @@ def test_a_schema_1_result_reads_typed():
     assert compiled.dynamo == DynamoStats(frames_compiled=1, graphs=1, recompiles=0, guard_failures=(),
                                           graph_breaks=0, graph_break_reasons=())
     assert compiled.config.freezing is True and compiled.config.inductor_config["freezing"] is True
-    # AND written again, it is /2: "not measured" is null, and the worker's "pass" keeps its key
+    # AND written again, it is /3: "not measured" is null, and the worker's "pass" keeps its key
     again = json.loads(result_file.dumps_result(gpu))
-    assert again["schema"] == "kernelscope.result/2" and again["modes"][3]["memory"] is None
+    assert again["schema"] == "kernelscope.result/3" and again["modes"][3]["memory"] is None
     assert again["modes"][1]["numerics"]["vs_eager"]["pass"] is True and "passed" not in again["modes"][1]["numerics"]
 
 

@@ -32,7 +32,7 @@ from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
 from kernelscope.analysis.upgrade import UpgradeComparison, load_upgrade, upgrade_dir
 from kernelscope.errors import UsageError
-from kernelscope.result import GemmEpilogue, ModeResult, NumericsResult, OutputError, RunResult, Status, Verdict
+from kernelscope.result import GemmEpilogue, ModeResult, Note, NumericsResult, OutputError, RunResult, Status, Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,12 +53,12 @@ class Rules:
 
 @dataclass(frozen=True, slots=True)
 class Violation:
+    """One violated rule (report/check.py prints it: "<mode>: <message> (<detail>) (<rule>)")."""
+
     rule: str  # the option, e.g. "--max-kernels-per-iter"
     mode: str
     message: str
-
-    def line(self) -> str:
-        return f"{self.mode}: {self.message} ({self.rule})"
+    detail: Note | None = None  # what analysis said of it, as data (a numerics verdict's reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +187,7 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
             violation = _latency_rule(opt, limit, mode, eager)
             if violation:
                 violations.append(violation)
-        if mode.ranks:  # torchrun (issue 17): every rank, and the latency rules on the slowest one
+        if mode.ranks:  # torchrun: every rank, and the latency rules on the slowest one
             violations += check_ranks(mode, max_kernels_per_iter=rules.max_kernels_per_iter,
                                       expect_fused=rules.expect_fused)
             if len(mode.ranks) > 1 and (rules.max_slowdown is not None or rules.min_speedup is not None):
@@ -270,7 +270,7 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
     best_case = speedup.high if speedup.method in _INTERVAL else speedup.value
     assert best_case is not None and speedup.value is not None
     if best_case < limit:
-        # read one way (issue 15): "2.51× slower than eager", never "speedup 0.398×"
+        # read one way: "2.51× slower than eager", never "speedup 0.398×"
         ci = fmt.speedup_interval(speedup.low, speedup.high, speedup.value) if speedup.method in _INTERVAL else ""
         return Violation(opt, mode.name, f"{fmt.speedup(speedup.value)} than eager "
                          f"({fmt.ms(mode.latency_ms.median)} vs {fmt.ms(eager.latency_ms.median)}"
@@ -337,7 +337,7 @@ def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence
             continue
         if m.numerics_regressed:
             assert m.numerics_after is not None
-            violations.append(Violation(rule, m.name, f"numerics fail after the upgrade ({m.numerics_after.reason})"))
+            violations.append(Violation(rule, m.name, "numerics fail after the upgrade", m.numerics_after.reason))
         for g in m.gemms:
             if g.lost:
                 violations.append(Violation(rule, m.name, f"GEMM {g.label} no longer fuses {', '.join(g.lost)} "

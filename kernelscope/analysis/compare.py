@@ -79,16 +79,20 @@ class ModeDelta:
     categories: tuple[CountDelta, ...]
     backends: tuple[CountDelta, ...]
     gemms: tuple[GemmChange, ...]
-    change: str = "none"  # "none" | "faster" | "slower": both runs' intervals separate (issue 13)
+    change: str = "none"  # "none" | "faster" | "slower": both runs' intervals separate
     pad_note: str = ""  # kernels that differ are pad kernels: Inductor's pad_mm decision, benchmarked at compile
     # Both runs compiled the same model file with the same versions and settings, yet launched different kernels:
     # Inductor's compile-time benchmarks chose differently, so the latency change is the compiles', not the code's.
     compile_note: str = ""
-    ranks: tuple[RankDelta, ...] = ()  # per rank, matched by index (torchrun runs, issue 17)
+    ranks: tuple[RankDelta, ...] = ()  # per rank, matched by index (torchrun runs)
     contended: tuple[str, ...] = ()  # "base" / "head": that run timed this mode on a busy machine (contention.py)
     # "base" / "head": that run timed this mode on a busy host (hypervisor steal) where the other run's host was
     # quiet (contention.py busy_host_sides); empty when both hosts were alike or either was not measured
     busy_host: tuple[str, ...] = ()
+    # The 95% interval of each run's median (low, high, method): the one its result recorded, or one computed from
+    # what an older result kept (analysis/stats.py median_interval).
+    base_interval: tuple[float | None, float | None, str] = (None, None, "")
+    head_interval: tuple[float | None, float | None, str] = (None, None, "")
 
     @property
     def status_change(self) -> str:
@@ -117,16 +121,6 @@ class ModeDelta:
     @property
     def changed_gemms(self) -> tuple[GemmChange, ...]:
         return tuple(g for g in self.gemms if g.kind != "same")
-
-    @property
-    def base_interval(self) -> tuple[float | None, float | None, str]:
-        """The 95% interval of base's median (low, high, method): the one its result recorded, or one computed from
-        what an older result kept."""
-        return median_interval(self.base.latency_ms if self.base else None)
-
-    @property
-    def head_interval(self) -> tuple[float | None, float | None, str]:
-        return median_interval(self.head.latency_ms if self.head else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +159,7 @@ class Comparison:
     head_label: str
     modes: tuple[ModeDelta, ...]
     environment: tuple[tuple[str, str, str], ...]  # (key, base value, head value) where they differ
-    comparable: Comparable | None = None
+    comparable: Comparable
 
     @property
     def new_failures(self) -> tuple[ModeDelta, ...]:
@@ -379,6 +373,8 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             compile_note=_compile_note(mb, mh, gemms) if same and not pad else "",
             contended=contended_sides((("base", lb), ("head", lh))),
             busy_host=busy_host_sides((("base", lb), ("head", lh))),
+            base_interval=median_interval(mb.latency_ms if mb else None),
+            head_interval=median_interval(mh.latency_ms if mh else None),
         ))
     env = environment_changes(base.environment, head.environment)
     busy = [f"{side}'s {m.name}" for m in modes for side in m.contended]

@@ -19,6 +19,7 @@ from kernelscope.analysis.autotune import autotune_for_gemm, autotune_results, d
 from kernelscope.analysis.comm import communication
 from kernelscope.analysis.contention import busy_host_note, contention_note
 from kernelscope.analysis.dynamic import dynamic_summary
+from kernelscope.analysis.facts import with_facts
 from kernelscope.analysis.gemm import gemm_report, parse_log
 from kernelscope.analysis.gemm.coverage import compare_with_eager
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels, cpu_names, cpu_names_kept
@@ -513,7 +514,8 @@ def build_run_result(
     peaks: dict[str, Any] | None = None,
 ) -> RunResult:
     """The run's result. With a sweep, ``modes`` is the first point's (one shape for tools that read one) and
-    ``points`` holds every shape; the recommendation and the dynamic-vs-static summary are derived here once."""
+    ``points`` holds every shape; the recommendation, the dynamic-vs-static summary and every other fact the
+    reports show (analysis/facts.py) are derived here once."""
     # each compiled mode's GEMM count against eager's (the coverage self-check's cross-mode warning)
     modes = compare_with_eager(modes)
     points = tuple(dataclasses.replace(p, modes=compare_with_eager(p.modes)) for p in points)
@@ -523,7 +525,7 @@ def build_run_result(
     else:
         recommendation = (recommend(modes, {}, ""),) if modes else ()
         dynamic = dynamic_summary([SweepPoint({}, "", tuple(modes))]) if modes else None
-    return RunResult(
+    return with_facts(RunResult(
         schema=SCHEMA,
         tool_version=__version__,
         created=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
@@ -539,7 +541,7 @@ def build_run_result(
         recommendation=recommendation,
         dynamic=dynamic,
         peaks=dict(peaks or {}),
-    )
+    ))
 
 
 _INDUCTOR_KERNEL = vocab.INDUCTOR_KERNEL

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kernelscope import fmt
-from kernelscope.analysis.compare import Comparison, GemmChange, ModeDelta, comparable_runs
+from kernelscope.analysis.compare import Comparison, GemmChange, ModeDelta
 from kernelscope.analysis.stats import RERUN_LOG_SD
 from kernelscope.report import charts
 from kernelscope.report.html import environment, page_assets
@@ -27,7 +27,7 @@ def _lat_json(lat: LatencyStats | None, interval: tuple[float | None, float | No
 
 def compare_data(cmp: Comparison) -> dict:
     """compare.json: the comparability header first, then per mode the change and per GEMM the verdicts."""
-    c = cmp.comparable or comparable_runs(cmp.base, cmp.head)
+    c = cmp.comparable
     marked = not c.ok
     return {
         "schema": "kernelscope.compare/1",

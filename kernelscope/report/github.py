@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from kernelscope.report.check import violation_line
 from kernelscope.report.markdown import md_text
 
 
@@ -68,7 +69,7 @@ def report_check(result_dir: str, outcome: object, lines: Iterable[str]) -> None
     lines = list(lines)
     violations = getattr(outcome, "violations", ())
     for v in violations:
-        click.echo(error_annotation(v.line(), title=f"kernelscope check {v.rule}"))
+        click.echo(error_annotation(violation_line(v), title=f"kernelscope check {v.rule}"))
     try:
         append_step_summary(check_summary(result_dir, not violations, getattr(outcome, "rules", ()), lines,
                                           getattr(outcome, "notes", ())))

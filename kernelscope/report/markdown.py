@@ -100,7 +100,7 @@ def _numerics_cell(row) -> str:
     n = row.numerics
     if n.status in ("reference", "n/a"):
         return n.status
-    return f"{n.status} (abs {fmt.sci(row.vs_eager.max_abs)}, rel {fmt.sci(row.vs_eager.max_rel)})"
+    return f"{n.status} (abs {fmt.sci(row.mode.max_abs_error)}, rel {fmt.sci(row.mode.max_rel_error)})"
 
 
 def _latency_cell(m) -> str:

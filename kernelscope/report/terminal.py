@@ -128,7 +128,7 @@ def render_terminal(result: RunResult, console: Console, *, verbose: bool = Fals
         if num.status in ("reference", "n/a"):
             err = _t(num.status, "dim")
         else:
-            err = Text.assemble((num.status, _STYLE.get(num.status, "")), f" abs {fmt.sci(row.vs_eager.max_abs)}")
+            err = Text.assemble((num.status, _STYLE.get(num.status, "")), f" abs {fmt.sci(row.mode.max_abs_error)}")
         kernels = fmt.count(m.kernels_per_iter) + (f" +{fmt.count(m.memops_per_iter)} mem" if m.memops_per_iter else "")
         table.add_row(
             _t(m.name, "bold"),

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from kernelscope import fmt
-from kernelscope.analysis.numerics import NumericsVerdict
 from kernelscope.analysis.pairing import GemmPair
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import RERUN_LOG_SD
-from kernelscope.analysis.upgrade import KIND, UpgradeComparison, UpgradeMode, comparability
-from kernelscope.result import GemmEpilogue, LatencyStats
+from kernelscope.analysis.upgrade import KIND, UpgradeComparison, UpgradeMode
+from kernelscope.report.words import say
+from kernelscope.result import GemmEpilogue, LatencyStats, NumericsVerdict
 
 SCHEMA = "kernelscope.compare/1"
 
@@ -90,10 +90,10 @@ def _numerics_phrase(m: UpgradeMode) -> str:
     if na is None or na.status == "n/a":
         return "numerics not measured"
     if na.status == "fail":
-        return f"numerics FAIL ({na.reason})" + (" as before" if nb is not None and nb.status == "fail" else "")
-    if na.reason == "within tolerance":
+        return f"numerics FAIL ({say(na.reason)})" + (" as before" if nb is not None and nb.status == "fail" else "")
+    if na.reason.code == "within-tolerance":
         return "numerics within tolerance"
-    return f"numerics pass ({na.reason})"
+    return f"numerics pass ({say(na.reason)})"
 
 
 def mode_summary(m: UpgradeMode) -> list[Segment]:
@@ -205,7 +205,7 @@ def _arrow(before: Any, after: Any) -> str:
 
 
 def _numerics(n: NumericsVerdict | None) -> dict[str, Any] | None:
-    return None if n is None else {"status": n.status, "reason": n.reason, "vs_eager": n.vs_eager,
+    return None if n is None else {"status": n.status, "reason": say(n.reason), "vs_eager": n.vs_eager,
                                    "vs_reference": n.vs_reference}
 
 
@@ -243,7 +243,7 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "kind": KIND,
-        "comparable": comparability(cmp),
+        "comparable": cmp.comparable,
         "summary": [plain(line) for line in lines],
         "summary_segments": [[[t, code] for t, code in line] for line in lines],
         "verdict": "regression" if cmp.regressions else "ok",

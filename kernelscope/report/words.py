@@ -1,0 +1,194 @@
+"""The words of what analysis decided: one function per Note code (result.py ``Note``), the only place that says
+a verdict's reason, a rule with its numbers, a hint or a piece of advice in English.
+
+``say(note)`` writes one Note; ``say_all(notes)`` several, joined as one sentence. A code without words here (a
+result.json written by a newer kernelscope) reads as its code and arguments, never as an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from kernelscope import fmt
+from kernelscope.analysis.contention import HOST_CAVEAT
+from kernelscope.result import Note, Recommendation, Speedup
+
+Args = Mapping[str, Any]
+
+
+# ------------------------------------------------------------------------------------------------ numerics
+def _tol(a: Args) -> str:
+    tol = a.get("tol")
+    return fmt.sci(tol) if tol is not None else "tol"
+
+
+def _rmse_bound(a: Args, sign: str) -> str:
+    return (f"rmse {fmt.sci(a.get('rmse'))} {sign} {a['multiplier']:g} × eager's {fmt.sci(a.get('eager_rmse'))} + "
+            f"{_tol(a)}/10 = {fmt.sci(a.get('bound'))}")
+
+
+# How to tell Inductor's higher-precision intermediates from an error (ResNet-50 bf16 on an H200, compiled default
+# at 2.12x eager's rmse against float64, became bit-identical to eager with this flag).
+PRECISION_HINT = ("Inductor keeps fused intermediates (normalisations, activations, residual adds) in float32 where "
+                  "eager rounds each one to {dtype}; to tell that from an error, compile with "
+                  "torch._inductor.config.emulate_precision_casts = True: if the output then matches eager, the "
+                  "difference is that higher precision")
+
+RULES: dict[str, Callable[[Args], str]] = {
+    # torch's accuracy rule against the float64 reference, as applied to one output (analysis/numerics.py)
+    "allclose": lambda a: f"allclose to eager (atol = rtol = {_tol(a)})",
+    "equal": lambda a: f"equal to eager (allclose, {_tol(a)})",
+    "not-equal": lambda a: f"not equal to eager (allclose, {_tol(a)})",
+    "rmse-nonfinite": lambda a: (f"rmse is NaN/Inf (eager's {fmt.sci(a.get('eager_rmse'))}): bound "
+                                 f"{a['multiplier']:g} × eager's + {_tol(a)}/10"),
+    "rmse-within": lambda a: _rmse_bound(a, "≤"),
+    "rmse-over": lambda a: _rmse_bound(a, ">"),
+    "eager-only": lambda a: "vs eager only (no float64 reference)",
+    "baseline": lambda a: "the baseline: eager's own error against float64",
+    "baseline-nonfinite": lambda a: "NaN/Inf where float64 is finite",
+}
+
+NUMERICS: dict[str, Callable[[Args], str]] = {
+    "less-accurate-than-eager": lambda a: "less accurate than eager against the reference",
+    "outside-tolerance-vs-eager": lambda a: "outside tolerance vs eager",
+    "differs-but-closer": lambda a: (f"differs from eager beyond tolerance but is closer to the reference than "
+                                     f"eager (rmse {a['rmse']:.3g} vs {a['eager_rmse']:.3g})"),
+    "differs-but-passes-rule": lambda a: ("differs from eager beyond tolerance but passes torch's accuracy rule "
+                                          f"against the reference ({say(Note(a['rule'], dict(a)))})"),
+    "differs-but-as-close": lambda a: "differs from eager beyond tolerance but is as close to the reference as eager",
+    "not-measured": lambda a: "not measured",
+    "within-tolerance": lambda a: "within tolerance",
+    "did-not-run": lambda a: f"the mode did not run ({a.get('status')})",
+    "eager-is-reference": lambda a: "eager is the reference",
+    "eager-did-not-run": lambda a: "eager did not run",
+    "allclose-recorded": lambda a: "elementwise allclose recorded by the run",
+    "maxima-within": lambda a: (f"max abs <= {fmt.sci(a.get('atol'))} or max rel <= {fmt.sci(a.get('rtol'))} "
+                                f"({a.get('dtype')})"),
+    "precision-casts": lambda a: PRECISION_HINT.format(dtype=a.get("dtype")),
+}
+
+
+# ------------------------------------------------------------------------------------------------ failed modes
+def _use_mode(a: Args) -> str:
+    vs = f", {fmt.speedup(a['speedup'])} than eager" if a.get("speedup") is not None else ""
+    return f"use mode {a['mode']} instead (it works here: {fmt.ms(a.get('median_ms'))}{vs})"
+
+
+ADVICE: dict[str, Callable[[Args], str]] = {
+    "rerun-interrupted": lambda a: (f"the run was stopped before this mode finished: run it again to measure it "
+                                    f"(--modes {a['mode']})"),
+    "raise-timeout": lambda a: "raise --timeout if compile + autotune needs longer",
+    "hint-cute-dsl-arch": lambda a: ("set CUTE_DSL_ARCH to the GPU's architecture (sm_90a on H100/H200) so NVGEMM "
+                                     "compiles for it"),
+    "hint-no-valid-choices": lambda a: ("no GEMM choice of the requested backends compiled: add ATEN to "
+                                        "--gemm-backends so autotuning keeps a fallback"),
+    "hint-illegal-memory-access": lambda a: ("a kernel corrupted the CUDA context: drop that backend from "
+                                             "--gemm-backends for this model"),
+    "hint-out-of-memory": lambda a: "lower the batch size (--set batch_size=...) or use a smaller --dtype",
+    "fix-earlier-failure": lambda a: "it did not run because an earlier mode found the model broken: fix that first",
+    "fix-eager": lambda a: "eager itself failed: fix the model or its inputs first; compiled modes have no reference",
+    "use-mode": _use_mode,
+    "keep-eager": lambda a: "keep eager for this model: no compiled mode worked",
+    "no-mode-worked": lambda a: "no mode worked: fix the error above and run again",
+}
+
+SKIPPED = "stopped after the model failed in an earlier mode"  # a failure group of modes that never started
+
+
+# ------------------------------------------------------------------------------------------------ recommendation
+def _note(d: Any) -> Note:
+    """A Note held inside another's arguments (as its JSON: {"code", "args"})."""
+    if isinstance(d, Note):
+        return d
+    if isinstance(d, Mapping) and "code" in d:
+        return Note(str(d["code"]), dict(d.get("args") or {}))
+    return Note("text", {"text": "" if d is None else str(d)})
+
+
+def _speed(a: Args, than: str = " than eager") -> str:
+    # Read one way: "1.43× faster than eager, 95% CI 1.39–1.47× faster", never "0.98× vs eager".
+    ci = f", 95% CI {fmt.speedup_interval(a.get('low'), a.get('high'))}" if a.get("low") is not None else ""
+    return f"{fmt.speedup(a.get('speedup'))}{than}{ci}"
+
+
+def _modes_why(a: Args) -> str:
+    return ", ".join(f"{mode} ({say(_note(why))})" for mode, why in a.get("modes", ()))
+
+
+def _were(modes: Any) -> str:
+    return "was" if len(modes) == 1 else "were"
+
+
+def _launch_bound(a: Args) -> str:
+    fix = ("even CUDA graphs leave the CPU side (Python, guards)" if a.get("cudagraphs")
+           else "reduce-overhead (CUDA graphs) targets that")
+    return (f"{a['mode']}: GPU idle {a['idle_pct']:.0f}% of the iteration ({fmt.us(a.get('gpu_busy_us'))} of kernels "
+            f"in {fmt.ms(a.get('median_ms'))}): the CPU launch path dominates; {fix}")
+
+
+def _eager_fails(a: Args) -> str:
+    speed = _speed(a) if a.get("speedup") is not None else fmt.ms(a.get("median_ms"))
+    return (f"eager's output fails numerics ({say(_note(a.get('reason')))}): {a['mode']} is the fastest mode whose "
+            f"output passes ({speed})" + (", slower than eager but correct" if a.get("slower") else ""))
+
+
+RECOMMEND: dict[str, Callable[[Args], str]] = {
+    "no-mode-ran": lambda a: "no mode ran successfully at this shape",
+    "every-mode-fails-numerics": lambda a: (f"no mode is recommended: every mode that ran fails numerics: "
+                                            f"{_modes_why(a)}; fix the model's numerics first (e.g. a wider --dtype)"),
+    "keep-eager-none-compiled": lambda a: "no compiled mode worked here: keep eager",
+    "eager-fastest": lambda a: "eager is the fastest mode here",
+    "fastest-within-noise": lambda a: (f"the fastest compiled mode, {a['mode']} ({_speed(a)}), is within noise of "
+                                       "eager and no compiled mode is faster beyond noise: keep eager (no compile "
+                                       "cost, nothing to break)"),
+    "compiled-slower": lambda a: f"compiled modes are slower beyond noise ({', '.join(a['modes'])})",
+    "launch-bound": _launch_bound,
+    "faster-beyond-noise": lambda a: f"{a['mode']} is faster than eager beyond noise ({_speed(a, than='')})",
+    "tied-shortest-compile": lambda a: (f"within noise of {', '.join(a['modes'])}, and its first call (compile) is "
+                                        "the shortest"),
+    "eager-fails-numerics": _eager_fails,
+    "fastest-working-no-eager": lambda a: f"{a['mode']} is the fastest working mode (eager did not run, so no speedup)",
+    "but-busy-machine": lambda a: (f"but {', '.join(a['modes'])} {_were(a['modes'])} timed on a busy machine (other "
+                                   "processes left the timed threads short of CPUs): rerun on an idle machine before "
+                                   "acting on this"),
+    "but-busy-host": lambda a: (f"but {', '.join(a['modes'])} {_were(a['modes'])} timed on a busy host and the other "
+                                f"modes on a quiet one ({HOST_CAVEAT}): rerun before acting on this"),
+    "not-considered": lambda a: f"not considered: {_modes_why(a)}",
+    # why a candidate is not eligible
+    "did-not-run-status": lambda a: f"{a.get('status')}" + (f" ({a['error_kind']})" if a.get("error_kind") else ""),
+    "no-latency": lambda a: "no latency measured",
+    "numerics-fail": lambda a: f"numerics fail: {say(_note(a.get('reason')))}",
+}
+
+
+def recommendation_text(rec: Recommendation) -> str:
+    """Why a recommendation names its mode (or none), as one sentence."""
+    return say_all(rec.reasons)
+
+WORDS: dict[str, Callable[[Args], str]] = {
+    "text": lambda a: str(a.get("text", "")),
+    **RULES, **NUMERICS, **ADVICE, **RECOMMEND,
+}
+
+
+def say(note: Note) -> str:
+    """One Note in words."""
+    words = WORDS.get(note.code)
+    if words is None:
+        return note.code + (f" ({', '.join(f'{k} {v}' for k, v in note.args.items())})" if note.args else "")
+    return words(note.args)
+
+
+def say_all(notes: Iterable[Note], sep: str = "; ") -> str:
+    return sep.join(say(n) for n in notes)
+
+
+# ------------------------------------------------------------------------------------------------ speedups
+def speedup_text(sp: Speedup) -> str:
+    """Read one way: "1.12× faster" / "1.12× slower" (never "0.891× slower"); "baseline" for eager."""
+    return "baseline" if sp.call == "baseline" else fmt.speedup(sp.value)
+
+
+def speedup_interval_text(sp: Speedup) -> str:
+    return fmt.speedup_interval(sp.low, sp.high, sp.value)
