@@ -755,10 +755,10 @@ class ModeResult:
     gemm_groups: tuple[GemmGroup, ...] = ()
     epilogue_cost: EpilogueCost | None = None
     # GPU busy vs wall per profiled iteration, and the profiled iterations' time set against
-    # the steady median (``contradiction``: said out loud when they disagree beyond noise).
+    # the steady median (``contradiction``: the note that says so when they disagree beyond noise, else None).
     launch: LaunchProfile | None = None
     profiled_iteration_ms: float | None = None
-    contradiction: str = ""
+    contradiction: Note | None = None
     # A mode run under torchrun. The mode's own fields are the slowest rank's (``slowest_rank``);
     # ``rank_skew`` = slowest / fastest rank's median; ``ranks_differ``: ranks whose kernel sequence or GEMM
     # verdicts differ from rank 0's. ``communication``: this (the headline) rank's collectives. Old results have
@@ -774,8 +774,9 @@ class ModeResult:
     gemm_coverage: GemmCoverage | None = None
     # What analysis decided from the above (analysis/facts.py), read by every report: the speedup vs eager at
     # this shape, the numerics verdict, what to use instead of a mode that did not run, the max-autotune table
-    # that decided each GEMM (GEMM id -> index in ``autotune``), and the notes analysis made as data (``notes``
-    # holds the worker's own sentences and those of older result.json files).
+    # that decided each GEMM (GEMM id -> index in ``autotune``), and what analysis noted of the mode's timing and
+    # failure as data (``findings``; ``notes`` holds sentences: the worker's own, the GEMM decision notes, and
+    # every note of a result.json from before findings).
     speedup: Speedup | None = None
     numerics_verdict: NumericsVerdict | None = None
     fallback: tuple[Note, ...] = ()

@@ -66,16 +66,27 @@ def _v2_recommendation(rec: Any) -> Any:
     return out
 
 
+def _v2_mode(mode: Any) -> Any:
+    if not isinstance(mode, Mapping):
+        return mode
+    return {**mode, "contradiction": _text_note(mode.get("contradiction"))}
+
+
 def migrate_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
     """kernelscope.result/2 -> /3: the facts the reports used to derive while rendering are in the result
     (result.py: a mode's ``speedup``, ``numerics_verdict``, ``fallback``, ``gemm_autotune``, its GEMM groups
     for every GEMM; the run's ``failure_groups``, ``tolerance`` and ``sweep_axis``): analysis derives them here
     from the measurements the file holds, as it does for a new run. What analysis says is data (``Note``): a
-    recommendation's ``reason`` sentence became ``reasons``, a candidate's ``why_not`` and ``numerics_reason`` a
-    Note; the sentences of /2 are kept as "text" notes."""
+    recommendation's ``reason`` sentence became ``reasons``, a candidate's ``why_not`` and ``numerics_reason`` and
+    a mode's ``contradiction`` a Note; the sentences of /2 are kept as "text" notes."""
     from kernelscope.analysis.facts import with_facts  # (result.json is analysis's output: its facts are too)
 
     out = dict(data)
+    if isinstance(out.get("modes"), list):
+        out["modes"] = [_v2_mode(m) for m in out["modes"]]
+    if isinstance(out.get("points"), list):
+        out["points"] = [{**p, "modes": [_v2_mode(m) for m in p["modes"]]}
+                         if isinstance(p, Mapping) and isinstance(p.get("modes"), list) else p for p in out["points"]]
     if isinstance(out.get("recommendation"), list):
         out["recommendation"] = [_v2_recommendation(r) for r in out["recommendation"]]
     return dict(to_json(with_facts(run_from_json({**out, "schema": SCHEMA}))))

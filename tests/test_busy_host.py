@@ -25,7 +25,7 @@ from kernelscope.analysis.recommend import recommend
 from kernelscope.capture_record import read_capture
 from kernelscope.report.compare import compare_data, render_compare_html, render_compare_markdown
 from kernelscope.report.io import load_result
-from kernelscope.report.words import recommendation_text
+from kernelscope.report.words import recommendation_text, say
 
 from .test_latency_verdicts import latency
 
@@ -68,8 +68,9 @@ def test_the_recorded_runs_read_quiet_then_busy(runs):
 def test_the_mode_notes_name_a_busy_host_from_the_capture_records():
     _, quiet = capture_latency(read_capture(DATA / "run-1" / "modes" / "eager" / "capture.json"))
     _, busy = capture_latency(read_capture(DATA / "run-2" / "modes" / "eager" / "capture.json"))
-    assert not any("busy host" in n for n in quiet)
-    note = next(n for n in busy if n.startswith("timed on a busy host"))
+    assert not any(n.code == "busy-host" for n in quiet)
+    note = say(next(n for n in busy if n.code == "busy-host"))
+    assert note.startswith("timed on a busy host")
     assert "all its processes" in note and "0.025-0.049 CPUs of steal" in note and "1.3x slower" in note
 
 

@@ -18,6 +18,7 @@ from kernelscope.analysis.compare import _marginal, compare_gemms, compare_resul
 from kernelscope.analysis.gemm.log import FUSION_MARGINAL, fusion_benchmark, parse_log
 from kernelscope.analysis.mode import build_mode_result, gemm_notes
 from kernelscope.report.compare import compare_data
+from kernelscope.report.words import say
 from kernelscope.result_file import load_result
 
 from .conftest import DATA, run_cli
@@ -76,7 +77,7 @@ def test_a_fused_template_carries_the_benchmark_that_fused_it():
     assert not t.marginal and "but the epilogue-fusion benchmark decided what ran" in t.note
     assert "autotune choice marginal" not in g.why_not and g.why_not.startswith("fusion benchmark marginal: ")
     # the note names the GEMM as the user's model does (its module path), not by kernelscope's id
-    assert any(n.startswith("GEMM linear: fusion benchmark marginal:") for n in m.notes)
+    assert any(say(n).startswith("GEMM linear: fusion benchmark marginal:") for n in m.findings)
 
 
 def test_a_note_that_holds_for_a_group_of_identical_layers_is_one_line():
@@ -90,12 +91,12 @@ def test_a_note_that_holds_for_a_group_of_identical_layers_is_one_line():
                                 members=tuple(x.id for x in layers), pattern="model.layers.#.mlp.down_proj")
     loose = dataclasses.replace(g, id="gemm99", module="")
     # WHEN the mode's notes are made
-    notes = gemm_notes([*layers, loose], [group], m.autotune)
+    notes = [say(n) for n in gemm_notes([*layers, loose], [group], m.autotune)]
     # THEN one line names the group by its label and count, and the loose GEMM by its id
     (note,) = notes
     assert note.startswith("GEMMs model.layers.0-15.mlp.down_proj \u00d716, gemm99: fusion benchmark marginal:")
     # AND a single layer of the group keeps its own path
-    assert gemm_notes(layers[3:4], [group], m.autotune)[0].startswith("GEMM model.layers.3.mlp.down_proj: ")
+    assert say(gemm_notes(layers[3:4], [group], m.autotune)[0]).startswith("GEMM model.layers.3.mlp.down_proj: ")
 
 
 def test_a_kept_apart_epilogue_names_both_close_choices():

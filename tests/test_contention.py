@@ -23,7 +23,8 @@ from kernelscope.analysis.recommend import recommend
 from kernelscope.capture.load import CpuTimes, others_between, parse_proc_stat, parse_self_stat, read_times
 from kernelscope.report.compare import compare_data, render_compare_html, render_compare_markdown
 from kernelscope.report.io import load_result
-from kernelscope.report.words import recommendation_text
+from kernelscope.report.words import recommendation_text, say
+from kernelscope.result import Note
 
 from .conftest import run_cli
 from .test_latency_verdicts import latency, mode
@@ -100,8 +101,10 @@ def test_a_process_is_contended_when_other_work_leaves_its_threads_short_of_cpus
     assert contended_processes(busy(lat, [15.5] * 3, threads=1.0, cpus=16.0)) == (1, 2, 3)
     assert contended_processes(lat) == ()  # not measured (old results): no claim
     note = contention_note(busy(lat, [0.0, 1.0, 0.1]))
-    assert note is not None and "busy machine" in note and "process 2 of 3" in note and "1.0 of the 2 CPUs" in note
-    assert "all its processes" in (contention_note(busy(lat, [1.0] * 3)) or "")
+    assert note is not None and note.args["processes"] == [2] and note.args["of"] == 3
+    text = say(note)
+    assert "busy machine" in text and "process 2 of 3" in text and "1.0 of the 2 CPUs" in text
+    assert "all its processes" in say(contention_note(busy(lat, [1.0] * 3)) or Note("text"))
 
 
 def test_the_recommendation_carries_a_caveat_when_a_timing_was_contended():

@@ -32,7 +32,7 @@ from kernelscope.analysis.stats import (
 from kernelscope.cli import main
 from kernelscope.report.compare import compare_data
 from kernelscope.report.io import load_result
-from kernelscope.report.words import recommendation_text
+from kernelscope.report.words import recommendation_text, say
 from kernelscope.result import GemmEpilogue, ModeResult, NumericsResult, RunEnvironment, part_from_json
 from kernelscope.trace import load_trace
 
@@ -190,8 +190,9 @@ def test_launch_bound_compiled_modes_get_the_launch_path_explanation():
     assert ("default: GPU idle 91% of the iteration (10.3 µs of kernels in 120 µs): the CPU launch path dominates; "
             "reduce-overhead (CUDA graphs) targets that") in recommendation_text(rec)
     default = next(m for m in modes if m.name == "default")
-    assert default.contradiction.startswith("the profiled iterations took 376.0 µs each against the steady median "
-                                            "120.0 µs (95% interval inside one process ")
+    assert default.contradiction.code == "profiled-slower"
+    assert say(default.contradiction).startswith("the profiled iterations took 376.0 µs each against the steady "
+                                                 "median 120.0 µs (95% interval inside one process ")
 
 
 def test_launch_profile_of_the_recorded_h200_eager_iterations():

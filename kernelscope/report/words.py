@@ -162,13 +162,122 @@ RECOMMEND: dict[str, Callable[[Args], str]] = {
 }
 
 
+# ------------------------------------------------------------------------------------------------ a mode's timing
+def _which(a: Args) -> str:
+    """"its only process", "all its processes", "processes 1, 3 of 5"."""
+    busy, n = a["processes"], a["of"]
+    if n == 1:
+        return "its only process"
+    if len(busy) == n:
+        return "all its processes"
+    return "process" + ("es " if len(busy) > 1 else " ") + ", ".join(str(i) for i in busy) + f" of {n}"
+
+
+def _busy_machine(a: Args) -> str:
+    return (f"timed on a busy machine: other processes kept up to {a['busiest']:.1f} of the {a['cpu_count']:.0f} "
+            f"CPUs busy while {_which(a)} warmed up and timed, and the timed calls need {a['threads']:.0f}: threads "
+            "waited for a CPU, so this latency measures the machine's load as much as the model; rerun on an idle "
+            "machine (on the CPU device, OMP_NUM_THREADS at or below the idle CPUs also avoids the wait)")
+
+
+def _busy_host(a: Args) -> str:
+    lo, hi = a["steal"]
+    steal = f"{lo:.3f}" if lo == hi else f"{lo:.3f}-{hi:.3f}"
+    return (f"timed on a busy host: the hypervisor ran other guests on this VM's CPUs ({steal} CPUs of steal on "
+            f"average) while {_which(a)} warmed up and timed; on the H100 VMs measured, a launch-bound mode timed so "
+            "read about 1.3x slower than on the same host quiet, for minutes at a time, so a rerun may read faster; "
+            "compare runs timed on a host in the same state")
+
+
+def _pinned(a: Args) -> str:
+    spread = (f"; the CPUs' speeds for this model differed up to {a['spread']:.2g}x (contention on a shared host)"
+              if a.get("spread") else "")
+    again = (f"; {a['repins']} timed window(s) ran slower than the chosen CPU's probe promised and were timed again "
+             "after a new choice" if a.get("repins") else "")
+    return (f"each process timed with its launching thread on the CPU where the model ran fastest (CPU "
+            f"{', '.join(str(c) for c in a['cpus'])}){spread}{again}; --cpu-pinning off times where the scheduler "
+            "puts it")
+
+
+def _timed_in_processes(a: Args) -> str:
+    meds = ", ".join(f"{m:.4g}" for m in a["medians"])
+    iv = (f"; 95% interval across processes {a['low']:.4g}-{a['high']:.4g} ms"
+          if a.get("low") is not None and a.get("high") is not None else "")
+    return f"timed in {a['processes']} processes, medians {meds} ms: median of medians {a['median']:.4g} ms{iv}"
+
+
+def _for(targets: Any) -> str:
+    return f" for {', '.join(targets)}" if targets else ""
+
+
+def _names(names: Any, limit: int = 6) -> str:
+    """The first ``limit`` names, and how many more."""
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _steady(a: Args) -> str:
+    """"the steady median 120.0 µs (95% interval inside one process 118.2-121.9 µs)"."""
+    what = "across processes" if a.get("interval") == "processes" else "inside one process"
+    return (f"the steady median {a['median'] * 1000:.1f} µs (95% interval {what} {a['low'] * 1000:.1f}-"
+            f"{a['high'] * 1000:.1f} µs)")
+
+
+def _gpu_idle(a: Args) -> str:
+    steady = f" of the steady {a['steady_ms'] * 1000:.1f} µs" if a.get("steady_ms") is not None else ""
+    split = (f"{a['gpu_busy_us']:.1f} µs of kernels{steady}; profiled: {a['gpu_busy_us']:.1f} µs busy of "
+             f"{a['wall_us']:.1f} µs, {a['launch_path_us']:.1f} µs to issue {a['launches']:g} launches, "
+             f"{a['runtime_us']:.1f} µs of it in the CUDA runtime")
+    if a.get("cudagraphs"):
+        return (f"GPU idle {a['idle_pct']:.0f}% of the iteration even with CUDA graphs ({split}): what is left on the "
+                "CPU is Python, Dynamo's guards and the graph replay's bookkeeping")
+    return (f"GPU idle {a['idle_pct']:.0f}% of the iteration ({split}): the CPU launch path dominates; "
+            "reduce-overhead (CUDA graphs) targets that")
+
+
+TIMING: dict[str, Callable[[Args], str]] = {
+    "busy-machine": _busy_machine,
+    "busy-host": _busy_host,
+    "pinned": _pinned,
+    "latency-outliers": lambda a: f"latency outliers: {a.get('text')}",
+    "process-measured-nothing": lambda a: (f"process {a['process']} of {a['of']} measured nothing ({a.get('status')}: "
+                                           f"{a.get('error')}); the latency is over the other processes"),
+    "still-drifted": lambda a: (f"latency still drifted inside process(es) {', '.join(str(p) for p in a['processes'])} "
+                                "after the timed windows"),
+    "timed-in-processes": _timed_in_processes,
+    "profiled-kernels-slower": lambda a: (f"the profiled iterations' kernels alone took {a['profiled'] * 1000:.1f} µs "
+                                          f"per iteration, more than {_steady(a)}: the kernels ran slower while "
+                                          "profiled (clocks, another process on the GPU); the kernel times in this "
+                                          "report overstate the steady state"),
+    "profiled-slower": lambda a: (f"the profiled iterations took {a['profiled'] * 1000:.1f} µs each against "
+                                  f"{_steady(a)}: the profiler's own CPU overhead and the synchronize after each "
+                                  "profiled step add to it, so the trace overstates the CPU side; the steady median "
+                                  "is the latency"),
+    "profiled-faster": lambda a: (f"the profiled iterations took {a['profiled'] * 1000:.1f} µs each, less than "
+                                  f"{_steady(a)}: the timed calls met something the profiled ones did not (another "
+                                  "process, clocks, a cache state); treat the steady median with care"),
+    "gpu-idle": _gpu_idle,
+    "trace-analysis-failed": lambda a: f"trace analysis failed: {a.get('error')}",
+    # a compile-time benchmark that decided GEMMs by a margin inside its noise
+    "compile-may-differ": lambda a: (f"GEMM{'s' if len(a['gemms']) > 1 else ''} {_names(a['gemms'])}: "
+                                     f"{a.get('why')}"),
+    # why a max-autotune mode failed, in the backends' terms
+    "nvgemm-no-choice": lambda a: (f"max_autotune_gemm_backends=NVGEMM offered no choice{_for(a.get('targets'))} on "
+                                   f"sm{str(a.get('capability', '')).replace('.', '')}: {a.get('fact')} (seen: "
+                                   f"{a.get('seen')}); add ATEN or TRITON to the backends to compile it"),
+    "no-backend-choice": lambda a: (f"no backend in max_autotune_gemm_backends="
+                                    f"{','.join(a.get('backends') or ()) or '?'} offered a choice"
+                                    f"{_for(a.get('targets'))}: add ATEN to the backends so that at least one choice "
+                                    "exists"),
+}
+
+
 def recommendation_text(rec: Recommendation) -> str:
     """Why a recommendation names its mode (or none), as one sentence."""
     return say_all(rec.reasons)
 
 WORDS: dict[str, Callable[[Args], str]] = {
     "text": lambda a: str(a.get("text", "")),
-    **RULES, **NUMERICS, **ADVICE, **RECOMMEND,
+    **RULES, **NUMERICS, **ADVICE, **RECOMMEND, **TIMING,
 }
 
 
