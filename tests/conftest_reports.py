@@ -35,7 +35,7 @@ from kernelscope.result import (
 )
 
 DATA = Path(__file__).resolve().parent / "data"  # the committed runs (result.json per run directory)
-# A ratio below 1 printed as a factor ("0.398×", "0.5×", "0.907x"): issue 15 reads every ratio one way instead.
+# A ratio below 1 printed as a factor ("0.398×", "0.5×", "0.907x"): the reports read every ratio one way instead.
 ZERO_X = re.compile(r"(?<![\w.])0\.\d+ ?[×x](?!\w)")
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"

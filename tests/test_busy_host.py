@@ -1,11 +1,11 @@
-"""A mode timed on a busy host says so, and `compare` says when only one side was (issue 27's proofs).
+"""A mode timed on a busy host says so, and `compare` says when only one side was.
 
-On three H100 VM leases (2026-12-05, benchmarks/RESULTS.md "A busy host") the proofs failed where the host changed
-speed between runs: the seed sample's eager read 37 µs in one run and 50-53 µs a minute later, and an independent
-hand timing saw the same step in the same minutes. Every process records the hypervisor's steal while it warms up
-and times (capture/load.py ``steal_cpu``); at 0.02 CPUs or more the eager processes read a median 1.34x their
-lease's quiet level. The data here is the third lease's proof (tests/data/h100-torch2.11-busy-host: three
-identical runs, run 1 on a quiet host, runs 2 and 3 on a busy one) and the lease records in benchmarks/results.
+On three H100 VMs, repeated runs disagreed where the host changed speed between them: the seed sample's eager read
+37 µs in one run and 50-53 µs a minute later, and an independent hand timing saw the same step in the same minutes.
+Every process records the hypervisor's steal while it warms up and times (capture/load.py ``steal_cpu``); at 0.02
+CPUs or more the eager processes read a median 1.34x their VM's quiet level. The data here is three identical runs
+on one of those VMs (tests/data/h100-torch2.11-busy-host: run 1 on a quiet host, runs 2 and 3 on a busy one) and
+the three VMs' records in benchmarks/results.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from .test_latency_verdicts import latency
 
 DATA = Path(__file__).parent / "data" / "h100-torch2.11-busy-host"
 RESULTS = Path(__file__).parents[1] / "benchmarks" / "results"
-LEASES = ["h100-proofs-2026-12-05-1720.json", "h100-layout-ab-2026-12-05-1731.json",
-          "h100-proofs-paired-2026-12-05-1740.json"]
+VM_RECORDS = ["h100-proofs-2026-12-05-1720.json", "h100-layout-ab-2026-12-05-1731.json",
+              "h100-proofs-paired-2026-12-05-1740.json"]
 
 
 @pytest.fixture(scope="module")
@@ -128,11 +128,11 @@ def test_upgrade_check_names_a_slowdown_measured_on_a_busy_host(runs):
     assert all(x.busy_host == () for x in compare_upgrade(runs[1], runs[2]).modes)
 
 
-def test_the_threshold_separates_the_recorded_leases_slow_processes():
-    """The evidence behind STEAL_BUSY and the notes' "about 1.3x": every eager process of the three leases,
-    against its lease's quiet level (the median of its processes under 0.01 CPUs of steal)."""
+def test_the_threshold_separates_the_recorded_slow_processes():
+    """The evidence behind STEAL_BUSY and the notes' "about 1.3x": every eager process of the three VMs, against
+    its VM's quiet level (the median of its processes under 0.01 CPUs of steal)."""
     busy, quiet = [], []
-    for name in LEASES:
+    for name in VM_RECORDS:
         rec = json.loads((RESULTS / name).read_text())
         proofs = [rec["proofs"]] if "proofs" in rec else [a["proofs"] for a in rec["arms"].values()]
         for p in proofs:

@@ -63,7 +63,7 @@ def test_a_failed_mode_violates_its_rules():
 
 
 def test_an_interrupted_mode_violates_its_rules():
-    # A run stopped by SIGTERM keeps its finished modes (issue 26.6); one that did not finish shows no rule holds.
+    # A run stopped by SIGTERM keeps its finished modes; one that did not finish shows no rule holds.
     r = seed_h200_211()
     stopped = ModeResult(name="max-autotune", status="interrupted", error_kind="interrupted",
                          error="interrupted (SIGTERM) while it ran")

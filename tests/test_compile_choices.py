@@ -1,4 +1,4 @@
-"""Inductor's compile-time choices (issue 13, point 7): the epilogue-fusion benchmark per GEMM, which choice was
+"""Inductor's compile-time choices: the epilogue-fusion benchmark per GEMM, which choice was
 close, and `compare` naming a change that only a compile-time choice can explain.
 
 Real data only: the torch 2.14.1 H200 runs in tests/data/h200-torch2.14.1-kernelscope-run (output code, trace and

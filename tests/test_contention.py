@@ -1,4 +1,4 @@
-"""A mode timed on a busy machine says so (issue 13: latency verdicts a CI gate can trust).
+"""A mode timed on a busy machine says so (latency verdicts a CI gate can trust).
 
 On the 2-core CI VM the seed sample's eager mode read 12.0 ms per call with a test suite beside it against 34 µs
 idle, in all three processes alike; `compare` called identical code "351x slower" beyond noise. capture/load.py

@@ -1,7 +1,7 @@
-"""--cpu-pinning (issue 13): a timed process moves its launching thread to the CPU where the model runs fastest.
+"""--cpu-pinning: a timed process moves its launching thread to the CPU where the model runs fastest.
 
 On the H200 VM the 16 vCPUs differed up to 2x in speed for the same launch-bound model in one process
-(benchmarks/launch_spread.py, RESULTS.md), and a process stays on the vCPU it starts on: that was the 2x spread
+(measured with the launch path's own calls), and a process stays on the vCPU it starts on: that was the 2x spread
 between fresh processes. The probe is tested on real calls whose cost depends on the CPU they run on.
 """
 

@@ -1,4 +1,4 @@
-"""kernelscope run for real on torch 2.14.1 + cutlass.operators 0.3.0 (NVGEMM) on one H200 (issue 14 part 1).
+"""kernelscope run for real on torch 2.14.1 + cutlass.operators 0.3.0 (NVGEMM) on one H200.
 
 tests/data/h200-torch2.14.1-kernelscope-run/ holds the run directories (README there: how torch 2.14.1 was carried,
 the 11 NCCL stubs, CUTE_DSL_ARCH=sm_90a, the exact commands; the workers ran under `--python /tmp/py214`, the

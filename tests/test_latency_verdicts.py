@@ -1,4 +1,4 @@
-"""Issue 13: latency verdicts a CI gate can trust. Across-process statistics and outliers (pure), the
+"""Latency verdicts a CI gate can trust. Across-process statistics and outliers (pure), the
 recommendation on intervals and numerics, check --numerics, compare's comparable header and compare.json,
 autotune margins, the launch profile of the recorded H200 run; and real CPU runs: --processes interleaved on one
 Inductor cache, two identical runs comparing as `none`, a CPU fp32 run refused against the H200 fp16 fixture, an

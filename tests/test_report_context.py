@@ -270,5 +270,5 @@ def test_coverage_rows_print_what_the_result_says():
         True, False, "2 GEMM-class ops, as in eager")
     assert by["max-autotune"].warning and by["max-autotune"].vs_eager.startswith(
         "3 GEMM-class ops against eager's 2: 1 more than decomposition explains")
-    # a result without the self-check (before issue 28) shows none
+    # a result without the self-check (from before it) shows none
     assert build_context(seed_h200_211()).coverage == ()

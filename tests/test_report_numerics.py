@@ -1,4 +1,4 @@
-"""Issue 26.1/26.3: one numerics call per mode in every table, and each output's errors in every renderer.
+"""One numerics call per mode in every table, and each output's errors in every renderer.
 
 The runs here carry the numbers of the H200 investigation (benchmarks/results/h200-resnet50-numerics-2026-12-04.jsonl:
 torchvision ResNet-50, batch 8, bf16; one output of 8 x 1000 logits): eager rmse 0.132 against float64, compiled
@@ -176,7 +176,7 @@ def test_the_modes_table_and_the_numerics_table_read_one_call(case, numerics):
     assert f"│ {nrow.verdict}" in term
     page = html.unescape(render_html(run))
     assert f'title="{row.numerics.reason}">{row.numerics.status}</span>' in page
-    if case == "eager-fails-reference-passes":  # issue 26.1: "fail (abs 0.0312)" beside a "pass" is gone
+    if case == "eager-fails-reference-passes":  # no "fail (abs 0.0312)" beside a "pass"
         assert nrow.verdict == "pass" and "fail (abs" not in line and "│ fail" not in term
 
 

@@ -201,7 +201,7 @@ def test_markdown_and_html_print_the_data_escaped():
     # the page opens with the answer: the headline, the verdict, then the per-mode lines
     body = html[html.index("<main>"):]
     assert body.index("Upgrade check: torch") < body.index("REGRESSION") < body.index("id=\"modes\"")
-    # only what Markdown needs is escaped (issue 15): the headline reads as written
+    # only what Markdown needs is escaped: the headline reads as written
     assert md.startswith("## Upgrade check: torch 2.11.0+cu130 → 2.14.1")
 
 

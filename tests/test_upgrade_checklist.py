@@ -1,5 +1,6 @@
-"""Issue 5's pure parts: sweep plans, roofline math and peaks, autotune tables from real H200 logs, numerics rules,
-the recommendation, dynamic-vs-static, and the report/markdown/terminal views of a sweep. No torch, no compile."""
+"""The upgrade checklist's pure parts: sweep plans, roofline math and peaks, autotune tables from real H200 logs,
+numerics rules, the recommendation, dynamic-vs-static, and the report/markdown/terminal views of a sweep. No torch,
+no compile."""
 
 from __future__ import annotations
 
@@ -229,7 +230,7 @@ def test_tolerance_table_is_dtype_aware():
     assert tolerance_for("bfloat16").atol > tolerance_for("float16").atol > tolerance_for("float32").atol
 
 
-# Issue 26: the rule is torch 2.14.1's same(): 3x eager's rmse + tol/10 for fp16/bf16 outputs (it was 2x, and a
+# The rule is torch 2.14.1's same(): 3x eager's rmse + tol/10 for fp16/bf16 outputs (it was 2x, and a
 # mode element-wise within tolerance of the reference passed whatever eager did: torch has no such shortcut; its
 # shortcut is allclose to eager at tol). tests/test_numerics_rule.py checks it against torch's own same().
 @pytest.mark.parametrize(("mode_rmse", "eager_rmse", "allclose_eager", "expected"), [

@@ -317,13 +317,13 @@ def run_environment(env: Environment | None, interpreter: Mapping[str, Any] | No
 
 
 # kernelscope's keyword-inputs wrapper (modelfile.KeywordInputs) held the user's model as ``model``: captures of
-# workers before issue 26 named every module of such a model "model.<path>" (a path get_submodule does not find).
+# older workers named every module of such a model "model.<path>" (a path get_submodule does not find).
 WRAPPER_PREFIX = "model."
 
 
 def module_prefix(capture: CaptureRecord) -> str:
     """What a capture's module paths carry before the user's model's own, to drop from every path shown: the
-    capture says so since issue 26 (""); an older one is read as wrapped when every parameter name starts with
+    capture says so (""); an older one, which does not, is read as wrapped when every parameter name starts with
     "model." (the wrapper held nothing else; a model of the user's own whose only child is ``model`` looked the
     same in those captures)."""
     if capture.module_prefix is not None:

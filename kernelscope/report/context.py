@@ -180,7 +180,6 @@ class ModeRow:
         return f"{sum(g.verdict == 'fused' for g in with_epilogue)}/{len(with_epilogue)}"
 
 
-
 @dataclass(frozen=True, slots=True)
 class KernelTable:
     top: tuple[KernelStat, ...]

@@ -364,7 +364,7 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
             out.append(f"\n_{len(ctx.failure_groups) - len(shown)} more failures not shown; see report.html._")
     from kernelscope.report.ranks import markdown_tables
 
-    out.extend(markdown_tables(ctx.result, lim.modes))  # torchrun runs: a table per mode and point (issue 17)
+    out.extend(markdown_tables(ctx.result, lim.modes))  # torchrun runs: a table per mode and point
     out.append("")
     out.append("_Full report: report.html (kernels, charts, evidence); traces: `tensorboard --logdir tb` or Perfetto._")
     return "\n".join(out) + "\n"

@@ -76,7 +76,7 @@ def _speed_phrase(m: UpgradeMode) -> str:
     r = m.latency
     if r.value is None or r.value <= 0:
         return "no latency to compare"
-    # Read one way (issue 15): "1.10× faster after the upgrade", never "0.907× after/before".
+    # Read one way: "1.10× faster after the upgrade", never "0.907× after/before".
     ci = f", 95% CI {fmt.change_interval(r.low, r.high)}" if r.method == "bootstrap" else ""
     busy = (f"; {' and '.join(m.contended)} timed on a busy machine" if m.contended else "") + (
         f"; {' and '.join(m.busy_host)} timed on a busy host" if m.busy_host else "")
@@ -256,7 +256,7 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
 
 
 def _ranks_json(m: UpgradeMode) -> dict[str, Any]:
-    """torchrun runs (issue 17): each rank before and after, matched by rank index (report/ranks.py)."""
+    """torchrun runs: each rank before and after, matched by rank index (report/ranks.py)."""
     from kernelscope.report.ranks import rank_delta_json
 
     return {"ranks": [rank_delta_json(d, ("before", "after")) for d in m.ranks]} if m.ranks else {}
