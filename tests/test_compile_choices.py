@@ -19,6 +19,7 @@ from kernelscope.analysis.gemm.log import FUSION_MARGINAL, fusion_benchmark, par
 from kernelscope.analysis.mode import build_mode_result, gemm_notes
 from kernelscope.report.compare import compare_data
 from kernelscope.report.words import say
+from kernelscope.result import Note
 from kernelscope.result_file import load_result
 
 from .conftest import DATA, run_cli
@@ -156,18 +157,20 @@ def test_identical_runs_that_compiled_differently_are_named_as_a_compile_time_ch
     assert by["eager"].change == by["default"].change == "none"
     ma = by["max-autotune"]
     assert ma.change == "faster"
-    assert ma.compile_note.startswith("compiled differently from the same model file, versions and settings: 3 "
-                                      "kernel(s) launched by one run only (triton_poi_fused_gelu_1, "
-                                      "triton_tem_fused_addmm_gelu_t_0, triton_tem_fused_addmm_t_0)")
+    assert ma.compile_note == Note("compiled-differently", {"kernels": 3, "first": [
+        "triton_poi_fused_gelu_1", "triton_tem_fused_addmm_gelu_t_0", "triton_tem_fused_addmm_t_0"], "gemms": 1})
+    assert say(ma.compile_note).startswith("compiled differently from the same model file, versions and settings: "
+                                           "3 kernel(s) launched by one run only (triton_poi_fused_gelu_1, "
+                                           "triton_tem_fused_addmm_gelu_t_0, triton_tem_fused_addmm_t_0)")
     (g,) = ma.changed_gemms
     assert g.kind == "fusion gained (compile-time choice: may differ between runs)"
     data = {m["mode"]: m for m in compare_data(cmp)["modes"]}
-    assert data["max-autotune"]["compile_note"] == ma.compile_note
+    assert data["max-autotune"]["compile_note"] == say(ma.compile_note)
     assert data["max-autotune"]["gemms"][0]["choice"] == "compile-time choice"
     assert data["eager"]["compile_note"] == "" and data["default"]["compile_note"] == ""
     # runs 1 and 3 launched the same kernels (their AUTOTUNE tables had different winners): nothing to say
     same = {m.name: m for m in compare_results(load_result(REPEAT / "run-1"), head).modes}
-    assert same["max-autotune"].compile_note == "" and not same["max-autotune"].changed_gemms
+    assert same["max-autotune"].compile_note is None and not same["max-autotune"].changed_gemms
 
 
 def test_an_upgrade_is_not_called_a_compile_time_choice():
@@ -176,7 +179,7 @@ def test_an_upgrade_is_not_called_a_compile_time_choice():
     cmp = compare_results(base, upgraded)
     assert cmp.comparable.ok and not same_build(cmp.comparable)
     ma = next(m for m in cmp.modes if m.name == "max-autotune")
-    assert ma.compile_note == "" and ma.changed_gemms[0].kind == "fusion gained"
+    assert ma.compile_note is None and ma.changed_gemms[0].kind == "fusion gained"
 
 
 def test_a_marginal_fusion_benchmark_labels_the_verdict_change():

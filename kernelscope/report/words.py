@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kernelscope import fmt
-from kernelscope.analysis.contention import HOST_CAVEAT
+from kernelscope.analysis.compare import Comparable
+from kernelscope.analysis.contention import HOST_CAVEAT, HOST_SLOWDOWN
 from kernelscope.result import Note, Recommendation, Speedup
 
 Args = Mapping[str, Any]
@@ -271,13 +272,79 @@ TIMING: dict[str, Callable[[Args], str]] = {
 }
 
 
+# ------------------------------------------------------------------------------------------------ two runs
+def _sides(a: Args) -> str:
+    sides = a["sides"]
+    return (f"{' and '.join(sides)} timed each mode in one process: {'their' if len(sides) > 1 else 'its'} intervals "
+            "cover the noise inside a process only, and separate runs differ by more (rerun with --processes 5)")
+
+
+def _busy_machine_sides(a: Args) -> str:
+    busy = [f"{side}'s {mode}" for side, mode in a["timings"]]
+    return (f"{', '.join(busy)} {_were(busy)} timed on a busy machine (other processes left the timed threads short "
+            "of CPUs): such a latency measures the load as much as the model, so a change there is not the code's "
+            "until a rerun on an idle machine agrees")
+
+
+def _busy_host_sides(a: Args) -> str:
+    by_side: dict[str, list[str]] = {}
+    for side, mode in a["timings"]:
+        by_side.setdefault(side, []).append(mode)
+    hosts = [f"{side}'s {' and '.join(names)}" for side, names in by_side.items()]
+    many = len(hosts) > 1 or len(a["timings"]) > 1
+    return (f"{' and '.join(hosts)} {'were' if many else 'was'} timed on a busy host (the hypervisor ran other guests "
+            f"on the VM's CPUs) and the other run's on a quiet one: {HOST_SLOWDOWN}, so a change there is the host's "
+            "as much as the code's until runs on a host in the same state agree")
+
+
+def _compiled_differently(a: Args) -> str:
+    parts = []
+    if a.get("kernels"):
+        more = ", ..." if a["kernels"] > 3 else ""
+        parts.append(f"{a['kernels']} kernel(s) launched by one run only ({', '.join(a['first'])}{more})")
+    if a.get("gemms"):
+        parts.append(f"{a['gemms']} GEMM verdict(s) or backend(s) changed")
+    return ("compiled differently from the same model file, versions and settings: " + " and ".join(parts)
+            + ". Inductor's compile-time benchmarks (autotune, the epilogue-fusion benchmark, pad_mm) chose "
+              "differently in the two runs, so a latency change here is those choices', not a change in the code")
+
+
+COMPARE: dict[str, Callable[[Args], str]] = {
+    "timed-in-one-process": _sides,
+    "busy-machine-sides": _busy_machine_sides,
+    "busy-host-sides": _busy_host_sides,
+    "compiled-differently": _compiled_differently,
+    "pad-kernels-differ": lambda a: (f"{a['kernels']} pad kernel(s) differ ({', '.join(a['first'])}): Inductor's "
+                                     "pad_mm decides at compile time, by benchmarking, whether to pad a GEMM; the "
+                                     "decision may differ between runs"),
+}
+
+
+def field_change(name: str, base: str, head: str) -> str:
+    """"torch: 2.11.0 → 2.14.1"."""
+    return f"{name}: {base} → {head}"
+
+
+def comparable_headline(c: Comparable) -> str:
+    """Whether two runs compare, said first in every compare output: the same everything, the differences, or
+    what makes them not comparable; then the warnings."""
+    if c.ok and not c.differences:
+        text = "comparable: same device, dtype, model file, shapes, versions and settings"
+    elif c.ok:
+        text = "comparable, with differences: " + "; ".join(field_change(*d) for d in c.differences)
+    else:
+        text = ("NOT comparable" + (" (compared anyway, --force)" if c.forced else "") + ": "
+                + "; ".join(field_change(*d) for d in c.refused))
+    return text + "".join(f". {say(w)}" for w in c.warnings)
+
+
 def recommendation_text(rec: Recommendation) -> str:
     """Why a recommendation names its mode (or none), as one sentence."""
     return say_all(rec.reasons)
 
 WORDS: dict[str, Callable[[Args], str]] = {
     "text": lambda a: str(a.get("text", "")),
-    **RULES, **NUMERICS, **ADVICE, **RECOMMEND, **TIMING,
+    **RULES, **NUMERICS, **ADVICE, **RECOMMEND, **TIMING, **COMPARE,
 }
 
 
