@@ -23,6 +23,7 @@ from kernelscope.analysis.contention import STEAL_BUSY, busy_host_sides, host_st
 from kernelscope.analysis.mode import capture_latency
 from kernelscope.analysis.recommend import recommend
 from kernelscope.capture_record import read_capture
+from kernelscope.report.check import violation_text
 from kernelscope.report.compare import compare_data, render_compare_html, render_compare_markdown
 from kernelscope.report.io import load_result
 from kernelscope.report.words import recommendation_text, say
@@ -101,9 +102,10 @@ def test_check_and_recommend_say_when_the_modes_were_timed_on_a_host_in_differen
     mixed = mixed_run(runs)
     (v,) = check_result(mixed, Rules(max_slowdown=1.2, modes=("default",))).violations
     # the gate still fails (it cannot vouch for the code) and says why the figure is in doubt
-    assert "slower than eager" in v.message and "default timed on a busy host and eager on a quiet one" in v.message
+    text = violation_text(v)
+    assert "slower than eager" in text and "default timed on a busy host and eager on a quiet one" in text
     (calm,) = check_result(runs[1], Rules(max_slowdown=1.2, modes=("default",))).violations  # both busy
-    assert "busy host" not in calm.message
+    assert "busy host" not in violation_text(calm)
     fast = dataclasses.replace(runs[1], modes=(runs[1].mode("eager"), runs[0].mode("default")))  # eager busy
     rec = recommend(list(fast.modes))
     assert rec.confidence == "caveat" and "eager was timed on a busy host" in recommendation_text(rec)

@@ -21,6 +21,7 @@ from kernelscope.analysis.compare import compare_results
 from kernelscope.analysis.contention import BUSY_MIN, contended_processes, contention_note
 from kernelscope.analysis.recommend import recommend
 from kernelscope.capture.load import CpuTimes, others_between, parse_proc_stat, parse_self_stat, read_times
+from kernelscope.report.check import violation_text
 from kernelscope.report.compare import compare_data, render_compare_html, render_compare_markdown
 from kernelscope.report.io import load_result
 from kernelscope.report.words import recommendation_text, say
@@ -126,10 +127,11 @@ def test_check_still_fails_a_slow_mode_but_says_the_machine_was_busy():
     out = check_result(run, Rules(max_slowdown=1.2, modes=("default",)))
     # THEN the gate still fails (it cannot vouch for the code) and says why the figure is in doubt
     (v,) = out.violations
-    assert v.mode == "default" and "slower than eager" in v.message and "timed on a busy machine" in v.message
+    text = violation_text(v)
+    assert v.mode == "default" and "slower than eager" in text and "timed on a busy machine" in text
     calm = check_result(dataclasses.replace(run, modes=(eager, mode("default", latency([3.0, 3.1, 2.9], seed=2)))),
                         Rules(max_slowdown=1.2, modes=("default",)))
-    assert "busy" not in calm.violations[0].message
+    assert "busy" not in violation_text(calm.violations[0])
 
 
 def test_compare_marks_a_change_that_a_busy_machine_made(tmp_path):

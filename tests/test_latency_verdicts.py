@@ -30,6 +30,7 @@ from kernelscope.analysis.stats import (
     separated,
 )
 from kernelscope.cli import main
+from kernelscope.report.check import violation_text
 from kernelscope.report.compare import compare_data
 from kernelscope.report.io import load_result
 from kernelscope.report.words import recommendation_text, say
@@ -210,8 +211,8 @@ def test_check_numerics_on_the_recorded_lossy_run(capsys):
     r = load_result(RUN / "lossy-fp16")
     (v,) = check_result(r, Rules(numerics=True)).violations
     assert (v.mode, v.rule) == ("default", "--numerics")
-    assert v.message.startswith("output vs eager fails: 62.500% of elements outside")
-    assert "(closer to the float64 reference than eager)" in v.message
+    assert violation_text(v).startswith("output vs eager fails: 62.500% of elements outside")
+    assert "(closer to the float64 reference than eager)" in violation_text(v)
     assert [x.mode for x in check_result(r, Rules(numerics=True, modes=("eager",))).violations] == ["eager"]
     assert check_result(load_result(RUN / "linear_gelu-sweep"), Rules(numerics=True)).ok
     assert cli("check", str(RUN / "lossy-fp16"), "--numerics") == 1

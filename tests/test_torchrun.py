@@ -22,6 +22,7 @@ from kernelscope.capture.runner import torchrun_argv
 from kernelscope.capture.torchrun import rendezvous_args
 from kernelscope.cli import _register, cli
 from kernelscope.errors import UsageError
+from kernelscope.report.check import violation_text
 from kernelscope.result import (
     SCHEMA,
     Communication,
@@ -242,8 +243,8 @@ def test_upgrade_rank_that_fused_less_is_a_regression():
     data = upgrade_data(cmp)
     assert data["verdict"] == "regression" and data["modes"][0]["ranks"][1]["fusion_lost"] == ["fc1: fused -> partial"]
     (v,) = check_upgrade(cmp, 10.0).violations
-    assert (v.rule, v.mode, v.message) == ("--max-regression", "eager rank 1", "GEMM fc1: fused → partial after the "
-                                                                               "upgrade")
+    assert (v.rule, v.mode, violation_text(v)) == ("--max-regression", "eager rank 1",
+                                                   "GEMM fc1: fused → partial after the upgrade")
     # the same loss on the headline rank is the mode's own GEMM row, not repeated per rank
     same = compare_upgrade(run("fused"), run("fused"))
     assert same.modes[0].rank_fusion_lost == () and same.modes[0].regressions == ()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from kernelscope.report.check import violation_line
 from kernelscope.report.markdown import md_text
+from kernelscope.report.words import say
 
 
 def in_actions() -> bool:
@@ -72,7 +73,7 @@ def report_check(result_dir: str, outcome: object, lines: Iterable[str]) -> None
         click.echo(error_annotation(violation_line(v), title=f"kernelscope check {v.rule}"))
     try:
         append_step_summary(check_summary(result_dir, not violations, getattr(outcome, "rules", ()), lines,
-                                          getattr(outcome, "notes", ())))
+                                          [say(n) for n in getattr(outcome, "notes", ())]))
     except OSError as exc:
         click.echo(f"kernelscope: warning: cannot append to GITHUB_STEP_SUMMARY ({exc.strerror})", err=True)
 

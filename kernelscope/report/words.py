@@ -338,13 +338,101 @@ def comparable_headline(c: Comparable) -> str:
     return text + "".join(f". {say(w)}" for w in c.warnings)
 
 
+# ------------------------------------------------------------------------------------------------ the CI gate
+def slowdown_limit(limit: float) -> str:
+    """A limit on a latency ratio new / old, read one way: 1.5 -> "allowed at most 1.50× slower", 0.9 -> "required
+    at least 1.11× faster" (a limit below 1 asks for a speedup)."""
+    return f"allowed at most {fmt.change(limit)}" if limit >= 1 else f"required at least {fmt.change(limit)}"
+
+
+def _speedup_limit(limit: float) -> str:
+    # --min-speedup 0.8 allows a slowdown: "may be at most 1.25× slower", never "a speedup of at least 0.800×".
+    return f"needs a speedup of at least {fmt.ratio(limit)}" if limit >= 1 else f"may be at most {fmt.speedup(limit)}"
+
+
+def _load(a: Args) -> str:
+    """Why a latency violation may be the machine's: the modes timed on a busy machine, on a busy host."""
+    out = ""
+    if a.get("busy"):
+        out += (f"; {' and '.join(a['busy'])} timed on a busy machine (other processes left its threads short of "
+                "CPUs): rerun on an idle machine before reading this as the code's")
+    if a.get("host"):
+        busy, quiet = a["host"]
+        out += (f"; {busy} timed on a busy host and {quiet} on a quiet one ({HOST_CAVEAT}): rerun before reading this "
+                "as the code's")
+    return out
+
+
+def _against_eager(a: Args, ci: str) -> str:
+    return f" than eager ({fmt.ms(a.get('mode_ms'))} vs {fmt.ms(a.get('eager_ms'))}" + (f", 95% CI {ci}" if ci else "")
+
+
+def _slower_than_allowed(a: Args) -> str:
+    ci = fmt.change_interval(a["low"], a["high"]) if a.get("low") is not None else ""
+    return f"{fmt.change(a['ratio'])}{_against_eager(a, ci)}), {slowdown_limit(a['limit'])}{_load(a)}"
+
+
+def _speedup_below(a: Args) -> str:
+    ci = fmt.speedup_interval(a["low"], a["high"], a["speedup"]) if a.get("low") is not None else ""
+    return f"{fmt.speedup(a['speedup'])}{_against_eager(a, ci)}), {_speedup_limit(a['limit'])}{_load(a)}"
+
+
+def _coverage_incomplete(a: Args) -> str:
+    missing = "; ".join(f"{op}{' ' + module if module else ''} ({reason})" for op, module, reason in a["missing"])
+    more = f"; and {a['more']} more" if a.get("more") else ""
+    return f"{a['attributed']} of {a['ops']} GEMM-class ops attributed to a kernel; not attributed: {missing}{more}"
+
+
+CHECK: dict[str, Callable[[Args], str]] = {
+    "no-gemm-verdict": lambda a: (f"{a['kernels']:g} GEMM-class kernel(s) per iteration ran but no GEMM verdict was "
+                                  "derived: nothing to check, so nothing passes (pass the output code and the trace "
+                                  "of the run)"),
+    "expected-fused": lambda a: (f"GEMM {a['gemm']} is {a['verdict']}, expected fused"
+                                 + (f"; unfused: {', '.join(a['unfused'])}" if a.get("unfused") else "")),
+    "expected-no-fusion": lambda a: f"GEMM {a['gemm']} fused {', '.join(a['fused'])}, expected no epilogue fusion",
+    "does-not-fuse": lambda a: (f"GEMM {a['gemm']} does not fuse {', '.join(a['missing'])} (fused: "
+                                f"{', '.join(a['fused']) or 'nothing'})"),
+    "pattern-matches-nothing": lambda a: f"no GEMM epilogue op matches {a['pattern']!r}",
+    "no-compiled-mode": lambda a: "the result has no compiled mode to check",
+    "unavailable-skipped": lambda a: (f"{a['mode']}: unavailable on that machine, skipped "
+                                      f"({a.get('error') or 'no reason given'})"),
+    "latency-of-slowest-rank": lambda a: (f"{a['mode']}: {a['ranks']} ranks; the latency rules use the slowest rank's "
+                                          f"figures (rank {a['slowest']})"),
+    "did-not-run-checked": lambda a: f"status {a['status']}" + (f": {a['error']}" if a.get("error") else ""),
+    "kernels-not-measured": lambda a: "kernels per iteration not measured",
+    "too-many-kernels": lambda a: f"{fmt.count(a['kernels'])} kernels per iteration > {fmt.count(a['limit'])}",
+    "fails-vs-eager": lambda a: (f"output vs eager fails: {a.get('reason') or 'outside tolerance'}"
+                                 + (" (closer to the float64 reference than eager)" if a.get("closer") else "")),
+    "fails-vs-reference": lambda a: f"output vs the float64 reference fails: {a.get('reason') or 'outside tolerance'}",
+    "numerics-not-measured": lambda a: "numerics not measured" + (f" ({a['skipped']})" if a.get("skipped") else ""),
+    "no-coverage-to-check": lambda a: f"status {a['status']}: no coverage to check",
+    "coverage-not-derived": lambda a: ("GEMM coverage not derived (a result from before kernelscope reported it, or "
+                                       "a compiled trace without its output code): profile again"),
+    "coverage-incomplete": _coverage_incomplete,
+    "no-eager-latency": lambda a: "no eager latency to compare with (run eager too)",
+    "latency-not-measured": lambda a: "latency not measured",
+    "slower-than-allowed": _slower_than_allowed,
+    "speedup-below": _speedup_below,
+    "rank-gemm-verdict": lambda a: f"GEMM {a['gemm']}: {a['verdict']}",
+    # --max-regression on an upgrade-check directory
+    "new-failure": lambda a: f"ran before, {a['status']} after: {a.get('error')}",
+    "numerics-fail-after": lambda a: f"numerics fail after the upgrade ({say(_note(a.get('reason')))})",
+    "no-longer-fuses": lambda a: f"GEMM {a['gemm']} no longer fuses {', '.join(a['lost'])} ({a.get('backend')})",
+    "rank-fused-less": lambda a: f"GEMM {a['change'].replace(' -> ', ' → ')} after the upgrade",
+    "slower-after-upgrade": lambda a: (f"{fmt.change(a['ratio'])} after the upgrade"
+                                       + (f", 95% CI {fmt.change_interval(a['low'], a['high'])}"
+                                          if a.get("low") is not None else "")
+                                       + f", {slowdown_limit(a['limit'])}"),
+}
+
+
 def recommendation_text(rec: Recommendation) -> str:
     """Why a recommendation names its mode (or none), as one sentence."""
     return say_all(rec.reasons)
 
 WORDS: dict[str, Callable[[Args], str]] = {
     "text": lambda a: str(a.get("text", "")),
-    **RULES, **NUMERICS, **ADVICE, **RECOMMEND, **TIMING, **COMPARE,
+    **RULES, **NUMERICS, **ADVICE, **RECOMMEND, **TIMING, **COMPARE, **CHECK,
 }
 
 
