@@ -856,7 +856,6 @@ class DynamicSummary:
     recompiles: int | None
     graphs: int | None
     points: tuple[DynamicPoint, ...] = ()
-    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from kernelscope.capture.torchrun import rendezvous_args
 from kernelscope.cli import _register, cli
 from kernelscope.errors import UsageError
 from kernelscope.report.check import violation_text
+from kernelscope.report.words import say
 from kernelscope.result import (
     SCHEMA,
     Communication,
@@ -130,7 +131,7 @@ def test_tp_headline_is_the_slowest_rank(tp_run: Path):
     assert m["slowest_rank"] == slowest and m["ranks"][slowest]["slowest"] is True
     assert m["latency_ms"]["median"] == pytest.approx(max(lat))
     assert m["rank_skew"] == pytest.approx(max(lat) / min(lat))
-    assert any(f"headline figures are rank {slowest}'s" in n for n in m["notes"])
+    assert any(n["code"] == "slowest-rank" and n["args"]["slowest"] == slowest for n in m["findings"])
 
 
 def test_tp_result_loads_typed_and_reports_show_ranks(tp_run: Path):
@@ -583,4 +584,4 @@ def test_combine_ranks_of_one_host_of_two():
     """The second host of two (4 ranks each) holds ranks 4..7: they keep their numbers."""
     m = combine_ranks([_mode_result(1.0), _mode_result(2.0, verdict="fused")], rank_ids=[4, 5], world_size=8)
     assert [r.rank for r in m.ranks] == [4, 5] and m.slowest_rank == 5 and m.world_size == 8
-    assert m.ranks_differ == (5,) and "differ from rank 4" in m.notes[-1]
+    assert m.ranks_differ == (5,) and "differ from rank 4" in say(m.findings[-1])

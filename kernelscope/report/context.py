@@ -18,6 +18,7 @@ from kernelscope.analysis.speedup import EAGER
 from kernelscope.fmt import KV, environment_rows, flatten
 from kernelscope.report import charts
 from kernelscope.report.words import (
+    DYNAMIC_NOTE,
     SKIPPED,
     recommendation_text,
     say,
@@ -569,6 +570,10 @@ class ReportContext:
     @property
     def eager(self) -> ModeResult | None:
         return self.result.mode(EAGER)
+
+    @property
+    def dynamic_note(self) -> str:
+        return DYNAMIC_NOTE
 
 
 def build_context(result: RunResult) -> ReportContext:

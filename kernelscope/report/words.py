@@ -95,6 +95,10 @@ ADVICE: dict[str, Callable[[Args], str]] = {
 }
 
 SKIPPED = "stopped after the model failed in an earlier mode"  # a failure group of modes that never started
+# How the dynamic mode's recompiles read across a sweep (graphs compiled at the first point are the initial compile;
+# later ones are recompiles)
+DYNAMIC_NOTE = ("the first point compiles; a later point recompiles when a guard fails (guard_failures says which). "
+                "Dynamo specialises sizes 0 and 1, so a sweep from batch 1 recompiles once at the next size.")
 
 
 # ------------------------------------------------------------------------------------------------ recommendation
@@ -258,6 +262,11 @@ TIMING: dict[str, Callable[[Args], str]] = {
                                   "process, clocks, a cache state); treat the steady median with care"),
     "gpu-idle": _gpu_idle,
     "trace-analysis-failed": lambda a: f"trace analysis failed: {a.get('error')}",
+    # a mode run under torchrun: whose figures the mode's are, and the ranks that ran differently
+    "slowest-rank": lambda a: (f"{a['ranks']} ranks: headline figures are rank {a['slowest']}'s (the slowest); skew "
+                               f"slowest/fastest {a['skew']:.2f}x (rank {a['slowest']} vs rank {a['fastest']})"),
+    "ranks-differ": lambda a: (f"ranks whose kernels or GEMM verdicts differ from rank {a['from']}: "
+                               + ", ".join(f"{r} ({' and '.join(how)})" for r, how in a["ranks"])),
     # a compile-time benchmark that decided GEMMs by a margin inside its noise
     "compile-may-differ": lambda a: (f"GEMM{'s' if len(a['gemms']) > 1 else ''} {_names(a['gemms'])}: "
                                      f"{a.get('why')}"),
