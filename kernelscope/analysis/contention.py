@@ -1,4 +1,4 @@
-"""Was a mode timed on a busy machine? (capture/load.py measures; this judges and says it.)
+"""Was a mode timed on a busy machine? (capture/load.py measures; this judges it, as Notes report/words.py says.)
 
 A process is *contended* when other processes kept at least BUSY_MIN CPUs busy on average while it warmed up and
 timed, and what they used plus the CPUs the timed calls keep busy (OpenMP's threads on the CPU device, the
@@ -96,7 +96,3 @@ def busy_host_sides(sides: Sequence[tuple[str, LatencyStats | None]]) -> tuple[s
     states = [(label, host_state(lat)) for label, lat in sides]
     busy = tuple(label for label, st in states if st == "busy")
     return busy if busy and any(st == "quiet" for _, st in states) else ()
-
-
-HOST_SLOWDOWN = "on the H100 VMs measured, a launch-bound mode read about 1.3x slower on a busy host"
-HOST_CAVEAT = f"{HOST_SLOWDOWN} (the hypervisor's steal marks it)"

@@ -12,10 +12,14 @@ from typing import Any
 
 from kernelscope import fmt
 from kernelscope.analysis.compare import Comparable
-from kernelscope.analysis.contention import HOST_CAVEAT, HOST_SLOWDOWN
 from kernelscope.result import Note, Recommendation, Speedup
 
 Args = Mapping[str, Any]
+
+# What a busy host costs a timing (analysis/contention.py STEAL_BUSY marks one): said beside a comparison of timings
+# taken on a host in different states.
+HOST_SLOWDOWN = "on the H100 VMs measured, a launch-bound mode read about 1.3x slower on a busy host"
+HOST_CAVEAT = f"{HOST_SLOWDOWN} (the hypervisor's steal marks it)"
 
 
 # ------------------------------------------------------------------------------------------------ numerics
