@@ -1,7 +1,8 @@
 """The result: one JSON-ready object that every renderer reads (html, md, json, check, compare).
 
-Schema ``kernelscope.result/3`` (kernelscope/result_file.py reads and writes result.json and migrates /1, /2).
-Renderers never re-derive facts: whatever a report shows is in here. Dataclasses are frozen with slots;
+Schema ``kernelscope.result/3`` (kernelscope/result_file.py reads and writes result.json and migrates /1 and /2).
+Renderers never re-derive facts: whatever a report shows is in here, the speedups, numerics verdicts and advice
+analysis decided included (analysis/facts.py). Dataclasses are frozen with slots;
 ``to_json`` / ``from_json`` round-trip them through plain dicts. What a mode's worker measured beside its
 latency (memory, numerics, compile, Dynamo counters, its config) and the run's environment are typed parts
 too: analysis/mode.py fills them from the capture record (kernelscope/capture_record.py), field for field;
@@ -18,6 +19,8 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from kernelscope.tolerance import Tolerance
 
 SCHEMA = "kernelscope.result/3"
 
@@ -76,7 +79,7 @@ class LatencyStats:
     calls_per_sample: int | None = None  # back-to-back calls each sample averages (a sample lasts ~5 ms)
     windows: int | None = None  # timed windows: one that drifted counted as warm-up and was timed again
     drift: float | None = None  # |median(2nd half) - median(1st half)| / median of the kept window
-    # Issue 13 additions: the mode timed in several fresh processes (``--processes``). ``median`` is then the
+    # The mode timed in several fresh processes (``--processes``). ``median`` is then the
     # median of the processes' medians and q1/q3/iqr/min/mean are over every sample of every process;
     # ``low``/``high`` is the 95% interval a rerun's median is expected in (analysis/stats.py, across processes;
     # within one process only when ``interval`` is "samples"). Old results have none of these and still load.
@@ -162,7 +165,7 @@ class AutotuneResult:
     missing_backends: tuple[str, ...] = ()  # requested GEMM backends with no choice in the table
     log_line: int = 0
     note: str = ""
-    # Issue 13 additions: how far the winner beat the best choice of another kind (best other backend's time /
+    # How far the winner beat the best choice of another kind (best other backend's time /
     # winner's time - 1), that choice, and whether the margin is inside autotune's timing noise ("marginal":
     # another run may pick the other kind; analysis/autotune.py MARGINAL).
     margin: float | None = None
@@ -458,10 +461,10 @@ class GemmGroup:
     fused: tuple[str, ...] = ()
     unfused: tuple[str, ...] = ()
     summary: str = ""  # "bias fused, silu unfused"
-    # Issue 26: every GEMM is in one group, so a report's length follows the groups, not the layers. GEMMs
+    # Every GEMM is in one group, so a report's length follows the groups, not the layers. GEMMs
     # without a module path group by op, shape, backend and verdict. A group that is not the largest of its
     # module pattern (layer 7's up_proj fused where the other 15 are not) names the group it differs from and how.
-    # Empty in result.json files from before (the report groups their GEMMs again: analysis/gemm/summary.py).
+    # Empty in result.json files from before (reading them groups their GEMMs again: analysis/facts.py).
     pattern: str = ""  # "layers.#.mlp.up_proj"; without a module path "mm 512 × 1024 × 1024"
     differs_from: str = ""  # the label of the largest group of the same pattern, when this group is not it
     difference: str = ""  # "verdict fused (theirs: unfused); unfused none (theirs: mul)"
@@ -552,7 +555,7 @@ class LaunchProfile:
 
 @dataclass(frozen=True, slots=True)
 class Communication:
-    """Collectives of one rank per profiled iteration (issue 17; analysis/comm.py). ``time_us_per_iter`` is the
+    """Collectives of one rank per profiled iteration (analysis/comm.py). ``time_us_per_iter`` is the
     union of the collectives' intervals; ``overlap_us_per_iter`` the part of it during which a compute kernel of
     the same rank (same device) ran too."""
 
@@ -638,7 +641,7 @@ class OutputError:
     eager_max_abs: float | None = None
     eager_nonfinite: int | None = None
     bound_rmse: float | None = None
-    # torch's accuracy rule against the reference (issue 26): its allclose(eager, mode, tol) shortcut, the rmse
+    # torch's accuracy rule against the reference: its allclose(eager, mode, tol) shortcut, the rmse
     # multiplier it allowed (``bound_rmse`` = multiplier * eager_rmse + tol/10), rmse / the output's rms
     same_allclose: bool | None = None
     multiplier: float | None = None
@@ -692,7 +695,7 @@ class OutputNumerics:
 @dataclass(frozen=True, slots=True)
 class NumericsResult:
     """The mode's output against eager and against the float64 reference (None: that comparison was not made;
-    analysis/numerics.py makes the calls); ``outputs``: each output tensor's own (workers since issue 26)."""
+    analysis/numerics.py makes the calls); ``outputs``: each output tensor's own (empty from older workers)."""
 
     vs_eager: OutputError | None = None
     tolerance: ToleranceUsed | None = None
@@ -819,6 +822,88 @@ class RunEnvironment:
     cuda_driver_version: str | None = None
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# What analysis decides from the measurements, once, for every report to print (analysis/facts.py). Where it says
+# something, it says it as a Note: a code and the names and numbers its words need; report/words.py writes the
+# words.
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Something analysis found, as data: what kind (``code``; report/words.py says each kind in words) and the
+    names and numbers its words need (``args``, plain JSON values). Code "text": a sentence written elsewhere (the
+    worker's own error text, a note of an older result.json) in ``args["text"]``."""
+
+    code: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Speedup:
+    """A mode against eager at its shape: eager's median / the mode's (``value``), the 95% interval of that
+    ratio (``low``, ``high``; analysis/stats.py), how the interval was made (``method``: "processes",
+    "bootstrap", "iqr" or "none") and the call: "faster" / "slower" (the whole interval past 1), "within noise",
+    "baseline" (eager itself) or "n/a" (no latency on either side)."""
+
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    method: str = "none"
+    call: str = "n/a"
+
+    @property
+    def noisy(self) -> bool:
+        return self.call == "within noise"
+
+
+@dataclass(frozen=True, slots=True)
+class OutputVerdict:
+    """One output tensor's numerics verdict (one per ``NumericsResult.outputs``, in the same order): ``status``
+    "pass" / "fail" / "n/a" (torch's rule against the float64 reference; against eager when no reference ran),
+    "reference" for eager's own outputs; ``rule``: the rule that decided it with its numbers."""
+
+    name: str
+    status: str
+    rule: Note
+
+
+@dataclass(frozen=True, slots=True)
+class NumericsVerdict:
+    """A mode's one numerics call, shown by every table of the reports (analysis/numerics.py).
+
+    ``status``: "pass", "fail", "n/a", or "reference" (eager, unless its own output fails against float64).
+    ``vs_eager`` / ``vs_reference``: how each comparison went (None: not made). ``against``: what decided it,
+    "reference" (torch's accuracy rule against float64), "eager" (element-wise against eager's output, within
+    ``tolerance``), "maxima" (only the largest errors were recorded: within ``tolerance`` or not) or "" (nothing
+    measured). ``tolerance``: the tolerance row the call used. ``reason``: why, as a Note; ``hint``: what to try
+    when a compiled fp16/bf16 mode fails or is close to failing (None: no hint). ``outputs``: each output's own."""
+
+    status: str
+    vs_eager: bool | None = None
+    vs_reference: bool | None = None
+    nonfinite: int = 0
+    reason: Note = field(default_factory=lambda: Note("not-measured"))
+    hint: Note | None = None
+    against: str = ""
+    tolerance: Tolerance | None = None
+    outputs: tuple[OutputVerdict, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FailureGroup:
+    """Modes that failed the same way, said once: "default, max-autotune failed: <error>" (analysis/failures.py).
+    ``line``: the line of the first mode's error that says what went wrong ("" for modes skipped after an earlier
+    mode found the model broken: ``error_kind`` "skipped"); ``advice``: what to do instead."""
+
+    modes: tuple[str, ...]
+    status: str
+    error_kind: str
+    error: str
+    line: str
+    advice: tuple[Note, ...] = ()
+    log: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class ModeResult:
     name: str
@@ -848,20 +933,20 @@ class ModeResult:
     config: ModeConfig | None = None
     notes: tuple[str, ...] = ()
     timeline: tuple[TimelineEntry, ...] = ()
-    # Issue 5 additions: the compile (cold and warm first call, Inductor's cache counters), Dynamo counters of the
+    # The compile (cold and warm first call, Inductor's cache counters), Dynamo counters of the
     # run (recompiles, guard failures, graphs, graph breaks), max-autotune tables per GEMM. None: eager.
     compile: CompileInfo | None = None
     dynamo: DynamoStats | None = None
     autotune: tuple[AutotuneResult, ...] = ()
-    # Issue 12 additions: identical layers grouped, and what the unfused epilogues cost the iteration.
+    # Identical layers grouped, and what the unfused epilogues cost the iteration.
     gemm_groups: tuple[GemmGroup, ...] = ()
     epilogue_cost: EpilogueCost | None = None
-    # Issue 13 additions: GPU busy vs wall per profiled iteration, and the profiled iterations' time set against
-    # the steady median (``contradiction``: said out loud when they disagree beyond noise).
+    # GPU busy vs wall per profiled iteration, and the profiled iterations' time set against
+    # the steady median (``contradiction``: the note that says so when they disagree beyond noise, else None).
     launch: LaunchProfile | None = None
     profiled_iteration_ms: float | None = None
-    contradiction: str = ""
-    # Issue 17: a mode run under torchrun. The mode's own fields are the slowest rank's (``slowest_rank``);
+    contradiction: Note | None = None
+    # A mode run under torchrun. The mode's own fields are the slowest rank's (``slowest_rank``);
     # ``rank_skew`` = slowest / fastest rank's median; ``ranks_differ``: ranks whose kernel sequence or GEMM
     # verdicts differ from rank 0's. ``communication``: this (the headline) rank's collectives. Old results have
     # none of these and still load.
@@ -871,9 +956,19 @@ class ModeResult:
     slowest_rank: int | None = None
     rank_skew: float | None = None
     ranks_differ: tuple[int, ...] = ()
-    # Issue 28: the coverage self-check: GEMM-class ops executed vs attributed to a kernel (None: not derived, as in
+    # The coverage self-check: GEMM-class ops executed vs attributed to a kernel (None: not derived, as in
     # results from before it, or a trace without GEMM-class ops to count).
     gemm_coverage: GemmCoverage | None = None
+    # What analysis decided from the above (analysis/facts.py), read by every report: the speedup vs eager at
+    # this shape, the numerics verdict, what to use instead of a mode that did not run, the max-autotune table
+    # that decided each GEMM (GEMM id -> index in ``autotune``), and what analysis noted of the mode's timing and
+    # failure as data (``findings``; ``notes`` holds sentences: the worker's own, the GEMM decision notes, and
+    # every note of a result.json from before findings).
+    speedup: Speedup | None = None
+    numerics_verdict: NumericsVerdict | None = None
+    fallback: tuple[Note, ...] = ()
+    gemm_autotune: dict[str, int] = field(default_factory=dict)
+    findings: tuple[Note, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -901,23 +996,25 @@ class Candidate:
     call: str = ""  # faster / slower / within noise / baseline / n/a
     numerics: str = ""  # pass / fail / n/a
     eligible: bool = False
-    why_not: str = ""
-    # Issue 13: numerics against the float64 reference on their own (eager included), and the reason.
+    why_not: Note | None = None  # why it is not eligible: it did not run, has no latency, or fails numerics
+    # Numerics against the float64 reference on their own (eager included), and the numerics verdict's reason
+    # when it fails.
     vs_reference: str = ""  # pass / fail / n/a
-    numerics_reason: str = ""
+    numerics_reason: Note | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Recommendation:
-    """Which mode to use at one shape, and why (fallback to eager when compiling fails or gains nothing)."""
+    """Which mode to use at one shape, and why (fallback to eager when compiling fails or gains nothing);
+    ``reasons``: why, in order (report/words.py says them as one sentence)."""
 
     params: dict[str, Any]
     label: str
     mode: str | None
-    reason: str
+    reasons: tuple[Note, ...] = ()
     candidates: tuple[Candidate, ...] = ()
-    # Issue 13: "plain" (the mode passes numerics and is the answer), "caveat" (named, but its numerics fail or
-    # some mode was timed on a busy machine: the reason says so) or "none" (no mode: every mode failed to run or
+    # "plain" (the mode passes numerics and is the answer), "caveat" (named, but its numerics fail or
+    # some mode was timed on a busy machine: the reasons say so) or "none" (no mode: every mode failed to run or
     # failed numerics).
     confidence: str = ""
 
@@ -946,7 +1043,6 @@ class DynamicSummary:
     recompiles: int | None
     graphs: int | None
     points: tuple[DynamicPoint, ...] = ()
-    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -962,12 +1058,17 @@ class RunResult:
     modes: tuple[ModeResult, ...]
     settings: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
-    # Issue 5 additions. A sweep fills ``points`` (``modes`` is then the first point's, so tools that read one
+    # A sweep fills ``points`` (``modes`` is then the first point's, so tools that read one
     # shape keep working); ``recommendation`` has one entry per shape (one for a run without a sweep).
     points: tuple[SweepPoint, ...] = ()
     recommendation: tuple[Recommendation, ...] = ()
     dynamic: DynamicSummary | None = None
     peaks: dict[str, Any] = field(default_factory=dict)
+    # What analysis decided across the modes (analysis/facts.py): the failed modes grouped by error, the
+    # tolerance row the numerics were judged by, and the one numeric parameter a sweep varies (its charts' x axis).
+    failure_groups: tuple[FailureGroup, ...] = ()
+    tolerance: Tolerance | None = None
+    sweep_axis: str | None = None
 
     def mode(self, name: str) -> ModeResult | None:
         return next((m for m in self.modes if m.name == name), None)

@@ -93,14 +93,52 @@ def _structured_gemm_evidence(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _text_note(text: Any) -> dict[str, Any] | None:
+    return {"code": "text", "args": {"text": text}} if isinstance(text, str) and text else None
+
+
+def _v2_recommendation(rec: Any) -> Any:
+    if not isinstance(rec, Mapping):
+        return rec
+    out = {k: v for k, v in rec.items() if k != "reason"}
+    out["reasons"] = [n for n in (_text_note(rec.get("reason")),) if n]
+    if isinstance(rec.get("candidates"), list):
+        out["candidates"] = [{**c, "why_not": _text_note(c.get("why_not")),
+                              "numerics_reason": _text_note(c.get("numerics_reason"))}
+                             if isinstance(c, Mapping) else c for c in rec["candidates"]]
+    return out
+
+
+def _v2_mode(mode: Any) -> Any:
+    if not isinstance(mode, Mapping):
+        return mode
+    return {**mode, "contradiction": _text_note(mode.get("contradiction"))}
+
+
 def migrate_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
-    """kernelscope.result/2 -> /3: GEMM evidence and why-nots as structured records (``_structured_gemm_evidence``)."""
-    return _structured_gemm_evidence(data)
+    """kernelscope.result/2 -> /3: the facts the reports used to derive while rendering are in the result
+    (result.py: a mode's ``speedup``, ``numerics_verdict``, ``fallback``, ``gemm_autotune``, its GEMM groups
+    for every GEMM; the run's ``failure_groups``, ``tolerance`` and ``sweep_axis``): analysis derives them here
+    from the measurements the file holds, as it does for a new run. What analysis says is data (``Note``): a
+    recommendation's ``reason`` sentence became ``reasons``, a candidate's ``why_not`` and ``numerics_reason`` and
+    a mode's ``contradiction`` a Note; the sentences of /2 are kept as "text" notes. GEMM evidence and why-nots
+    became structured records (``_structured_gemm_evidence``)."""
+    from kernelscope.analysis.facts import with_facts  # (result.json is analysis's output: its facts are too)
+
+    out = _structured_gemm_evidence(data)
+    if isinstance(out.get("modes"), list):
+        out["modes"] = [_v2_mode(m) for m in out["modes"]]
+    if isinstance(out.get("points"), list):
+        out["points"] = [{**p, "modes": [_v2_mode(m) for m in p["modes"]]}
+                         if isinstance(p, Mapping) and isinstance(p.get("modes"), list) else p for p in out["points"]]
+    if isinstance(out.get("recommendation"), list):
+        out["recommendation"] = [_v2_recommendation(r) for r in out["recommendation"]]
+    return dict(to_json(with_facts(run_from_json({**out, "schema": SCHEMA}))))
 
 
 # Older schema version -> the function that turns such a result.json's object into the next version's. When a
-# change to result.py renames or removes a field or changes its shape, bump SCHEMA and add the step here (a new
-# field with a default needs neither).
+# change to result.py renames or removes a field or changes its shape, or adds a fact older files must have,
+# bump SCHEMA and add the step here (a new field whose default says "not recorded" needs neither).
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: migrate_1_to_2, 2: migrate_2_to_3}
 
 
@@ -151,17 +189,17 @@ def result_from_json(data: Any, where: str = RESULT_FILE) -> RunResult:
                           f"newer than this kernelscope {__version__})",
                           "upgrade kernelscope (pip install -U kernelscope) to read it")
     data = dict(data)
-    while version < SCHEMA_VERSION:
-        step = MIGRATIONS.get(version)
-        if step is None:
-            raise ResultError(f"{where} has schema {schema!r}; this kernelscope reads {SCHEMA!r} and cannot "
-                              f"convert it (written by {origin}, older than this kernelscope {__version__})",
-                              "run `kernelscope profile` (or `kernelscope analyze`) again to write it in the "
-                              "current schema, or re-render it with the kernelscope version that wrote it")
-        data = step(data)
-        version += 1
-        data["schema"] = f"{SCHEMA_PREFIX}{version}"
     try:
+        while version < SCHEMA_VERSION:
+            step = MIGRATIONS.get(version)
+            if step is None:
+                raise ResultError(f"{where} has schema {schema!r}; this kernelscope reads {SCHEMA!r} and cannot "
+                                  f"convert it (written by {origin}, older than this kernelscope {__version__})",
+                                  "run `kernelscope profile` (or `kernelscope analyze`) again to write it in the "
+                                  "current schema, or re-render it with the kernelscope version that wrote it")
+            data = step(data)
+            version += 1
+            data["schema"] = f"{SCHEMA_PREFIX}{version}"
         return run_from_json(data)
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise ResultError(f"{where} does not match schema {SCHEMA}: {exc}",

@@ -17,6 +17,7 @@ import random
 import re
 from pathlib import Path
 
+from kernelscope.analysis.facts import with_facts
 from kernelscope.result import (
     SCHEMA,
     BackendStatus,
@@ -35,7 +36,7 @@ from kernelscope.result import (
 )
 
 DATA = Path(__file__).resolve().parent / "data"  # the committed runs (result.json per run directory)
-# A ratio below 1 printed as a factor ("0.398×", "0.5×", "0.907x"): issue 15 reads every ratio one way instead.
+# A ratio below 1 printed as a factor ("0.398×", "0.5×", "0.907x"): the reports read every ratio one way instead.
 ZERO_X = re.compile(r"(?<![\w.])0\.\d+ ?[×x](?!\w)")
 
 HOSTILE = "</script><img src=x onerror=alert(1)>"
@@ -239,12 +240,12 @@ def seed_h200_211() -> RunResult:
                            "code: triton_poi_fused_gelu_1 Graph fragment: %gelu = gelu(%addmm)"), 12.941),),
         peak=SEED_PEAK, seed=3, iterations=_its(2),
     )
-    return RunResult(
+    return with_facts(RunResult(
         schema=SCHEMA, tool_version="0.1.0", created="2026-12-02T14:51:00+00:00",
         command="kernelscope profile samples/linear_gelu.py --dtype float16", model="samples/linear_gelu.py",
         device="cuda", dtype="float16", environment=ENV_H200_211, modes=(eager, default, autotune),
         settings={"modes": ["eager", "default", "max-autotune"], "gemm_backends": "ATEN,TRITON"},
-    )
+    ))
 
 
 def seed_h200_2141() -> RunResult:
@@ -266,10 +267,10 @@ def seed_h200_2141() -> RunResult:
         log="logs/max-autotune-nvgemm.stderr.txt",
     )
     base = seed_h200_211()
-    return dataclasses.replace(
+    return with_facts(dataclasses.replace(
         base, environment=ENV_H200_2141, created="2026-12-02T16:10:00+00:00", modes=(autotune, nvgemm),
         command="kernelscope profile samples/linear_gelu.py --dtype float16 --modes max-autotune,max-autotune-nvgemm",
-    )
+    ))
 
 
 def big_h200_211(*, autotune_failed: bool = False) -> RunResult:
@@ -320,11 +321,11 @@ def big_h200_211(*, autotune_failed: bool = False) -> RunResult:
                         "the autotuner picked ATen (cuBLASLt), which takes no Inductor epilogue", 177.913),),
             peak=BIG_PEAK, seed=7, iterations=_its(2), rel_iqr=0.01,
         )
-    return RunResult(
+    return with_facts(RunResult(
         schema=SCHEMA, tool_version="0.1.0", created="2026-12-02T14:51:00+00:00",
         command="kernelscope profile big_linear_relu.py --dtype bfloat16", model="big_linear_relu.py",
         device="cuda", dtype="bfloat16", environment=ENV_H200_211, modes=(eager, default, autotune),
-    )
+    ))
 
 
 def with_hostile_names(result: RunResult) -> RunResult:
@@ -340,10 +341,11 @@ def with_hostile_names(result: RunResult) -> RunResult:
         gemms = tuple(dataclasses.replace(g, kernels=(name(0),), unfused_kernels=(name(1),), why_not=why(name(2)),
                                           evidence=(said(name(0)), said(name(2), "code", "x.py:1")),
                                           fused=(name(1),)) for g in m.gemms)
-        modes.append(dataclasses.replace(m, kernels=kernels, timeline=timeline, gemms=gemms,
+        modes.append(dataclasses.replace(m, kernels=kernels, timeline=timeline, gemms=gemms, gemm_groups=(),
                                          error=m.error and HOSTILE + m.error))
-    return dataclasses.replace(result, modes=tuple(modes), model=HOSTILE, command=f"kernelscope profile '{HOSTILE}'",
-                               environment=dataclasses.replace(result.environment, gpu=HOSTILE))
+    return with_facts(dataclasses.replace(result, modes=tuple(modes), model=HOSTILE,
+                                          command=f"kernelscope profile '{HOSTILE}'",
+                                          environment=dataclasses.replace(result.environment, gpu=HOSTILE)))
 
 
 def with_coverage(result: RunResult) -> RunResult:
@@ -360,7 +362,7 @@ def with_coverage(result: RunResult) -> RunResult:
     tuned = GemmCoverage("output code", ops=3, attributed=3, by_kind={"addmm": 2, "convolution": 1})
     cov = {"eager": eager, "default": default, "max-autotune": tuned}
     modes = compare_with_eager([dataclasses.replace(m, gemm_coverage=cov.get(m.name)) for m in result.modes])
-    return dataclasses.replace(result, modes=modes)
+    return with_facts(dataclasses.replace(result, modes=modes))
 
 
 def huge_result(n_kernels: int = 3000, n_gemms: int = 400, n_modes: int = 4) -> RunResult:
@@ -381,6 +383,7 @@ def huge_result(n_kernels: int = 3000, n_gemms: int = 400, n_modes: int = 4) -> 
             for i in range(n_gemms)
         )
         modes.append(dataclasses.replace(src, name=f"{src.name}-{mi}" if mi >= len(base.modes) else src.name,
-                                         kernels=kernels, gemms=gemms, error="E" * 20000 if mi == 3 else "",
+                                         kernels=kernels, gemms=gemms, gemm_groups=(),
+                                         error="E" * 20000 if mi == 3 else "",
                                          status="failed" if mi == 3 else src.status))
-    return dataclasses.replace(base, modes=tuple(modes))
+    return with_facts(dataclasses.replace(base, modes=tuple(modes)))

@@ -19,8 +19,10 @@ from kernelscope.analysis.contention import STEAL_BUSY, busy_host_sides, host_st
 from kernelscope.analysis.mode import capture_latency
 from kernelscope.analysis.recommend import recommend
 from kernelscope.capture_record import read_capture
+from kernelscope.report.check import violation_text
 from kernelscope.report.compare import compare_data, render_compare_html, render_compare_markdown
 from kernelscope.report.io import load_result
+from kernelscope.report.words import recommendation_text, say
 
 from .test_latency_verdicts import latency
 
@@ -60,15 +62,16 @@ def test_the_recorded_runs_read_quiet_then_busy(runs):
 def test_the_mode_notes_name_a_busy_host_from_the_capture_records():
     _, quiet = capture_latency(read_capture(DATA / "run-1" / "modes" / "eager" / "capture.json"))
     _, busy = capture_latency(read_capture(DATA / "run-2" / "modes" / "eager" / "capture.json"))
-    assert not any("busy host" in n for n in quiet)
-    note = next(n for n in busy if n.startswith("timed on a busy host"))
+    assert not any(n.code == "busy-host" for n in quiet)
+    note = say(next(n for n in busy if n.code == "busy-host"))
+    assert note.startswith("timed on a busy host")
     assert "all its processes" in note and "0.025-0.049 CPUs of steal" in note and "1.3x slower" in note
 
 
 def test_compare_marks_the_side_timed_on_a_busy_host(runs):
     cmp = compare_results(runs[0], runs[1])
     assert {m.name: m.busy_host for m in cmp.modes} == {"eager": ("head",), "default": ("head",)}
-    assert any("timed on a busy host" in w and "head's eager" in w for w in cmp.comparable.warnings)
+    assert any("timed on a busy host" in say(w) and "head's eager" in say(w) for w in cmp.comparable.warnings)
     data = compare_data(cmp)
     assert all(m["busy_host"] == ["head"] for m in data["modes"])
     md = render_compare_markdown(cmp)
@@ -79,7 +82,7 @@ def test_compare_marks_the_side_timed_on_a_busy_host(runs):
     # both busy: like for like, no mark and no warning
     both = compare_results(runs[1], runs[2])
     assert all(m.busy_host == () for m in both.modes)
-    assert not any("busy host" in w for w in both.comparable.warnings)
+    assert not any("busy host" in say(w) for w in both.comparable.warnings)
 
 
 def mixed_run(runs):
@@ -92,13 +95,14 @@ def test_check_and_recommend_say_when_the_modes_were_timed_on_a_host_in_differen
     mixed = mixed_run(runs)
     (v,) = check_result(mixed, Rules(max_slowdown=1.2, modes=("default",))).violations
     # the gate still fails (it cannot vouch for the code) and says why the figure is in doubt
-    assert "slower than eager" in v.message and "default timed on a busy host and eager on a quiet one" in v.message
+    text = violation_text(v)
+    assert "slower than eager" in text and "default timed on a busy host and eager on a quiet one" in text
     (calm,) = check_result(runs[1], Rules(max_slowdown=1.2, modes=("default",))).violations  # both busy
-    assert "busy host" not in calm.message
+    assert "busy host" not in violation_text(calm)
     fast = dataclasses.replace(runs[1], modes=(runs[1].mode("eager"), runs[0].mode("default")))  # eager busy
     rec = recommend(list(fast.modes))
-    assert rec.confidence == "caveat" and "eager was timed on a busy host" in rec.reason
-    assert "busy host" not in recommend(list(runs[0].modes)).reason
+    assert rec.confidence == "caveat" and "eager was timed on a busy host" in recommendation_text(rec)
+    assert "busy host" not in recommendation_text(recommend(list(runs[0].modes)))
 
 
 def test_upgrade_check_names_a_slowdown_measured_on_a_busy_host(runs):

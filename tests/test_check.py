@@ -13,6 +13,7 @@ import pytest
 from kernelscope.analysis.check import Rules, check_result
 from kernelscope.cli import main
 from kernelscope.errors import UsageError
+from kernelscope.report.check import format_notes, violation_line, violation_text
 from kernelscope.report.io import load_result
 from kernelscope.result import ModeResult, RunResult, to_json
 from tests.conftest_reports import ZERO_X, big_h200_211, seed_h200_211, seed_h200_2141, timings
@@ -50,7 +51,7 @@ def test_expect_fused_none_and_patterns():
     assert violations(seed_h200_2141(), expect_fused="gelu|bias", modes=("max-autotune",)) == []
     # a pattern matching no epilogue op is a violation: a typo must not pass forever
     outcome = check_result(seed_h200_211(), Rules(expect_fused="silu", modes=("default",)))
-    assert [v.message for v in outcome.violations] == ["no GEMM epilogue op matches 'silu'"]
+    assert [violation_text(v) for v in outcome.violations] == ["no GEMM epilogue op matches 'silu'"]
 
 
 def test_a_failed_mode_violates_its_rules():
@@ -58,17 +59,17 @@ def test_a_failed_mode_violates_its_rules():
     assert outcome.checked_modes == ("max-autotune", "max-autotune-nvgemm")
     (v,) = outcome.violations
     assert v.mode == "max-autotune-nvgemm"
-    assert v.message.startswith("status failed: torch._inductor.exc.InductorError: NoValidChoicesError")
+    assert violation_text(v).startswith("status failed: torch._inductor.exc.InductorError: NoValidChoicesError")
 
 
 def test_an_interrupted_mode_violates_its_rules():
-    # A run stopped by SIGTERM keeps its finished modes (issue 26.6); one that did not finish shows no rule holds.
+    # A run stopped by SIGTERM keeps its finished modes; one that did not finish shows no rule holds.
     r = seed_h200_211()
     stopped = ModeResult(name="max-autotune", status="interrupted", error_kind="interrupted",
                          error="interrupted (SIGTERM) while it ran")
     r = dataclasses.replace(r, modes=tuple(stopped if m.name == "max-autotune" else m for m in r.modes))
     outcome = check_result(r, Rules(max_kernels_per_iter=3))
-    assert [v.line() for v in outcome.violations] == [
+    assert [violation_line(v) for v in outcome.violations] == [
         "max-autotune: status interrupted: interrupted (SIGTERM) while it ran (--max-kernels-per-iter)"]
 
 
@@ -79,7 +80,7 @@ def test_unavailable_mode_is_skipped_unless_named():
     r = dataclasses.replace(r, modes=(*r.modes, unavailable))
     outcome = check_result(r, Rules(max_kernels_per_iter=2))
     assert outcome.ok
-    assert outcome.notes == ("reduce-overhead: unavailable on that machine, skipped (CUDA graphs need a GPU)",)
+    assert format_notes(outcome) == ["reduce-overhead: unavailable on that machine, skipped (CUDA graphs need a GPU)"]
     assert [m for m, _ in violations(r, max_kernels_per_iter=2, modes=("reduce-overhead",))] == ["reduce-overhead"]
 
 
@@ -99,23 +100,23 @@ def test_latency_rules_on_the_seed_run():
     assert violations(r, min_speedup=0.5, modes=("max-autotune",)) == []
     without_eager = dataclasses.replace(r, modes=r.modes[1:])
     (v,) = check_result(without_eager, Rules(min_speedup=1.0, modes=("default",))).violations
-    assert v.message == "no eager latency to compare with (run eager too)"
+    assert violation_text(v) == "no eager latency to compare with (run eager too)"
 
 
 def test_latency_rule_messages_read_one_way():
     # GIVEN limits on both sides of 1 (a limit below 1 asks for a speedup, one below 1 allows a slowdown)
     r = seed_h200_211()  # default 2.52x eager's latency, max-autotune 1.25x
-    lines = [v.line() for v in check_result(r, Rules(max_slowdown=2.0)).violations]
+    lines = [violation_line(v) for v in check_result(r, Rules(max_slowdown=2.0)).violations]
     assert lines == ["default: 2.52× slower than eager (156 µs vs 61.9 µs, 95% CI 2.49–2.54× slower), allowed at "
                      "most 2.00× slower (--max-slowdown)"]
     (v,) = check_result(r, Rules(max_slowdown=0.9, modes=("max-autotune",))).violations
-    assert v.message.endswith("required at least 1.11× faster")
+    assert violation_text(v).endswith("required at least 1.11× faster")
     (v,) = check_result(r, Rules(min_speedup=0.5)).violations
-    assert v.message.endswith("may be at most 2.00× slower")
+    assert violation_text(v).endswith("may be at most 2.00× slower")
     # THEN no message shows a ratio below 1 as a factor ("0.398×", "0.900×")
     for rules in (Rules(max_slowdown=0.9), Rules(min_speedup=0.5), Rules(min_speedup=1.5)):
         for v in check_result(r, rules).violations:
-            assert not ZERO_X.search(v.line()), v.line()
+            assert not ZERO_X.search(violation_line(v)), violation_line(v)
 
 
 def test_latency_rules_do_not_flap_on_noise():
@@ -198,7 +199,7 @@ def test_expect_fused_all_fails_when_gemm_kernels_ran_but_no_verdict_came_out():
                                                for x in r.modes))
     outcome = check_result(blind, Rules(expect_fused="all", modes=("max-autotune",)))
     (v,) = outcome.violations
-    assert v.rule == "--expect-fused" and "no GEMM verdict was derived" in v.message
+    assert v.rule == "--expect-fused" and "no GEMM verdict was derived" in violation_text(v)
 
 
 def _with_coverage(r: RunResult, **per_mode) -> RunResult:

@@ -19,6 +19,8 @@ from kernelscope.analysis.gemm.log import FUSION_MARGINAL, fusion_benchmark, par
 from kernelscope.analysis.mode import build_mode_result, gemm_notes
 from kernelscope.report.compare import compare_data
 from kernelscope.report.evidence_words import evidence_text, why_not_text
+from kernelscope.report.words import say
+from kernelscope.result import Note
 from kernelscope.result_file import load_result
 
 from .conftest import DATA, run_cli
@@ -78,7 +80,7 @@ def test_a_fused_template_carries_the_benchmark_that_fused_it():
     assert [r.reason for r in g.why_not] == ["fusion-benchmark-marginal"]
     assert why_not_text(g.why_not).startswith("fusion benchmark marginal: ")
     # the note names the GEMM as the user's model does (its module path), not by kernelscope's id
-    assert any(n.startswith("GEMM linear: fusion benchmark marginal:") for n in m.notes)
+    assert any(say(n).startswith("GEMM linear: fusion benchmark marginal:") for n in m.findings)
 
 
 def test_a_note_that_holds_for_a_group_of_identical_layers_is_one_line():
@@ -92,12 +94,12 @@ def test_a_note_that_holds_for_a_group_of_identical_layers_is_one_line():
                                 members=tuple(x.id for x in layers), pattern="model.layers.#.mlp.down_proj")
     loose = dataclasses.replace(g, id="gemm99", module="")
     # WHEN the mode's notes are made
-    notes = gemm_notes([*layers, loose], [group], m.autotune)
+    notes = [say(n) for n in gemm_notes([*layers, loose], [group], m.autotune)]
     # THEN one line names the group by its label and count, and the loose GEMM by its id
     (note,) = notes
     assert note.startswith("GEMMs model.layers.0-15.mlp.down_proj \u00d716, gemm99: fusion benchmark marginal:")
     # AND a single layer of the group keeps its own path
-    assert gemm_notes(layers[3:4], [group], m.autotune)[0].startswith("GEMM model.layers.3.mlp.down_proj: ")
+    assert say(gemm_notes(layers[3:4], [group], m.autotune)[0]).startswith("GEMM model.layers.3.mlp.down_proj: ")
 
 
 def test_a_kept_apart_epilogue_names_both_close_choices():
@@ -160,18 +162,20 @@ def test_identical_runs_that_compiled_differently_are_named_as_a_compile_time_ch
     assert by["eager"].change == by["default"].change == "none"
     ma = by["max-autotune"]
     assert ma.change == "faster"
-    assert ma.compile_note.startswith("compiled differently from the same model file, versions and settings: 3 "
-                                      "kernel(s) launched by one run only (triton_poi_fused_gelu_1, "
-                                      "triton_tem_fused_addmm_gelu_t_0, triton_tem_fused_addmm_t_0)")
+    assert ma.compile_note == Note("compiled-differently", {"kernels": 3, "first": [
+        "triton_poi_fused_gelu_1", "triton_tem_fused_addmm_gelu_t_0", "triton_tem_fused_addmm_t_0"], "gemms": 1})
+    assert say(ma.compile_note).startswith("compiled differently from the same model file, versions and settings: "
+                                           "3 kernel(s) launched by one run only (triton_poi_fused_gelu_1, "
+                                           "triton_tem_fused_addmm_gelu_t_0, triton_tem_fused_addmm_t_0)")
     (g,) = ma.changed_gemms
     assert g.kind == "fusion gained (compile-time choice: may differ between runs)"
     data = {m["mode"]: m for m in compare_data(cmp)["modes"]}
-    assert data["max-autotune"]["compile_note"] == ma.compile_note
+    assert data["max-autotune"]["compile_note"] == say(ma.compile_note)
     assert data["max-autotune"]["gemms"][0]["choice"] == "compile-time choice"
     assert data["eager"]["compile_note"] == "" and data["default"]["compile_note"] == ""
     # runs 1 and 3 launched the same kernels (their AUTOTUNE tables had different winners): nothing to say
     same = {m.name: m for m in compare_results(load_result(REPEAT / "run-1"), head).modes}
-    assert same["max-autotune"].compile_note == "" and not same["max-autotune"].changed_gemms
+    assert same["max-autotune"].compile_note is None and not same["max-autotune"].changed_gemms
 
 
 def test_an_upgrade_is_not_called_a_compile_time_choice():
@@ -180,7 +184,7 @@ def test_an_upgrade_is_not_called_a_compile_time_choice():
     cmp = compare_results(base, upgraded)
     assert cmp.comparable.ok and not same_build(cmp.comparable)
     ma = next(m for m in cmp.modes if m.name == "max-autotune")
-    assert ma.compile_note == "" and ma.changed_gemms[0].kind == "fusion gained"
+    assert ma.compile_note is None and ma.changed_gemms[0].kind == "fusion gained"
 
 
 def test_a_marginal_fusion_benchmark_labels_the_verdict_change():

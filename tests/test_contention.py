@@ -21,8 +21,11 @@ from kernelscope.analysis.compare import compare_results
 from kernelscope.analysis.contention import BUSY_MIN, contended_processes, contention_note
 from kernelscope.analysis.recommend import recommend
 from kernelscope.capture.load import CpuTimes, others_between, parse_proc_stat, parse_self_stat, read_times
+from kernelscope.report.check import violation_text
 from kernelscope.report.compare import compare_data, render_compare_html, render_compare_markdown
 from kernelscope.report.io import load_result
+from kernelscope.report.words import recommendation_text, say
+from kernelscope.result import Note
 
 from .conftest import run_cli
 from .test_latency_verdicts import latency, mode
@@ -99,8 +102,10 @@ def test_a_process_is_contended_when_other_work_leaves_its_threads_short_of_cpus
     assert contended_processes(busy(lat, [15.5] * 3, threads=1.0, cpus=16.0)) == (1, 2, 3)
     assert contended_processes(lat) == ()  # not measured (old results): no claim
     note = contention_note(busy(lat, [0.0, 1.0, 0.1]))
-    assert note is not None and "busy machine" in note and "process 2 of 3" in note and "1.0 of the 2 CPUs" in note
-    assert "all its processes" in (contention_note(busy(lat, [1.0] * 3)) or "")
+    assert note is not None and note.args["processes"] == [2] and note.args["of"] == 3
+    text = say(note)
+    assert "busy machine" in text and "process 2 of 3" in text and "1.0 of the 2 CPUs" in text
+    assert "all its processes" in say(contention_note(busy(lat, [1.0] * 3)) or Note("text"))
 
 
 def test_the_recommendation_carries_a_caveat_when_a_timing_was_contended():
@@ -108,7 +113,7 @@ def test_the_recommendation_carries_a_caveat_when_a_timing_was_contended():
     default = mode("default", latency([0.5, 0.51, 0.49], seed=2))
     rec = recommend([eager, default])
     assert rec.mode == "default" and rec.confidence == "caveat"
-    assert "eager was timed on a busy machine" in rec.reason
+    assert "eager was timed on a busy machine" in recommendation_text(rec)
     assert recommend([dataclasses.replace(eager, latency_ms=latency([1.0, 1.01, 0.99], seed=1)),
                       default]).confidence == "plain"
 
@@ -122,10 +127,11 @@ def test_check_still_fails_a_slow_mode_but_says_the_machine_was_busy():
     out = check_result(run, Rules(max_slowdown=1.2, modes=("default",)))
     # THEN the gate still fails (it cannot vouch for the code) and says why the figure is in doubt
     (v,) = out.violations
-    assert v.mode == "default" and "slower than eager" in v.message and "timed on a busy machine" in v.message
+    text = violation_text(v)
+    assert v.mode == "default" and "slower than eager" in text and "timed on a busy machine" in text
     calm = check_result(dataclasses.replace(run, modes=(eager, mode("default", latency([3.0, 3.1, 2.9], seed=2)))),
                         Rules(max_slowdown=1.2, modes=("default",)))
-    assert "busy" not in calm.violations[0].message
+    assert "busy" not in violation_text(calm.violations[0])
 
 
 def test_compare_marks_a_change_that_a_busy_machine_made(tmp_path):
@@ -139,7 +145,7 @@ def test_compare_marks_a_change_that_a_busy_machine_made(tmp_path):
     row = next(m for m in cmp.modes if m.name == "eager")
     # THEN the change is still measured, but marked, and the comparability header says so first
     assert row.change == "slower" and row.contended == ("head",)
-    assert cmp.comparable is not None and any("busy machine" in w for w in cmp.comparable.warnings)
+    assert any("busy machine" in say(w) for w in cmp.comparable.warnings)
     data = compare_data(cmp)
     assert next(m for m in data["modes"] if m["mode"] == "eager")["contended"] == ["head"]
     assert all(m["contended"] == [] for m in data["modes"] if m["mode"] != "eager")

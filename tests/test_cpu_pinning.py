@@ -18,6 +18,7 @@ from kernelscope.analysis.mode import _latency, pinning_note
 from kernelscope.analysis.stats import combine_processes, cpu_spread
 from kernelscope.capture.pinning import _pin_fastest_cpu, _pinned_samples
 from kernelscope.capture.timing import _Timer
+from kernelscope.report.words import say
 
 from .test_latency_verdicts import process
 
@@ -121,14 +122,14 @@ def test_the_processes_cpus_and_spread_reach_the_latency_and_its_note():
     lat = _latency(combine_processes(recs))
     assert lat.cpus == (10, 4, 12)
     assert lat.cpu_spread == pytest.approx(2.1)
-    assert pinning_note(lat) == (
+    assert say(pinning_note(lat)) == (
         "each process timed with its launching thread on the CPU where the model ran fastest (CPU 10, 4, 12); "
         "the CPUs' speeds for this model differed up to 2.1x (contention on a shared host); --cpu-pinning off "
         "times where the scheduler puts it")
     # a run without pinning (the CPU device, --cpu-pinning off, older captures) says nothing about it
     recs[2]["cpu_repins"] = 2
     assert _latency(combine_processes(recs)).cpu_repins == 2
-    assert pinning_note(_latency(combine_processes(recs))).endswith(
+    assert say(pinning_note(_latency(combine_processes(recs)))).endswith(
         "; 2 timed window(s) ran slower than the chosen CPU's probe promised and were timed again after a new "
         "choice; --cpu-pinning off times where the scheduler puts it")
     plain = _latency(combine_processes([process(0.03, seed=i) for i in range(3)]))

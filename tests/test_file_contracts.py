@@ -231,20 +231,22 @@ def test_an_older_schema_with_a_migration_is_migrated(monkeypatch: pytest.Monkey
     now = result_file.SCHEMA_VERSION
 
     def rename(data: dict[str, Any]) -> dict[str, Any]:
-        return {**{k: v for k, v in data.items() if k != "old_notes"}, "notes": data["old_notes"]}
+        notes = data.get("old_notes", data.get("notes", []))
+        return {**{k: v for k, v in data.items() if k != "old_notes"}, "notes": [*notes, "renamed"]}
 
     monkeypatch.setattr(result_file, "SCHEMA_VERSION", now + 1)
     monkeypatch.setitem(result_file.MIGRATIONS, now, rename)
     data = {k: v for k, v in _result_with(f"kernelscope.result/{now}").items() if k != "notes"}
     # WHEN a file of this schema is read THEN the migration ran and the result is the newer schema
     result = result_from_json({**data, "old_notes": ["from this schema"]})
-    assert result.notes == ("from this schema",) and result.schema == f"kernelscope.result/{now + 1}"
-    # AND a schema-1 file takes every step in turn (1 -> 2 -> ... -> now + 1)
+    assert result.notes == ("from this schema", "renamed") and result.schema == f"kernelscope.result/{now + 1}"
+    # AND a schema-1 file takes every step in turn (1 -> 2 -> ... -> now + 1): typed parts, the facts, the rename
     (path,) = [p for p in RESULTS if p.parent.name == "before" and p.parent.parent.name == "up-seed"]
-    one = {**json.loads(path.read_text()), "old_notes": ["from schema 1"]}
+    one = json.loads(path.read_text())
     result = result_from_json(one)
-    assert result.notes == ("from schema 1",) and result.schema == f"kernelscope.result/{now + 1}"
+    assert result.notes == (*one["notes"], "renamed") and result.schema == f"kernelscope.result/{now + 1}"
     assert result.mode("max-autotune:NVGEMM").memory is None
+    assert result.mode("default").speedup is not None and result.mode("default").numerics_verdict is not None
 
 
 def test_a_schema_1_result_reads_typed():

@@ -15,6 +15,7 @@ import pytest
 
 from kernelscope.analysis.mode import build_mode_result
 from kernelscope.report.evidence_words import why_not_text
+from kernelscope.report.words import say
 
 RUN = Path(__file__).parent / "data" / "h200-torch2.14.1-kernelscope-run"
 
@@ -73,8 +74,8 @@ def test_nvgemm_alone_has_no_choice_for_addmm_on_sm90(run):
     # note says why in the GPU's terms.
     m = mode(run, "max-autotune_NVGEMM")
     assert m.status == "failed" and "NoValidChoicesError" in m.error
-    assert any(n.startswith("max_autotune_gemm_backends=NVGEMM offered no choice for aten.addmm on sm90: NVGEMM "
-                            "offers no choice for addmm on SM90") for n in m.notes)
+    assert any(say(n).startswith("max_autotune_gemm_backends=NVGEMM offered no choice for aten.addmm on sm90: "
+                                 "NVGEMM offers no choice for addmm on SM90") for n in m.findings)
 
 
 def test_the_triton_template_fuses_bias_and_gelu_even_when_aten_won_the_table():

@@ -32,8 +32,10 @@ from kernelscope.analysis.stats import (
     t975,
 )
 from kernelscope.cli import main
+from kernelscope.report.check import violation_text
 from kernelscope.report.compare import compare_data
 from kernelscope.report.io import load_result
+from kernelscope.report.words import recommendation_text, say
 from kernelscope.result import GemmEpilogue, ModeResult, NumericsResult, RunEnvironment, part_from_json
 from kernelscope.trace import load_trace
 
@@ -159,8 +161,9 @@ def test_recommendation_compares_every_mode_with_eager_not_only_the_fastest_medi
     assert cands["max-autotune"].call == "within noise" and cands["default"].call == "faster"
     # THEN default is recommended (the old rule kept eager: only the fastest median was tested)
     assert rec.mode == "default" and rec.confidence == "plain"
-    assert rec.reason.startswith("default is faster than eager beyond noise (1.4")
-    assert "× faster, 95% CI 1.3" in rec.reason and "× faster)" in rec.reason  # read one way
+    text = recommendation_text(rec)
+    assert text.startswith("default is faster than eager beyond noise (1.4")
+    assert "× faster, 95% CI 1.3" in text and "× faster)" in text  # read one way
 
 
 LOSSY_NUMERICS_EAGER = {"vs_eager": {"pass": True}, "vs_reference": {
@@ -174,16 +177,17 @@ def test_a_mode_failing_numerics_is_never_recommended_plainly():
     default = mode("default", latency([1.3, 1.3, 1.3], seed=2), numerics=LOSSY_NUMERICS_COMPILED)
     rec = recommend([eager, default])
     assert rec.mode == "default" and rec.confidence == "caveat"
-    assert rec.reason.startswith("eager's output fails numerics (81 NaN/Inf where the float64 reference is "
-                                 "finite): default is the fastest mode whose output passes")
-    assert "slower than eager but correct" in rec.reason
+    assert recommendation_text(rec).startswith("eager's output fails numerics (81 NaN/Inf where the float64 "
+                                               "reference is finite): default is the fastest mode whose output passes")
+    assert "slower than eager but correct" in recommendation_text(rec)
     cands = {c.mode: c for c in rec.candidates}
     assert cands["eager"].numerics == "fail" and cands["eager"].vs_reference == "fail"
     # every mode fails: no mode is named
     bad = dataclasses.replace(default, numerics=part_from_json(NumericsResult, LOSSY_NUMERICS_EAGER))
     rec = recommend([eager, bad])
     assert rec.mode is None and rec.confidence == "none"
-    assert rec.reason.startswith("no mode is recommended: every mode that ran fails numerics: eager (81 NaN/Inf")
+    assert recommendation_text(rec).startswith("no mode is recommended: every mode that ran fails numerics: eager "
+                                               "(81 NaN/Inf")
 
 
 def test_the_recorded_lossy_fp16_run_no_longer_recommends_the_overflowing_eager():
@@ -201,10 +205,11 @@ def test_launch_bound_compiled_modes_get_the_launch_path_explanation():
     rec = recommend(modes)
     assert rec.mode == "eager"
     assert ("default: GPU idle 91% of the iteration (10.3 µs of kernels in 120 µs): the CPU launch path dominates; "
-            "reduce-overhead (CUDA graphs) targets that") in rec.reason
+            "reduce-overhead (CUDA graphs) targets that") in recommendation_text(rec)
     default = next(m for m in modes if m.name == "default")
-    assert default.contradiction.startswith("the profiled iterations took 376.0 µs each against the steady median "
-                                            "120.0 µs (95% interval inside one process ")
+    assert default.contradiction.code == "profiled-slower"
+    assert say(default.contradiction).startswith("the profiled iterations took 376.0 µs each against the steady "
+                                                 "median 120.0 µs (95% interval inside one process ")
 
 
 def test_launch_profile_of_the_recorded_h200_eager_iterations():
@@ -222,8 +227,8 @@ def test_check_numerics_on_the_recorded_lossy_run(capsys):
     r = load_result(RUN / "lossy-fp16")
     (v,) = check_result(r, Rules(numerics=True)).violations
     assert (v.mode, v.rule) == ("default", "--numerics")
-    assert v.message.startswith("output vs eager fails: 62.500% of elements outside")
-    assert "(closer to the float64 reference than eager)" in v.message
+    assert violation_text(v).startswith("output vs eager fails: 62.500% of elements outside")
+    assert "(closer to the float64 reference than eager)" in violation_text(v)
     assert [x.mode for x in check_result(r, Rules(numerics=True, modes=("eager",))).violations] == ["eager"]
     assert check_result(load_result(RUN / "linear_gelu-sweep"), Rules(numerics=True)).ok
     assert cli("check", str(RUN / "lossy-fp16"), "--numerics") == 1
@@ -269,8 +274,8 @@ def test_compare_refuses_another_device_or_dtype_unless_forced(tmp_path):
                               environment=RunEnvironment(cpu="AMD EPYC", torch="2.14.1"))
     cmp = compare_results(cpu, h200)
     assert not cmp.comparable.ok
-    assert cmp.comparable.refused == ("device name: AMD EPYC → NVIDIA H200", "device: cpu → cuda",
-                                      "dtype: float32 → float16")
+    assert cmp.comparable.refused == (("device name", "AMD EPYC", "NVIDIA H200"), ("device", "cpu", "cuda"),
+                                      ("dtype", "float32", "float16"))
     data = compare_data(compare_results(cpu, h200, force=True))
     assert data["comparable"]["forced"] and all(m["not_comparable"] for m in data["modes"])
     assert "torch: 2.14.1 → 2.11.0+cu130" in data["comparable"]["differences"]

@@ -127,6 +127,11 @@ def module_attributes(source: str) -> Iterator[tuple[int, str, str]]:
                 yield node.lineno, module, node.attr
 
 
+# result.json's reader brings an older file up to date by deriving the facts a newer one holds (the migration calls
+# analysis/facts.py, inside the function): the one import from a lower layer into a higher one.
+UPWARD_ALLOWED = frozenset({("kernelscope.result_file", "kernelscope.analysis.facts")})
+
+
 def upward_imports(source: str, module: str, package: str) -> list[str]:
     mine = layer_of(module)
     assert mine is not None, f"{module} has no layer"
@@ -135,7 +140,7 @@ def upward_imports(source: str, module: str, package: str) -> list[str]:
         theirs = layer_of(target)
         if theirs is None:
             out.append(f"{module}:{line} imports {target}, which has no layer")
-        elif theirs > mine:
+        elif theirs > mine and (module, target) not in UPWARD_ALLOWED:
             out.append(f"{module}:{line} ({LAYERS[mine][0]}) imports {target} ({LAYERS[theirs][0]})")
     return out
 

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from kernelscope import fmt
+from kernelscope.analysis.facts import with_facts
 from kernelscope.analysis.numerics import numerics_check
 from kernelscope.analysis.stats import bootstrap_ratio_of_medians, latency_ratio
 from kernelscope.fmt import KV, environment_rows, flatten
@@ -137,10 +138,10 @@ def test_fallback_recommendations_for_failed_modes():
     assert "use mode default instead" in big.failures[0].recommendation
     # GIVEN no compiled mode worked: keep eager
     r = big_h200_211(autotune_failed=True)
-    only_eager = dataclasses.replace(r, modes=(r.modes[0], r.modes[2]))
+    only_eager = with_facts(dataclasses.replace(r, modes=(r.modes[0], r.modes[2])))
     assert "keep eager for this model" in build_context(only_eager).failures[0].recommendation
     timeout = dataclasses.replace(r.modes[2], status="timeout", error="")
-    rec = build_context(dataclasses.replace(r, modes=(r.modes[0], timeout))).failures[0].recommendation
+    rec = build_context(with_facts(dataclasses.replace(r, modes=(r.modes[0], timeout)))).failures[0].recommendation
     assert "raise --timeout" in rec
 
 
@@ -269,5 +270,5 @@ def test_coverage_rows_print_what_the_result_says():
         True, False, "2 GEMM-class ops, as in eager")
     assert by["max-autotune"].warning and by["max-autotune"].vs_eager.startswith(
         "3 GEMM-class ops against eager's 2: 1 more than decomposition explains")
-    # a result without the self-check (before issue 28) shows none
+    # a result without the self-check (from before it) shows none
     assert build_context(seed_h200_211()).coverage == ()

@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 import jinja2
 import pytest
 
+from kernelscope.analysis.facts import with_facts
 from kernelscope.report.html import environment, render_html, unpack_result
 from kernelscope.report.links import relative_href
 from kernelscope.result import SCHEMA, ModeResult, RunEnvironment, RunResult, run_from_json, to_json
@@ -172,8 +173,9 @@ def test_failed_mode_with_error_and_fallback():
 
 def test_renders_with_nothing_optional():
     # StrictUndefined: a template that reached for a missing field would raise here
-    bare = RunResult(schema=SCHEMA, tool_version="0", created="", command="", model="m.py", device="cpu", dtype="",
-                     environment=RunEnvironment(), modes=(ModeResult(name="eager", status="failed", error="boom"),))
+    bare = with_facts(RunResult(schema=SCHEMA, tool_version="0", created="", command="", model="m.py", device="cpu",
+                                dtype="", environment=RunEnvironment(),
+                                modes=(ModeResult(name="eager", status="failed", error="boom"),)))
     html = render_html(bare)
     assert "boom" in html
     assert "No GEMM found in any mode." in html

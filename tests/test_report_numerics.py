@@ -1,4 +1,4 @@
-"""Issue 26.1/26.3: one numerics call per mode in every table, and each output's errors in every renderer.
+"""One numerics call per mode in every table, and each output's errors in every renderer.
 
 The runs here carry the numbers of the H200 investigation (benchmarks/results/h200-resnet50-numerics-2026-12-04.jsonl:
 torchvision ResNet-50, batch 8, bf16; one output of 8 x 1000 logits): eager rmse 0.132 against float64, compiled
@@ -16,15 +16,18 @@ import json
 import pytest
 from rich.console import Console
 
-from kernelscope.analysis.numerics import PRECISION_HINT, mode_numerics, output_checks
-from kernelscope.report.context import build_context
+from kernelscope.analysis.facts import with_facts
+from kernelscope.analysis.numerics import mode_numerics
+from kernelscope.report.context import build_context, numerics_call
 from kernelscope.report.html import render_html
 from kernelscope.report.markdown import render_markdown
 from kernelscope.report.terminal import render_terminal
+from kernelscope.report.words import PRECISION_HINT
 from kernelscope.result import (
     SCHEMA,
     ModeConfig,
     ModeResult,
+    Note,
     NumericsResult,
     RunEnvironment,
     RunResult,
@@ -70,9 +73,10 @@ def resnet_run(default_rmse: float = 0.2802, eager_rmse: float = 0.1320, name: s
                    numerics=part_from_json(NumericsResult, _numerics(default_out)),
                    config=ModeConfig(compiled=True)),
     )
-    return RunResult(schema=SCHEMA, tool_version="t", created="2026-12-04", command="kernelscope profile tv_resnet.py",
-                     model="tv_resnet.py", device="cuda", dtype="bfloat16", modes=modes,
-                     environment=RunEnvironment(device="cuda", torch="2.11.0+cu130"))
+    return with_facts(RunResult(schema=SCHEMA, tool_version="t", created="2026-12-04",
+                                command="kernelscope profile tv_resnet.py", model="tv_resnet.py", device="cuda",
+                                dtype="bfloat16", modes=modes,
+                                environment=RunEnvironment(device="cuda", torch="2.11.0+cu130")))
 
 
 def terminal(result: RunResult) -> str:
@@ -101,13 +105,20 @@ def test_per_output_errors_reach_result_json_and_back(tmp_path):
 
 def test_resnet_bf16_passes_torchs_rule_with_its_numbers_and_the_hint():
     # GIVEN the H200 ResNet-50 bf16 numbers: compiled 2.12x eager's rmse against float64 (torch's same() says True)
-    default = resnet_run().mode("default")
-    v = mode_numerics(default, "bfloat16")
+    run = resnet_run()
+    default = run.mode("default")
+    v = default.numerics_verdict
+    assert v == mode_numerics(default, "bfloat16")  # decided once, when the result was built
     # THEN the one call passes, says which rule, and since 2.12x >= 1.5x, how to tell higher precision from error
-    assert v.status == "pass" and v.vs_eager is False
-    assert "passes torch's accuracy rule" in v.reason and "rmse 0.28 ≤ 3 × eager's 0.132 + 0.001/10 = 0.396" in v.reason
-    assert v.hint == PRECISION_HINT.format(dtype="bfloat16") and "emulate_precision_casts = True" in v.hint
-    (o,) = output_checks(default.numerics)
+    assert v.status == "pass" and v.vs_eager is False and v.against == "reference"
+    assert v.tolerance.dtype == "bfloat16"
+    assert v.reason.code == "differs-but-passes-rule" and v.reason.args["rule"] == "rmse-within"
+    assert v.hint == Note("precision-casts", {"dtype": "bfloat16"})
+    call = numerics_call(default)  # in words
+    assert "passes torch's accuracy rule" in call.reason
+    assert "rmse 0.28 ≤ 3 × eager's 0.132 + 0.001/10 = 0.396" in call.reason
+    assert call.hint == PRECISION_HINT.format(dtype="bfloat16") and "emulate_precision_casts = True" in call.hint
+    (o,) = build_context(run).numerics[1].outputs
     assert (o.name, o.shape, o.status, o.rms, o.max_value) == ("output", "8×1000", "pass", 25.4768, 111.5426)
     assert o.relative == pytest.approx(0.2802 / 25.4768)
     assert o.rule == "rmse 0.28 ≤ 3 × eager's 0.132 + 0.001/10 = 0.396"
@@ -116,14 +127,14 @@ def test_resnet_bf16_passes_torchs_rule_with_its_numbers_and_the_hint():
 def test_the_zoo_capture_fails_and_names_the_output_and_how_much():
     # GIVEN the zoo capture's numbers (3.88x eager's rmse): torch's rule fails it as well
     run = resnet_run(default_rmse=0.2611, eager_rmse=0.0673, name="logits")
-    v = mode_numerics(run.mode("default"), "bfloat16")
+    v = numerics_call(run.mode("default"))
     assert v.status == "fail" and v.reason.startswith("logits: rmse 0.261 vs the float64 reference > 3 x eager's")
     assert "emulate_precision_casts" in v.hint
-    (o,) = output_checks(run.mode("default").numerics)
+    (o,) = build_context(run).numerics[1].outputs
     assert o.status == "fail" and o.rule == "rmse 0.261 > 3 × eager's 0.0673 + 0.001/10 = 0.202"
     # eager itself gets no hint: it is the baseline
-    assert mode_numerics(run.mode("eager"), "bfloat16").status == "reference"
-    assert mode_numerics(run.mode("eager"), "bfloat16").hint == ""
+    assert run.mode("eager").numerics_verdict.status == "reference"
+    assert run.mode("eager").numerics_verdict.hint is None and numerics_call(run.mode("eager")).hint == ""
 
 
 # ------------------------------------------------------------------------------------------------ one source
@@ -165,7 +176,7 @@ def test_the_modes_table_and_the_numerics_table_read_one_call(case, numerics):
     assert f"│ {nrow.verdict}" in term
     page = html.unescape(render_html(run))
     assert f'title="{row.numerics.reason}">{row.numerics.status}</span>' in page
-    if case == "eager-fails-reference-passes":  # issue 26.1: "fail (abs 0.0312)" beside a "pass" is gone
+    if case == "eager-fails-reference-passes":  # no "fail (abs 0.0312)" beside a "pass"
         assert nrow.verdict == "pass" and "fail (abs" not in line and "│ fail" not in term
 
 

@@ -22,6 +22,8 @@ from kernelscope.capture.runner import torchrun_argv
 from kernelscope.capture.torchrun import rendezvous_args
 from kernelscope.cli import _register, cli
 from kernelscope.errors import UsageError
+from kernelscope.report.check import violation_text
+from kernelscope.report.words import say
 from kernelscope.result import (
     SCHEMA,
     Communication,
@@ -133,7 +135,7 @@ def test_tp_headline_is_the_slowest_rank(tp_run: Path):
     assert m["slowest_rank"] == slowest and m["ranks"][slowest]["slowest"] is True
     assert m["latency_ms"]["median"] == pytest.approx(max(lat))
     assert m["rank_skew"] == pytest.approx(max(lat) / min(lat))
-    assert any(f"headline figures are rank {slowest}'s" in n for n in m["notes"])
+    assert any(n["code"] == "slowest-rank" and n["args"]["slowest"] == slowest for n in m["findings"])
 
 
 @pytest.mark.slow
@@ -251,8 +253,8 @@ def test_upgrade_rank_that_fused_less_is_a_regression():
     data = upgrade_data(cmp)
     assert data["verdict"] == "regression" and data["modes"][0]["ranks"][1]["fusion_lost"] == ["fc1: fused -> partial"]
     (v,) = check_upgrade(cmp, 10.0).violations
-    assert (v.rule, v.mode, v.message) == ("--max-regression", "eager rank 1", "GEMM fc1: fused → partial after the "
-                                                                               "upgrade")
+    assert (v.rule, v.mode, violation_text(v)) == ("--max-regression", "eager rank 1",
+                                                   "GEMM fc1: fused → partial after the upgrade")
     # the same loss on the headline rank is the mode's own GEMM row, not repeated per rank
     same = compare_upgrade(run("fused"), run("fused"))
     assert same.modes[0].rank_fusion_lost == () and same.modes[0].regressions == ()
@@ -600,4 +602,4 @@ def test_combine_ranks_of_one_host_of_two():
     """The second host of two (4 ranks each) holds ranks 4..7: they keep their numbers."""
     m = combine_ranks([_mode_result(1.0), _mode_result(2.0, verdict="fused")], rank_ids=[4, 5], world_size=8)
     assert [r.rank for r in m.ranks] == [4, 5] and m.slowest_rank == 5 and m.world_size == 8
-    assert m.ranks_differ == (5,) and "differ from rank 4" in m.notes[-1]
+    assert m.ranks_differ == (5,) and "differ from rank 4" in say(m.findings[-1])

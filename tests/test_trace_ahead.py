@@ -15,6 +15,7 @@ from kernelscope.capture.runner import CaptureOptions
 from kernelscope.capture_record import read_capture
 from kernelscope.report.progress import Progress
 from kernelscope.report.terminal import console_for
+from kernelscope.report.words import say
 from kernelscope.result import to_json
 from kernelscope.run.profile import ModeRuns
 
@@ -75,7 +76,7 @@ def test_an_analysis_ahead_of_other_files_is_not_used(tmp_path: Path):
     got = build_mode_result(out, other, traced=ahead)
 
     # THEN that record's own files are read (here: missing, and the report says so), not the other analysis
-    assert not got.gemms and any("trace analysis failed" in n for n in got.notes), got.notes
+    assert not got.gemms and any("trace analysis failed" in say(n) for n in got.findings), got.findings
 
 
 _PREPARED = """

@@ -15,8 +15,8 @@ interval of (mode / eager) lies above the limit, --min-speedup only when the who
 lies below it; without samples the point ratio decides. A gate must not flap on timing noise.
 
 Each rank of a torchrun mode is checked too (``check_ranks``). On an upgrade-check directory --max-regression
-checks the before/after comparison (``check_upgrade``) and the other rules check DIR/after. report/check.py prints
-the outcome.
+checks the before/after comparison (``check_upgrade``) and the other rules check DIR/after. What each violation
+says is a Note; report/check.py prints the outcome and report/words.py says the Notes.
 """
 
 from __future__ import annotations
@@ -25,14 +25,25 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kernelscope import fmt
-from kernelscope.analysis.contention import HOST_CAVEAT, busy_host_sides, is_contended
+from kernelscope.analysis.contention import busy_host_sides, is_contended
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
 from kernelscope.analysis.upgrade import UpgradeComparison, load_upgrade, upgrade_dir
 from kernelscope.errors import UsageError
-from kernelscope.result import GemmEpilogue, ModeResult, NumericsResult, OutputError, RunResult, Status, Verdict
+from kernelscope.result import (
+    GemmEpilogue,
+    ModeResult,
+    Note,
+    NumericsResult,
+    OutputError,
+    RunResult,
+    Status,
+    Verdict,
+    to_json,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,12 +64,12 @@ class Rules:
 
 @dataclass(frozen=True, slots=True)
 class Violation:
+    """One violated rule: which option, which mode (or "<mode> rank <r>"), and what broke it (report/check.py
+    prints "<mode>: <what> (<rule>)")."""
+
     rule: str  # the option, e.g. "--max-kernels-per-iter"
     mode: str
-    message: str
-
-    def line(self) -> str:
-        return f"{self.mode}: {self.message} ({self.rule})"
+    what: Note
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +77,7 @@ class CheckOutcome:
     checked_modes: tuple[str, ...]
     rules: tuple[str, ...]
     violations: tuple[Violation, ...]
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()  # what was left out and why (a mode unavailable there, ranks)
 
     @property
     def ok(self) -> bool:
@@ -102,25 +113,22 @@ def _fusion(mode: ModeResult, expect: str, pattern: re.Pattern[str] | None) -> l
     rule = "--expect-fused"
     out: list[Violation] = []
 
-    def v(g: GemmEpilogue, msg: str) -> None:
-        out.append(Violation(rule, mode.name, f"GEMM {g.id} ({g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k, g.batch)}, "
-                                              f"{g.backend}) {msg}"))
+    def v(g: GemmEpilogue, code: str, **args: Any) -> None:
+        gemm = f"{g.id} ({g.op or 'gemm'} {fmt.shape(g.m, g.n, g.k, g.batch)}, {g.backend})"
+        out.append(Violation(rule, mode.name, Note(code, {"gemm": gemm, **args})))
 
     if not mode.gemms and (mode.kernels_by_category or {}).get("gemm", 0) > 0:
         # GEMM-class kernels ran but no verdict came out: "all fused" must not pass on an empty list
-        out.append(Violation(rule, mode.name, f"{mode.kernels_by_category['gemm']:g} GEMM-class kernel(s) per "
-                                              "iteration ran but no GEMM verdict was derived: nothing to check, so "
-                                              "nothing passes (pass the output code and the trace of the run)"))
+        out.append(Violation(rule, mode.name, Note("no-gemm-verdict", {"kernels": mode.kernels_by_category["gemm"]})))
         return out
     if expect == "all":
         for g in mode.gemms:
             if g.verdict not in (Verdict.FUSED.value, Verdict.NONE.value):
-                detail = f"; unfused: {', '.join(g.unfused)}" if g.unfused else ""
-                v(g, f"is {g.verdict}, expected fused{detail}")
+                v(g, "expected-fused", verdict=g.verdict, unfused=list(g.unfused))
     elif expect == "none":
         for g in mode.gemms:
             if g.fused:
-                v(g, f"fused {', '.join(g.fused)}, expected no epilogue fusion")
+                v(g, "expected-no-fusion", fused=list(g.fused))
     else:
         assert pattern is not None
         matched = False
@@ -129,10 +137,10 @@ def _fusion(mode: ModeResult, expect: str, pattern: re.Pattern[str] | None) -> l
             matched = matched or bool(ops)
             missing = [op for op in ops if op not in g.fused]
             if missing:
-                v(g, f"does not fuse {', '.join(missing)} (fused: {', '.join(g.fused) or 'nothing'})")
+                v(g, "does-not-fuse", missing=missing, fused=list(g.fused))
         if not matched:
             # A pattern that matches nothing would pass forever: a typo or a changed model must not look green.
-            out.append(Violation(rule, mode.name, f"no GEMM epilogue op matches {pattern.pattern!r}"))
+            out.append(Violation(rule, mode.name, Note("pattern-matches-nothing", {"pattern": pattern.pattern})))
     return out
 
 
@@ -144,7 +152,7 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
     coverage_only = [m for m in result.modes if m.name == EAGER] if rules.coverage and not explicit else []
     eager = result.mode(EAGER)
     violations: list[Violation] = []
-    notes: list[str] = []
+    notes: list[Note] = []
     checked: list[str] = []
     active = [opt for opt, v in (("--expect-fused", rules.expect_fused),
                                  ("--max-kernels-per-iter", rules.max_kernels_per_iter),
@@ -156,27 +164,25 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
         checked.append(eager_mode.name)
         violations += _coverage(eager_mode)
     if not selected and not coverage_only:
-        violations.append(Violation("--mode", "-", "the result has no compiled mode to check"))
+        violations.append(Violation("--mode", "-", Note("no-compiled-mode")))
     for mode in selected:
         assert mode is not None
         if mode.status == Status.UNAVAILABLE.value and not explicit:
-            notes.append(f"{mode.name}: unavailable on that machine, skipped ({mode.error or 'no reason given'})")
+            notes.append(Note("unavailable-skipped", {"mode": mode.name, "error": mode.error}))
             continue
         checked.append(mode.name)
         if mode.status != Status.OK.value:
-            first = (mode.error or "").strip().splitlines()
-            reason = f": {first[-1]}" if first else ""
-            violations.append(Violation(", ".join(active), mode.name, f"status {mode.status}{reason}"))
+            violations.append(Violation(", ".join(active), mode.name, _status(mode)))
             continue
         if rules.expect_fused is not None:
             violations += _fusion(mode, rules.expect_fused, pattern)
         if rules.max_kernels_per_iter is not None:
             k = mode.kernels_per_iter
             if k is None:
-                violations.append(Violation("--max-kernels-per-iter", mode.name, "kernels per iteration not measured"))
+                violations.append(Violation("--max-kernels-per-iter", mode.name, Note("kernels-not-measured")))
             elif k > rules.max_kernels_per_iter:
-                violations.append(Violation("--max-kernels-per-iter", mode.name, f"{fmt.count(k)} kernels per "
-                                            f"iteration > {fmt.count(rules.max_kernels_per_iter)}"))
+                violations.append(Violation("--max-kernels-per-iter", mode.name, Note(
+                    "too-many-kernels", {"kernels": k, "limit": rules.max_kernels_per_iter})))
         if rules.numerics:
             violations += _numerics(mode)
         if rules.coverage:
@@ -187,13 +193,19 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
             violation = _latency_rule(opt, limit, mode, eager)
             if violation:
                 violations.append(violation)
-        if mode.ranks:  # torchrun (issue 17): every rank, and the latency rules on the slowest one
+        if mode.ranks:  # torchrun: every rank, and the latency rules on the slowest one
             violations += check_ranks(mode, max_kernels_per_iter=rules.max_kernels_per_iter,
                                       expect_fused=rules.expect_fused)
             if len(mode.ranks) > 1 and (rules.max_slowdown is not None or rules.min_speedup is not None):
-                notes.append(f"{mode.name}: {len(mode.ranks)} ranks; the latency rules use the slowest rank's "
-                             f"figures (rank {mode.slowest_rank})")
+                notes.append(Note("latency-of-slowest-rank", {"mode": mode.name, "ranks": len(mode.ranks),
+                                                              "slowest": mode.slowest_rank}))
     return CheckOutcome(tuple(checked), tuple(active), tuple(violations), tuple(notes))
+
+
+def _status(mode: ModeResult) -> Note:
+    """A mode that did not run: its status and the last line of its error (where Python puts the exception)."""
+    lines = (mode.error or "").strip().splitlines()
+    return Note("did-not-run-checked", {"status": mode.status, "error": lines[-1] if lines else ""})
 
 
 def _numerics(mode: ModeResult) -> list[Violation]:
@@ -206,15 +218,13 @@ def _numerics(mode: ModeResult) -> list[Violation]:
     ve, vr = n.vs_eager or OutputError(), n.vs_reference or OutputError()
     out = []
     if mode.name != EAGER and ve.passed is False:
-        better = " (closer to the float64 reference than eager)" if vr.passed is True else ""
-        out.append(Violation("--numerics", mode.name, f"output vs eager fails: "
-                             f"{ve.reason or 'outside tolerance'}{better}"))
+        out.append(Violation("--numerics", mode.name, Note("fails-vs-eager", {"reason": ve.reason,
+                                                                              "closer": vr.passed is True})))
     if vr.passed is False:
-        out.append(Violation("--numerics", mode.name, f"output vs the float64 reference fails: "
-                             f"{vr.reason or 'outside tolerance'}"))
+        out.append(Violation("--numerics", mode.name, Note("fails-vs-reference", {"reason": vr.reason})))
     if not out and ve.passed is None and vr.passed is None:
         skipped = n.reference.skipped if n.reference is not None else ""
-        out.append(Violation("--numerics", mode.name, "numerics not measured" + (f" ({skipped})" if skipped else "")))
+        out.append(Violation("--numerics", mode.name, Note("numerics-not-measured", {"skipped": skipped})))
     return out
 
 
@@ -224,17 +234,15 @@ def _coverage(mode: ModeResult) -> list[Violation]:
     its output code), and so is a mode that did not run."""
     rule = "--coverage"
     if mode.status != Status.OK.value:
-        return [Violation(rule, mode.name, f"status {mode.status}: no coverage to check")]
+        return [Violation(rule, mode.name, Note("no-coverage-to-check", {"status": mode.status}))]
     c = mode.gemm_coverage
     if c is None:
-        return [Violation(rule, mode.name, "GEMM coverage not derived (a result from before kernelscope reported "
-                                           "it, or a compiled trace without its output code): profile again")]
+        return [Violation(rule, mode.name, Note("coverage-not-derived"))]
     if c.complete:
         return []
-    missing = "; ".join(f"{u.op}{' ' + u.module if u.module else ''} ({u.reason})" for u in c.unattributed[:3])
-    more = f"; and {len(c.unattributed) - 3} more" if len(c.unattributed) > 3 else ""
-    return [Violation(rule, mode.name, f"{c.attributed} of {c.ops} GEMM-class ops attributed to a kernel; not "
-                                       f"attributed: {missing}{more}")]
+    missing = [[u.op, u.module, u.reason] for u in c.unattributed[:3]]
+    return [Violation(rule, mode.name, Note("coverage-incomplete", {
+        "attributed": c.attributed, "ops": c.ops, "missing": missing, "more": max(0, len(c.unattributed) - 3)}))]
 
 
 _INTERVAL = ("bootstrap", "processes")  # Ratio methods that carry a 95% interval (analysis/stats.py)
@@ -244,49 +252,35 @@ def _latency_rule(opt: str, limit: float, mode: ModeResult, eager: ModeResult | 
     if mode.name == EAGER:
         return None  # eager against itself: always 1.0
     if eager is None or eager.status != Status.OK.value or eager.latency_ms is None:
-        return Violation(opt, mode.name, "no eager latency to compare with (run eager too)")
+        return Violation(opt, mode.name, Note("no-eager-latency"))
     if mode.latency_ms is None:
-        return Violation(opt, mode.name, "latency not measured")
+        return Violation(opt, mode.name, Note("latency-not-measured"))
     slowdown = latency_ratio(mode.latency_ms, eager.latency_ms)  # mode / eager
     assert slowdown.value is not None
-    busy = [m.name for m in (mode, eager) if is_contended(m.latency_ms)]
-    # a timing the machine's load distorted still fails the gate (it cannot vouch for the code), and says why
-    load = (f"; {' and '.join(busy)} timed on a busy machine (other processes left its threads short of CPUs): "
-            "rerun on an idle machine before reading this as the code's" if busy else "")
+    # a timing the machine's load distorted still fails the gate (it cannot vouch for the code), and says why:
+    # the modes timed on a busy machine, and the one timed on a busy host with the one on a quiet host
     hosts = busy_host_sides(((mode.name, mode.latency_ms), (eager.name, eager.latency_ms)))
-    if hosts:
-        load += (f"; {hosts[0]} timed on a busy host and {eager.name if hosts[0] == mode.name else mode.name} on a "
-                 f"quiet one ({HOST_CAVEAT}): rerun before reading this as the code's")
+    load = {"mode_ms": mode.latency_ms.median, "eager_ms": eager.latency_ms.median, "limit": limit,
+            "busy": [m.name for m in (mode, eager) if is_contended(m.latency_ms)],
+            "host": [hosts[0], eager.name if hosts[0] == mode.name else mode.name] if hosts else []}
     if opt == "--max-slowdown":
         worst_case_good = slowdown.low if slowdown.method in _INTERVAL else slowdown.value
         assert worst_case_good is not None
         if worst_case_good > limit:
-            ci = fmt.change_interval(slowdown.low, slowdown.high) if slowdown.method in _INTERVAL else ""
-            return Violation(opt, mode.name, f"{fmt.change(slowdown.value)} than eager "
-                             f"({fmt.ms(mode.latency_ms.median)} vs {fmt.ms(eager.latency_ms.median)}"
-                             + (f", 95% CI {ci}" if ci else "") + f"), {slowdown_limit(limit)}{load}")
+            interval = slowdown.method in _INTERVAL
+            return Violation(opt, mode.name, Note("slower-than-allowed", {
+                "ratio": slowdown.value, "low": slowdown.low if interval else None,
+                "high": slowdown.high if interval else None, **load}))
         return None
     speedup = slowdown.inverted()
     best_case = speedup.high if speedup.method in _INTERVAL else speedup.value
     assert best_case is not None and speedup.value is not None
     if best_case < limit:
-        # read one way (issue 15): "2.51× slower than eager", never "speedup 0.398×"
-        ci = fmt.speedup_interval(speedup.low, speedup.high, speedup.value) if speedup.method in _INTERVAL else ""
-        return Violation(opt, mode.name, f"{fmt.speedup(speedup.value)} than eager "
-                         f"({fmt.ms(mode.latency_ms.median)} vs {fmt.ms(eager.latency_ms.median)}"
-                         + (f", 95% CI {ci}" if ci else "") + f"), {_speedup_limit(limit)}{load}")
+        interval = speedup.method in _INTERVAL
+        return Violation(opt, mode.name, Note("speedup-below", {
+            "speedup": speedup.value, "low": speedup.low if interval else None,
+            "high": speedup.high if interval else None, **load}))
     return None
-
-
-def slowdown_limit(limit: float) -> str:
-    """A limit on a latency ratio new / old, read one way: 1.5 -> "allowed at most 1.50× slower", 0.9 -> "required
-    at least 1.11× faster" (a limit below 1 asks for a speedup)."""
-    return f"allowed at most {fmt.change(limit)}" if limit >= 1 else f"required at least {fmt.change(limit)}"
-
-
-def _speedup_limit(limit: float) -> str:
-    # --min-speedup 0.8 allows a slowdown: "may be at most 1.25× slower", never "a speedup of at least 0.800×".
-    return f"needs a speedup of at least {fmt.ratio(limit)}" if limit >= 1 else f"may be at most {fmt.speedup(limit)}"
 
 
 def check_ranks(mode: ModeResult, *, max_kernels_per_iter: float | None,
@@ -300,15 +294,16 @@ def check_ranks(mode: ModeResult, *, max_kernels_per_iter: float | None,
         who = f"{mode.name} rank {r.rank}"
         if max_kernels_per_iter is not None and r.kernels_per_iter is not None and \
                 r.kernels_per_iter > max_kernels_per_iter:
-            out.append(Violation("--max-kernels-per-iter", who, f"{fmt.count(r.kernels_per_iter)} kernels per "
-                                 f"iteration > {fmt.count(max_kernels_per_iter)}"))
+            out.append(Violation("--max-kernels-per-iter", who, Note(
+                "too-many-kernels", {"kernels": r.kernels_per_iter, "limit": max_kernels_per_iter})))
         want = (expect_fused or "").lower()
         if want in ("all", "none"):
             for v in r.verdicts:
                 label, _, verdict = v.rpartition(": ")
                 if (want == "all" and verdict not in ("fused", "none")) or (
                         want == "none" and verdict in ("fused", "partial")):
-                    out.append(Violation("--expect-fused", who, f"GEMM {label}: {verdict}"))
+                    out.append(Violation("--expect-fused", who, Note("rank-gemm-verdict", {"gemm": label,
+                                                                                           "verdict": verdict})))
     return out
 
 
@@ -332,26 +327,28 @@ def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence
         checked.append(m.name)
         if m.status_change == "new failure":
             assert m.after is not None
-            violations.append(Violation(rule, m.name,
-                                        f"ran before, {m.after.status} after: {fmt.first_line(m.after.error)}"))
+            violations.append(Violation(rule, m.name, Note("new-failure", {
+                "status": m.after.status, "error": fmt.first_line(m.after.error)})))
             continue
         if m.numerics_regressed:
             assert m.numerics_after is not None
-            violations.append(Violation(rule, m.name, f"numerics fail after the upgrade ({m.numerics_after.reason})"))
+            violations.append(Violation(rule, m.name, Note("numerics-fail-after", {
+                "reason": to_json(m.numerics_after.reason)})))
         for g in m.gemms:
             if g.lost:
-                violations.append(Violation(rule, m.name, f"GEMM {g.label} no longer fuses {', '.join(g.lost)} "
-                                                          f"({g.after.backend if g.after else '?'})"))
+                violations.append(Violation(rule, m.name, Note("no-longer-fuses", {
+                    "gemm": g.label, "lost": list(g.lost), "backend": g.after.backend if g.after else "?"})))
         # torchrun runs: a rank that fused less after the upgrade (the mode's own GEMM rows are its slowest rank's)
-        violations += [Violation(rule, f"{m.name} rank {rank}", f"GEMM {line.replace(' -> ', ' → ')} after the "
-                                                                "upgrade") for rank, line in m.rank_fusion_lost]
+        violations += [Violation(rule, f"{m.name} rank {rank}", Note("rank-fused-less", {"change": line}))
+                       for rank, line in m.rank_fusion_lost]
         r = m.latency
         if r.value is not None:
             best = r.low if r.method == "bootstrap" else r.value
             if best is not None and best > max_regression:
-                ci = f", 95% CI {fmt.change_interval(r.low, r.high)}" if r.method == "bootstrap" else ""
-                violations.append(Violation(rule, m.name, f"{fmt.change(r.value)} after the upgrade{ci}, "
-                                                          f"{slowdown_limit(max_regression)}"))
+                interval = r.method == "bootstrap"
+                violations.append(Violation(rule, m.name, Note("slower-after-upgrade", {
+                    "ratio": r.value, "low": r.low if interval else None, "high": r.high if interval else None,
+                    "limit": max_regression})))
     return CheckOutcome(tuple(checked), (rule,), tuple(violations))
 
 

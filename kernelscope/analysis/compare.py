@@ -2,7 +2,7 @@
 call, kernel counts, GEMM verdicts paired across the runs, failures, and each rank of a torchrun run.
 
 ``compare_results`` builds a ``Comparison`` (plain frozen data, what the tests assert on); report/compare.py only
-prints it (compare.html, compare.md, compare.json).
+prints it (compare.html, compare.md, compare.json), and says its Notes in words (report/words.py).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from kernelscope import fmt
 from kernelscope.analysis.autotune import autotune_for_gemm, decision_notes
-from kernelscope.analysis.contention import HOST_SLOWDOWN, busy_host_sides, contended_sides
+from kernelscope.analysis.contention import busy_host_sides, contended_sides
 from kernelscope.analysis.pairing import change_kind, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.stats import Ratio, latency_ratio, median_interval, separated
-from kernelscope.result import GemmEpilogue, LatencyStats, ModeResult, RunEnvironment, RunResult, Status
+from kernelscope.result import GemmEpilogue, LatencyStats, ModeResult, Note, RunEnvironment, RunResult, Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,16 +79,20 @@ class ModeDelta:
     categories: tuple[CountDelta, ...]
     backends: tuple[CountDelta, ...]
     gemms: tuple[GemmChange, ...]
-    change: str = "none"  # "none" | "faster" | "slower": both runs' intervals separate (issue 13)
-    pad_note: str = ""  # kernels that differ are pad kernels: Inductor's pad_mm decision, benchmarked at compile
+    change: str = "none"  # "none" | "faster" | "slower": both runs' intervals separate
+    pad_note: Note | None = None  # kernels that differ are pad kernels: Inductor's pad_mm decision, benchmarked
     # Both runs compiled the same model file with the same versions and settings, yet launched different kernels:
     # Inductor's compile-time benchmarks chose differently, so the latency change is the compiles', not the code's.
-    compile_note: str = ""
-    ranks: tuple[RankDelta, ...] = ()  # per rank, matched by index (torchrun runs, issue 17)
+    compile_note: Note | None = None
+    ranks: tuple[RankDelta, ...] = ()  # per rank, matched by index (torchrun runs)
     contended: tuple[str, ...] = ()  # "base" / "head": that run timed this mode on a busy machine (contention.py)
     # "base" / "head": that run timed this mode on a busy host (hypervisor steal) where the other run's host was
     # quiet (contention.py busy_host_sides); empty when both hosts were alike or either was not measured
     busy_host: tuple[str, ...] = ()
+    # The 95% interval of each run's median (low, high, method): the one its result recorded, or one computed from
+    # what an older result kept (analysis/stats.py median_interval).
+    base_interval: tuple[float | None, float | None, str] = (None, None, "")
+    head_interval: tuple[float | None, float | None, str] = (None, None, "")
 
     @property
     def status_change(self) -> str:
@@ -118,16 +122,6 @@ class ModeDelta:
     def changed_gemms(self) -> tuple[GemmChange, ...]:
         return tuple(g for g in self.gemms if g.kind != "same")
 
-    @property
-    def base_interval(self) -> tuple[float | None, float | None, str]:
-        """The 95% interval of base's median (low, high, method): the one its result recorded, or one computed from
-        what an older result kept."""
-        return median_interval(self.base.latency_ms if self.base else None)
-
-    @property
-    def head_interval(self) -> tuple[float | None, float | None, str]:
-        return median_interval(self.head.latency_ms if self.head else None)
-
 
 @dataclass(frozen=True, slots=True)
 class Comparable:
@@ -141,20 +135,9 @@ class Comparable:
     ok: bool
     forced: bool
     fields: tuple[tuple[str, str, str], ...]
-    differences: tuple[str, ...]  # "torch: 2.11.0 -> 2.14.1", one per differing field
-    refused: tuple[str, ...]  # the differences that make the runs not comparable
-    warnings: tuple[str, ...] = ()  # e.g. a run timed in one process: its interval misses between-process noise
-
-    @property
-    def headline(self) -> str:
-        if self.ok and not self.differences:
-            text = "comparable: same device, dtype, model file, shapes, versions and settings"
-        elif self.ok:
-            text = "comparable, with differences: " + "; ".join(self.differences)
-        else:
-            text = ("NOT comparable" + (" (compared anyway, --force)" if self.forced else "") + ": "
-                    + "; ".join(self.refused))
-        return text + "".join(f". {w}" for w in self.warnings)
+    differences: tuple[tuple[str, str, str], ...]  # (name, base, head) of each field that differs
+    refused: tuple[tuple[str, str, str], ...]  # the differences that make the runs not comparable
+    warnings: tuple[Note, ...] = ()  # e.g. a run timed in one process: its interval misses between-process noise
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +148,7 @@ class Comparison:
     head_label: str
     modes: tuple[ModeDelta, ...]
     environment: tuple[tuple[str, str, str], ...]  # (key, base value, head value) where they differ
-    comparable: Comparable | None = None
+    comparable: Comparable
 
     @property
     def new_failures(self) -> tuple[ModeDelta, ...]:
@@ -224,15 +207,11 @@ def comparable_runs(base: RunResult, head: RunResult, *, force: bool = False) ->
         row("modes", lambda r: _text((r.settings or {}).get("modes") or [m.name for m in r.modes])),
     ]
     fields += [row(f"setting {k}", setting(k)) for k in SETTINGS]
-    diffs = tuple(f"{n}: {b} → {h}" for n, b, h in fields if b != h)
-    refused = tuple(f"{n}: {b} → {h}" for n, b, h in fields if b != h and n in REFUSE)
+    diffs = tuple((n, b, h) for n, b, h in fields if b != h)
+    refused = tuple((n, b, h) for n, b, h in fields if b != h and n in REFUSE)
     single = [label for label, r in (("base", base), ("head", head))
               if any(m.latency_ms is not None and (m.latency_ms.processes or 1) < 2 for m in r.modes)]
-    warnings: tuple[str, ...] = ()
-    if single:
-        warnings = (f"{' and '.join(single)} timed each mode in one process: {'their' if len(single) > 1 else 'its'} "
-                    "intervals cover the noise inside a process only, and separate runs differ by more (rerun "
-                    "with --processes 5)",)
+    warnings = (Note("timed-in-one-process", {"sides": single}),) if single else ()
     return Comparable(not refused, force, tuple(fields), diffs, refused, warnings)
 
 
@@ -263,39 +242,31 @@ def same_build(c: Comparable) -> bool:
     return c.ok and not c.differences and sha not in (None, fmt.DASH, "not recorded")
 
 
-def _compile_note(mb: ModeResult | None, mh: ModeResult | None, gemms: tuple[GemmChange, ...]) -> str:
-    """For a same-build pair: the kernels one run launched and the other did not, and the GEMM changes, said as
-    Inductor's compile-time choices."""
+def _compile_note(mb: ModeResult | None, mh: ModeResult | None, gemms: tuple[GemmChange, ...]) -> Note | None:
+    """For a same-build pair: the kernels one run launched and the other did not (how many, the first three by
+    name), and how many GEMM verdicts or backends changed, as Inductor's compile-time choices."""
     if not _ok(mb) or not _ok(mh):
-        return ""
+        return None
     assert mb is not None and mh is not None
     kb, kh = {k.name for k in mb.kernels}, {k.name for k in mh.kernels}
     changed = [g for g in gemms if g.kind != "same"]
     if kb == kh and not changed:
-        return ""
-    parts = []
-    if kb != kh:
-        parts.append(f"{len(kb ^ kh)} kernel(s) launched by one run only ({', '.join(sorted(kb ^ kh)[:3])}"
-                     f"{', ...' if len(kb ^ kh) > 3 else ''})")
-    if changed:
-        parts.append(f"{len(changed)} GEMM verdict(s) or backend(s) changed")
-    return ("compiled differently from the same model file, versions and settings: " + " and ".join(parts)
-            + ". Inductor's compile-time benchmarks (autotune, the epilogue-fusion benchmark, pad_mm) chose "
-              "differently in the two runs, so a latency change here is those choices', not a change in the code")
+        return None
+    return Note("compiled-differently", {"kernels": len(kb ^ kh), "first": sorted(kb ^ kh)[:3],
+                                         "gemms": len(changed)})
 
 
-def _pad_note(mb: ModeResult | None, mh: ModeResult | None) -> str:
+def _pad_note(mb: ModeResult | None, mh: ModeResult | None) -> Note | None:
     """Kernels that appear in one run only, all of them pad kernels: Inductor's pad_mm benchmarked at compile
     time whether padding a GEMM pays, and decided differently (a ViT's default graph gained six in one of two
     runs)."""
     if not mb or not mh:
-        return ""
+        return None
     kb, kh = {k.name for k in mb.kernels}, {k.name for k in mh.kernels}
     diff = kb ^ kh
     if diff and all("pad" in n.lower() for n in diff):
-        return (f"{len(diff)} pad kernel(s) differ ({', '.join(sorted(diff)[:3])}): Inductor's pad_mm decides at "
-                "compile time, by benchmarking, whether to pad a GEMM; the decision may differ between runs")
-    return ""
+        return Note("pad-kernels-differ", {"kernels": len(diff), "first": sorted(diff)[:3]})
+    return None
 
 
 def _ok(m: ModeResult | None) -> bool:
@@ -376,24 +347,21 @@ def compare_results(base: RunResult, head: RunResult, base_label: str = "base", 
             # GEMMs of a mode that ran in one run only are not "gained" or "lost": the mode itself is.
             gemms=gemms,
             change=change, pad_note=pad, ranks=compare_ranks(mb, mh),
-            compile_note=_compile_note(mb, mh, gemms) if same and not pad else "",
+            compile_note=_compile_note(mb, mh, gemms) if same and not pad else None,
             contended=contended_sides((("base", lb), ("head", lh))),
             busy_host=busy_host_sides((("base", lb), ("head", lh))),
+            base_interval=median_interval(mb.latency_ms if mb else None),
+            head_interval=median_interval(mh.latency_ms if mh else None),
         ))
     env = environment_changes(base.environment, head.environment)
-    busy = [f"{side}'s {m.name}" for m in modes for side in m.contended]
+    # [side, mode] for each mode a side timed on a busy machine, and on a busy host where the other's was quiet
+    busy = [[side, m.name] for m in modes for side in m.contended]
     if busy:
-        comparable = dataclasses.replace(comparable, warnings=(*comparable.warnings, (
-            f"{', '.join(busy)} {'was' if len(busy) == 1 else 'were'} timed on a busy machine (other processes left "
-            "the timed threads short of CPUs): such a latency measures the load as much as the model, so a change "
-            "there is not the code's until a rerun on an idle machine agrees")))
-    by_side = {side: [m.name for m in modes if side in m.busy_host] for side in ("base", "head")}
-    hosts = [f"{side}'s {' and '.join(names)}" for side, names in by_side.items() if names]
+        comparable = dataclasses.replace(comparable, warnings=(
+            *comparable.warnings, Note("busy-machine-sides", {"timings": busy})))
+    hosts = [[side, m.name] for side in ("base", "head") for m in modes if side in m.busy_host]
     if hosts:
-        many = len(hosts) > 1 or len(by_side["base"]) + len(by_side["head"]) > 1
-        comparable = dataclasses.replace(comparable, warnings=(*comparable.warnings, (
-            f"{' and '.join(hosts)} {'were' if many else 'was'} timed on a busy host (the hypervisor ran "
-            f"other guests on the VM's CPUs) and the other run's on a quiet one: {HOST_SLOWDOWN}, so a change "
-            "there is the host's as much as the code's until runs on a host in the same state agree")))
+        comparable = dataclasses.replace(comparable, warnings=(
+            *comparable.warnings, Note("busy-host-sides", {"timings": hosts})))
     return Comparison(base, head, base_label, head_label, tuple(modes), env, comparable)
 

@@ -1,4 +1,4 @@
-"""Was a mode timed on a busy machine? (capture/load.py measures; this judges and says it.)
+"""Was a mode timed on a busy machine? (capture/load.py measures; this judges it, as Notes report/words.py says.)
 
 A process is *contended* when other processes kept at least BUSY_MIN CPUs busy on average while it warmed up and
 timed, and what they used plus the CPUs the timed calls keep busy (OpenMP's threads on the CPU device, the
@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kernelscope.result import LatencyStats
+from kernelscope.result import LatencyStats, Note
 
 BUSY_MIN = 0.2  # CPUs of other work, on average, below which a machine counts as idle (the runner itself ~0)
-# Steal (CPUs on average) at or above which the host counts as busy. On three H100 VM leases (2026-12-05, 16
-# vCPUs; benchmarks/RESULTS.md, "A busy host") the seed sample's eager processes timed at 0.02 CPUs of steal or
-# more read a median 1.34x their lease's quiet level (under 0.01), 15 of 17 above 1.2x; the quiet ones 1.00x, 2 of
-# 23 above 1.2x. Default: 1.37x, 11 of 15 above 1.2x; quiet 1.00x, 5 of 25.
+# Steal (CPUs on average) at or above which the host counts as busy. On three H100 VMs (16 vCPUs) the seed
+# sample's eager processes timed at 0.02 CPUs of steal or more read a median 1.34x their VM's quiet level (under
+# 0.01), 15 of 17 above 1.2x; the quiet ones 1.00x, 2 of 23 above 1.2x. Default: 1.37x, 11 of 15 above 1.2x;
+# quiet 1.00x, 5 of 25.
 STEAL_BUSY = 0.02
 
 
@@ -43,20 +43,14 @@ def busiest(lat: LatencyStats) -> float | None:
     return max(others) if others else None
 
 
-def contention_note(lat: LatencyStats) -> str | None:
-    """The sentence for the mode's notes, or None when no timed process was short of CPUs."""
+def contention_note(lat: LatencyStats) -> Note | None:
+    """The mode's note "busy-machine" (the processes short of CPUs, of how many, the most CPUs others kept busy,
+    the CPUs online and the threads the timed calls need), or None when no timed process was short of CPUs."""
     busy = contended_processes(lat)
     if not busy:
         return None
-    n = len(lat.others_cpu)
-    which = ("its only process" if n == 1 else "all its processes" if len(busy) == n
-             else "process" + ("es " if len(busy) > 1 else " ") + ", ".join(str(i) for i in busy) + f" of {n}")
-    most = busiest(lat)
-    threads = lat.threads or 1.0
-    return (f"timed on a busy machine: other processes kept up to {most:.1f} of the {lat.cpu_count:.0f} CPUs busy "
-            f"while {which} warmed up and timed, and the timed calls need {threads:.0f}: threads waited for a CPU, "
-            "so this latency measures the machine's load as much as the model; rerun on an idle machine (on the "
-            "CPU device, OMP_NUM_THREADS at or below the idle CPUs also avoids the wait)")
+    return Note("busy-machine", {"processes": list(busy), "of": len(lat.others_cpu), "busiest": busiest(lat),
+                                 "cpu_count": lat.cpu_count, "threads": lat.threads or 1.0})
 
 
 def is_contended(lat: LatencyStats | None) -> bool:
@@ -86,23 +80,14 @@ def host_state(lat: LatencyStats | None) -> str:
     return "busy" if busy > quiet else "quiet" if quiet > busy else "mixed" if busy else ""
 
 
-def _steal_range(lat: LatencyStats, which: Sequence[int]) -> str:
-    vals = sorted(s for i, s in enumerate(lat.steal_cpu) if i + 1 in which and s is not None)
-    return f"{vals[0]:.3f}" if vals[0] == vals[-1] else f"{vals[0]:.3f}-{vals[-1]:.3f}"
-
-
-def busy_host_note(lat: LatencyStats | None) -> str | None:
-    """The sentence for the mode's notes, or None when no process was timed on a busy host."""
+def busy_host_note(lat: LatencyStats | None) -> Note | None:
+    """The mode's note "busy-host" (the processes timed on a busy host, of how many, the least and most steal
+    among them), or None when no process was timed on a busy host."""
     busy = busy_host_processes(lat)
     if lat is None or not busy:
         return None
-    n = len(lat.steal_cpu)
-    which = ("its only process" if n == 1 else "all its processes" if len(busy) == n
-             else "process" + ("es " if len(busy) > 1 else " ") + ", ".join(str(i) for i in busy) + f" of {n}")
-    return (f"timed on a busy host: the hypervisor ran other guests on this VM's CPUs ({_steal_range(lat, busy)} "
-            f"CPUs of steal on average) while {which} warmed up and timed; on the H100 VMs measured, a "
-            "launch-bound mode timed so read about 1.3x slower than on the same host quiet, for minutes at a time, "
-            "so a rerun may read faster; compare runs timed on a host in the same state")
+    steal = sorted(s for i, s in enumerate(lat.steal_cpu) if i + 1 in busy and s is not None)
+    return Note("busy-host", {"processes": list(busy), "of": len(lat.steal_cpu), "steal": [steal[0], steal[-1]]})
 
 
 def busy_host_sides(sides: Sequence[tuple[str, LatencyStats | None]]) -> tuple[str, ...]:
@@ -111,7 +96,3 @@ def busy_host_sides(sides: Sequence[tuple[str, LatencyStats | None]]) -> tuple[s
     states = [(label, host_state(lat)) for label, lat in sides]
     busy = tuple(label for label, st in states if st == "busy")
     return busy if busy and any(st == "quiet" for _, st in states) else ()
-
-
-HOST_SLOWDOWN = "on the H100 VMs measured, a launch-bound mode read about 1.3x slower on a busy host"
-HOST_CAVEAT = f"{HOST_SLOWDOWN} (the hypervisor's steal marks it)"

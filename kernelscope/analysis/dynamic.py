@@ -58,8 +58,4 @@ def dynamic_summary(points: Sequence[SweepPoint], mode: str = "dynamic") -> Dyna
             dynamic_kernels=d.kernels_per_iter if d is not None else None,
             static_kernels=s.kernels_per_iter if s is not None else None,
         ))
-    # Graphs compiled at the first point are the initial compile; later ones are recompiles (or new models).
-    note = ("the first point compiles; a later point recompiles when a guard fails (guard_failures says which). "
-            "Dynamo specialises sizes 0 and 1, so a sweep from batch 1 recompiles once at the next size.")
-    return DynamicSummary(mode=mode, static_mode=static, recompiles=total, graphs=graphs, points=tuple(rows),
-                          note=note)
+    return DynamicSummary(mode=mode, static_mode=static, recompiles=total, graphs=graphs, points=tuple(rows))

@@ -19,6 +19,7 @@ from kernelscope.analysis.autotune import autotune_for_gemm, autotune_results, c
 from kernelscope.analysis.comm import communication
 from kernelscope.analysis.contention import busy_host_note, contention_note
 from kernelscope.analysis.dynamic import dynamic_summary
+from kernelscope.analysis.facts import with_facts
 from kernelscope.analysis.gemm import gemm_report, parse_log
 from kernelscope.analysis.gemm.coverage import compare_with_eager
 from kernelscope.analysis.gemm.log import fusion_benchmark_facts
@@ -40,6 +41,7 @@ from kernelscope.result import (
     MemoryPeaks,
     ModeConfig,
     ModeResult,
+    Note,
     NumericsResult,
     RunEnvironment,
     RunResult,
@@ -126,21 +128,17 @@ def _latency(data: dict[str, Any] | None) -> LatencyStats | None:
     )
 
 
-def pinning_note(lat: LatencyStats) -> str | None:
-    """What --cpu-pinning did, when it pinned anything."""
+def pinning_note(lat: LatencyStats) -> Note | None:
+    """What --cpu-pinning did, when it pinned anything: the CPU of each process, how far the CPUs' speeds for
+    this model differed (when by 10% or more) and how many timed windows were moved to another CPU."""
     pinned = [c for c in lat.cpus if c is not None]
     if not pinned:
         return None
-    where = ", ".join(str(c) for c in lat.cpus if c is not None)
-    spread = (f"; the CPUs' speeds for this model differed up to {lat.cpu_spread:.2g}x (contention on a shared "
-              "host)" if lat.cpu_spread and lat.cpu_spread >= 1.1 else "")
-    again = (f"; {lat.cpu_repins} timed window(s) ran slower than the chosen CPU's probe promised and were timed "
-             "again after a new choice" if lat.cpu_repins else "")
-    return (f"each process timed with its launching thread on the CPU where the model ran fastest (CPU "
-            f"{where}){spread}{again}; --cpu-pinning off times where the scheduler puts it")
+    return Note("pinned", {"cpus": pinned, "spread": lat.cpu_spread if lat.cpu_spread and lat.cpu_spread >= 1.1
+                           else None, "repins": lat.cpu_repins})
 
 
-def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[str]]:
+def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[Note]]:
     """The mode's latency from its capture record: across processes when ``--processes`` gave it several
     (``capture.processes``, written by capture/runner.py merge_processes), and the notes that go with it."""
     procs = capture.processes
@@ -150,24 +148,22 @@ def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[s
         busy = contention_note(lat) if lat else None
         host = busy_host_note(lat) if lat else None
         return lat, [*([busy] if busy else []), *([host] if host else []), *([pin] if pin else []),
-                     *(f"latency outliers: {o}" for o in (lat.outliers if lat else ()))]
+                     *(Note("latency-outliers", {"text": o}) for o in (lat.outliers if lat else ()))]
     notes = []
     # analysis/stats.py works on latency records in the capture's JSON form (ms, "median", "samples", ...)
     combined = combine_processes([p.latency_ms.to_json() if p.latency_ms is not None else None for p in procs])
     for p in procs:
         if p.status != "ok" or p.latency_ms is None:
-            notes.append(f"process {p.process} of {len(procs)} measured nothing ({p.status}: "
-                         f"{(p.error or 'no timings')[:200]}); the latency is over the other processes")
-    drifted = [str(p.process) for p in procs if p.drifted]
+            notes.append(Note("process-measured-nothing", {"process": p.process, "of": len(procs),
+                                                           "status": p.status,
+                                                           "error": (p.error or "no timings")[:200]}))
+    drifted = [p.process for p in procs if p.drifted]
     if drifted:
-        notes.append(f"latency still drifted inside process(es) {', '.join(drifted)} after the timed windows")
+        notes.append(Note("still-drifted", {"processes": drifted}))
     lat = _latency(combined) if combined else None
     if lat is not None:
-        meds = ", ".join(f"{m:.4g}" for m in lat.per_process)
-        iv = (f"; 95% interval across processes {lat.low:.4g}-{lat.high:.4g} ms"
-              if lat.low is not None and lat.high is not None else "")
-        notes.insert(0, f"timed in {lat.processes} processes, medians {meds} ms: median of medians "
-                        f"{lat.median:.4g} ms{iv}")
+        notes.insert(0, Note("timed-in-processes", {"processes": lat.processes, "medians": list(lat.per_process),
+                                                    "median": lat.median, "low": lat.low, "high": lat.high}))
         pin = pinning_note(lat)
         if pin:
             notes.insert(1, pin)
@@ -177,7 +173,7 @@ def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[s
         busy = contention_note(lat)
         if busy:
             notes.insert(1, busy)
-        notes.extend(f"latency outliers: {o}" for o in lat.outliers)
+        notes.extend(Note("latency-outliers", {"text": o}) for o in lat.outliers)
     return lat, notes
 
 
@@ -284,7 +280,7 @@ def timeline(ka: KernelAnalysis, iteration: int = 0) -> tuple[Any, ...]:
 _LOWERING_TARGET = re.compile(r"^\s*target: (aten\.\w+)", re.M)
 
 
-def _failure_explained(capture: CaptureRecord, out_dir: Path) -> tuple[str, ...]:
+def _failure_explained(capture: CaptureRecord, out_dir: Path) -> tuple[Note, ...]:
     """What a failed max-autotune mode's raw Inductor error means, from the backend facts (kernelscope/vocab.py):
     NVGEMM alone on an SM90 GPU has no choice for a GEMM with a bias (seen on the H200 with torch 2.14.1)."""
     from kernelscope import vocab
@@ -301,14 +297,12 @@ def _failure_explained(capture: CaptureRecord, out_dir: Path) -> tuple[str, ...]
     targets = list(dict.fromkeys(_LOWERING_TARGET.findall(log or "") or _LOWERING_TARGET.findall(err)))
     cap = cfg.capability if isinstance(cfg.capability, str) else ""
     major = int(cap.split(".")[0]) if cap.split(".")[0].isdigit() else None
-    what = f" for {', '.join(targets)}" if targets else ""
     if backends == ["NVGEMM"] and major is not None and major < 10 and any(
             t.split(".")[-1] in vocab.BIAS_OPS for t in targets):
         fact = vocab.FACTS["nvgemm-sm90-no-addmm"]
-        return (f"max_autotune_gemm_backends=NVGEMM offered no choice{what} on sm{cap.replace('.', '')}: "
-                f"{fact.text} (seen: {fact.seen}); add ATEN or TRITON to the backends to compile it",)
-    return (f"no backend in max_autotune_gemm_backends={','.join(backends) or '?'} offered a choice{what}: add ATEN "
-            "to the backends so that at least one choice exists",)
+        return (Note("nvgemm-no-choice", {"targets": targets, "capability": cap, "fact": fact.text,
+                                          "seen": fact.seen}),)
+    return (Note("no-backend-choice", {"backends": backends, "targets": targets}),)
 
 
 _P = TypeVar("_P")
@@ -330,13 +324,13 @@ def run_environment(env: Environment | None, interpreter: Mapping[str, Any] | No
 
 
 # kernelscope's keyword-inputs wrapper (modelfile.KeywordInputs) held the user's model as ``model``: captures of
-# workers before issue 26 named every module of such a model "model.<path>" (a path get_submodule does not find).
+# older workers named every module of such a model "model.<path>" (a path get_submodule does not find).
 WRAPPER_PREFIX = "model."
 
 
 def module_prefix(capture: CaptureRecord) -> str:
     """What a capture's module paths carry before the user's model's own, to drop from every path shown: the
-    capture says so since issue 26 (""); an older one is read as wrapped when every parameter name starts with
+    capture says so (""); an older one, which does not, is read as wrapped when every parameter name starts with
     "model." (the wrapper held nothing else; a model of the user's own whose only child is ``model`` looked the
     same in those captures)."""
     if capture.module_prefix is not None:
@@ -349,11 +343,12 @@ def module_prefix(capture: CaptureRecord) -> str:
 class TraceFields:
     """What a capture's files (trace, output code, compile log) give a ModeResult, analysed ahead of the rest of
     its record (``profile`` analyses a mode's first process while its later processes compile): the fields, or
-    the note saying why the analysis failed; ``files`` says which capture's files they are."""
+    the note saying why the analysis failed (None when it did not); ``files`` says which capture's files they
+    are."""
 
     files: tuple[Any, ...]
     fields: dict[str, Any]
-    failed: str = ""
+    failed: Note | None = None
 
 
 def _files_of(capture: CaptureRecord) -> tuple[Any, ...]:
@@ -378,7 +373,7 @@ def trace_fields(out_dir: Path, capture: CaptureRecord, *, iterations: int | Non
             module_prefix=module_prefix(capture)))
     except KernelscopeError as exc:
         # The measurements stand; only the trace analysis is lost, and the report says why.
-        return TraceFields(_files_of(capture), {}, f"trace analysis failed: {exc.message}")
+        return TraceFields(_files_of(capture), {}, Note("trace-analysis-failed", {"error": exc.message}))
 
 
 def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any], *, iterations: int | None = None,
@@ -408,28 +403,30 @@ def build_mode_result(out_dir: Path, capture: CaptureRecord | Mapping[str, Any],
         "inductor_code": capture.inductor_code,
         "log": capture.log,
         "config": _part(ModeConfig, capture.config),
-        "notes": capture.notes + tuple(latency_notes) + _failure_explained(capture, out_dir),
+        "notes": capture.notes,
+        "findings": tuple(latency_notes) + _failure_explained(capture, out_dir),
         "compile": _part(CompileInfo, capture.compile),
         "dynamo": _part(DynamoStats, capture.dynamo),
     }
     if traced is None or traced.files != _files_of(capture):
         traced = trace_fields(out_dir, capture, iterations=iterations, peaks=peaks)
     base.update(traced.fields)
-    if traced.failed:
-        base["notes"] = base["notes"] + (traced.failed,)
-    extra = timing_notes(base)
-    extra += gemm_notes(base.get("gemms", ()), base.get("gemm_groups", ()), base.get("autotune", ()))
-    if extra:
-        base["contradiction"] = extra[0] if extra[0].startswith("the profiled iterations") else ""
-        base["notes"] = base["notes"] + tuple(extra)
+    if traced.failed is not None:
+        base["findings"] = base["findings"] + (traced.failed,)
+    timing = timing_notes(base)
+    if timing and timing[0].code in PROFILED:
+        base["contradiction"] = timing[0]
+    base["findings"] = base["findings"] + tuple(timing) + tuple(gemm_notes(
+        base.get("gemms", ()), base.get("gemm_groups", ()), base.get("autotune", ())))
     return ModeResult(**base)
 
 
-def gemm_notes(gemms: Sequence[Any], groups: Sequence[Any], autotune: Sequence[Any]) -> list[str]:
-    """One note per distinct reason another compile may decide a GEMM differently, naming every GEMM it holds for:
-    a group of identical layers by its label when all its members share the note (``GEMM layers.0-15.mlp.up_proj
-    x16: autotune choice marginal ...``: one line, not one per layer), else each GEMM by its module path
-    (or its id where it has none)."""
+def gemm_notes(gemms: Sequence[Any], groups: Sequence[Any], autotune: Sequence[Any]) -> list[Note]:
+    """One note ("compile-may-differ") per distinct reason another compile may decide a GEMM differently, naming
+    every GEMM it holds for: a group of identical layers by its label and count when all its members share the
+    note (``GEMM layers.0-15.mlp.up_proj x16: autotune choice marginal ...``: one line, not one per layer), else
+    each GEMM by its module path (or its id where it has none). The reason is the compile-time benchmark's own
+    sentence (analysis/autotune.py ``decision_notes``)."""
     by_note: dict[str, list[Any]] = {}
     for g in gemms:
         for note in decision_notes(g, autotune_for_gemm(autotune, g.id)):
@@ -444,22 +441,23 @@ def gemm_notes(gemms: Sequence[Any], groups: Sequence[Any], autotune: Sequence[A
                 names.append(f"{grp.label} \u00d7{grp.count}")
                 named.update(grp.members)
         names += [g.module or g.id for g in held if g.id not in named]
-        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-        out.append(f"GEMM{'s' if len(held) > 1 and len(names) > 1 else ''} {shown}: {note}")
+        out.append(Note("compile-may-differ", {"gemms": names, "why": note}))
     return out
 
 
 # The profiled iterations run a few times with the profiler on and a synchronize per step; their time is set
 # against the steady median only when it is outside the median's interval by at least this much.
 CONTRADICTION_RATIO = 1.10
+# The notes that set the profiled iterations against the steady median (ModeResult.contradiction)
+PROFILED = ("profiled-kernels-slower", "profiled-slower", "profiled-faster")
 
 
-def timing_notes(fields: dict[str, Any]) -> list[str]:
+def timing_notes(fields: dict[str, Any]) -> list[Note]:
     """Said out loud: the profiled iterations' time against the steady median when they disagree beyond noise,
     and where a launch-bound iteration's time goes."""
     from kernelscope.analysis.stats import median_interval
 
-    out: list[str] = []
+    out: list[Note] = []
     lat: LatencyStats | None = fields.get("latency_ms")
     prof = fields.get("profiled_iteration_ms")
     launch = fields.get("launch")
@@ -469,40 +467,27 @@ def timing_notes(fields: dict[str, Any]) -> list[str]:
         low, high, method = median_interval(lat)
         low = lat.median if low is None else low
         high = lat.median if high is None else high
-        what = "across processes" if method == "processes" else "inside one process"
+        # the profiled time (or its kernels alone), the steady median and its 95% interval, in ms
+        args = {"median": lat.median, "low": low, "high": high, "interval": method}
         gpu = launch.gpu_busy_us / 1000.0 if launch is not None else None
         if gpu is not None and gpu > high * CONTRADICTION_RATIO:
-            out.append(f"the profiled iterations' kernels alone took {gpu * 1000:.1f} µs per iteration, more than "
-                       f"the steady median {lat.median * 1000:.1f} µs (95% interval {what} {low * 1000:.1f}-"
-                       f"{high * 1000:.1f} µs): the kernels ran slower while profiled (clocks, another process on "
-                       "the GPU); the kernel times in this report overstate the steady state")
+            out.append(Note("profiled-kernels-slower", {"profiled": gpu, **args}))
         elif prof > high * CONTRADICTION_RATIO:
-            out.append(f"the profiled iterations took {prof * 1000:.1f} µs each against the steady median "
-                       f"{lat.median * 1000:.1f} µs (95% interval {what} {low * 1000:.1f}-{high * 1000:.1f} µs): "
-                       "the profiler's own CPU overhead and the synchronize after each profiled step add to it, so "
-                       "the trace overstates the CPU side; the steady median is the latency")
+            out.append(Note("profiled-slower", {"profiled": prof, **args}))
         elif prof < low / CONTRADICTION_RATIO:
-            out.append(f"the profiled iterations took {prof * 1000:.1f} µs each, less than the steady median "
-                       f"{lat.median * 1000:.1f} µs (95% interval {what} {low * 1000:.1f}-{high * 1000:.1f} µs): "
-                       "the timed calls met something the profiled ones did not (another process, clocks, a "
-                       "cache state); treat the steady median with care")
+            out.append(Note("profiled-faster", {"profiled": prof, **args}))
     if launch is not None and launch.launch_bound:
         # The headline idle share is against the steady median (the profiler inflates the CPU side); the
         # profiled iteration's own split follows it.
-        steady = ""
+        steady = None
         idle = launch.gpu_idle_pct
         if lat is not None and lat.median > 0:
             idle = 100.0 * max(0.0, 1.0 - launch.gpu_busy_us / (lat.median * 1000.0))
-            steady = f" of the steady {lat.median * 1000:.1f} µs"
-        split = (f"{launch.gpu_busy_us:.1f} µs of kernels{steady}; profiled: {launch.gpu_busy_us:.1f} µs busy of "
-                 f"{launch.wall_us:.1f} µs, {launch.launch_path_us:.1f} µs to issue {launch.launches:g} launches, "
-                 f"{launch.runtime_us:.1f} µs of it in the CUDA runtime")
-        if cudagraphs:
-            out.append(f"GPU idle {idle:.0f}% of the iteration even with CUDA graphs ({split}): what is left on the "
-                       "CPU is Python, Dynamo's guards and the graph replay's bookkeeping")
-        else:
-            out.append(f"GPU idle {idle:.0f}% of the iteration ({split}): the CPU launch path dominates; "
-                       "reduce-overhead (CUDA graphs) targets that")
+            steady = lat.median
+        out.append(Note("gpu-idle", {"idle_pct": idle, "steady_ms": steady, "gpu_busy_us": launch.gpu_busy_us,
+                                     "wall_us": launch.wall_us, "launch_path_us": launch.launch_path_us,
+                                     "launches": launch.launches, "runtime_us": launch.runtime_us,
+                                     "cudagraphs": cudagraphs}))
     return out
 
 
@@ -520,7 +505,8 @@ def build_run_result(
     peaks: dict[str, Any] | None = None,
 ) -> RunResult:
     """The run's result. With a sweep, ``modes`` is the first point's (one shape for tools that read one) and
-    ``points`` holds every shape; the recommendation and the dynamic-vs-static summary are derived here once."""
+    ``points`` holds every shape; the recommendation, the dynamic-vs-static summary and every other fact the
+    reports show (analysis/facts.py) are derived here once."""
     # each compiled mode's GEMM count against eager's (the coverage self-check's cross-mode warning)
     modes = compare_with_eager(modes)
     points = tuple(dataclasses.replace(p, modes=compare_with_eager(p.modes)) for p in points)
@@ -530,7 +516,7 @@ def build_run_result(
     else:
         recommendation = (recommend(modes, {}, ""),) if modes else ()
         dynamic = dynamic_summary([SweepPoint({}, "", tuple(modes))]) if modes else None
-    return RunResult(
+    return with_facts(RunResult(
         schema=SCHEMA,
         tool_version=__version__,
         created=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
@@ -546,7 +532,7 @@ def build_run_result(
         recommendation=recommendation,
         dynamic=dynamic,
         peaks=dict(peaks or {}),
-    )
+    ))
 
 
 _INDUCTOR_KERNEL = vocab.INDUCTOR_KERNEL

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from kernelscope import fmt
 from kernelscope.errors import UsageError
-from kernelscope.result import ModeResult, RankResult, RunResult, Status, Verdict
+from kernelscope.result import ModeResult, Note, RankResult, RunResult, Status, Verdict
 
 if TYPE_CHECKING:  # imported where a capture is read (the reports import this module for every run)
     from kernelscope.analysis.mode import TraceFields
@@ -128,21 +128,21 @@ def combine_ranks(per_rank: Sequence[ModeResult], *, captures: Sequence[str | No
     head = per_rank[slowest]
     failed = [m for m in per_rank if m.status != Status.OK.value]
     fields: dict[str, Any] = {}
-    notes = list(head.notes)
+    findings = list(head.findings)
     if failed and head.status == Status.OK.value:
         # One rank that failed fails the mode: the others' measurements stand in ``ranks``.
         r = ids[per_rank.index(failed[0])]
         fields.update(status=failed[0].status, error=f"rank {r}: {failed[0].error}", error_kind=failed[0].error_kind)
     if len(per_rank) > 1 and skew is not None:
-        notes.append(f"{len(per_rank)} ranks: headline figures are rank {ids[slowest]}'s (the slowest); "
-                     f"skew slowest/fastest {skew:.2f}x (rank {ids[slowest]} vs rank {ids[fastest]})")
+        findings.append(Note("slowest-rank", {"ranks": len(per_rank), "slowest": ids[slowest],
+                                              "fastest": ids[fastest], "skew": skew}))
     if differ:
         by_id = {x.rank: x for x in ranks}
-        notes.append(f"ranks whose kernels or GEMM verdicts differ from rank {ids[0]}: "
-                     + ", ".join(f"{r} ({' and '.join(by_id[r].differs)})" for r in differ))
+        findings.append(Note("ranks-differ", {"from": ids[0], "ranks": [[r, list(by_id[r].differs)]
+                                                                       for r in differ]}))
     return dataclasses.replace(head, world_size=world_size or len(per_rank), ranks=tuple(ranks),
-                               slowest_rank=ids[slowest],
-                               rank_skew=skew, ranks_differ=tuple(differ), notes=tuple(notes), **fields)
+                               slowest_rank=ids[slowest], rank_skew=skew, ranks_differ=tuple(differ),
+                               findings=tuple(findings), **fields)
 
 
 _RANK = re.compile(rb'"distributedInfo"\s*:\s*\{[^{}]*?"rank"\s*:\s*(\d+)')

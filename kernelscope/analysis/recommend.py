@@ -1,6 +1,6 @@
 """The fallback advice: per shape, the mode to use and why. Pure (no torch).
 
-Rule (issue 13): every mode that ran is compared with eager on its interval (the speedup's 95% interval across
+Rule: every mode that ran is compared with eager on its interval (the speedup's 95% interval across
 processes, analysis/stats.py), not only the fastest median: a compiled mode qualifies when it is faster than eager
 beyond noise. Numerics come first: a mode whose output fails (against eager beyond tolerance with no better
 answer against the float64 reference, or against the reference itself: NaN/Inf, rmse) is never the answer, eager
@@ -13,6 +13,7 @@ included. So:
 - every mode that ran fails numerics: no mode, and the reason says so (``confidence`` "none").
 
 A compiled mode slower than eager on a launch-bound iteration gets the launch-path explanation in the reason.
+The reasons are Notes (result.py); report/words.py says them.
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kernelscope import fmt
-from kernelscope.analysis.contention import HOST_CAVEAT, busy_host_sides, is_contended
+from kernelscope.analysis.contention import busy_host_sides, is_contended
 from kernelscope.analysis.numerics import numerics_verdict
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
-from kernelscope.result import Candidate, ModeResult, Recommendation, Status
+from kernelscope.result import Candidate, ModeResult, Note, Recommendation, Status, to_json
 
 
 def _vs_reference(m: ModeResult) -> str:
@@ -48,38 +48,38 @@ def _candidate(m: ModeResult, eager: ModeResult | None) -> Candidate:
     else:
         sp = lo = hi = None
         call = "n/a"
-    why_not = ""
+    why_not: Note | None = None
     if m.status != Status.OK.value:
-        why_not = f"{m.status}" + (f" ({m.error_kind})" if m.error_kind and m.error_kind != m.status else "")
+        why_not = Note("did-not-run-status", {"status": m.status, "error_kind": m.error_kind
+                                              if m.error_kind and m.error_kind != m.status else ""})
     elif median is None:
-        why_not = "no latency measured"
+        why_not = Note("no-latency")
     elif num.status == "fail":
-        why_not = f"numerics fail: {num.reason}"
+        why_not = Note("numerics-fail", {"reason": to_json(num.reason)})
     return Candidate(mode=m.name, status=m.status, median_ms=median, speedup=sp, low=lo, high=hi, call=call,
-                     numerics=num.status, eligible=not why_not, why_not=why_not, vs_reference=_vs_reference(m),
-                     numerics_reason=num.reason if num.status == "fail" else "")
+                     numerics=num.status, eligible=why_not is None, why_not=why_not, vs_reference=_vs_reference(m),
+                     numerics_reason=num.reason if num.status == "fail" else None)
 
 
 def _tied(a: ModeResult, b: ModeResult) -> bool:
     return bool(latency_ratio(a.latency_ms, b.latency_ms).within_noise)
 
 
-def _speed(c: Candidate, than: str = " than eager") -> str:
-    # Read one way (issue 15): "1.43× faster than eager, 95% CI 1.39–1.47× faster", never "0.98× vs eager".
-    ci = f", 95% CI {fmt.speedup_interval(c.low, c.high)}" if c.low is not None else ""
-    return f"{fmt.speedup(c.speedup)}{than}{ci}"
+def _speed(c: Candidate) -> dict[str, float | None]:
+    """A candidate's speedup vs eager and its 95% interval, for a Note's words ("1.43× faster than eager, 95% CI
+    1.39–1.47× faster")."""
+    return {"speedup": c.speedup, "low": c.low, "high": c.high}
 
 
-def launch_note(m: ModeResult) -> str:
-    """"default: GPU idle 70% of the iteration: ..." for a launch-bound mode, else ""."""
+def launch_note(m: ModeResult) -> Note | None:
+    """"default: GPU idle 70% of the iteration: ..." for a launch-bound mode, else None."""
     lp = m.launch
     if lp is None or not lp.launch_bound or m.latency_ms is None or not m.latency_ms.median:
-        return ""
+        return None
     idle = 100.0 * max(0.0, 1.0 - lp.gpu_busy_us / (m.latency_ms.median * 1000.0))
-    fix = ("even CUDA graphs leave the CPU side (Python, guards)" if m.config is not None and m.config.cudagraphs
-           else "reduce-overhead (CUDA graphs) targets that")
-    return (f"{m.name}: GPU idle {idle:.0f}% of the iteration ({fmt.us(lp.gpu_busy_us)} of kernels in "
-            f"{fmt.ms(m.latency_ms.median)}): the CPU launch path dominates; {fix}")
+    return Note("launch-bound", {"mode": m.name, "idle_pct": idle, "gpu_busy_us": lp.gpu_busy_us,
+                                 "median_ms": m.latency_ms.median,
+                                 "cudagraphs": bool(m.config is not None and m.config.cudagraphs)})
 
 
 def recommend(modes: Sequence[ModeResult], params: dict[str, Any] | None = None, label: str = "") -> Recommendation:
@@ -91,79 +91,69 @@ def recommend(modes: Sequence[ModeResult], params: dict[str, Any] | None = None,
     ran = [c for c in cands if c.status == Status.OK.value and c.median_ms is not None]
     ok = [by_name[c.mode] for c in cands if c.eligible]
     excluded = [c for c in cands if not c.eligible and c.status not in (Status.UNAVAILABLE.value,)]
-    tail = ""
+    tail: tuple[Note, ...] = ()
     if excluded:
-        tail = "; not considered: " + ", ".join(f"{c.mode} ({c.why_not})" for c in excluded)
+        tail = (Note("not-considered", {"modes": [[c.mode, to_json(c.why_not)] for c in excluded]}),)
 
     busy = [m.name for m in modes if m.status == Status.OK.value and is_contended(m.latency_ms)]
     hosts = busy_host_sides([(m.name, m.latency_ms) for m in modes if m.status == Status.OK.value])
 
-    def rec(mode: str | None, reason: str, confidence: str) -> Recommendation:
+    def rec(mode: str | None, reasons: list[Note], confidence: str) -> Recommendation:
         if busy and mode is not None:
             # the comparison itself is in doubt: some timings measured the machine's load (contention.py)
-            reason += (f"; but {', '.join(busy)} {'was' if len(busy) == 1 else 'were'} timed on a busy machine "
-                       "(other processes left the timed threads short of CPUs): rerun on an idle machine before "
-                       "acting on this")
+            reasons.append(Note("but-busy-machine", {"modes": busy}))
             confidence = "caveat"
         if hosts and mode is not None:
             # the modes were timed on a host in different states: the ratio between them is partly the host's
-            reason += (f"; but {', '.join(hosts)} {'was' if len(hosts) == 1 else 'were'} timed on a busy host and "
-                       f"the other modes on a quiet one ({HOST_CAVEAT}): rerun before acting on this")
+            reasons.append(Note("but-busy-host", {"modes": list(hosts)}))
             confidence = "caveat"
-        return Recommendation(dict(params or {}), label, mode, reason + tail, cands, confidence)
+        return Recommendation(dict(params or {}), label, mode, tuple(reasons) + tail, cands, confidence)
 
     if not ran:
-        return rec(None, "no mode ran successfully at this shape", "none")
+        return rec(None, [Note("no-mode-ran")], "none")
     if not ok:
-        fails = ", ".join(f"{c.mode} ({c.numerics_reason or c.why_not})" for c in ran)
-        tail = ""
-        return rec(None, f"no mode is recommended: every mode that ran fails numerics: {fails}; fix the model's "
-                         "numerics first (e.g. a wider --dtype)", "none")
+        fails = [[c.mode, to_json(c.numerics_reason or c.why_not)] for c in ran]
+        tail = ()
+        return rec(None, [Note("every-mode-fails-numerics", {"modes": fails})], "none")
     eager_ok = eager is not None and cand[EAGER].eligible
     compiled = [m for m in ok if m.name != EAGER]
+
+    def tied_with(pick: ModeResult, tied: list[ModeResult]) -> list[Note]:
+        rest = [m.name for m in tied if m is not pick]
+        return [Note("tied-shortest-compile", {"modes": rest})] if rest else []
+
     if eager_ok:
         faster = [m for m in compiled if cand[m.name].call == "faster"]
         if not faster:
+            reasons: list[Note]
             if not compiled:
-                reason = "no compiled mode worked here: keep eager"
+                reasons = [Note("keep-eager-none-compiled")]
             else:
                 best = min(compiled, key=lambda m: m.latency_ms.median)  # type: ignore[union-attr]
                 slower = [m for m in compiled if cand[m.name].call == "slower"]
                 if best.latency_ms.median >= eager.latency_ms.median:  # type: ignore[union-attr]
-                    reason = "eager is the fastest mode here"
+                    reasons = [Note("eager-fastest")]
                 else:
-                    reason = (f"the fastest compiled mode, {best.name} ({_speed(cand[best.name])}), is within "
-                              "noise of eager and no compiled mode is faster beyond noise: keep eager (no compile "
-                              "cost, nothing to break)")
+                    reasons = [Note("fastest-within-noise", {"mode": best.name, **_speed(cand[best.name])})]
                 if slower:
-                    reason += f"; compiled modes are slower beyond noise ({', '.join(m.name for m in slower)})"
-                launch = [launch_note(m) for m in slower if launch_note(m)]
-                if launch:
-                    reason += "; " + "; ".join(launch)
-            return rec(EAGER, reason, "plain")
+                    reasons.append(Note("compiled-slower", {"modes": [m.name for m in slower]}))
+                reasons += [n for m in slower if (n := launch_note(m)) is not None]
+            return rec(EAGER, reasons, "plain")
         best = min(faster, key=lambda m: m.latency_ms.median)  # type: ignore[union-attr]
         tied = [m for m in faster if m is best or _tied(m, best)]
         pick = min(tied, key=lambda m: (m.first_call_s if m.first_call_s is not None else float("inf"), m.name))
-        reason = f"{pick.name} is faster than eager beyond noise ({_speed(cand[pick.name], than='')})"
-        if len(tied) > 1:
-            rest = ", ".join(m.name for m in tied if m is not pick)
-            reason += f"; within noise of {rest}, and its first call (compile) is the shortest"
-        return rec(pick.name, reason, "plain")
+        return rec(pick.name, [Note("faster-beyond-noise", {"mode": pick.name, **_speed(cand[pick.name])}),
+                               *tied_with(pick, tied)], "plain")
     # Eager failed numerics or did not run: the fastest mode whose output passes.
     best = min(compiled, key=lambda m: m.latency_ms.median)  # type: ignore[union-attr]
     tied = [m for m in compiled if m is best or _tied(m, best)]
     pick = min(tied, key=lambda m: (m.first_call_s if m.first_call_s is not None else float("inf"), m.name))
     c = cand[pick.name]
     if EAGER in cand and cand[EAGER].status == Status.OK.value and cand[EAGER].numerics == "fail":
-        reason = (f"eager's output fails numerics ({cand[EAGER].numerics_reason}): {pick.name} is the fastest mode "
-                  f"whose output passes ({_speed(c) if c.speedup is not None else fmt.ms(c.median_ms)})")
-        if c.call == "slower":
-            reason += ", slower than eager but correct"
+        first = Note("eager-fails-numerics", {"reason": to_json(cand[EAGER].numerics_reason), "mode": pick.name,
+                                              **_speed(c), "median_ms": c.median_ms, "slower": c.call == "slower"})
         confidence = "caveat"
     else:
-        reason = f"{pick.name} is the fastest working mode (eager did not run, so no speedup)"
+        first = Note("fastest-working-no-eager", {"mode": pick.name})
         confidence = "plain"
-    if len(tied) > 1:
-        rest = ", ".join(m.name for m in tied if m is not pick)
-        reason += f"; within noise of {rest}, and its first call (compile) is the shortest"
-    return rec(pick.name, reason, confidence)
+    return rec(pick.name, [first, *tied_with(pick, tied)], confidence)

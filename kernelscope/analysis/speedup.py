@@ -1,42 +1,19 @@
-"""Speedup vs eager: eager's median over a mode's, its bootstrap interval, and the call (faster / slower / within
-noise). Computed here once; every report (html, Markdown, terminal, sweep table) shows this object."""
+"""Speedup vs eager: eager's median over a mode's, its interval, and the call (faster / slower / within noise).
+Computed here once (analysis/facts.py stores it in each ModeResult); every report shows that record."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from kernelscope import fmt
 from kernelscope.analysis.stats import Ratio, latency_ratio
-from kernelscope.result import ModeResult, Status
+from kernelscope.result import ModeResult, Speedup, Status
 
 EAGER = "eager"  # the baseline mode (capture/modes.py): the other side of every comparison
 
-
-@dataclass(frozen=True, slots=True)
-class Speedup:
-    """eager median / mode median, its interval, and the call: faster / slower / within noise / baseline / n/a."""
-
-    value: float | None
-    low: float | None
-    high: float | None
-    method: str
-    call: str
-
-    @property
-    def noisy(self) -> bool:
-        return self.call == "within noise"
-
-    @property
-    def text(self) -> str:
-        """Read one way: "1.12× faster" / "1.12× slower" (never "0.891× slower"); "baseline" for eager."""
-        return "baseline" if self.call == "baseline" else fmt.speedup(self.value)
-
-    @property
-    def interval_text(self) -> str:
-        return fmt.speedup_interval(self.low, self.high, self.value)
+__all__ = ["EAGER", "Speedup", "speedup_vs"]
 
 
 def speedup_vs(mode: ModeResult, eager: ModeResult | None) -> Speedup:
+    """``mode`` against ``eager`` (None: eager did not run ok): "baseline" for eager itself, "n/a" without a
+    latency on either side."""
     if mode.name == EAGER:
         if mode.status != Status.OK.value:
             return Speedup(None, None, None, "none", "n/a")

@@ -9,7 +9,7 @@ each side; the regressions and improvements. report/upgrade.py phrases and rende
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from kernelscope.analysis.pairing import GemmPair, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import Ratio, latency_ratio
-from kernelscope.result import LatencyStats, ModeResult, RunResult, Status
+from kernelscope.result import ModeResult, RunResult, Status
 
 KIND = "upgrade"  # compare.json's "kind" in an upgrade-check directory
 
@@ -34,6 +34,12 @@ class UpgradeMode:
     numerics_before: NumericsVerdict | None
     numerics_after: NumericsVerdict | None
     gemms: tuple[GemmPair, ...]
+    # "before" / "after": that side timed this mode on a busy machine (analysis/contention.py), or on a busy host
+    # where the other side's was quiet
+    contended: tuple[str, ...] = ()
+    busy_host: tuple[str, ...] = ()
+    ranks: tuple[RankDelta, ...] = ()  # torchrun runs: each rank before and after, matched by rank index
+    compile_s: tuple[float | None, float | None] = (None, None)  # each side's cold compile, else its first call
 
     @property
     def change(self) -> str:
@@ -87,26 +93,6 @@ class UpgradeMode:
         return tuple(out)
 
     @property
-    def contended(self) -> tuple[str, ...]:
-        """"before" / "after": that side timed this mode on a busy machine (analysis/contention.py)."""
-        return contended_sides(self._latencies)
-
-    @property
-    def busy_host(self) -> tuple[str, ...]:
-        """"before" / "after": that side timed this mode on a busy host and the other on a quiet one."""
-        return busy_host_sides(self._latencies)
-
-    @property
-    def _latencies(self) -> tuple[tuple[str, LatencyStats | None], ...]:
-        """("before", latency), ("after", latency): None for a side that did not run this mode."""
-        return (("before", ok_latency(self.before)), ("after", ok_latency(self.after)))
-
-    @property
-    def ranks(self) -> tuple[RankDelta, ...]:
-        """torchrun runs (issue 17): each rank before and after, matched by rank index."""
-        return compare_ranks(self.before, self.after)
-
-    @property
     def rank_fusion_lost(self) -> tuple[tuple[int, str], ...]:
         """(rank, "fc1: fused -> partial") for each GEMM of a rank that fused less after. The mode's GEMM rows are
         its slowest rank's on each side: when that is one rank on both, its loss is the mode's own, not repeated."""
@@ -121,10 +107,6 @@ class UpgradeMode:
         return (self.change == "faster" or self.status_change == "fixed"
                 or any(g.change == "fusion gained" for g in self.gemms))
 
-    @property
-    def compile_s(self) -> tuple[float | None, float | None]:
-        """(before, after): each side's cold compile, else its first call."""
-        return cold_compile_s(self.before), cold_compile_s(self.after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +115,9 @@ class UpgradeComparison:
     after: RunResult
     modes: tuple[UpgradeMode, ...]
     environment: tuple[tuple[str, str, str], ...]  # (key, before, after) where they differ
+    # each side's versions, interpreter, device and dtype, and whether the runs differ in torch (the upgrade),
+    # model, device or dtype (``comparability``)
+    comparable: dict[str, Any] = field(default_factory=dict)
 
     def mode(self, name: str) -> UpgradeMode | None:
         return next((m for m in self.modes if m.name == name), None)
@@ -164,19 +149,22 @@ def compare_upgrade(before: RunResult, after: RunResult) -> UpgradeComparison:
     for name in names:
         mb, ma = before.mode(name), after.mode(name)
         r = latency_ratio(ok_latency(ma), ok_latency(mb), between_runs=True)
+        sides = (("before", ok_latency(mb)), ("after", ok_latency(ma)))
         modes.append(UpgradeMode(
             name=name, before=mb, after=ma, latency=r,
             numerics_before=numerics_verdict(mb.numerics, is_eager=name == EAGER) if mb and _ok(mb) else None,
             numerics_after=numerics_verdict(ma.numerics, is_eager=name == EAGER) if ma and _ok(ma) else None,
             gemms=match_gemms(mb.gemms, ma.gemms) if mb and ma else (),
+            contended=contended_sides(sides), busy_host=busy_host_sides(sides), ranks=compare_ranks(mb, ma),
+            compile_s=(cold_compile_s(mb), cold_compile_s(ma)),
         ))
-    return UpgradeComparison(before, after, tuple(modes), environment_changes(before.environment, after.environment))
+    return UpgradeComparison(before, after, tuple(modes), environment_changes(before.environment, after.environment),
+                             comparability(before, after))
 
 
-def comparability(cmp: UpgradeComparison) -> dict[str, Any]:
+def comparability(b: RunResult, a: RunResult) -> dict[str, Any]:
     """Each side's versions, interpreter, device and dtype, and whether the runs differ in torch (the upgrade),
     model, device or dtype."""
-    b, a = cmp.before, cmp.after
     eb, ea = b.environment, a.environment
     side = {k: {"torch": e.torch, "python": e.python, "triton": e.triton,
                 "interpreter": e.interpreter.path if e.interpreter is not None else None, "device": r.device,

@@ -40,7 +40,7 @@ def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_
     modes, 1 with one line per violated rule, 2 on usage errors (no rule, a bad option, an unreadable
     RESULT_DIR). A checked mode that failed violates every rule; latency rules allow for timing noise."""
     from kernelscope.analysis.check import Rules, check_result, check_upgrade_dir
-    from kernelscope.report.check import format_outcome
+    from kernelscope.report.check import format_notes, format_outcome
     from kernelscope.result_file import load_result
 
     names = tuple(n.strip() for spec in modes for n in spec.split(",") if n.strip())
@@ -58,7 +58,7 @@ def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_
         outcome = check_result(load_result(result_dir), rules)
     for line in format_outcome(outcome):
         click.echo(line)
-    for note in outcome.notes:
+    for note in format_notes(outcome):
         click.echo(f"note: {note}", err=True)
     from kernelscope.report.github import report_check
 

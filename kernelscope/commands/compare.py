@@ -33,16 +33,17 @@ def command(base_dir: Path, head_dir: Path, out: Path, force: bool, debug: bool)
         render_compare_html,
         render_compare_markdown,
     )
+    from kernelscope.report.words import comparable_headline, field_change
     from kernelscope.result_file import load_result
 
     base, head = load_result(base_dir), load_result(head_dir)
     cmp = compare_results(base, head, base_label=str(base_dir), head_label=str(head_dir), force=force)
-    assert cmp.comparable is not None
     if not cmp.comparable.ok and not force:
-        raise UsageError(f"{base_dir} and {head_dir} are not comparable ({'; '.join(cmp.comparable.refused)}): "
+        refused = "; ".join(field_change(*d) for d in cmp.comparable.refused)
+        raise UsageError(f"{base_dir} and {head_dir} are not comparable ({refused}): "
                          "their latencies and kernels measure different hardware or precision",
                          "compare runs of one device and dtype, or pass --force to compare anyway")
-    click.echo(cmp.comparable.headline)
+    click.echo(comparable_headline(cmp.comparable))
     try:
         out.mkdir(parents=True, exist_ok=True)
         html_path = atomic_write_text(out / "compare.html", render_compare_html(cmp))

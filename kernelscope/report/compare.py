@@ -7,14 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from kernelscope import fmt
-from kernelscope.analysis.compare import Comparison, GemmChange, ModeDelta, comparable_runs
+from kernelscope.analysis.compare import Comparison, GemmChange, ModeDelta
 from kernelscope.analysis.stats import RERUN_LOG_SD
 from kernelscope.report import charts
 from kernelscope.report.html import environment, page_assets
 from kernelscope.report.markdown import MAX_CHARS, md_code, md_text
 from kernelscope.report.ranks import compare_markdown as rank_compare_markdown
 from kernelscope.report.ranks import rank_delta_json
-from kernelscope.result import LatencyStats
+from kernelscope.report.words import comparable_headline, field_change, say
+from kernelscope.result import LatencyStats, Note
 
 
 def _lat_json(lat: LatencyStats | None, interval: tuple[float | None, float | None, str]) -> dict[str, Any] | None:
@@ -27,15 +28,16 @@ def _lat_json(lat: LatencyStats | None, interval: tuple[float | None, float | No
 
 def compare_data(cmp: Comparison) -> dict:
     """compare.json: the comparability header first, then per mode the change and per GEMM the verdicts."""
-    c = cmp.comparable or comparable_runs(cmp.base, cmp.head)
+    c = cmp.comparable
     marked = not c.ok
     return {
         "schema": "kernelscope.compare/1",
         "base": cmp.base_label,
         "head": cmp.head_label,
-        "comparable": {"ok": c.ok, "forced": c.forced, "headline": c.headline,
+        "comparable": {"ok": c.ok, "forced": c.forced, "headline": comparable_headline(c),
                        "fields": [{"name": n, "base": b, "head": h, "same": b == h} for n, b, h in c.fields],
-                       "differences": list(c.differences), "refused": list(c.refused)},
+                       "differences": [field_change(*d) for d in c.differences],
+                       "refused": [field_change(*d) for d in c.refused]},
         "modes": [{
             "mode": m.name,
             "status_change": m.status_change,
@@ -54,14 +56,23 @@ def compare_data(cmp: Comparison) -> dict:
                        "head_backend": g.head.backend if g.head else None,
                        "gained": list(g.gained), "lost": list(g.lost),
                        "marginal_autotune": g.marginal_autotune, "choice": g.choice} for g in m.gemms],
-            "pad_note": m.pad_note,
-            "compile_note": m.compile_note,
+            "pad_note": _words(m.pad_note),
+            "compile_note": _words(m.compile_note),
             "not_comparable": marked,
             "contended": list(m.contended),
             "busy_host": list(m.busy_host),
             **({"ranks": [rank_delta_json(d) for d in m.ranks]} if m.ranks else {}),
         } for m in cmp.modes],
     }
+
+
+def _words(note: Note | None) -> str:
+    return say(note) if note is not None else ""
+
+
+def compile_choice(m: ModeDelta) -> str:
+    """Why a mode's kernels differ between two runs of one build, in words ("" when they do not)."""
+    return _words(m.pad_note or m.compile_note)
 
 
 def ratio_chart(cmp: Comparison) -> charts.Chart:
@@ -74,7 +85,8 @@ def ratio_chart(cmp: Comparison) -> charts.Chart:
 def render_compare_html(cmp: Comparison) -> str:
     template = environment().get_template("compare.html.j2")
     return template.render(cmp=cmp, chart=ratio_chart(cmp), tool_version=cmp.head.tool_version,
-                           drift_pct=f"{RERUN_LOG_SD * 100:.3g}", **page_assets())
+                           drift_pct=f"{RERUN_LOG_SD * 100:.3g}", headline=comparable_headline(cmp.comparable),
+                           compile_choice=compile_choice, **page_assets())
 
 
 def change_text(m: ModeDelta) -> str:
@@ -124,8 +136,7 @@ def _gemm_change_text(g: GemmChange, in_table: bool = False) -> str:
 def _render_md(cmp: Comparison, max_gemms: int, max_env: int, err_chars: int) -> str:
     out = [(f"## kernelscope compare: {md_code(cmp.base_label, 80, in_table=False)} → "
            f"{md_code(cmp.head_label, 80, in_table=False)}"), ""]
-    if cmp.comparable is not None:
-        out += [f"**{md_text(cmp.comparable.headline, 600)}**", ""]
+    out += [f"**{md_text(comparable_headline(cmp.comparable), 600)}**", ""]
     if cmp.environment:
         out.append("Environment changes: " + "; ".join(
             f"{md_text(k, 60)} {md_text(b, 60)} → {md_text(h, 60)}" for k, b, h in cmp.environment[:max_env]))
@@ -140,7 +151,7 @@ def _render_md(cmp: Comparison, max_gemms: int, max_env: int, err_chars: int) ->
         kernels = f"{fmt.count(kd.base)} → {fmt.count(kd.head)}" if kd else fmt.DASH
         fc_b = fmt.seconds(m.base.first_call_s) if m.base else fmt.DASH
         fc_h = fmt.seconds(m.head.first_call_s) if m.head else fmt.DASH
-        mark = " (not comparable)" if cmp.comparable is not None and not cmp.comparable.ok else ""
+        mark = " (not comparable)" if not cmp.comparable.ok else ""
         out.append(f"| {md_text(m.name, 40)}{mark} | {md_text(status)} | {lat_b} → {lat_h} | {_latency_cell(m)} "
                    f"| {kernels} | {fc_b} → {fc_h} |")
     out.append("")
@@ -148,7 +159,7 @@ def _render_md(cmp: Comparison, max_gemms: int, max_env: int, err_chars: int) ->
                "A change is beyond noise (\"faster\"/\"slower\") only when the two runs' 95% intervals of the "
                f"median (across processes, and the host's drift between runs: {RERUN_LOG_SD * 100:.3g}% a run) do "
                "not overlap; otherwise \"within noise\".")
-    pads = [f"- **{md_text(m.name, 40)}**: {md_text(m.pad_note or m.compile_note, 600)}" for m in cmp.modes
+    pads = [f"- **{md_text(m.name, 40)}**: {md_text(compile_choice(m), 600)}" for m in cmp.modes
             if m.pad_note or m.compile_note]
     if pads:
         out += ["", *pads]

@@ -1,8 +1,9 @@
-"""What a report shows, computed once from a RunResult: the one place html, Markdown and the terminal read.
+"""What a report shows, laid out once from a RunResult: the one place html, Markdown and the terminal read.
 
-Everything here is a read of the result plus presentation: the speedup vs eager (analysis/speedup.py), the numerics
-pass/fail against ``TOLERANCES`` (analysis/numerics.py), the top kernels, the fallback advice for failed modes
-(analysis/failures.py). No facts are derived here; tests assert on these objects rather than on HTML.
+Everything here is a read of the result plus presentation: the speedup vs eager, the numerics verdicts, the
+fallback advice for failed modes and the failures grouped (all decided by analysis, analysis/facts.py, and stored
+in the result), the top kernels, the rows of each table. What analysis said as Notes is put in words by
+report/words.py. No facts are derived here; tests assert on these objects rather than on HTML.
 """
 
 from __future__ import annotations
@@ -12,27 +13,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope import fmt
-from kernelscope.analysis.autotune import autotune_for_gemm
-from kernelscope.analysis.failures import FailureGroup, failure_groups, fallback_recommendation
-from kernelscope.analysis.gemm.summary import mode_groups
-from kernelscope.analysis.numerics import (
-    NumericsCheck,
-    NumericsVerdict,
-    OutputCheck,
-    mode_numerics,
-    numerics_check,
-    output_checks,
-)
-from kernelscope.analysis.speedup import EAGER, Speedup, speedup_vs
-from kernelscope.analysis.sweep import numeric_axis
+from kernelscope.analysis.speedup import EAGER
 from kernelscope.fmt import KV, environment_rows, flatten
 from kernelscope.report import charts
 from kernelscope.report.evidence_words import EvidenceLine, evidence_line, why_not_text
 from kernelscope.report.ranks import ranks_views
+from kernelscope.report.words import (
+    DYNAMIC_NOTE,
+    SKIPPED,
+    recommendation_text,
+    say,
+    say_all,
+    speedup_interval_text,
+    speedup_text,
+)
 from kernelscope.result import (
     AutotuneResult,
     DynamicSummary,
     DynamoStats,
+    FailureGroup,
     GemmCoverage,
     GemmEpilogue,
     GemmGroup,
@@ -40,15 +39,20 @@ from kernelscope.result import (
     KernelStat,
     MemoryPeaks,
     ModeResult,
+    Note,
     NumericsResult,
+    NumericsVerdict,
     OutputError,
+    OutputNumerics,
+    OutputVerdict,
     Recommendation,
     ReferenceInfo,
     RunResult,
+    Speedup,
     Status,
     SweepPoint,
 )
-from kernelscope.tolerance import TOLERANCES, Tolerance, tolerance_for
+from kernelscope.tolerance import DEFAULT_TOLERANCE_DTYPE, TOLERANCES, Tolerance
 
 TOP_KERNELS = 40  # rows per mode in the HTML kernel table; the rest are summed in one line
 # Groups of GEMMs per mode in the HTML table: every GEMM is in one group, so a model of identical layers has a
@@ -58,13 +62,92 @@ GROUP_ROWS = 200
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# What analysis decided, as the tables print it.
+@dataclass(frozen=True, slots=True)
+class SpeedupView:
+    """A mode's speedup vs eager (``ModeResult.speedup``) with its words: "1.12× faster", "2.49–2.54× slower"."""
+
+    speedup: Speedup
+
+    @property
+    def value(self) -> float | None:
+        return self.speedup.value
+
+    @property
+    def low(self) -> float | None:
+        return self.speedup.low
+
+    @property
+    def high(self) -> float | None:
+        return self.speedup.high
+
+    @property
+    def method(self) -> str:
+        return self.speedup.method
+
+    @property
+    def call(self) -> str:
+        return self.speedup.call
+
+    @property
+    def noisy(self) -> bool:
+        return self.speedup.noisy
+
+    @property
+    def text(self) -> str:
+        return speedup_text(self.speedup)
+
+    @property
+    def interval_text(self) -> str:
+        return speedup_interval_text(self.speedup)
+
+
+def speedup_view(m: ModeResult) -> SpeedupView:
+    return SpeedupView(m.speedup or Speedup())
+
+
+@dataclass(frozen=True, slots=True)
+class NumericsCall:
+    """A mode's numerics verdict (``ModeResult.numerics_verdict``) with its reason and hint in words."""
+
+    verdict: NumericsVerdict
+
+    @property
+    def status(self) -> str:
+        return self.verdict.status
+
+    @property
+    def vs_eager(self) -> bool | None:
+        return self.verdict.vs_eager
+
+    @property
+    def vs_reference(self) -> bool | None:
+        return self.verdict.vs_reference
+
+    @property
+    def nonfinite(self) -> int:
+        return self.verdict.nonfinite
+
+    @property
+    def reason(self) -> str:
+        return say(self.verdict.reason)
+
+    @property
+    def hint(self) -> str:
+        return say(self.verdict.hint) if self.verdict.hint is not None else ""
+
+
+def numerics_call(m: ModeResult) -> NumericsCall:
+    return NumericsCall(m.numerics_verdict or NumericsVerdict("n/a", reason=Note("not-measured")))
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # Rows and sections.
 @dataclass(frozen=True, slots=True)
 class ModeRow:
     mode: ModeResult
-    speedup: Speedup
-    numerics: NumericsVerdict  # the one call: the same object as this mode's NumericsRow.call (build_context)
-    vs_eager: NumericsCheck  # the element-wise check against eager alone, and its largest errors
+    speedup: SpeedupView
+    numerics: NumericsCall  # the one call, also this mode's NumericsRow.call
 
     @property
     def name(self) -> str:
@@ -97,11 +180,6 @@ class ModeRow:
             return "no epilogue"
         return f"{sum(g.verdict == 'fused' for g in with_epilogue)}/{len(with_epilogue)}"
 
-    @property
-    def combined(self) -> NumericsVerdict:
-        """vs eager and vs the high-precision reference together: ``numerics`` (kept for older readers)."""
-        return self.numerics
-
 
 @dataclass(frozen=True, slots=True)
 class KernelTable:
@@ -119,9 +197,67 @@ def kernel_table(kernels: Iterable[KernelStat], limit: int = TOP_KERNELS) -> Ker
 
 
 @dataclass(frozen=True, slots=True)
+class RecommendationRow:
+    """Which mode to use at one shape (``RunResult.recommendation``), with why in words."""
+
+    recommendation: Recommendation
+
+    @property
+    def label(self) -> str:
+        return self.recommendation.label
+
+    @property
+    def mode(self) -> str | None:
+        return self.recommendation.mode
+
+    @property
+    def confidence(self) -> str:
+        return self.recommendation.confidence
+
+    @property
+    def reason(self) -> str:
+        return recommendation_text(self.recommendation)
+
+
+@dataclass(frozen=True, slots=True)
 class Failure:
     mode: ModeResult
-    recommendation: str
+    recommendation: str  # ModeResult.fallback in words
+
+
+@dataclass(frozen=True, slots=True)
+class FailureRow:
+    """Modes that failed the same way (``RunResult.failure_groups``), as the reports print them."""
+
+    group: FailureGroup
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return self.group.modes
+
+    @property
+    def status(self) -> str:
+        return self.group.status
+
+    @property
+    def error_kind(self) -> str:
+        return self.group.error_kind
+
+    @property
+    def error(self) -> str:
+        return self.group.error
+
+    @property
+    def log(self) -> str | None:
+        return self.group.log
+
+    @property
+    def line(self) -> str:
+        return SKIPPED if self.group.error_kind == "skipped" else self.group.line
+
+    @property
+    def recommendation(self) -> str:
+        return say_all(self.group.advice)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,7 +415,7 @@ def group_rows(m: ModeResult, rows: Sequence[GemmRow]) -> tuple[GroupRow, ...]:
     """The mode's GEMMs by group (every GEMM in one; analysis/gemm/summary.py groups them)."""
     by_id = {r.gemm.id: r for r in rows}
     out = []
-    for grp in mode_groups(m.gemms, m.gemm_groups):
+    for grp in m.gemm_groups:
         members = tuple(by_id[i] for i in grp.members if i in by_id)
         if not members:
             continue
@@ -385,9 +521,15 @@ class ModeSection:
         return tuple(a for a in self.row.mode.autotune if a.gemm is None)
 
 
+def gemm_autotune(m: ModeResult, g: GemmEpilogue) -> AutotuneResult | None:
+    """The max-autotune table that decided GEMM ``g`` (``ModeResult.gemm_autotune``), or None."""
+    i = m.gemm_autotune.get(g.id)
+    return m.autotune[i] if i is not None and 0 <= i < len(m.autotune) else None
+
+
 def mode_section(row: ModeRow, index: int = 0) -> ModeSection:
     m = row.mode
-    rows = tuple(gemm_row(g, autotune_for_gemm(m.autotune, g.id)) for g in m.gemms)
+    rows = tuple(gemm_row(g, gemm_autotune(m, g)) for g in m.gemms)
     return ModeSection(row, kernel_table(m.kernels), m.gemms, group_rows(m, rows), index)
 
 
@@ -405,53 +547,53 @@ class ReportContext:
     traces: tuple[ModeResult, ...]
     tolerance: Tolerance
     tolerances: tuple[Tolerance, ...] = field(default=tuple(TOLERANCES.values()))
-    # Issue 5: shape sweep, dynamic vs static, recommendation, numerics vs reference, compile cache, memory.
+    # Shape sweep, dynamic vs static, recommendation, numerics vs reference, compile cache, memory.
     sweep: SweepView | None = None
     dynamic: DynamicSummary | None = None
-    recommendations: tuple[Recommendation, ...] = ()
+    recommendations: tuple[RecommendationRow, ...] = ()
     numerics: tuple[NumericsRow, ...] = ()
     compile: tuple[CompileRow, ...] = ()
     memory: tuple[MemoryRow, ...] = ()
     peaks: tuple[KV, ...] = ()
     notes: tuple[KV, ...] = ()  # what each mode's worker noted (key: "mode" or "mode @ shapes")
-    failure_groups: tuple[FailureGroup, ...] = ()  # the failures once each: identical errors and skips folded
+    failure_groups: tuple[FailureRow, ...] = ()  # the failures once each: identical errors and skips folded
     headline: tuple[KV, ...] = ()  # device, GPU, torch, ... for the header line of every report
-    ranks: tuple[Any, ...] = ()  # report/ranks.py RanksView per mode run under torchrun (issue 17)
-    coverage: tuple[CoverageRow, ...] = ()  # the coverage self-check per mode (issue 28)
+    ranks: tuple[Any, ...] = ()  # report/ranks.py RanksView per mode run under torchrun
+    coverage: tuple[CoverageRow, ...] = ()  # the coverage self-check per mode
 
     @property
     def eager(self) -> ModeResult | None:
         return self.result.mode(EAGER)
 
+    @property
+    def dynamic_note(self) -> str:
+        return DYNAMIC_NOTE
+
 
 def build_context(result: RunResult) -> ReportContext:
-    eager = result.mode(EAGER)
-    eager_ok = eager if eager is not None and eager.status == Status.OK.value else None
     # One numerics call per mode, shown by the Modes table and the Numerics table alike (they cannot disagree).
-    calls = {id(m): mode_numerics(m, result.dtype) for m in result.modes}
-    rows = tuple(ModeRow(m, speedup_vs(m, eager_ok), calls[id(m)], numerics_check(m, result.dtype))
-                 for m in result.modes)
+    calls = {id(m): numerics_call(m) for m in result.modes}
+    rows = tuple(ModeRow(m, speedup_view(m), calls[id(m)]) for m in result.modes)
     sections = tuple(mode_section(r, i) for i, r in enumerate(r for r in rows if r.mode.kernels or r.mode.gemms))
-    failures = tuple(Failure(m, fallback_recommendation(result, m)) for m in result.modes
-                     if m.status != Status.OK.value)
+    failures = tuple(Failure(m, say_all(m.fallback)) for m in result.modes if m.status != Status.OK.value)
     return ReportContext(
         result=result,
         rows=rows,
         sections=sections,
         failures=failures,
-        failure_groups=failure_groups(result, (f.mode for f in failures)),
+        failure_groups=tuple(FailureRow(g) for g in result.failure_groups),
         environment=tuple(environment_rows(result.environment)),
         settings=tuple(flatten(result.settings)),
         latency_chart=charts.latency_chart(result.modes),
         kernel_chart=charts.kernel_stack_chart(result.modes),
         timeline_chart=charts.timeline_chart(result.modes),
         traces=tuple(m for m in result.modes if m.trace or m.inductor_code or m.log),
-        tolerance=run_tolerance(result),
+        tolerance=result.tolerance or TOLERANCES[DEFAULT_TOLERANCE_DTYPE],
         sweep=sweep_view(result),
         dynamic=result.dynamic if result.dynamic is not None and (result.points or any(
             m.dynamo is not None for m in result.modes if m.name == result.dynamic.mode)) else None,
         # A recommendation compares measured latencies: a trace analysed on its own has none to compare.
-        recommendations=result.recommendation if any(
+        recommendations=tuple(RecommendationRow(r) for r in result.recommendation) if any(
             m.latency_ms for p in (result.points or (result,)) for m in p.modes) else (),
         numerics=tuple(numerics_row(m, calls[id(m)]) for m in result.modes if m.numerics is not None),
         compile=tuple(compile_row(m) for m in result.modes if m.compile is not None or m.dynamo is not None),
@@ -464,11 +606,6 @@ def build_context(result: RunResult) -> ReportContext:
     )
 
 
-def run_tolerance(result: RunResult) -> Tolerance:
-    """The tolerance the workers judged by (their recorded dtype), else the run's dtype's row."""
-    recorded = next((m.numerics.tolerance.dtype for m in result.modes if m.numerics is not None
-                     and m.numerics.tolerance is not None and m.numerics.tolerance.dtype), None)
-    return tolerance_for(recorded or result.dtype)
 
 
 def headline(result: RunResult) -> tuple[KV, ...]:
@@ -490,7 +627,7 @@ def mode_notes(result: RunResult) -> tuple[KV, ...]:
     seen: dict[tuple[str, str], list[str]] = {}
     for label, modes in points:
         for m in modes:
-            for note in m.notes:
+            for note in (*m.notes, *(say(f) for f in m.findings)):
                 seen.setdefault((m.name, note), []).append(label)
     out = []
     for (mode, note), labels in seen.items():
@@ -506,9 +643,9 @@ class SweepCell:
     mode: str
     status: str
     median_ms: float | None
-    speedup: Speedup
+    speedup: SpeedupView
     kernels_per_iter: float | None
-    numerics: str  # pass / fail / n/a / reference (analysis.numerics.mode_numerics: the one call per mode)
+    numerics: str  # pass / fail / n/a / reference (ModeResult.numerics_verdict: the one call per mode)
     recompiles: int | None = None
 
 
@@ -528,31 +665,57 @@ class SweepView:
     chart: charts.Chart
 
 
-def _point_cells(point: SweepPoint, dtype: str | None) -> tuple[SweepCell, ...]:
-    eager = point.mode(EAGER)
-    eager_ok = eager if eager is not None and eager.status == Status.OK.value else None
-    cells = []
-    for m in point.modes:
-        verdict = mode_numerics(m, dtype)  # the call the Modes and Numerics tables show
-        cells.append(SweepCell(m.name, m.status, m.latency_ms.median if m.latency_ms else None,
-                               speedup_vs(m, eager_ok), m.kernels_per_iter, verdict.status,
-                               m.dynamo.recompiles if m.dynamo is not None else None))
-    return tuple(cells)
+def _point_cells(point: SweepPoint) -> tuple[SweepCell, ...]:
+    return tuple(SweepCell(m.name, m.status, m.latency_ms.median if m.latency_ms else None, speedup_view(m),
+                           m.kernels_per_iter, numerics_call(m).status,  # the call the Modes and Numerics tables show
+                           m.dynamo.recompiles if m.dynamo is not None else None) for m in point.modes)
 
 
 def sweep_view(result: RunResult) -> SweepView | None:
     if not result.points:
         return None
     recs = {r.label: r for r in result.recommendation}
-    rows = tuple(SweepRow(p.label, p.params, _point_cells(p, result.dtype), recs.get(p.label))
-                 for p in result.points)
+    rows = tuple(SweepRow(p.label, p.params, _point_cells(p), recs.get(p.label)) for p in result.points)
     modes = tuple(dict.fromkeys(m.name for p in result.points for m in p.modes))
-    axis = numeric_axis([p.params for p in result.points])
-    return SweepView(axis, modes, rows, charts.speedup_vs_shape_chart(rows, modes, axis))
+    return SweepView(result.sweep_axis, modes, rows, charts.speedup_vs_shape_chart(rows, modes, result.sweep_axis))
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Numerics, compile/cache and memory rows: reads of what the worker recorded.
+@dataclass(frozen=True, slots=True)
+class OutputCheck:
+    """One output tensor as the report shows it: the rule torch applied to it with its numbers, its errors and its
+    own scale (so "rmse 0.28" reads as "1.1% of an output of rms 25.5")."""
+
+    name: str
+    shape: str  # "8×1000"
+    dtype: str
+    status: str  # pass / fail / n/a (torch's rule vs the reference; vs eager when no reference)
+    rmse: float | None  # vs the reference (vs eager when no reference)
+    eager_rmse: float | None
+    bound_rmse: float | None
+    max_abs: float | None
+    rms: float | None  # the output's own scale: root mean square and largest magnitude of the reference
+    max_value: float | None
+    relative: float | None  # rmse / rms
+    vs_eager_max_abs: float | None
+    rule: str  # "rmse 0.280 <= 3 x 0.132 + 1e-3/10 = 0.396", "allclose to eager (tol 0.001)"
+    nonfinite: int = 0
+
+
+def output_check(o: OutputNumerics, v: OutputVerdict, *, is_eager: bool = False) -> OutputCheck:
+    """An output's figures (the worker's) beside its verdict (analysis's): against the reference when it ran, else
+    against eager; eager's own are the baseline, with no bound of its own."""
+    ve, vr = o.vs_eager or OutputError(), o.vs_reference
+    shape = "×".join(str(d) for d in o.shape) or "scalar"
+    if vr is None:
+        return OutputCheck(o.name, shape, o.dtype, v.status, ve.rmse, None, None, ve.max_abs, o.rms,
+                           o.max_abs_value, ve.rel_rmse, ve.max_abs, say(v.rule), int(ve.new_nonfinite or 0))
+    return OutputCheck(o.name, shape, o.dtype, v.status, vr.rmse, None if is_eager else vr.eager_rmse,
+                       None if is_eager else vr.bound_rmse, vr.max_abs, o.rms, o.max_abs_value, vr.rel_rmse,
+                       ve.max_abs, say(v.rule), int(vr.new_nonfinite or 0))
+
+
 @dataclass(frozen=True, slots=True)
 class NumericsRow:
     mode: str
@@ -564,7 +727,7 @@ class NumericsRow:
     nonfinite: int
     tolerance: Tolerance
     measured_reference: bool = False  # the mode was compared with the high-precision reference
-    call: NumericsVerdict | None = None  # the same object as the Modes table's ModeRow.numerics
+    call: NumericsCall | None = None  # the same object as the Modes table's ModeRow.numerics
     outputs: tuple[OutputCheck, ...] = ()  # each output tensor: torch's rule with its numbers, the output's scale
     rule: str = ""  # the rule against the reference as the worker applied it (ToleranceUsed.vs_reference_rule)
     same_tol: float | None = None
@@ -574,9 +737,9 @@ class NumericsRow:
         return self.call.hint if self.call is not None else ""
 
 
-def numerics_row(m: ModeResult, call: NumericsVerdict | None = None) -> NumericsRow:
+def numerics_row(m: ModeResult, call: NumericsCall | None = None) -> NumericsRow:
     n = m.numerics or NumericsResult()
-    v = call if call is not None else mode_numerics(m, n.tolerance.dtype if n.tolerance is not None else None)
+    v = call if call is not None else numerics_call(m)
     ref = n.reference or ReferenceInfo()
     if ref.skipped:
         ref_text = f"skipped: {ref.skipped}"
@@ -586,11 +749,11 @@ def numerics_row(m: ModeResult, call: NumericsVerdict | None = None) -> Numerics
     else:
         ref_text = fmt.DASH
     tol = n.tolerance
+    outputs = tuple(output_check(o, ov, is_eager=m.name == EAGER) for o, ov in zip(n.outputs, v.verdict.outputs))
     return NumericsRow(
         m.name, v.status, v.reason, n.vs_eager or OutputError(), n.vs_reference or OutputError(), ref_text,
-        v.nonfinite, tolerance_for(tol.dtype if tol is not None else None), n.vs_reference is not None, v,
-        output_checks(n, is_eager=m.name == EAGER), tol.vs_reference_rule if tol is not None else "",
-        tol.same_tol if tol is not None else None,
+        v.nonfinite, v.verdict.tolerance or TOLERANCES[DEFAULT_TOLERANCE_DTYPE], n.vs_reference is not None, v,
+        outputs, tol.vs_reference_rule if tol is not None else "", tol.same_tol if tol is not None else None,
     )
 
 

@@ -11,7 +11,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from kernelscope.report.check import violation_line
 from kernelscope.report.markdown import md_text
+from kernelscope.report.words import say
 
 
 def in_actions() -> bool:
@@ -68,10 +70,10 @@ def report_check(result_dir: str, outcome: object, lines: Iterable[str]) -> None
     lines = list(lines)
     violations = getattr(outcome, "violations", ())
     for v in violations:
-        click.echo(error_annotation(v.line(), title=f"kernelscope check {v.rule}"))
+        click.echo(error_annotation(violation_line(v), title=f"kernelscope check {v.rule}"))
     try:
         append_step_summary(check_summary(result_dir, not violations, getattr(outcome, "rules", ()), lines,
-                                          getattr(outcome, "notes", ())))
+                                          [say(n) for n in getattr(outcome, "notes", ())]))
     except OSError as exc:
         click.echo(f"kernelscope: warning: cannot append to GITHUB_STEP_SUMMARY ({exc.strerror})", err=True)
 

@@ -100,7 +100,7 @@ def _numerics_cell(row) -> str:
     n = row.numerics
     if n.status in ("reference", "n/a"):
         return n.status
-    return f"{n.status} (abs {fmt.sci(row.vs_eager.max_abs)}, rel {fmt.sci(row.vs_eager.max_rel)})"
+    return f"{n.status} (abs {fmt.sci(row.mode.max_abs_error)}, rel {fmt.sci(row.mode.max_rel_error)})"
 
 
 def _latency_cell(m) -> str:
@@ -364,7 +364,7 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
             out.append(f"\n_{len(ctx.failure_groups) - len(shown)} more failures not shown; see report.html._")
     from kernelscope.report.ranks import markdown_tables
 
-    out.extend(markdown_tables(ctx.result, lim.modes))  # torchrun runs: a table per mode and point (issue 17)
+    out.extend(markdown_tables(ctx.result, lim.modes))  # torchrun runs: a table per mode and point
     out.append("")
     out.append("_Full report: report.html (kernels, charts, evidence); traces: `tensorboard --logdir tb` or Perfetto._")
     return "\n".join(out) + "\n"

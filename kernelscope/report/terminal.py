@@ -128,7 +128,7 @@ def render_terminal(result: RunResult, console: Console, *, verbose: bool = Fals
         if num.status in ("reference", "n/a"):
             err = _t(num.status, "dim")
         else:
-            err = Text.assemble((num.status, _STYLE.get(num.status, "")), f" abs {fmt.sci(row.vs_eager.max_abs)}")
+            err = Text.assemble((num.status, _STYLE.get(num.status, "")), f" abs {fmt.sci(row.mode.max_abs_error)}")
         kernels = fmt.count(m.kernels_per_iter) + (f" +{fmt.count(m.memops_per_iter)} mem" if m.memops_per_iter else "")
         table.add_row(
             _t(m.name, "bold"),
@@ -161,7 +161,7 @@ def render_terminal(result: RunResult, console: Console, *, verbose: bool = Fals
     if folded:
         console.print(Text(f"(--verbose: each of the {folded} GEMMs in groups above, with its why-not; "
                            "report.html: every GEMM with its evidence)", style="dim"))
-    for v in ctx.ranks:  # torchrun runs (issue 17): one line per rank, from report/ranks.py's view
+    for v in ctx.ranks:  # torchrun runs: one line per rank, from report/ranks.py's view
         console.print(Text.assemble((f"{v.title} ranks", "bold"), f"  {v.headline}"
                                     + (f"; {v.differ}" if v.differ else "")))
         for r in v.rows:

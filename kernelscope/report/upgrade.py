@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from kernelscope import fmt
-from kernelscope.analysis.numerics import NumericsVerdict
 from kernelscope.analysis.pairing import GemmPair
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import RERUN_LOG_SD
-from kernelscope.analysis.upgrade import KIND, UpgradeComparison, UpgradeMode, comparability
+from kernelscope.analysis.upgrade import KIND, UpgradeComparison, UpgradeMode
 from kernelscope.report.evidence_words import why_not_text
-from kernelscope.result import GemmEpilogue, LatencyStats
+from kernelscope.report.words import say
+from kernelscope.result import GemmEpilogue, LatencyStats, NumericsVerdict
 
 SCHEMA = "kernelscope.compare/1"
 
@@ -77,7 +77,7 @@ def _speed_phrase(m: UpgradeMode) -> str:
     r = m.latency
     if r.value is None or r.value <= 0:
         return "no latency to compare"
-    # Read one way (issue 15): "1.10× faster after the upgrade", never "0.907× after/before".
+    # Read one way: "1.10× faster after the upgrade", never "0.907× after/before".
     ci = f", 95% CI {fmt.change_interval(r.low, r.high)}" if r.method == "bootstrap" else ""
     busy = (f"; {' and '.join(m.contended)} timed on a busy machine" if m.contended else "") + (
         f"; {' and '.join(m.busy_host)} timed on a busy host" if m.busy_host else "")
@@ -91,10 +91,10 @@ def _numerics_phrase(m: UpgradeMode) -> str:
     if na is None or na.status == "n/a":
         return "numerics not measured"
     if na.status == "fail":
-        return f"numerics FAIL ({na.reason})" + (" as before" if nb is not None and nb.status == "fail" else "")
-    if na.reason == "within tolerance":
+        return f"numerics FAIL ({say(na.reason)})" + (" as before" if nb is not None and nb.status == "fail" else "")
+    if na.reason.code == "within-tolerance":
         return "numerics within tolerance"
-    return f"numerics pass ({na.reason})"
+    return f"numerics pass ({say(na.reason)})"
 
 
 def mode_summary(m: UpgradeMode) -> list[Segment]:
@@ -206,7 +206,7 @@ def _arrow(before: Any, after: Any) -> str:
 
 
 def _numerics(n: NumericsVerdict | None) -> dict[str, Any] | None:
-    return None if n is None else {"status": n.status, "reason": n.reason, "vs_eager": n.vs_eager,
+    return None if n is None else {"status": n.status, "reason": say(n.reason), "vs_eager": n.vs_eager,
                                    "vs_reference": n.vs_reference}
 
 
@@ -244,7 +244,7 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "kind": KIND,
-        "comparable": comparability(cmp),
+        "comparable": cmp.comparable,
         "summary": [plain(line) for line in lines],
         "summary_segments": [[[t, code] for t, code in line] for line in lines],
         "verdict": "regression" if cmp.regressions else "ok",
@@ -257,7 +257,7 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
 
 
 def _ranks_json(m: UpgradeMode) -> dict[str, Any]:
-    """torchrun runs (issue 17): each rank before and after, matched by rank index (report/ranks.py)."""
+    """torchrun runs: each rank before and after, matched by rank index (report/ranks.py)."""
     from kernelscope.report.ranks import rank_delta_json
 
     return {"ranks": [rank_delta_json(d, ("before", "after")) for d in m.ranks]} if m.ranks else {}
