@@ -1,4 +1,4 @@
-"""Issue 5 on the H200 (tests/data/h200-torch2.11-kernelscope-run/linear_gelu-sweep and lossy-fp16): a shape
+"""Shape sweeps on the H200 (tests/data/h200-torch2.11-kernelscope-run/linear_gelu-sweep and lossy-fp16): a shape
 sweep over every mode with the dynamic mode and warm compiles, and fp16 numerics against a float64 reference on
 the GPU. The analysis re-derived here from the captures must equal what the H200 run wrote; the rest pins what
 the GPU showed (README.md beside the data says how each run was made)."""
@@ -54,7 +54,7 @@ def test_reanalysis_of_each_point_equals_the_recorded_result(sweep: dict, mode: 
     for key in ("memory", "numerics", "dynamo", "compile"):
         assert getattr(mr, key) == getattr(recorded, key), key
     assert mr.memory is not None and mr.numerics is not None and (mr.dynamo is None) == (mode == "eager")
-    # Fields added since the fixture was recorded (issue 13: per-process latency, autotune margins) are new keys;
+    # Fields added since the fixture was recorded (per-process latency, autotune margins) are new keys;
     # every recorded key still reads the same.
     for key in ("latency_ms", "autotune"):
         recorded, now = before[key], again[key]

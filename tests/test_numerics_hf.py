@@ -1,4 +1,4 @@
-"""Issue 26.1 and 26.4 end to end on the CPU: a Hugging Face causal LM (token inputs, keyword inputs, the
+"""Numerics end to end on the CPU: a Hugging Face causal LM (token inputs, keyword inputs, the
 ``model.layers.N`` layout) profiled with ``--dtype bfloat16`` in eager and default.
 
 Before: the worker took the tolerance from the inputs' dtype (int64 ``input_ids`` -> float32's 1e-4), so a bf16

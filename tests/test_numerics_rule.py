@@ -1,4 +1,4 @@
-"""Issue 26.2: kernelscope's verdict against the float64 reference is torch's own accuracy rule.
+"""kernelscope's verdict against the float64 reference is torch's own accuracy rule.
 
 The oracle is torch itself: ``torch._dynamo.utils.same(eager, mode, fp64_ref=reference, tol, equal_nan)`` run on the
 very tensors the worker's rule (capture/numerics.py, by kernelscope/tolerance.py) judges, with the arguments

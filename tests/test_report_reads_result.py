@@ -139,7 +139,7 @@ def test_the_seed_runs_speedups_are_in_the_result():
 
 def test_a_schema_2_result_keeps_its_sentences_as_text_notes():
     # GIVEN a committed /2 result whose recommendation was written as one sentence
-    path = DATA / "h100-torch2.11-quiet-proofs" / "run-1" / "result.json"
+    path = DATA / "h100-torch2.11-quiet-host" / "run-1" / "result.json"
     raw = json.loads(path.read_text())
     assert raw["schema"] == "kernelscope.result/2"
     (rec,) = load_result(path).recommendation

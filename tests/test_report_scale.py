@@ -1,4 +1,4 @@
-"""Output that grows with the groups of identical layers, not with the layers (issue 26, point 5).
+"""Output that grows with the groups of identical layers, not with the layers.
 
 A 1B Llama (16 layers, 114 GEMMs) in 3 modes printed 1,190 terminal lines, a 30 KB summary.md and a 4.4 MB
 report.html. The models here are the recorded H200 llama_block (2 decoder layers) repeated to N layers through

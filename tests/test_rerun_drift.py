@@ -3,7 +3,7 @@
 A run's processes are timed within a minute of each other, and the host's speed also moves from one minute to the
 next, which a run's own processes cannot show. RERUN_LOG_SD adds that drift between runs to a rerun's interval and
 to a ratio between two runs, never to a ratio inside one run. The recorded data is five identical runs of the seed
-sample on one H100 host that stayed quiet throughout (tests/data/h100-torch2.11-quiet-proofs, recorded with the
+sample on one H100 host that stayed quiet throughout (tests/data/h100-torch2.11-quiet-host, recorded with the
 intervals of before the drift): in run 4 the three `default` processes agreed to 1.7%, and the other runs'
 medians fell outside its interval.
 """
@@ -34,7 +34,7 @@ from kernelscope.result import LatencyStats, RunResult
 
 from .test_latency_verdicts import latency
 
-DATA = Path(__file__).parent / "data" / "h100-torch2.11-quiet-proofs"
+DATA = Path(__file__).parent / "data" / "h100-torch2.11-quiet-host"
 
 
 @pytest.fixture(scope="module")

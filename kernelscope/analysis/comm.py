@@ -1,4 +1,4 @@
-"""Communication per iteration (issue 17): how long one rank's collectives took and how much of that overlapped
+"""Communication per iteration: how long one rank's collectives took and how much of that overlapped
 its compute. Pure: intervals in, numbers out; no torch.
 
 Where a collective's time is:

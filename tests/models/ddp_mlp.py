@@ -1,4 +1,4 @@
-"""A DDP-wrapped MLP (issue 17's test model): data parallel, forward only.
+"""A DDP-wrapped MLP (a torchrun test model): data parallel, forward only.
 
 DistributedDataParallel broadcasts rank 0's parameters when it wraps the model (a collective at build time);
 each rank feeds its own batch (inputs seeded by rank). A forward under no_grad runs no collective after the

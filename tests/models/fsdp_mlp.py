@@ -1,4 +1,4 @@
-"""An FSDP2-sharded MLP (issue 17's test model): ``fully_shard`` on each Linear and on the root, on the process
+"""An FSDP2-sharded MLP (a torchrun test model): ``fully_shard`` on each Linear and on the root, on the process
 group kernelscope initialised before ``get_model()``.
 
 Each call is one training step (forward, loss, backward; no optimizer step, so every call computes the same):

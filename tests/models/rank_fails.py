@@ -1,4 +1,4 @@
-"""One rank raises in its forward while the other waits in an all_reduce (issue 17: a failed rank fails the mode)."""
+"""One rank raises in its forward while the other waits in an all_reduce: a failed rank fails the mode."""
 
 import torch
 import torch.distributed as dist

@@ -1,4 +1,4 @@
-"""A tensor-parallel MLP written with torch.distributed directly (issue 17's test model).
+"""A tensor-parallel MLP written with torch.distributed directly (a torchrun test model).
 
 fc1 is column-parallel (each rank holds hidden/world of its output features and bias), fc2 row-parallel (each
 rank holds the matching hidden/world of its input features); the partial outputs meet in one all_reduce, then

@@ -1,4 +1,4 @@
-"""The model zoo as the proving ground (issue 28): real model families built from their configs with random weights
+"""The model zoo as the proving ground: real model families built from their configs with random weights
 (tests/zoo/models/), profiled on the CPU with their tiny configs exactly as a user runs kernelscope, and checked
 against invariants that do not depend on kernelscope's own reading of the run:
 

@@ -1,4 +1,4 @@
-# After setup214.sh: llama under torch 2.14.1 with Inductor provenance (issue 12), packed small into $OUT.
+# After setup214.sh: llama under torch 2.14.1 with Inductor provenance, packed small into $OUT.
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >/dev/null 2>&1
 export PYTHONPATH=$PWD:/tmp/site PYTHONUNBUFFERED=1 TORCHINDUCTOR_COMPILE_THREADS=8
 mkdir -p /tmp/ks
