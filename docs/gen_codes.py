@@ -1,23 +1,35 @@
-"""Write the code tables of docs/result-json.md (evidence rules, why-not reasons) from kernelscope/result.py.
+"""Write the code tables of docs/result-json.md: evidence rules and why-not reasons from kernelscope/result.py's
+enums, note codes from kernelscope/report/words.py.
 
     python docs/gen_codes.py            # rewrite the tables between their markers
-    python docs/gen_codes.py --check    # exit 1 when the page differs from what result.py says
+    python docs/gen_codes.py --check    # exit 1 when the page differs from what the code says
 
 In the enums' source, a whole-line comment opens a section of codes, the comment after a code names the facts its
 record carries, and a comment line indented under it (``#   ...``) goes on with that text. The tables are that text,
 so the page cannot drift from the enums; tests/test_docs.py fails when they are stale.
+
+A Note's codes are not an enum: they are the keys of the word tables ``WORDS`` is made of (report/words.py, one
+function per code), so their table is read from that source with ``ast``. Its section is a word table's name, the
+banner comment above it and the whole-line comment above a code; a code's args are the keys its words read of
+``args`` (``a["key"]`` outside an ``if``: always given; ``a.get("key")``, or read only inside a branch: may be
+absent), followed into the helpers ``args`` is handed to; its words are the sentence with each arg as ``{key}``.
 """
 
 from __future__ import annotations
 
 import ast
 import sys
+import typing
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULT_PY = ROOT / "kernelscope" / "result.py"
+WORDS_PY = ROOT / "kernelscope" / "report" / "words.py"
 RESULT_MD = Path(__file__).resolve().parent / "result-json.md"
 ENUMS = ("EvidenceRule", "WhyNotReason")
+NOTES = "Note"  # the markers of the note codes' table
+WORDS_WIDTH = 150  # a sentence longer than this is cut at a word, with "…"
 
 
 def codes(enum_name: str) -> list[tuple[str, str, str]]:
@@ -52,14 +64,210 @@ def table(enum_name: str) -> str:
     return "\n".join(rows)
 
 
+# ------------------------------------------------------------------------------------------------ note codes
+ARGS = object()  # in an environment below, a name bound to this is the Note's args
+
+
+class _Words:
+    """report/words.py read with ``ast``: its module-level functions, values and word tables."""
+
+    def __init__(self, source: str) -> None:
+        self.lines = source.splitlines()
+        tree = ast.parse(source)
+        self.functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        self.values: dict[str, ast.expr] = {}
+        for n in tree.body:
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                self.values[n.targets[0].id] = n.value
+            elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None:
+                self.values[n.target.id] = n.value
+
+    def tables(self) -> list[tuple[str, ast.Dict]]:
+        """(name, dict literal) of each word table ``WORDS`` is made of, in its order; "WORDS" for its own entries."""
+        words = self.values["WORDS"]
+        assert isinstance(words, ast.Dict)
+        own = [(k, v) for k, v in zip(words.keys, words.values) if k is not None]
+        out = [("WORDS", ast.Dict(keys=[k for k, _ in own], values=[v for _, v in own]))]
+        for key, value in zip(words.keys, words.values):
+            if key is None and isinstance(value, ast.Name) and isinstance(self.values.get(value.id), ast.Dict):
+                out.append((value.id, typing.cast(ast.Dict, self.values[value.id])))
+        return out
+
+    def banner(self, line: int) -> str:
+        """The ``# ---- title`` comment above a line (1-based), or ""."""
+        return next((t.strip("# -") for t in reversed(self.lines[:line - 1]) if t.startswith("# ---")), "")
+
+    def function(self, words: ast.expr) -> tuple[list[ast.stmt], dict[str, Any]]:
+        """A code's words (a lambda, or a function's name) as (statements, environment: its parameter is args)."""
+        if isinstance(words, ast.Lambda):
+            return [ast.Return(words.body)], {words.args.args[0].arg: ARGS}
+        assert isinstance(words, ast.Name) and words.id in self.functions, ast.dump(words)
+        fn = self.functions[words.id]
+        return list(fn.body), {fn.args.args[0].arg: ARGS}
+
+    # The keys of args a code's words read: ``a["key"]`` (always given, when read outside an ``if``) or
+    # ``a.get("key")`` (may be absent), through every helper args is handed to; "*": ``dict(a)`` hands them all on.
+    def reads(self, nodes: list[ast.stmt] | list[ast.expr], env: dict[str, Any],
+              seen: frozenset[str] = frozenset()) -> list[tuple[str, bool]]:
+        found: list[tuple[tuple[int, int], str, str]] = []
+        for root in nodes:
+            found += self._reads(root, env, seen, False)
+        kinds: dict[str, set[str]] = {}
+        for _, key, kind in sorted(found, key=lambda f: f[0]):
+            kinds.setdefault(key, set()).add(kind)
+        return [(key, "always" in k and "get" not in k) for key, k in kinds.items()]
+
+    def _reads(self, node: ast.AST, env: dict[str, Any], seen: frozenset[str],
+               branch: bool) -> list[tuple[tuple[int, int], str, str]]:
+        """(where, key, "get" / "if" (a subscript inside a branch) / "always") for every read of args."""
+        at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        found: list[tuple[tuple[int, int], str, str]]
+        if isinstance(node, (ast.If, ast.IfExp)):  # what is read inside a branch may be absent
+            found = self._reads(node.test, env, seen, branch)
+            for part in (node.body, node.orelse):
+                for n in part if isinstance(part, list) else [part]:
+                    found += self._reads(n, env, seen, True)
+            return found
+        found = []
+        if isinstance(node, ast.Subscript) and self._args(node.value, env) and isinstance(node.slice, ast.Constant):
+            found.append((at, str(node.slice.value), "if" if branch else "always"))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if (isinstance(func, ast.Attribute) and func.attr == "get" and self._args(func.value, env)
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                found.append((at, str(node.args[0].value), "get"))
+            elif isinstance(func, ast.Name) and func.id == "dict" and node.args and self._args(node.args[0], env):
+                found.append((at, "*", "get"))
+            elif isinstance(func, ast.Name) and func.id in self.functions and func.id not in seen:
+                fn = self.functions[func.id]
+                handed = {k: v for k, v in self._bind(fn, node, env).items() if v is ARGS}
+                for stmt in fn.body if handed else []:
+                    found += [(at, k, "if" if branch and kind == "always" else kind)
+                              for _, k, kind in self._reads(stmt, handed, seen | {fn.name}, branch)]
+        for child in ast.iter_child_nodes(node):
+            found += self._reads(child, env, seen, branch)
+        return found
+
+    # The words as a sentence with each argument as {key}: a helper that returns words is read in place (its last
+    # return), a local name by its value, a part said only when an argument is given in brackets.
+    def text(self, node: ast.expr, env: dict[str, Any], depth: int = 0) -> str:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.JoinedStr):
+            return "".join(self.text(v.value if isinstance(v, ast.FormattedValue) else v, env, depth)
+                           for v in node.values)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self.text(node.left, env, depth) + self.text(node.right, env, depth)
+        if isinstance(node, ast.IfExp):
+            body = self.text(node.body, env, depth)
+            return f"[{body}]" if isinstance(node.orelse, ast.Constant) and node.orelse.value == "" else body
+        if isinstance(node, ast.Name) and isinstance(env.get(node.id), str):
+            return str(env[node.id])  # a helper's parameter or local, as the caller's words
+        if isinstance(node, ast.Name) and isinstance(self.values.get(node.id), (ast.Constant, ast.JoinedStr)):
+            return self.text(self.values[node.id], {}, depth)  # a sentence of the module (HOST_CAVEAT)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in self.values):
+            return self.text(node.func.value, env, depth)  # PRECISION_HINT.format(dtype=...): its {dtype} stays
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and self._says(node.func.id) and depth < 5:
+            fn = self.functions[node.func.id]
+            returns = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None),
+                             key=lambda n: n.lineno)
+            inner = self._bind(fn, node, env)
+            for stmt in fn.body:  # its locals, by their value
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                    target, value = stmt.targets[0], stmt.value
+                    names = target.elts if isinstance(target, ast.Tuple) else [target]
+                    values = value.elts if isinstance(value, ast.Tuple) else [value] * len(names)
+                    inner.update({n.id: self.text(v, inner, depth + 1) for n, v in zip(names, values)
+                                  if isinstance(n, ast.Name)})
+            return self.text(typing.cast(ast.expr, returns[-1].value), inner, depth + 1)
+        keys = [k for k, _ in self.reads([node], env) if k != "*"]
+        slots = [env.get(n.id) for n in ast.walk(node) if isinstance(n, ast.Name)]
+        keys += [v.strip("{}") for v in slots if isinstance(v, str) and v.startswith("{")]
+        return "{" + ", ".join(dict.fromkeys(keys)) + "}" if keys else "…"
+
+    def sentence(self, words: ast.expr) -> str:
+        """A code's words (a lambda, or a function's name) as a sentence."""
+        if isinstance(words, ast.Lambda):
+            return self.text(words.body, {words.args.args[0].arg: ARGS})
+        return self.text(ast.Call(func=words, args=[ast.Name(id="a")], keywords=[]), {"a": ARGS})
+
+    def _says(self, name: str) -> bool:
+        """A helper read in place: it returns words and says no other Note (``say`` stays a {key})."""
+        fn = self.functions.get(name)
+        return (fn is not None and isinstance(fn.returns, ast.Name) and fn.returns.id == "str"
+                and not any(isinstance(a.annotation, ast.Name) and a.annotation.id == "Note" for a in fn.args.args))
+
+    @staticmethod
+    def _args(node: ast.expr, env: dict[str, Any]) -> bool:
+        return isinstance(node, ast.Name) and env.get(node.id) is ARGS
+
+    def _bind(self, fn: ast.FunctionDef, call: ast.Call, env: dict[str, Any]) -> dict[str, Any]:
+        """A helper's parameters for one call: args where the call hands args on, else the caller's {key}."""
+        params = [a.arg for a in fn.args.args]
+        given: dict[str, ast.expr] = dict(zip(params, call.args))
+        given.update({k.arg: k.value for k in call.keywords if k.arg})
+        defaults = dict(zip(params[len(params) - len(fn.args.defaults):], fn.args.defaults))
+        bound: dict[str, Any] = {}
+        for p in params:
+            arg = given.get(p, defaults.get(p))
+            if arg is not None:
+                bound[p] = ARGS if self._args(arg, env) else self.text(arg, env, 5)
+        return bound
+
+
+def _cut(text: str, width: int = WORDS_WIDTH) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width].rsplit(" ", 1)[0] + " …"
+
+
+def note_codes() -> list[tuple[str, str, str, str]]:
+    """(section, code, its args, its words) for every Note code report/words.py has words for, in ``WORDS``'s
+    order."""
+    words = _Words(WORDS_PY.read_text(encoding="utf-8"))
+    out: list[tuple[str, str, str, str]] = []
+    for name, table in words.tables():
+        first = table.keys[0].lineno if table.keys and table.keys[0] is not None else 1
+        banner = words.banner(first)
+        head = f"`{name}`" + (f" ({banner})" if banner and name != "WORDS" else "")
+        section, previous = head, first
+        for key, value in zip(table.keys, table.values):
+            assert isinstance(key, ast.Constant), ast.dump(key) if key else "**"
+            comments = [t.strip()[1:].strip() for t in words.lines[previous - 1:key.lineno - 1]
+                        if t.strip().startswith("#")]
+            if comments:
+                section = f"{head}: {comments[-1]}"
+            previous = key.end_lineno or key.lineno
+            body, env = words.function(value)
+            args = ", ".join("the args of the note it names" if k == "*" else k if always else f"[{k}]"
+                             for k, always in words.reads(body, env)) or "(none)"
+            out.append((section, str(key.value), args, _cut(words.sentence(value))))
+    return out
+
+
+def notes_table() -> str:
+    rows = ["<!-- generated by docs/gen_codes.py from WORDS in kernelscope/report/words.py -->"]
+    section = None
+    for sec, code, args, text in note_codes():
+        if sec != section:
+            rows += ["", f"*{sec}*", "", "| code | args | words |", "| --- | --- | --- |"]
+            section = sec
+        rows.append(f"| `{code}` | {args} | {_cell(text)} |")
+    return "\n".join(rows)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "/").replace("`", "'")
+
+
 def render(page: str) -> str:
-    for name in ENUMS:
+    for name in (*ENUMS, NOTES):
         begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
         if begin not in page or end not in page:
             raise SystemExit(f"docs/result-json.md has no {begin} ... {end} markers")
         head, _, rest = page.partition(begin)
         _, _, tail = rest.partition(end)
-        page = f"{head}{begin}\n{table(name)}\n{end}{tail}"
+        page = f"{head}{begin}\n{table(name) if name in ENUMS else notes_table()}\n{end}{tail}"
     return page
 
 

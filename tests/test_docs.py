@@ -1,8 +1,10 @@
 """The documentation stays true to the code.
 
 - docs/cli.md is exactly what docs/gen_cli.py writes from the click commands;
-- docs/result-json.md documents every field of kernelscope/result.py's records and no field they lack, each under
-  a path that leads to that record from the top of result.json, and every key compare.json is written with;
+- docs/result-json.md documents every field of kernelscope/result.py's records (and of the records they hold) and no
+  field they lack, each under a path that leads to that record from the top of result.json, and every key
+  compare.json is written with; its code tables (evidence rules, why-not reasons, note codes with their args) are
+  what docs/gen_codes.py writes;
 - every ``kernelscope ...`` command in a code block of README.md or docs/*.md parses against the CLI as written,
   and the repository files it names exist;
 - the README stays a front door (at most 250 lines, the two quick-start commands CI runs).
@@ -10,6 +12,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import enum
 import importlib.util
@@ -17,6 +20,7 @@ import re
 import shlex
 import types
 import typing
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -167,8 +171,20 @@ def documented_blocks(text: str) -> list[tuple[str, str, list[str]]]:
 
 
 def _records() -> dict[str, type]:
-    return {name: cls for name, cls in vars(result_module).items()
-            if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == result_module.__name__}
+    """result.py's records, and every record a result.json holds that is defined elsewhere (``Tolerance``)."""
+    records = {name: cls for name, cls in vars(result_module).items()
+               if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == result_module.__name__}
+    todo: list[Any] = [result_module.RunResult]
+    seen: set[type] = set()
+    while todo:
+        tp = todo.pop()
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp) and tp not in seen:
+            seen.add(tp)
+            records.setdefault(tp.__name__, tp)
+            todo += typing.get_type_hints(tp).values()
+        elif not isinstance(tp, type):
+            todo += typing.get_args(tp)
+    return records
 
 
 def _json_key(f: dataclasses.Field[Any]) -> str:
@@ -244,6 +260,65 @@ def test_gen_codes_reads_every_code_with_its_facts():
         assert all(text and section for section, _, text in rows)
     picked = {value: text for _, value, text in GEN_CODES.codes("WhyNotReason")}["autotune-picked"]
     assert picked.endswith("by ``margin`` = template / winner - 1)")  # the continuation line is joined
+
+
+def test_gen_codes_lists_every_note_code_with_the_args_its_words_read():
+    from kernelscope.report.words import WORDS
+
+    rows = {code: (section, args, words) for section, code, args, words in GEN_CODES.note_codes()}
+    assert list(rows) == list(WORDS)  # every code report/words.py has words for, in its order
+    assert all(section and args and words for section, args, words in rows.values())
+    # read through the helpers args is handed to; a key read with .get or only inside a branch may be absent
+    assert rows["use-mode"][1] == "[speedup], mode, [median_ms]"
+    assert rows["busy-machine"][1] == "busiest, cpu_count, processes, of, threads"
+    assert rows["did-not-run-status"][1] == "[status], [error_kind]"
+    assert rows["differs-but-passes-rule"][1] == "rule, the args of the note it names"
+    assert rows["no-latency"][1] == "(none)"
+    assert rows["busy-machine"][0] == "`TIMING` (a mode's timing)"
+    assert rows["slowest-rank"][0].startswith("`TIMING` (a mode's timing): a mode run under torchrun")
+    assert rows["use-mode"][2] == "use mode {mode} instead (it works here: {median_ms}[, {speedup} than eager])"
+
+
+def _note_args() -> Iterator[tuple[str, str, set[str]]]:
+    """(where, code, keys) of every ``Note("code", {"key": ...})`` the package makes with literal keys."""
+    for path in sorted((ROOT / "kernelscope").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Note"
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                given = node.args[1] if len(node.args) > 1 else ast.Dict(keys=[], values=[])
+                if isinstance(given, ast.Dict) and all(isinstance(k, ast.Constant) for k in given.keys):
+                    keys = {str(k.value) for k in given.keys if isinstance(k, ast.Constant)}
+                    yield f"{path.relative_to(ROOT)}:{node.lineno}", str(node.args[0].value), keys
+
+
+def test_the_note_table_names_the_args_the_code_gives():
+    # GIVEN every Note the package makes with literal args THEN the table lists each arg it gives, and each arg
+    # the table says is always given is given
+    table = {code: args for _, code, args, _ in GEN_CODES.note_codes()}
+    made = list(_note_args())
+    assert len(made) > 40
+    wrong = []
+    for where, code, keys in made:
+        listed = [] if table[code] == "(none)" else table[code].split(", ")
+        optional = {a.strip("[]") for a in listed}
+        if keys - optional or {a for a in listed if not a.startswith("[")} - keys:
+            wrong.append(f"{where}: {code} gives {sorted(keys)}, the table says {table[code]}")
+    assert not wrong
+
+
+def test_gen_codes_reads_args_as_the_words_use_them():
+    source = ("def _both(a: Args) -> str:\n    return f\"{a['x']} and {a.get('y')}\"\n\n"
+              "def _z(a: Args) -> str:\n    if a.get('flag'):\n        return f\"{a['z']}\"\n    return 'no z'\n\n"
+              "# ---- a banner\nT: dict[str, Any] = {\n    'both': _both,\n    # a comment opens a section\n"
+              "    'z': _z,\n    'w': lambda a: 'w' + (f\" {a['w']}\" if a.get('w') else ''),\n}\n"
+              "WORDS = {'text': lambda a: str(a.get('text', '')), **T}\n")
+    words = GEN_CODES._Words(source)
+    tables = dict(words.tables())
+    assert list(tables) == ["WORDS", "T"]
+    read = {k.value: words.reads(*words.function(v)) for k, v in zip(tables["T"].keys, tables["T"].values)}
+    assert read == {"both": [("x", True), ("y", False)], "z": [("flag", False), ("z", False)], "w": [("w", False)]}
+    assert words.sentence(tables["T"].values[2]) == "w[ {w}]"
+    assert words.banner(tables["T"].keys[0].lineno) == "a banner"
 
 
 def test_resolve_follows_lists_objects_and_optional_records():
