@@ -333,6 +333,17 @@ COMPARE: dict[str, Callable[[Args], str]] = {
 }
 
 
+# What an upgrade made worse (analysis/upgrade.py UpgradeMode.regressions), as the verdict line names it.
+UPGRADE: dict[str, Callable[[Args], str]] = {
+    "regressed-new-failure": lambda a: "new failure",
+    "regressed-slower": lambda a: "slower" + {"machine": " (timed on a busy machine)",
+                                              "host": " (timed on a busy host)"}.get(a.get("busy") or "", ""),
+    "regressed-numerics": lambda a: "numerics",
+    "regressed-fusion-lost": lambda a: "fusion lost",
+    "regressed-fusion-lost-on-rank": lambda a: f"fusion lost on rank {a['rank']}",
+}
+
+
 def field_change(name: str, base: str, head: str) -> str:
     """"torch: 2.11.0 → 2.14.1"."""
     return f"{name}: {base} → {head}"
@@ -445,7 +456,7 @@ def recommendation_text(rec: Recommendation) -> str:
 
 WORDS: dict[str, Callable[[Args], str]] = {
     "text": lambda a: str(a.get("text", "")),
-    **RULES, **NUMERICS, **ADVICE, **RECOMMEND, **TIMING, **COMPARE, **CHECK,
+    **RULES, **NUMERICS, **ADVICE, **RECOMMEND, **TIMING, **COMPARE, **UPGRADE, **CHECK,
 }
 
 
