@@ -37,6 +37,7 @@ from kernelscope.analysis.kernels import analyze_kernels
 from kernelscope.analysis.mode import build_mode_result
 from kernelscope.inductor_code import load_output_code
 from kernelscope.report.evidence_words import evidence_text
+from kernelscope.report.words import say_all
 
 from .zoo_fixtures import extract_run, zoo_run
 
@@ -600,7 +601,8 @@ def test_iterations_that_disagree_are_said():
     # tests/models/alternating.py takes GELU on odd calls and ReLU on even ones: the same kernel count per
     # iteration, other kernels. Iteration 0 (relu) is reported, and the difference is named.
     m = mode_result("tests/data/cpu-torch2.14.1/alternating", "eager")
-    assert m.iterations.consistent is False and "different kernels" in m.iterations.note
+    assert m.iterations.consistent is False and [n.code for n in m.iterations.notes][1:] == ["kernels-differ"]
+    assert "different kernels" in say_all(m.iterations.notes)
     (g,) = m.gemms
     assert g.unfused == ("relu",)
     differs = [e for e in g.evidence if e.rule == "iterations.differ"]
@@ -1450,3 +1452,4 @@ class TestReductionBoundary:
 
 def _zoo_code(name: str, mode: str) -> Path:
     return zoo_run(name) / "modes" / mode / "code" / "graph_0.py"
+
