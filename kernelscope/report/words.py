@@ -370,11 +370,17 @@ def _kinds(d: Any) -> str:
     return ", ".join(f"{k} {n}" for k, n in d.items()) or "none"
 
 
+def _count_as_eager(a: Args) -> str:
+    if (a.get("decomposed") or {}) == (a.get("eager_decomposed") or {}):
+        return f"{a['ops']} GEMM-class ops, as in eager"
+    return f"{_count_head(a)}: the same count"
+
+
 COVERAGE: dict[str, Callable[[Args], str]] = {
-    "gemm-count-as-eager": lambda a: f"{a['ops']} GEMM-class ops, as in eager",
+    "gemm-count-as-eager": _count_as_eager,
     "gemm-count-explained": lambda a: f"{_count_head(a)}: the difference is decomposition",
     "gemm-count-unexplained": lambda a: (f"{_count_head(a)}: {a['beyond']} "
-                                         f"{'more' if a['more'] else 'fewer'} than decomposition "
+                                         f"{'more' if a['ops'] > a['eager_ops'] else 'fewer'} than decomposition "
                                          f"explains (eager: {_kinds(a.get('eager_kinds') or {})}; this mode: "
                                          f"{_kinds(a.get('kinds') or {})}); a GEMM may be missing from one of them, "
                                          "or the modes ran different code"),
