@@ -493,7 +493,9 @@ class GemmOp:
     n: int | None = None
     k: int | None = None
     batch: int | None = None
-    reason: str = ""  # "launched no kernel", "launched only nchwToNhwcKernel (a helper)", ...
+    # why it is not attributed (None: it is): "launched-no-kernel", "launched-only" (kernels: the short names of
+    # what it launched, none of which computes a GEMM), "launch-not-found" (a compiled call site's launch)
+    reason: Note | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -157,8 +157,15 @@ def _v3_mode(mode: Any) -> Any:
         out["autotune"] = [{**{k: v for k, v in a.items() if k != "note"}, "notes": _text_notes(a.get("note"))}
                            if isinstance(a, Mapping) and "note" in a else a for a in out["autotune"]]
     cov = out.get("gemm_coverage")
-    if isinstance(cov, Mapping) and not isinstance(cov.get("vs_eager"), (Mapping, type(None))):
-        out["gemm_coverage"] = {**cov, "vs_eager": _text_note(cov.get("vs_eager"))}
+    if isinstance(cov, Mapping):
+        cov = dict(cov)
+        if not isinstance(cov.get("vs_eager"), (Mapping, type(None))):
+            cov["vs_eager"] = _text_note(cov.get("vs_eager"))
+        if isinstance(cov.get("unattributed"), list):
+            cov["unattributed"] = [{**u, "reason": _text_note(u.get("reason"))}
+                                   if isinstance(u, Mapping) and isinstance(u.get("reason"), str) else u
+                                   for u in cov["unattributed"]]
+        out["gemm_coverage"] = cov
     return out
 
 
@@ -172,7 +179,8 @@ def _v3_peaks(peaks: Any) -> Any:
 def migrate_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
     """kernelscope.result/3 -> /4: what analysis said in sentences is data (``Note``): a latency's ``outliers``,
     an autotune table's ``note`` (now ``notes``), the iterations' ``note`` (now ``notes``), the GEMM count against
-    eager (``gemm_coverage.vs_eager``) and the device peaks' ``notes``; the run's own notes are ``findings``. The
+    eager (``gemm_coverage.vs_eager``), why a GEMM-class op is not attributed (``gemm_coverage.unattributed[]
+    .reason``) and the device peaks' ``notes``; the run's own notes are ``findings``. The
     launch profile's ``note`` went: its facts are the launch profile's numbers, said by the mode's "gpu-idle"
     finding. The sentences of /3 are kept as "text" notes, which the reports print as they were written."""
     out = _each_mode(data, _v3_mode)

@@ -359,7 +359,7 @@ def with_coverage(result: RunResult) -> RunResult:
 
     eager = GemmCoverage("trace CPU ops", ops=2, attributed=1, by_kind={"addmm": 1, "convolution": 1},
                          unattributed=(GemmOp(HOSTILE, "convolution", "stem.proj", "model.py:12", 1568, 768,
-                                                        768, reason="launched no kernel in the trace"),),
+                                                        768, reason=Note("launched-no-kernel")),),
                          via_launching_op={"convolution": 1})
     default = GemmCoverage("output code", ops=2, attributed=2, by_kind={"addmm": 1, "convolution": 1})
     tuned = GemmCoverage("output code", ops=3, attributed=3, by_kind={"addmm": 2, "convolution": 1})

@@ -314,7 +314,8 @@ def test_a_schema_3_result_keeps_its_sentences_as_text_notes():
                       "note": "GPU idle 75% of the iteration"}
     mode["autotune"] = [{"gemm": None, "op": "mm", "sizes": "16x16, 16x16", "choices": [], "winner": "mm",
                          "winner_backend": "ATen", "note": "Inductor printed the fastest 10 of 20 choices"}]
-    mode["gemm_coverage"] = {"source": "output code", "ops": 3, "attributed": 3,
+    mode["gemm_coverage"] = {"source": "output code", "ops": 3, "attributed": 2,
+                             "unattributed": [{"op": "extern_kernels.mm", "reason": "its launch was not found"}],
                              "vs_eager": "3 GEMM-class ops against eager's 2: 1 more than decomposition explains",
                              "vs_eager_explained": False}
     mode["findings"] = [{"code": "latency-outliers", "args": {"text": "process 3 measured 1.31x the median"}},
@@ -333,12 +334,14 @@ def test_a_schema_3_result_keeps_its_sentences_as_text_notes():
     assert m.launch.launch_bound and not hasattr(m.launch, "note")
     assert m.autotune[0].notes == (Note("text", {"text": "Inductor printed the fastest 10 of 20 choices"}),)
     assert m.gemm_coverage.vs_eager == Note("text", {"text": mode["gemm_coverage"]["vs_eager"]})
+    assert m.gemm_coverage.unattributed[0].reason == Note("text", {"text": "its launch was not found"})
     assert [say(f) for f in m.findings] == ["latency outliers: process 3 measured 1.31x the median",
                                             "GEMM fc1: autotune choice marginal"]
     assert result.peaks["datasheet"]["notes"] == [{"code": "text", "args": {"text": "measured lower"}}]
     assert result.notes == ("1 malformed trace events were skipped",) and result.findings == ()
     ctx = build_context(result)
     assert ctx.coverage[0].vs_eager == mode["gemm_coverage"]["vs_eager"] and ctx.coverage[0].warning
+    assert ctx.coverage[0].missing == ("extern_kernels.mm: its launch was not found",)
     assert KV("datasheet / notes", "measured lower") in ctx.peaks
     assert ctx.run_notes == ("1 malformed trace events were skipped",)
     # AND written again and read back, it is the same

@@ -451,7 +451,7 @@ def unattributed_line(u: GemmOp) -> str:
     module = f" {u.module}" if u.module else ""
     shape = fmt.shape(u.m, u.n, u.k, u.batch)
     shape = f" {shape}" if shape != fmt.DASH else ""
-    return f"{u.op}{module}{shape}{where}: {u.reason or 'not attributed'}"
+    return f"{u.op}{module}{shape}{where}: {say(u.reason) if u.reason is not None else 'not attributed'}"
 
 
 @dataclass(frozen=True, slots=True)

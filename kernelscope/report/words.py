@@ -377,6 +377,10 @@ def _count_as_eager(a: Args) -> str:
 
 
 COVERAGE: dict[str, Callable[[Args], str]] = {
+    # why a GEMM-class op was attributed to no kernel (GemmOp.reason)
+    "launched-no-kernel": lambda a: "launched no kernel in the trace",
+    "launched-only": lambda a: f"launched only {', '.join(a['kernels'])}, none of which computes a GEMM",
+    "launch-not-found": lambda a: "its launch was not found among the trace's kernels",
     "gemm-count-as-eager": _count_as_eager,
     "gemm-count-explained": lambda a: f"{_count_head(a)}: the difference is decomposition",
     "gemm-count-unexplained": lambda a: (f"{_count_head(a)}: {a['beyond']} "
@@ -511,8 +515,14 @@ def _speedup_below(a: Args) -> str:
     return f"{fmt.speedup(a['speedup'])}{_against_eager(a, ci)}), {_speedup_limit(a['limit'])}{_load(a)}"
 
 
+def _why_unattributed(reason: Any) -> str:
+    """A GemmOp's reason (its Note's JSON; a sentence in an older result), in words."""
+    return say(note_from(reason)) if reason else "not attributed"
+
+
 def _coverage_incomplete(a: Args) -> str:
-    missing = "; ".join(f"{op}{' ' + module if module else ''} ({reason})" for op, module, reason in a["missing"])
+    missing = "; ".join(f"{op}{' ' + module if module else ''} ({_why_unattributed(reason)})"
+                        for op, module, reason in a["missing"])
     more = f"; and {a['more']} more" if a.get("more") else ""
     return f"{a['attributed']} of {a['ops']} GEMM-class ops attributed to a kernel; not attributed: {missing}{more}"
 

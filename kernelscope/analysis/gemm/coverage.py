@@ -44,7 +44,7 @@ def gemm_coverage(found: Sequence[_Found], gemms: Sequence[GemmEpilogue], counte
             kind = "convolution" if f.kind == "conv" else f.op
             code_rows.append(_Counted(GemmOp(
                 f.site or f.op, kind, g.module, f.site_where, f.m, f.n, f.k, f.batch,
-                "" if f.attributed else "its launch was not found among the trace's kernels"), f.attributed))
+                None if f.attributed else Note("launch-not-found")), f.attributed))
             origin = modules.decomposed_from(f.graph, f.debug_handle) if modules is not None else None
             if origin:
                 decomposed[origin] += 1
