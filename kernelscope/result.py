@@ -1,6 +1,6 @@
 """The result: one JSON-ready object that every renderer reads (html, md, json, check, compare).
 
-Schema ``kernelscope.result/3`` (kernelscope/result_file.py reads and writes result.json and migrates /1 and /2).
+Schema ``kernelscope.result/4`` (kernelscope/result_file.py reads and writes result.json and migrates /1 to /3).
 Renderers never re-derive facts: whatever a report shows is in here, the speedups, numerics verdicts and advice
 analysis decided included (analysis/facts.py). Dataclasses are frozen with slots;
 ``to_json`` / ``from_json`` round-trip them through plain dicts. What a mode's worker measured beside its
@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from kernelscope.tolerance import Tolerance
 
-SCHEMA = "kernelscope.result/3"
+SCHEMA = "kernelscope.result/4"
 
 _T = TypeVar("_T")
 
@@ -89,7 +89,10 @@ class LatencyStats:
     low: float | None = None
     high: float | None = None
     interval: str = ""  # "processes" | "samples" | "" (no interval)
-    outliers: tuple[str, ...] = ()  # flagged samples and processes, as sentences for the reports
+    # flagged samples and processes (analysis/stats.py): "outlier-samples" (process, outliers, samples, worst: the
+    # farthest sample / its process's median) and "outlier-process" (process, ratio to the median of processes,
+    # left_out: of the interval's spread) Notes
+    outliers: tuple[Note, ...] = ()
     outlier_samples: int = 0  # samples flagged (far outside their process's spread)
     # --cpu-pinning fastest (CUDA): the CPU each process's launching thread was pinned to (None: not pinned),
     # and the largest slowest/fastest ratio among the CPUs a process probed before choosing.
@@ -107,13 +110,15 @@ class LatencyStats:
 
 @dataclass(frozen=True, slots=True)
 class Iterations:
-    """How the trace was cut into iterations, and whether every iteration launched the same kernels."""
+    """How the trace was cut into iterations, and whether every iteration launched the same kernels. ``notes``:
+    how the cut was made (analysis/kernels.py: "iterations-from-steps", "iterations-given", "iterations-inferred",
+    "iterations-whole-trace"), then what differs between iterations ("kernel-counts-differ", "kernels-differ")."""
 
     count: int
     method: str  # "profiler_steps" | "compiled_graph_calls" | "top_level_ops" | "given" | "whole_trace"
     consistent: bool
     kernels_per_step: tuple[int, ...] = ()
-    note: str = ""
+    notes: tuple[Note, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +169,11 @@ class AutotuneResult:
     best_by_backend: dict[str, float | None] = field(default_factory=dict)
     missing_backends: tuple[str, ...] = ()  # requested GEMM backends with no choice in the table
     log_line: int = 0
-    note: str = ""
+    # What to know in reading the table (analysis/autotune.py): it printed only the fastest choices
+    # ("autotune-truncated"), a requested backend offered none ("autotune-no-choice"), another kind than its winner
+    # ran ("autotune-template-ran", "autotune-library-ran"), its margin was close ("autotune-fusion-decided",
+    # "autotune-table-marginal").
+    notes: tuple[Note, ...] = ()
     # How far the winner beat the best choice of another kind (best other backend's time /
     # winner's time - 1), that choice, and whether the margin is inside autotune's timing noise ("marginal":
     # another run may pick the other kind; analysis/autotune.py MARGINAL).
@@ -484,7 +493,9 @@ class GemmOp:
     n: int | None = None
     k: int | None = None
     batch: int | None = None
-    reason: str = ""  # "launched no kernel", "launched only nchwToNhwcKernel (a helper)", ...
+    # why it is not attributed (None: it is): "launched-no-kernel", "launched-only" (kernels: the short names of
+    # what it launched, none of which computes a GEMM), "launch-not-found" (a compiled call site's launch)
+    reason: Note | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -507,8 +518,9 @@ class GemmCoverage:
     by_name_only: int = 0
     # compiled: GEMMs Inductor made out of another op (SDPA's math decomposition into bmm's), by that op
     decomposed: dict[str, int] = field(default_factory=dict)
-    # the GEMM count against eager's: "" when not compared, else the comparison, and whether it is explained
-    vs_eager: str = ""
+    # the GEMM count against eager's (None: not compared): "gemm-count-as-eager", "gemm-count-explained" (the
+    # decompositions explain the difference) or "gemm-count-unexplained" (a warning), with the counts
+    vs_eager: Note | None = None
     vs_eager_explained: bool | None = None
 
     @property
@@ -550,7 +562,6 @@ class LaunchProfile:
     runtime_us: float  # time inside CUDA runtime/driver launch calls
     launches: float  # runtime launch calls per iteration
     launch_bound: bool
-    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -962,8 +973,8 @@ class ModeResult:
     # What analysis decided from the above (analysis/facts.py), read by every report: the speedup vs eager at
     # this shape, the numerics verdict, what to use instead of a mode that did not run, the max-autotune table
     # that decided each GEMM (GEMM id -> index in ``autotune``), and what analysis noted of the mode's timing and
-    # failure as data (``findings``; ``notes`` holds sentences: the worker's own, the GEMM decision notes, and
-    # every note of a result.json from before findings).
+    # failure as data (``findings``: the timing, the processes, the compile-time decisions, the trace analysis;
+    # ``notes`` holds sentences: the worker's own, and every note of a result.json from before findings).
     speedup: Speedup | None = None
     numerics_verdict: NumericsVerdict | None = None
     fallback: tuple[Note, ...] = ()
@@ -1057,7 +1068,7 @@ class RunResult:
     environment: RunEnvironment
     modes: tuple[ModeResult, ...]
     settings: dict[str, Any] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # sentences of a result.json from before ``findings``
     # A sweep fills ``points`` (``modes`` is then the first point's, so tools that read one
     # shape keep working); ``recommendation`` has one entry per shape (one for a run without a sweep).
     points: tuple[SweepPoint, ...] = ()
@@ -1069,6 +1080,8 @@ class RunResult:
     failure_groups: tuple[FailureGroup, ...] = ()
     tolerance: Tolerance | None = None
     sweep_axis: str | None = None
+    # What analysis noted of the run as a whole (a trace with malformed events it skipped), as data.
+    findings: tuple[Note, ...] = ()
 
     def mode(self, name: str) -> ModeResult | None:
         return next((m for m in self.modes if m.name == name), None)

@@ -84,13 +84,7 @@ def _structured_gemm_evidence(data: dict[str, Any]) -> dict[str, Any]:
             return m
         return {**m, "gemms": [_legacy_gemm(g) for g in m["gemms"]]}
 
-    out = dict(data)
-    if isinstance(out.get("modes"), list):
-        out["modes"] = [mode(m) for m in out["modes"]]
-    if isinstance(out.get("points"), list):
-        out["points"] = [{**p, "modes": [mode(m) for m in p["modes"]]}
-                         if isinstance(p, Mapping) and isinstance(p.get("modes"), list) else p for p in out["points"]]
-    return out
+    return _each_mode(data, mode)
 
 
 def _text_note(text: Any) -> dict[str, Any] | None:
@@ -115,31 +109,95 @@ def _v2_mode(mode: Any) -> Any:
     return {**mode, "contradiction": _text_note(mode.get("contradiction"))}
 
 
+def _each_mode(data: dict[str, Any], fix: Callable[[Any], Any]) -> dict[str, Any]:
+    """``data`` with ``fix`` applied to every mode, the modes of every sweep point included."""
+    out = dict(data)
+    if isinstance(out.get("modes"), list):
+        out["modes"] = [fix(m) for m in out["modes"]]
+    if isinstance(out.get("points"), list):
+        out["points"] = [{**p, "modes": [fix(m) for m in p["modes"]]}
+                         if isinstance(p, Mapping) and isinstance(p.get("modes"), list) else p for p in out["points"]]
+    return out
+
+
 def migrate_2_to_3(data: dict[str, Any]) -> dict[str, Any]:
     """kernelscope.result/2 -> /3: the facts the reports used to derive while rendering are in the result
     (result.py: a mode's ``speedup``, ``numerics_verdict``, ``fallback``, ``gemm_autotune``, its GEMM groups
-    for every GEMM; the run's ``failure_groups``, ``tolerance`` and ``sweep_axis``): analysis derives them here
-    from the measurements the file holds, as it does for a new run. What analysis says is data (``Note``): a
-    recommendation's ``reason`` sentence became ``reasons``, a candidate's ``why_not`` and ``numerics_reason`` and
-    a mode's ``contradiction`` a Note; the sentences of /2 are kept as "text" notes. GEMM evidence and why-nots
-    became structured records (``_structured_gemm_evidence``)."""
-    from kernelscope.analysis.facts import with_facts  # (result.json is analysis's output: its facts are too)
-
-    out = _structured_gemm_evidence(data)
-    if isinstance(out.get("modes"), list):
-        out["modes"] = [_v2_mode(m) for m in out["modes"]]
-    if isinstance(out.get("points"), list):
-        out["points"] = [{**p, "modes": [_v2_mode(m) for m in p["modes"]]}
-                         if isinstance(p, Mapping) and isinstance(p.get("modes"), list) else p for p in out["points"]]
+    for every GEMM; the run's ``failure_groups``, ``tolerance`` and ``sweep_axis``): analysis derives them from
+    the measurements the file holds once the file is read (``FACTS_SINCE``), as it does for a new run. What
+    analysis says is data (``Note``): a recommendation's ``reason`` sentence became ``reasons``, a candidate's
+    ``why_not`` and ``numerics_reason`` and a mode's ``contradiction`` a Note; the sentences of /2 are kept as
+    "text" notes. GEMM evidence and why-nots became structured records (``_structured_gemm_evidence``)."""
+    out = _each_mode(_structured_gemm_evidence(data), _v2_mode)
     if isinstance(out.get("recommendation"), list):
         out["recommendation"] = [_v2_recommendation(r) for r in out["recommendation"]]
-    return dict(to_json(with_facts(run_from_json({**out, "schema": SCHEMA}))))
+    return out
+
+
+def _text_notes(text: Any) -> list[dict[str, Any]]:
+    """A /3 sentence (or a list of them, or notes already) as a list of Notes: each sentence a "text" note."""
+    items = text if isinstance(text, list) else [text]
+    return [n for n in (dict(i) if isinstance(i, Mapping) else _text_note(i) for i in items) if n]
+
+
+def _v3_mode(mode: Any) -> Any:
+    if not isinstance(mode, Mapping):
+        return mode
+    out = dict(mode)
+    lat = out.get("latency_ms")
+    if isinstance(lat, Mapping) and "outliers" in lat:
+        out["latency_ms"] = {**lat, "outliers": _text_notes(lat["outliers"])}
+    its = out.get("iterations")
+    if isinstance(its, Mapping) and "note" in its:
+        out["iterations"] = {**{k: v for k, v in its.items() if k != "note"}, "notes": _text_notes(its["note"])}
+    launch = out.get("launch")
+    if isinstance(launch, Mapping):
+        out["launch"] = {k: v for k, v in launch.items() if k != "note"}
+    if isinstance(out.get("autotune"), list):
+        out["autotune"] = [{**{k: v for k, v in a.items() if k != "note"}, "notes": _text_notes(a.get("note"))}
+                           if isinstance(a, Mapping) and "note" in a else a for a in out["autotune"]]
+    cov = out.get("gemm_coverage")
+    if isinstance(cov, Mapping):
+        cov = dict(cov)
+        if not isinstance(cov.get("vs_eager"), (Mapping, type(None))):
+            cov["vs_eager"] = _text_note(cov.get("vs_eager"))
+        if isinstance(cov.get("unattributed"), list):
+            cov["unattributed"] = [{**u, "reason": _text_note(u.get("reason"))}
+                                   if isinstance(u, Mapping) and isinstance(u.get("reason"), str) else u
+                                   for u in cov["unattributed"]]
+        out["gemm_coverage"] = cov
+    return out
+
+
+def _v3_peaks(peaks: Any) -> Any:
+    if not isinstance(peaks, Mapping):
+        return peaks
+    return {k: {**v, "notes": _text_notes(v["notes"])} if isinstance(v, Mapping) and "notes" in v else v
+            for k, v in peaks.items()}
+
+
+def migrate_3_to_4(data: dict[str, Any]) -> dict[str, Any]:
+    """kernelscope.result/3 -> /4: what analysis said in sentences is data (``Note``): a latency's ``outliers``,
+    an autotune table's ``note`` (now ``notes``), the iterations' ``note`` (now ``notes``), the GEMM count against
+    eager (``gemm_coverage.vs_eager``), why a GEMM-class op is not attributed (``gemm_coverage.unattributed[]
+    .reason``) and the device peaks' ``notes``; the run's own notes are ``findings``. The
+    launch profile's ``note`` went: its facts are the launch profile's numbers, said by the mode's "gpu-idle"
+    finding. The sentences of /3 are kept as "text" notes, which the reports print as they were written."""
+    out = _each_mode(data, _v3_mode)
+    if "peaks" in out:
+        out["peaks"] = _v3_peaks(out["peaks"])
+    return out
 
 
 # Older schema version -> the function that turns such a result.json's object into the next version's. When a
 # change to result.py renames or removes a field or changes its shape, or adds a fact older files must have,
 # bump SCHEMA and add the step here (a new field whose default says "not recorded" needs neither).
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: migrate_1_to_2, 2: migrate_2_to_3}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: migrate_1_to_2, 2: migrate_2_to_3, 3: migrate_3_to_4,
+}
+# A file of a schema before this one holds none of the facts analysis derives from the measurements
+# (analysis/facts.py): they are derived when it is read.
+FACTS_SINCE = 3
 
 
 def result_path(path: str | os.PathLike[str]) -> Path:
@@ -189,6 +247,7 @@ def result_from_json(data: Any, where: str = RESULT_FILE) -> RunResult:
                           f"newer than this kernelscope {__version__})",
                           "upgrade kernelscope (pip install -U kernelscope) to read it")
     data = dict(data)
+    derive = version < FACTS_SINCE
     try:
         while version < SCHEMA_VERSION:
             step = MIGRATIONS.get(version)
@@ -200,7 +259,12 @@ def result_from_json(data: Any, where: str = RESULT_FILE) -> RunResult:
             data = step(data)
             version += 1
             data["schema"] = f"{SCHEMA_PREFIX}{version}"
-        return run_from_json(data)
+        run = run_from_json(data)
+        if derive:
+            from kernelscope.analysis.facts import with_facts  # (result.json is analysis's output: its facts are too)
+
+            run = with_facts(run)
+        return run
     except (TypeError, ValueError, KeyError, AttributeError) as exc:
         raise ResultError(f"{where} does not match schema {SCHEMA}: {exc}",
                           "re-run kernelscope to write it again") from exc

@@ -28,6 +28,7 @@ from kernelscope.result import (
     LatencyStats,
     ModeConfig,
     ModeResult,
+    Note,
     RunEnvironment,
     RunResult,
     TimelineEntry,
@@ -126,7 +127,8 @@ def timings(median_ms: float, rel_iqr: float = 0.02, n: int = 31, seed: int = 0)
 
 def _its(per_step: int, method: str = "compiled_graph_calls") -> Iterations:
     return Iterations(count=5, method=method, consistent=True, kernels_per_step=(per_step,) * 5,
-                      note=f"5 iterations inferred from repeating top-level ops ({method})")
+                      notes=(Note("iterations-inferred", {"iterations": 5, "period": 1, "first": "aten::linear",
+                                                          "ambiguous": False}),))
 
 
 def _mode(name: str, *, median: float, first: float, err: float | None, kernels: tuple[KernelStat, ...],
@@ -259,7 +261,8 @@ def seed_h200_2141() -> RunResult:
         gemms=(_seed_gemm("max-autotune", (fused_kernel,), "Triton template", ("bias", "gelu"), (), (), "",
                           ("code: triton_tem_fused_addmm_gelu_t_0 Original ATen: [aten.addmm, aten.gelu]",
                            "code: the template's epilogue stores gelu(acc + bias)"), 13.056, verdict="fused"),),
-        peak=SEED_PEAK, seed=4, iterations=Iterations(3, "profiler_steps", True, (1, 1, 1), "ProfilerStep markers"),
+        peak=SEED_PEAK, seed=4,
+        iterations=Iterations(3, "profiler_steps", True, (1, 1, 1), (Note("iterations-from-steps"),)),
     )
     nvgemm = ModeResult(
         name="max-autotune-nvgemm", status="failed", error=NVGEMM_NO_CHOICES, error_kind="InductorError",
@@ -356,7 +359,7 @@ def with_coverage(result: RunResult) -> RunResult:
 
     eager = GemmCoverage("trace CPU ops", ops=2, attributed=1, by_kind={"addmm": 1, "convolution": 1},
                          unattributed=(GemmOp(HOSTILE, "convolution", "stem.proj", "model.py:12", 1568, 768,
-                                                        768, reason="launched no kernel in the trace"),),
+                                                        768, reason=Note("launched-no-kernel")),),
                          via_launching_op={"convolution": 1})
     default = GemmCoverage("output code", ops=2, attributed=2, by_kind={"addmm": 1, "convolution": 1})
     tuned = GemmCoverage("output code", ops=3, attributed=3, by_kind={"addmm": 2, "convolution": 1})

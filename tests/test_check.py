@@ -15,7 +15,7 @@ from kernelscope.cli import main
 from kernelscope.errors import UsageError
 from kernelscope.report.check import format_notes, violation_line, violation_text
 from kernelscope.report.io import load_result
-from kernelscope.result import ModeResult, RunResult, to_json
+from kernelscope.result import ModeResult, Note, RunResult, to_json
 from tests.conftest_reports import ZERO_X, big_h200_211, seed_h200_211, seed_h200_2141, timings
 
 
@@ -219,7 +219,7 @@ def test_check_coverage_through_the_cli(tmp_path):
     full = GemmCoverage(source="output code", ops=1, attributed=1, by_kind={"addmm": 1})
     lost = GemmCoverage(source="trace CPU ops", ops=1, attributed=0, by_kind={"convolution": 1}, unattributed=(
         GemmOp("aten::cudnn_convolution", "convolution", "stem.proj", "model.py:12", 1568, 768, 768,
-                         reason="launched only nchwToNhwcKernel, none of which computes a GEMM"),))
+                         reason=Note("launched-only", {"kernels": ["nchwToNhwcKernel"]})),))
     runner = CliRunner()
     ok = write(_with_coverage(seed_h200_211(), eager=dataclasses.replace(lost, attributed=1, unattributed=()),
                               default=full, **{"max-autotune": full}), tmp_path / "ok")

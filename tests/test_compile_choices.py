@@ -76,7 +76,8 @@ def test_a_fused_template_carries_the_benchmark_that_fused_it():
     (t,) = m.autotune
     # the table's 2.8% no longer claims "another run may pick Triton, and this GEMM's backend with it": a
     # Triton win would have led to the same fused template
-    assert not t.marginal and "but the epilogue-fusion benchmark decided what ran" in t.note
+    assert not t.marginal and t.notes[-1].code == "autotune-fusion-decided"
+    assert say(t.notes[-1]).endswith("but the epilogue-fusion benchmark decided what ran")
     assert [r.reason for r in g.why_not] == ["fusion-benchmark-marginal"]
     assert why_not_text(g.why_not).startswith("fusion benchmark marginal: ")
     # the note names the GEMM as the user's model does (its module path), not by kernelscope's id

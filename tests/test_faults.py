@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from kernelscope.report.words import note_from, say
+
 from .conftest import DATA, ROOT, run_cli
 
 TINY = "import torch\n{extra}\ndef get_model():\n    return {model}\ndef get_inputs():\n    return {inputs}\n"
@@ -336,7 +338,8 @@ def test_a_signal_keeps_the_finished_modes_and_stops_every_worker(tmp_path: Path
         ("eager", "ok"), ("default", "interrupted"), ("max-autotune", "interrupted")]
     assert modes[0]["latency_ms"]["median"] > 0
     if processes > 1:  # eager's later process never ran: kept with the one that did
-        assert f"timed in 1 of 2 processes: the run was interrupted ({sig.name})" in modes[0]["notes"]
+        assert f"timed in 1 of 2 processes: the run was interrupted ({sig.name})" in [
+            say(note_from(n)) for n in modes[0]["findings"]]
     assert modes[1]["error"] == f"interrupted ({sig.name}) while it ran"
     assert modes[2]["error"] == f"interrupted ({sig.name}) before it ran"
     # no worker left: not the default worker (its spec is under out/), nor the process it started in its own session
@@ -491,7 +494,8 @@ def test_analyze_events_with_missing_fields_and_non_utf8_and_hostile_names(tmp_p
     assert proc.returncode == 0, proc.stderr
     result = json.loads((tmp_path / "o" / "result.json").read_text())
     assert result["modes"][0]["kernels"][0]["name"] == hostile
-    assert any("1 malformed trace events were skipped" in n for n in result["notes"])
+    assert {"code": "malformed-events-skipped", "args": {"events": 1}} in result["findings"]
+    assert "1 malformed trace events were skipped" in [say(note_from(n)) for n in result["modes"][0]["findings"]]
     html = (tmp_path / "o" / "report.html").read_text()
     assert "<img src=x" not in html and "&lt;img src=x" in html
     md = (tmp_path / "o" / "summary.md").read_text()

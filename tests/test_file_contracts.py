@@ -31,6 +31,9 @@ from kernelscope.capture_record import (
     write_capture,
 )
 from kernelscope.errors import CaptureFileError, ResultError
+from kernelscope.fmt import KV
+from kernelscope.report.context import build_context
+from kernelscope.report.words import say
 from kernelscope.result import (
     SCHEMA,
     BackendStatus,
@@ -40,6 +43,7 @@ from kernelscope.result import (
     InterpreterInfo,
     MemoryPeaks,
     ModeConfig,
+    Note,
     NumericsResult,
     OutputError,
     OutputNumerics,
@@ -258,7 +262,7 @@ def test_a_schema_1_result_reads_typed():
         "kernelscope.result/1"
     # WHEN they are loaded THEN they are the current schema, every part a typed record with the values written
     gpu, cpu = load_result(gpu_path), load_result(cpu_path)
-    assert gpu.schema == cpu.schema == SCHEMA == "kernelscope.result/3"
+    assert gpu.schema == cpu.schema == SCHEMA == "kernelscope.result/4"
     env = gpu.environment
     assert isinstance(env, RunEnvironment) and env.gpu == "NVIDIA H200" and env.capability == "9.0"
     assert env.sm_count == 132 and env.cpu is None
@@ -294,6 +298,54 @@ def test_a_schema_1_result_reads_typed():
     again = json.loads(result_file.dumps_result(gpu))
     assert again["schema"] == SCHEMA and again["modes"][3]["memory"] is None
     assert again["modes"][1]["numerics"]["vs_eager"]["pass"] is True and "passed" not in again["modes"][1]["numerics"]
+
+
+def test_a_schema_3_result_keeps_its_sentences_as_text_notes():
+    # GIVEN a kernelscope.result/3 file: what analysis said of a mode's latency, iterations, autotune tables, GEMM
+    # count against eager and launch profile, and of the device peaks and the run, as sentences
+    data = _result_with("kernelscope.result/3")
+    mode = data["modes"][1]
+    mode["latency_ms"]["outliers"] = ["process 2: 1 of 30 samples are outliers (worst 2.84x that process's median)"]
+    mode["iterations"] = {"count": 3, "method": "top_level_ops", "consistent": False, "kernels_per_step": [3, 4, 3],
+                          "note": "3 iterations inferred from 1 repeating top-level op(s) per iteration ('aten::mm' "
+                                  "first); kernel counts differ between iterations [3, 4, 3]"}
+    mode["launch"] = {"iterations": 3, "wall_us": 40.0, "gpu_busy_us": 10.0, "gpu_idle_pct": 75.0,
+                      "launch_path_us": 30.0, "runtime_us": 5.0, "launches": 3, "launch_bound": True,
+                      "note": "GPU idle 75% of the iteration"}
+    mode["autotune"] = [{"gemm": None, "op": "mm", "sizes": "16x16, 16x16", "choices": [], "winner": "mm",
+                         "winner_backend": "ATen", "note": "Inductor printed the fastest 10 of 20 choices"}]
+    mode["gemm_coverage"] = {"source": "output code", "ops": 3, "attributed": 2,
+                             "unattributed": [{"op": "extern_kernels.mm", "reason": "its launch was not found"}],
+                             "vs_eager": "3 GEMM-class ops against eager's 2: 1 more than decomposition explains",
+                             "vs_eager_explained": False}
+    mode["findings"] = [{"code": "latency-outliers", "args": {"text": "process 3 measured 1.31x the median"}},
+                        {"code": "compile-may-differ", "args": {"gemms": ["fc1"], "why": "autotune choice marginal"}}]
+    data["peaks"] = {"datasheet": {"device": "NVIDIA H200", "kind": "datasheet", "matmul_tflops": {},
+                                   "bandwidth_gbps": 4800.0, "source": "datasheet", "notes": ["measured lower"]},
+                     "calibrated": None}
+    data["notes"] = ["1 malformed trace events were skipped"]
+    # WHEN it is read THEN it is the current schema, each sentence a "text" note the reports print as written
+    result = result_from_json(data)
+    assert result.schema == SCHEMA
+    m = result.modes[1]
+    text = Note("text", {"text": mode["latency_ms"]["outliers"][0]})
+    assert m.latency_ms.outliers == (text,)
+    assert m.iterations.notes == (Note("text", {"text": mode["iterations"]["note"]}),)
+    assert m.launch.launch_bound and not hasattr(m.launch, "note")
+    assert m.autotune[0].notes == (Note("text", {"text": "Inductor printed the fastest 10 of 20 choices"}),)
+    assert m.gemm_coverage.vs_eager == Note("text", {"text": mode["gemm_coverage"]["vs_eager"]})
+    assert m.gemm_coverage.unattributed[0].reason == Note("text", {"text": "its launch was not found"})
+    assert [say(f) for f in m.findings] == ["latency outliers: process 3 measured 1.31x the median",
+                                            "GEMM fc1: autotune choice marginal"]
+    assert result.peaks["datasheet"]["notes"] == [{"code": "text", "args": {"text": "measured lower"}}]
+    assert result.notes == ("1 malformed trace events were skipped",) and result.findings == ()
+    ctx = build_context(result)
+    assert ctx.coverage[0].vs_eager == mode["gemm_coverage"]["vs_eager"] and ctx.coverage[0].warning
+    assert ctx.coverage[0].missing == ("extern_kernels.mm: its launch was not found",)
+    assert KV("datasheet / notes", "measured lower") in ctx.peaks
+    assert ctx.run_notes == ("1 malformed trace events were skipped",)
+    # AND written again and read back, it is the same
+    assert result_from_json(json.loads(result_file.dumps_result(result))) == result
 
 
 def test_kernelscope_report_refuses_a_future_result_in_one_line(tmp_path: Path, capsys):

@@ -33,10 +33,13 @@ import pytest
 from kernelscope import vocab
 from kernelscope.analysis.gemm import analyze_gemms
 from kernelscope.analysis.gemm.body import parse_cpp, parse_triton, pool_windows, walk
+from kernelscope.analysis.gemm.coverage import compare_with_eager
 from kernelscope.analysis.kernels import analyze_kernels
 from kernelscope.analysis.mode import build_mode_result
 from kernelscope.inductor_code import load_output_code
 from kernelscope.report.evidence_words import evidence_text
+from kernelscope.report.words import say, say_all
+from kernelscope.result import GemmCoverage, ModeResult
 
 from .zoo_fixtures import extract_run, zoo_run
 
@@ -600,7 +603,8 @@ def test_iterations_that_disagree_are_said():
     # tests/models/alternating.py takes GELU on odd calls and ReLU on even ones: the same kernel count per
     # iteration, other kernels. Iteration 0 (relu) is reported, and the difference is named.
     m = mode_result("tests/data/cpu-torch2.14.1/alternating", "eager")
-    assert m.iterations.consistent is False and "different kernels" in m.iterations.note
+    assert m.iterations.consistent is False and [n.code for n in m.iterations.notes][1:] == ["kernels-differ"]
+    assert "different kernels" in say_all(m.iterations.notes)
     (g,) = m.gemms
     assert g.unfused == ("relu",)
     differs = [e for e in g.evidence if e.rule == "iterations.differ"]
@@ -1450,3 +1454,65 @@ class TestReductionBoundary:
 
 def _zoo_code(name: str, mode: str) -> Path:
     return zoo_run(name) / "modes" / mode / "code" / "graph_0.py"
+
+
+# ------------------------------------------------------------------------------------------------ GEMM count vs eager
+MHA = "multi_head_attention_forward"
+SDPA = "scaled_dot_product_attention"
+
+
+def _count(ops: int, decomposed: dict[str, int] | None = None) -> GemmCoverage:
+    return GemmCoverage("output code", ops=ops, attributed=ops, by_kind={"mm": ops}, decomposed=decomposed or {})
+
+
+def _against(eager: GemmCoverage, mode: GemmCoverage) -> GemmCoverage:
+    base = ModeResult(name="eager", status="ok", gemm_coverage=eager)
+    _, compiled = compare_with_eager([base, ModeResult(name="default", status="ok", gemm_coverage=mode)])
+    assert compiled.gemm_coverage is not None
+    return compiled.gemm_coverage
+
+
+@pytest.mark.parametrize(("eager", "mode", "code", "words"), [
+    # the same count: explained, whatever either side decomposed
+    (_count(10), _count(10), "gemm-count-as-eager", "10 GEMM-class ops, as in eager"),
+    (_count(10), _count(10, {MHA: 4}), "gemm-count-as-eager",
+     f"10 GEMM-class ops (4 from decomposing {MHA}) against eager's 10: the same count"),
+    (_count(10, {SDPA: 2}), _count(10), "gemm-count-as-eager",
+     f"10 GEMM-class ops against eager's 10 (2 from decomposing {SDPA}): the same count"),
+    (_count(10, {SDPA: 2}), _count(10, {MHA: 4}), "gemm-count-as-eager",
+     f"10 GEMM-class ops (4 from decomposing {MHA}) against eager's 10 (2 from decomposing {SDPA}): the same count"),
+    (_count(96, {SDPA: 24}), _count(96, {SDPA: 24}), "gemm-count-as-eager", "96 GEMM-class ops, as in eager"),
+    # more or fewer, by at most what the side with more made by decomposing: explained
+    (_count(10), _count(12, {SDPA: 2}), "gemm-count-explained",
+     f"12 GEMM-class ops (2 from decomposing {SDPA}) against eager's 10: the difference is decomposition"),
+    (_count(10), _count(11, {SDPA: 2}), "gemm-count-explained",
+     f"11 GEMM-class ops (2 from decomposing {SDPA}) against eager's 10: the difference is decomposition"),
+    (_count(12, {SDPA: 2}), _count(10), "gemm-count-explained",
+     f"10 GEMM-class ops against eager's 12 (2 from decomposing {SDPA}): the difference is decomposition"),
+    # more or fewer beyond that: a warning that names how many more or fewer than decomposition explains
+    (_count(10), _count(13, {SDPA: 2}), "gemm-count-unexplained",
+     f"13 GEMM-class ops (2 from decomposing {SDPA}) against eager's 10: 1 more than decomposition explains "
+     "(eager: mm 10; this mode: mm 13); a GEMM may be missing from one of them, or the modes ran different code"),
+    (_count(2), _count(3), "gemm-count-unexplained",
+     "3 GEMM-class ops against eager's 2: 1 more than decomposition explains (eager: mm 2; this mode: mm 3); a GEMM "
+     "may be missing from one of them, or the modes ran different code"),
+    (_count(10), _count(8, {MHA: 4}), "gemm-count-unexplained",
+     f"8 GEMM-class ops (4 from decomposing {MHA}) against eager's 10: 2 fewer than decomposition explains (eager: "
+     "mm 10; this mode: mm 8); a GEMM may be missing from one of them, or the modes ran different code"),
+    (_count(10, {SDPA: 2}), _count(7), "gemm-count-unexplained",
+     f"7 GEMM-class ops against eager's 10 (2 from decomposing {SDPA}): 1 fewer than decomposition explains (eager: "
+     "mm 10; this mode: mm 7); a GEMM may be missing from one of them, or the modes ran different code"),
+], ids=["equal", "equal-mode-decomposed", "equal-eager-decomposed", "equal-both-decomposed", "equal-same-decomposed",
+        "more-explained", "more-partly-decomposed", "fewer-explained", "more-unexplained", "more-no-decomposition",
+        "fewer-unexplained", "fewer-unexplained-eager-decomposed"])
+def test_the_gemm_count_against_eager_is_a_warning_only_when_decomposition_does_not_explain_it(
+        eager: GemmCoverage, mode: GemmCoverage, code: str, words: str):
+    c = _against(eager, mode)
+    assert c.vs_eager is not None and c.vs_eager.code == code
+    assert c.vs_eager_explained is (code != "gemm-count-unexplained")
+    assert say(c.vs_eager) == words
+    if code == "gemm-count-unexplained":
+        # the words' arithmetic: the difference less what the side with more made by decomposing
+        diff = mode.ops - eager.ops
+        made = sum((mode.decomposed if diff > 0 else eager.decomposed).values())
+        assert c.vs_eager.args["beyond"] == abs(diff) - made > 0

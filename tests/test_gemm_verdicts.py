@@ -23,6 +23,7 @@ from kernelscope.analysis.gemm import analyze_gemms, parse_log, short_kernel_nam
 from kernelscope.analysis.kernels import analyze_kernels
 from kernelscope.inductor_code import load_output_code
 from kernelscope.report.evidence_words import evidence_text, why_not_text
+from kernelscope.report.words import say
 from kernelscope.result import GemmEpilogue, WhyNot, to_json
 from kernelscope.trace import load_trace, trace_from_dict
 from tests.conftest import DATA, H200_211, H200_2141
@@ -1258,7 +1259,9 @@ def test_a_helper_kernel_inside_a_convolution_is_not_its_gemm():
     assert (c.ops, c.attributed, c.complete) == (1, 0, False)
     (u,) = c.unattributed
     assert (u.op, u.kind, (u.m, u.n, u.k)) == ("aten::cudnn_convolution", "convolution", (1568, 768, 768))
-    assert u.reason.startswith("launched only nhwcAddPaddingKernel") and "none of which computes a GEMM" in u.reason
+    assert u.reason is not None and u.reason.code == "launched-only"
+    assert say(u.reason).startswith("launched only nhwcAddPaddingKernel") and "none of which computes a GEMM" in \
+        say(u.reason)
 
 
 def test_a_gemm_named_kernel_of_an_op_that_is_no_gemm_does_that_ops_work():
@@ -1377,19 +1380,19 @@ def test_zoo_compiled_counts_agree_with_eager_up_to_decomposition():
     for m in vit[1:]:
         c = m.gemm_coverage
         assert c.decomposed == {"scaled_dot_product_attention": 24} and c.vs_eager_explained is True
-        assert c.vs_eager == ("98 GEMM-class ops (24 from decomposing scaled_dot_product_attention) against "
-                              "eager's 74: the difference is decomposition")
+        assert say(c.vs_eager) == ("98 GEMM-class ops (24 from decomposing scaled_dot_product_attention) against "
+                                   "eager's 74: the difference is decomposition")
     t5 = compare_with_eager([zoo_mode("hf_t5_encoder", m) for m in ("eager", "default")])
     assert [m.gemm_coverage.decomposed for m in t5] == [{"scaled_dot_product_attention": 24}] * 2
-    assert t5[1].gemm_coverage.vs_eager == "96 GEMM-class ops, as in eager"
+    assert say(t5[1].gemm_coverage.vs_eager) == "96 GEMM-class ops, as in eager"
     # a count that lost the convolutions whose kernel names do not say GEMM would be a warning
     resnet = [zoo_mode("tv_resnet50", m) for m in ("eager", "default")]
     lost = dataclasses.replace(resnet[0].gemm_coverage, ops=47, attributed=47, by_kind={"addmm": 1, "convolution": 46})
     _, default = compare_with_eager([dataclasses.replace(resnet[0], gemm_coverage=lost), resnet[1]])
     assert default.gemm_coverage.vs_eager_explained is False
-    assert default.gemm_coverage.vs_eager.startswith("54 GEMM-class ops against eager's 47: 7 more than decomposition "
-                                                     "explains (eager: addmm 1, convolution 46; this mode: addmm 1, "
-                                                     "convolution 53)")
+    assert say(default.gemm_coverage.vs_eager).startswith(
+        "54 GEMM-class ops against eager's 47: 7 more than decomposition explains (eager: addmm 1, convolution 46; "
+        "this mode: addmm 1, convolution 53)")
 
 
 def test_zoo_llama_rotary_gemm_reads_the_same_verdict_in_every_mode():

@@ -11,6 +11,7 @@ import pytest
 from kernelscope.analysis.mode import build_mode_result
 from kernelscope.report.html import render_html
 from kernelscope.report.markdown import render_markdown
+from kernelscope.report.words import note_from, say_all
 from kernelscope.result import to_json
 from kernelscope.result_file import result_from_json
 
@@ -31,8 +32,12 @@ def test_reanalysis_equals_the_recorded_result(recorded: dict, mode: str):
     again = to_json(build_mode_result(RUN, capture))
     before = next(m for m in recorded["modes"] if m["name"] == mode)
     for key in ("kernels_per_iter", "memops_per_iter", "kernels_by_category", "kernels_by_backend", "kernels",
-                "iterations", "first_call_s", "peak_memory_bytes", "max_abs_error"):
+                "first_call_s", "peak_memory_bytes", "max_abs_error"):
         assert again[key] == before[key], key
+    # how the iterations were found: recorded as a sentence, now a note with the same words
+    its, recorded_its = dict(again["iterations"]), dict(before["iterations"])
+    assert say_all(note_from(n) for n in its.pop("notes")) == recorded_its.pop("note")
+    assert its == recorded_its
     # This run predates latency_ms's calls_per_sample/windows/drift: every field it recorded is reproduced, and
     # the newer ones are read from the capture as it was written.
     assert {k: again["latency_ms"][k] for k in before["latency_ms"]} == before["latency_ms"]

@@ -117,8 +117,13 @@ def test_outlier_samples_and_processes_are_flagged_and_cannot_swing_the_median()
     lat = _latency(combined)
     assert lat.median == pytest.approx(1.0, rel=0.03)  # neither moved the median
     assert lat.outlier_samples == 1
-    assert any(o.startswith("process 2: 1 of 30 samples are outliers (worst 12") for o in lat.outliers)
-    assert lat.outliers[1] == "process 4 measured 2.99x the median of processes; left out of the interval's spread"
+    samples, slow = lat.outliers
+    assert (samples.code, samples.args["process"], samples.args["outliers"], samples.args["samples"]) == (
+        "outlier-samples", 2, 1, 30)
+    assert (slow.code, slow.args["process"], slow.args["left_out"]) == ("outlier-process", 4, True)
+    # and the reports say them
+    assert say(samples).startswith("process 2: 1 of 30 samples are outliers (worst 12")
+    assert say(slow) == "process 4 measured 2.99x the median of processes; left out of the interval's spread"
     # the wild process is left out of the spread: the interval stays near the four agreeing processes
     assert process_spread(lat).left_out == (3,)
     assert lat.high < 1.5
@@ -254,7 +259,8 @@ def test_autotune_margin_over_the_best_other_kind_and_marginal_choices():
     close, clear = autotune_results(AUTOTUNE_LOG, ())
     assert (close.winner_backend, close.runner_up_backend, close.runner_up) == ("Triton", "ATen", "bias_addmm")
     assert close.margin == pytest.approx(0.0240 / 0.0234 - 1)
-    assert close.marginal and "marginal: Triton won by 2.6% over ATen bias_addmm" in close.note
+    assert close.marginal and [n.code for n in close.notes] == ["autotune-table-marginal"]
+    assert say(close.notes[0]).startswith("marginal: Triton won by 2.6% over ATen bias_addmm")
     assert clear.margin == pytest.approx(0.5) and not clear.marginal
 
 

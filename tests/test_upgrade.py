@@ -22,6 +22,7 @@ from kernelscope.report.upgrade import (
     render_upgrade_markdown,
     upgrade_data,
 )
+from kernelscope.report.words import say
 from kernelscope.result import GemmEpilogue, ModeResult, NumericsResult, RunResult, part_from_json, to_json
 from tests.conftest_reports import DATA, HOSTILE, ZERO_X, seed_h200_211, seed_h200_2141, timings
 
@@ -159,7 +160,7 @@ def test_the_issue_sentence_cublaslt_to_a_fused_triton_template_faster():
 def test_regressions_and_their_sentences(case, before, after, regressions, phrase):
     cmp = compare_upgrade(*pair((before,), (after,)))
     (m,) = cmp.modes
-    assert m.regressions == regressions
+    assert tuple(say(r) for r in m.regressions) == regressions
     data = upgrade_data(cmp)
     assert phrase in data["summary"][2], data["summary"][2]
     assert data["verdict"] == ("regression" if regressions else "ok")

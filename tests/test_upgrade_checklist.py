@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.analysis.autotune import autotune_results, choice_backend, summary
+from kernelscope.analysis.autotune import autotune_results, choice_backend
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.mode import build_mode_result, build_run_result
 from kernelscope.analysis.numerics import numerics_verdict
@@ -31,11 +31,12 @@ from kernelscope.errors import UsageError
 from kernelscope.report.context import build_context
 from kernelscope.report.html import render_html
 from kernelscope.report.markdown import render_markdown
-from kernelscope.report.words import recommendation_text
+from kernelscope.report.words import autotune_summary, recommendation_text, say, say_all
 from kernelscope.result import (
     DynamoStats,
     LatencyStats,
     ModeResult,
+    Note,
     NumericsResult,
     RunEnvironment,
     RunResult,
@@ -194,10 +195,11 @@ def test_autotune_table_from_the_h200_log_is_tied_to_the_gemm():
     assert "BLOCK_M" in at.choices[0].detail
     # 20 choices benchmarked, 10 printed: an absent backend may just be slower, so it is not called missing.
     assert at.n_choices == 20 and at.missing_backends == ()
-    assert at.note == "Inductor printed the fastest 10 of 20 choices (ATEN, NVGEMM not among them)"
+    assert at.notes == (Note("autotune-truncated", {"shown": 10, "of": 20, "absent": ["ATEN", "NVGEMM"]}),)
+    assert say_all(at.notes) == "Inductor printed the fastest 10 of 20 choices (ATEN, NVGEMM not among them)"
     complete = log.replace("for 20 choices", "for 10 choices")
     (full,) = autotune_results(complete, mr.gemms, ["ATEN", "TRITON", "NVGEMM"])
-    assert full.missing_backends == ("ATEN", "NVGEMM") and "no ATEN, NVGEMM choice" in full.note
+    assert full.missing_backends == ("ATEN", "NVGEMM") and "no ATEN, NVGEMM choice" in say_all(full.notes)
 
 
 def test_autotune_recorded_h200_table_counts_and_library_winner():
@@ -205,12 +207,12 @@ def test_autotune_recorded_h200_table_counts_and_library_winner():
     (at,) = autotune_results(log, ())
     assert at.gemm is None and len(at.choices) == 10 and at.n_choices == 20
     assert (at.winner, at.choices[0].time_ms) == ("triton_mm_8", 0.0224)
-    assert "fastest 10 of 20" in at.note
+    assert "fastest 10 of 20" in say(at.notes[0])
     nv = (RUN / "linear_gelu-nvgemm-aten" / "modes" / "max-autotune" / "log.txt").read_text()
     (lib,) = autotune_results(nv, ())
     assert [(c.name, c.backend, c.time_ms) for c in lib.choices] == [("addmm", "ATen", 0.076),
                                                                     ("bias_addmm", "ATen", 0.0971)]
-    assert summary(lib) == "ATen addmm 0.076 ms won (2 choices)"
+    assert autotune_summary(lib) == "ATen addmm 0.076 ms won (2 choices)"
 
 
 @pytest.mark.parametrize(("name", "backend"), [

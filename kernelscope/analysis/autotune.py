@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 
 from kernelscope import vocab
 from kernelscope.analysis.gemm import AutotuneTable, log_line, parse_log, table_matches
-from kernelscope.analysis.gemm.log import LogFacts, fusion_benchmark_text
-from kernelscope.result import AutotuneChoice, AutotuneResult, FusionBenchmark, GemmEpilogue
+from kernelscope.analysis.gemm.log import LogFacts, fusion_benchmark_facts
+from kernelscope.result import AutotuneChoice, AutotuneResult, FusionBenchmark, GemmEpilogue, Note
 
 _ROW = re.compile(r"^\s+(\S+) (inf|[\d.]+(?:e[-+]?\d+)?) ms\b\s*(.*)$")
 _SUMMARY = re.compile(r"AUTOTUNE benchmarking takes ([\d.]+) seconds and ([\d.]+) seconds precompiling for (\d+) "
@@ -159,36 +159,33 @@ def autotune_results(log_text: str | None, gemms: Sequence[GemmEpilogue],
             claimed.add(gemm)
         notes = []
         if truncated:
-            notes.append(f"Inductor printed the fastest {len(choices)} of {n_choices} choices"
-                         + (f" ({', '.join(absent)} not among them)" if absent else ""))
+            notes.append(Note("autotune-truncated", {"shown": len(choices), "of": n_choices, "absent": list(absent)}))
         if missing:
-            notes.append(f"no {', '.join(missing)} choice in this table: that backend offered or compiled none "
-                         "for this GEMM")
+            notes.append(Note("autotune-no-choice", {"backends": list(missing)}))
         ran = next((g for g in gemms if g.id == gemm), None)
         if ran is not None and ran.backend and winner.backend == "ATen" and ran.backend == "Triton template":
             # Inductor benchmarked the template with the epilogue fused in (benchmark_epilogue_fusion) after
             # this table and kept it: the table's winner is not what ran
-            notes.append(f"{winner.name} won this table, but a Triton template ran: Inductor's epilogue-fusion "
-                         "benchmark kept the template with its epilogue fused in")
+            notes.append(Note("autotune-template-ran", {"winner": winner.name}))
         elif ran is not None and ran.backend and winner.backend in ("Triton",) and \
                 ran.backend in vocab.LIBRARY_BACKENDS:
-            notes.append(f"{winner.name} won this table, but the library GEMM ran ({ran.backend})")
+            notes.append(Note("autotune-library-ran", {"winner": winner.name, "backend": ran.backend}))
         margin, runner = margin_of(choices, winner)
         marginal = margin is not None and margin < MARGINAL
         if marginal and ran is not None and any(fb.fused for fb in ran.fusion_benchmarks):
             # The epilogue-fusion benchmark ran after this table and fused a template: what ran was its call,
             # and a table won by the other kind would have led to the same fused template.
             marginal = False
-            notes.append(f"{winner.backend} won this table by only {margin:.1%}, but the epilogue-fusion benchmark "
-                         "decided what ran")
+            notes.append(Note("autotune-fusion-decided", {"winner_backend": winner.backend, "margin": margin}))
         if marginal and runner is not None:
-            notes.append(f"marginal: {winner.backend} won by {margin:.1%} over {runner.backend} {runner.name}, inside "
-                         f"autotune's ~{MARGINAL:.0%} timing noise: another run may pick {runner.backend}")
+            notes.append(Note("autotune-table-marginal", {
+                "winner_backend": winner.backend, "margin": margin, "runner_up": runner.name,
+                "runner_up_backend": runner.backend, "noise": MARGINAL}))
         out.append(AutotuneResult(
             gemm=gemm, gemms=(gemm,) if gemm else (), op=t.op, sizes=t.sizes, choices=choices, winner=winner.name,
             winner_backend=winner.backend,
             dtypes=dtypes, n_choices=n_choices, best_by_backend=best, missing_backends=missing, log_line=t.line,
-            note="; ".join(notes), margin=margin, runner_up=runner.name if runner else "",
+            notes=tuple(notes), margin=margin, runner_up=runner.name if runner else "",
             runner_up_backend=runner.backend if runner else "", marginal=marginal,
         ))
     return _share_tables(out, facts.autotune, winners, gemms, claimed, configs)
@@ -216,12 +213,6 @@ def _share_tables(out: list[AutotuneResult], tables: Sequence[AutotuneTable], wi
     return tuple(out)
 
 
-def marginal_note(a: AutotuneResult) -> str:
-    return (f"autotune choice marginal: {a.winner_backend} won by {a.margin:.1%} over {a.runner_up_backend} "
-            f"({a.runner_up}), inside autotune's timing noise: another run may pick {a.runner_up_backend}, and this "
-            "GEMM's backend and epilogue verdict with it")
-
-
 def close_decisions(g: GemmEpilogue, table: AutotuneResult | None
                     ) -> tuple[AutotuneResult | None, tuple[FusionBenchmark, ...]]:
     """The compile-time benchmarks that decided GEMM ``g`` by a margin inside their own noise, so another compile
@@ -234,11 +225,14 @@ def close_decisions(g: GemmEpilogue, table: AutotuneResult | None
     return (None if fused or table is None or not table.marginal else table), close
 
 
-def decision_notes(g: GemmEpilogue, table: AutotuneResult | None) -> tuple[str, ...]:
-    """``close_decisions`` as notes; () when nothing was close."""
+def decision_notes(g: GemmEpilogue, table: AutotuneResult | None) -> tuple[Note, ...]:
+    """``close_decisions`` as notes ("autotune-marginal": the table's winner, margin and runner-up;
+    "fusion-benchmark-marginal": the benchmark's facts); () when nothing was close."""
     marginal, close = close_decisions(g, table)
-    notes = [] if marginal is None else [marginal_note(marginal)]
-    notes += [f"fusion benchmark marginal: {fusion_benchmark_text(fb)}" for fb in close]
+    notes = [] if marginal is None else [Note("autotune-marginal", {
+        "winner_backend": marginal.winner_backend, "margin": marginal.margin, "runner_up": marginal.runner_up,
+        "runner_up_backend": marginal.runner_up_backend})]
+    notes += [Note("fusion-benchmark-marginal", fusion_benchmark_facts(fb)) for fb in close]
     return tuple(notes)
 
 
@@ -246,20 +240,3 @@ def autotune_for_gemm(results: Sequence[AutotuneResult], gemm_id: str) -> Autotu
     """The table that decided a GEMM: its own, or the one an identical earlier GEMM's selection key made (a GEMM
     joins one table only: its own claim, or a share of an unclaimed one)."""
     return next((r for r in results if r.serves(gemm_id)), None)
-
-
-def summary(r: AutotuneResult) -> str:
-    """"C++ 16.2 ms won over ATen 30.2 ms (2 choices)": one line for the terminal and Markdown."""
-    others = [f"{b} {t:.4g} ms" for b, t in r.best_by_backend.items() if b != r.winner_backend and t is not None]
-    win = next((c for c in r.choices if c.name == r.winner), None)
-    head = f"{r.winner_backend} {r.winner}" + (f" {win.time_ms:.4g} ms" if win and win.time_ms is not None else "")
-    text = f"{head} won" + (f" over {', '.join(others)}" if others else "")
-    n = r.n_choices or len(r.choices)
-    text += f" ({n} choice{'s' if n != 1 else ''})"
-    if r.margin is not None:
-        text += f"; margin {r.margin:.1%} over {r.runner_up_backend}" + (" (marginal)" if r.marginal else "")
-    if r.missing_backends:
-        text += f"; no {', '.join(r.missing_backends)} choice"
-    if len(r.gemms) > 1:
-        text += f"; one table for {len(r.gemms)} GEMMs of this selection key ({', '.join(r.gemms)})"
-    return text

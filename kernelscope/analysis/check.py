@@ -240,7 +240,7 @@ def _coverage(mode: ModeResult) -> list[Violation]:
         return [Violation(rule, mode.name, Note("coverage-not-derived"))]
     if c.complete:
         return []
-    missing = [[u.op, u.module, u.reason] for u in c.unattributed[:3]]
+    missing = [[u.op, u.module, to_json(u.reason)] for u in c.unattributed[:3]]
     return [Violation(rule, mode.name, Note("coverage-incomplete", {
         "attributed": c.attributed, "ops": c.ops, "missing": missing, "more": max(0, len(c.unattributed) - 3)}))]
 

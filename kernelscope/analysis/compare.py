@@ -231,7 +231,7 @@ def _marginal(m: ModeResult | None) -> dict[str, str]:
     for g in (m.gemms if m else ()):
         notes = decision_notes(g, autotune_for_gemm(m.autotune, g.id)) if m else ()
         if notes:
-            out[g.id] = "marginal autotune" if notes[0].startswith("autotune") else "marginal fusion benchmark"
+            out[g.id] = "marginal autotune" if notes[0].code == "autotune-marginal" else "marginal fusion benchmark"
     return out
 
 

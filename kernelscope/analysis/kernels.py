@@ -21,7 +21,7 @@ import msgspec
 from kernelscope import vocab as _vocab
 from kernelscope.analysis import patterns
 from kernelscope.errors import UsageError
-from kernelscope.result import Iterations, KernelStat
+from kernelscope.result import Iterations, KernelStat, Note
 from kernelscope.trace import GPU_MEMOP_CATS, CpuEvent, Trace, gc_paused
 
 _STEP = _vocab.PROFILER_STEP
@@ -231,15 +231,16 @@ def _windows_from_groups(groups: list[list[CpuEvent]]) -> list[tuple[float, floa
     return list(zip(starts, ends))
 
 
-def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[tuple[float, float]], str, str]:
-    """Return (windows, method, note). Windows are CPU-clock intervals [start, end)."""
+def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[tuple[float, float]], str, Note]:
+    """Return (windows, method, how: a Note that says how they were found). Windows are CPU-clock intervals
+    [start, end)."""
     # Names repeat once per iteration (step markers are the exception): each distinct name is tested once, and the
     # events are read again only when a step marker is among them.
     step_names = {n for n in cpu_names(trace) if _STEP.match(n)}
     steps = [e for e in named(trace.cpu, step_names) if e.cat == "user_annotation"] if step_names else []
     if steps and iterations is None:
         steps.sort(key=lambda e: e.ts)
-        return [(e.ts, e.end) for e in steps], "profiler_steps", "iterations from ProfilerStep#N markers"
+        return [(e.ts, e.end) for e in steps], "profiler_steps", Note("iterations-from-steps")
     top = _main_thread_top_level(trace.cpu)
     # Names repeat once per iteration: test each distinct name once.
     skip = {n: bool(_STEP.match(n)) or n.startswith("PyTorch Profiler") for n in {e.name for e in top}}
@@ -252,10 +253,11 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
         if top and len(top) % iterations == 0:
             per = len(top) // iterations
             groups = [top[i * per : (i + 1) * per] for i in range(iterations)]
-            return _windows_from_groups(groups), "given", f"--iterations {iterations}: {per} top-level ops each"
-        return [], "given", f"--iterations {iterations}: split by launch order"
+            return _windows_from_groups(groups), "given", Note("iterations-given", {"iterations": iterations,
+                                                                                    "per": per})
+        return [], "given", Note("iterations-given", {"iterations": iterations, "per": None})
     if not top:
-        return [], "whole_trace", "no CPU ops in the trace: the whole trace is one iteration"
+        return [], "whole_trace", Note("iterations-whole-trace")
     names = [e.name for e in top]
     p = _smallest_period(names)
     reps = len(names) // p
@@ -264,9 +266,10 @@ def find_iterations(trace: Trace, iterations: int | None = None) -> tuple[list[t
         else "top_level_ops"
     # The first op of each repetition opens a window (what _windows_from_groups does, without the groups).
     starts = [top[i * p].ts for i in range(reps)]
-    note = f"{reps} iterations inferred from {p} repeating top-level op(s) per iteration ({names[0]!r} first)"
-    if reps >= 2 and p < len(names):  # reps has a divisor q in 2..reps (reps itself) exactly when reps >= 2
-        note += "; if one iteration runs the same ops several times, pass --iterations N"
+    # ambiguous: reps has a divisor q in 2..reps (reps itself) exactly when reps >= 2, so one iteration may be
+    # several repetitions
+    note = Note("iterations-inferred", {"iterations": reps, "period": p, "first": names[0],
+                                        "ambiguous": reps >= 2 and p < len(names)})
     return list(zip(starts, starts[1:] + [float("inf")])), method, note
 
 
@@ -361,7 +364,7 @@ def analyze_kernels(trace: Trace, iterations: int | None = None) -> KernelAnalys
 
 
 def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
-    windows, method, note = find_iterations(trace, iterations)
+    windows, method, how = find_iterations(trace, iterations)
     starts = [w[0] for w in windows]
     ends = [w[1] for w in windows]
     device = "cuda" if trace.gpu else "cpu"
@@ -401,12 +404,14 @@ def _analyze_kernels(trace: Trace, iterations: int | None) -> KernelAnalysis:
         count = len(windows)
     instances, per_step, memop_steps, names_step, calls, time_us, meta = _tally(raw, count)
     consistent = len(set(per_step)) <= 1 and len(set(memop_steps)) <= 1
+    notes = [how]
     if not consistent:
-        note += f"; kernel counts differ between iterations {per_step}"
+        notes.append(Note("kernel-counts-differ", {"counts": list(per_step)}))
     elif len(set(names_step)) > 1:
         consistent = False
-        note += "; iterations launched different kernels (the same count, other names)"
-    its = Iterations(count=count, method=method, consistent=consistent, kernels_per_step=tuple(per_step), note=note)
+        notes.append(Note("kernels-differ"))
+    its = Iterations(count=count, method=method, consistent=consistent, kernels_per_step=tuple(per_step),
+                     notes=tuple(notes))
     stats = tuple(
         sorted(
             (

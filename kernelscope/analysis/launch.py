@@ -91,14 +91,11 @@ def launch_profile(ka: KernelAnalysis, trace: Trace) -> LaunchProfile | None:
     wall, gpu = statistics.median(walls), statistics.median(busy)
     idle = 100.0 * max(0.0, 1.0 - gpu / wall) if wall > 0 else 0.0
     lp = statistics.median(path)
+    # launch-bound: the mode's "gpu-idle" finding says so (analysis/mode.py timing_notes)
     bound = idle >= IDLE_BOUND_PCT and lp >= gpu
-    note = ""
-    if bound:
-        note = (f"GPU idle {idle:.0f}% of the iteration ({gpu:.1f} µs busy of {wall:.1f} µs): the CPU launch path "
-                f"dominates ({lp:.1f} µs to issue the work); reduce-overhead (CUDA graphs) targets that")
     return LaunchProfile(iterations=len(walls), wall_us=wall, gpu_busy_us=gpu, gpu_idle_pct=idle,
                          launch_path_us=lp, runtime_us=statistics.median(runtime),
-                         launches=statistics.median(counts), launch_bound=bound, note=note)
+                         launches=statistics.median(counts), launch_bound=bound)
 
 
 def _per_window(ka: KernelAnalysis, trace: Trace, is_launch: _IsLaunch, busy_of: dict[int, float]) -> tuple[

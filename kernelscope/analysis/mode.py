@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import json
 import re
 import statistics
 from collections.abc import Mapping, Sequence
@@ -15,14 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kernelscope import __version__, vocab
-from kernelscope.analysis.autotune import autotune_for_gemm, autotune_results, close_decisions, decision_notes
+from kernelscope.analysis.autotune import autotune_for_gemm, autotune_results, decision_notes
 from kernelscope.analysis.comm import communication
 from kernelscope.analysis.contention import busy_host_note, contention_note
 from kernelscope.analysis.dynamic import dynamic_summary
 from kernelscope.analysis.facts import with_facts
 from kernelscope.analysis.gemm import gemm_report, parse_log
 from kernelscope.analysis.gemm.coverage import compare_with_eager
-from kernelscope.analysis.gemm.log import fusion_benchmark_facts
 from kernelscope.analysis.kernels import KernelAnalysis, analyze_kernels, cpu_names, cpu_names_kept
 from kernelscope.analysis.launch import launch_profile
 from kernelscope.analysis.recommend import recommend
@@ -50,6 +50,7 @@ from kernelscope.result import (
     WhyNot,
     WhyNotReason,
     part_from_json,
+    to_json,
 )
 from kernelscope.trace import Trace, gc_paused, load_trace
 
@@ -78,8 +79,6 @@ def load_codes(paths: Sequence[Path]) -> list[OutputCode]:
 def _provenance_beside(path: Path) -> Any:
     """Inductor's provenance the worker saved beside a graph's code (graph_0.py -> graph_0.provenance.json),
     parsed; None when there is none or it cannot be read (provenance is evidence: the code still analyses)."""
-    import json
-
     side = path.with_name(path.stem + PROVENANCE_SUFFIX)
     try:
         data = json.loads(side.read_text(encoding="utf-8"))
@@ -148,7 +147,7 @@ def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[N
         busy = contention_note(lat) if lat else None
         host = busy_host_note(lat) if lat else None
         return lat, [*([busy] if busy else []), *([host] if host else []), *([pin] if pin else []),
-                     *(Note("latency-outliers", {"text": o}) for o in (lat.outliers if lat else ()))]
+                     *outlier_notes(lat)]
     notes = []
     # analysis/stats.py works on latency records in the capture's JSON form (ms, "median", "samples", ...)
     combined = combine_processes([p.latency_ms.to_json() if p.latency_ms is not None else None for p in procs])
@@ -173,8 +172,13 @@ def capture_latency(capture: CaptureRecord) -> tuple[LatencyStats | None, list[N
         busy = contention_note(lat)
         if busy:
             notes.insert(1, busy)
-        notes.extend(Note("latency-outliers", {"text": o}) for o in lat.outliers)
+        notes.extend(outlier_notes(lat))
     return lat, notes
+
+
+def outlier_notes(lat: LatencyStats | None) -> list[Note]:
+    """The latency's flagged samples and processes as the mode's findings."""
+    return [Note("latency-outliers", {"outlier": to_json(o)}) for o in (lat.outliers if lat else ())]
 
 
 def analyze_mode_trace(
@@ -243,25 +247,26 @@ def analyze_mode_trace(
 
 
 
+# A close compile-time decision (analysis/autotune.py ``decision_notes``) as a GEMM's evidence and why-not.
+_DECISION_RECORDS = {
+    "autotune-marginal": (EvidenceRule.AUTOTUNE_MARGINAL, WhyNotReason.AUTOTUNE_MARGINAL),
+    "fusion-benchmark-marginal": (EvidenceRule.FUSION_BENCHMARK_MARGINAL, WhyNotReason.FUSION_BENCHMARK_MARGINAL),
+}
+
+
 def _mark_marginal(gemms: Sequence[Any], autotune: Sequence[Any]) -> tuple[Any, ...]:
     """A GEMM whose deciding compile-time benchmark (autotune table, epilogue-fusion benchmark) was close says so
     in its verdict's evidence and why-not."""
     out = []
     for g in gemms:
-        table, close = close_decisions(g, autotune_for_gemm(autotune, g.id))
-        said: list[tuple[EvidenceRule, WhyNotReason, dict[str, Any]]] = []
-        if table is not None:
-            said.append((EvidenceRule.AUTOTUNE_MARGINAL, WhyNotReason.AUTOTUNE_MARGINAL,
-                         {"winner_backend": table.winner_backend, "margin": table.margin,
-                          "runner_up": table.runner_up, "runner_up_backend": table.runner_up_backend}))
-        said += [(EvidenceRule.FUSION_BENCHMARK_MARGINAL, WhyNotReason.FUSION_BENCHMARK_MARGINAL,
-                  fusion_benchmark_facts(fb)) for fb in close]
+        said = decision_notes(g, autotune_for_gemm(autotune, g.id))
         if not said:
             out.append(g)
             continue
+        records = [(*_DECISION_RECORDS[n.code], n.args) for n in said]
         out.append(dataclasses.replace(
-            g, evidence=tuple(g.evidence) + tuple(Evidence.of(rule, "autotune", **facts) for rule, _, facts in said),
-            why_not=tuple(g.why_not) + tuple(WhyNot.of(reason, **facts) for _, reason, facts in said)))
+            g, evidence=tuple(g.evidence) + tuple(Evidence.of(rule, "autotune", **facts) for rule, _, facts in records),
+            why_not=tuple(g.why_not) + tuple(WhyNot.of(reason, **facts) for _, reason, facts in records)))
     return tuple(out)
 
 
@@ -425,14 +430,15 @@ def gemm_notes(gemms: Sequence[Any], groups: Sequence[Any], autotune: Sequence[A
     """One note ("compile-may-differ") per distinct reason another compile may decide a GEMM differently, naming
     every GEMM it holds for: a group of identical layers by its label and count when all its members share the
     note (``GEMM layers.0-15.mlp.up_proj x16: autotune choice marginal ...``: one line, not one per layer), else
-    each GEMM by its module path (or its id where it has none). The reason is the compile-time benchmark's own
-    sentence (analysis/autotune.py ``decision_notes``)."""
-    by_note: dict[str, list[Any]] = {}
+    each GEMM by its module path (or its id where it has none). ``why``: the compile-time decision's own note
+    (analysis/autotune.py ``decision_notes``), as its JSON."""
+    by_note: dict[str, tuple[Any, list[Any]]] = {}
     for g in gemms:
         for note in decision_notes(g, autotune_for_gemm(autotune, g.id)):
-            by_note.setdefault(note, []).append(g)
+            why = to_json(note)
+            by_note.setdefault(json.dumps(why, sort_keys=True), (why, []))[1].append(g)
     out = []
-    for note, held in by_note.items():
+    for why, held in by_note.values():
         ids = {g.id for g in held if g.module}  # a group by its label: only layers with a module path
         names: list[str] = []
         named: set[str] = set()
@@ -441,8 +447,15 @@ def gemm_notes(gemms: Sequence[Any], groups: Sequence[Any], autotune: Sequence[A
                 names.append(f"{grp.label} \u00d7{grp.count}")
                 named.update(grp.members)
         names += [g.module or g.id for g in held if g.id not in named]
-        out.append(Note("compile-may-differ", {"gemms": names, "why": note}))
+        out.append(Note("compile-may-differ", {"gemms": names, "why": why}))
     return out
+
+
+def timed_in_fewer_processes(mode: ModeResult, ran: int, processes: int, why: str) -> ModeResult:
+    """A mode timed in fewer processes than asked because the run was interrupted: it says so first among its
+    findings (printed where the worker's notes end)."""
+    note = Note("timed-in-fewer-processes", {"ran": ran, "of": processes, "why": why})
+    return dataclasses.replace(mode, findings=(note, *mode.findings))
 
 
 # The profiled iterations run a few times with the profiler on and a synchronize per step; their time is set
@@ -500,13 +513,13 @@ def build_run_result(
     device: str,
     dtype: str,
     settings: dict[str, Any],
-    notes: Sequence[str] = (),
+    findings: Sequence[Note] = (),
     points: Sequence[SweepPoint] = (),
     peaks: dict[str, Any] | None = None,
 ) -> RunResult:
     """The run's result. With a sweep, ``modes`` is the first point's (one shape for tools that read one) and
     ``points`` holds every shape; the recommendation, the dynamic-vs-static summary and every other fact the
-    reports show (analysis/facts.py) are derived here once."""
+    reports show (analysis/facts.py) are derived here once. ``findings``: what analysis noted of the run as a whole."""
     # each compiled mode's GEMM count against eager's (the coverage self-check's cross-mode warning)
     modes = compare_with_eager(modes)
     points = tuple(dataclasses.replace(p, modes=compare_with_eager(p.modes)) for p in points)
@@ -527,7 +540,7 @@ def build_run_result(
         environment=environment,
         modes=tuple(modes),
         settings=settings,
-        notes=tuple(notes),
+        findings=tuple(findings),
         points=tuple(points),
         recommendation=recommendation,
         dynamic=dynamic,
@@ -583,15 +596,14 @@ def analyze_trace_file(
             v = trace.meta.get(key)
             if isinstance(v, int) and v > 0 and fields["device"] == "cuda":
                 env[name] = f"{v // 1000}.{v % 1000 // 10}"
-        notes = []
-        if trace.skipped_events:
-            notes.append(f"{trace.skipped_events} malformed trace events were skipped")
+        findings = (Note("malformed-events-skipped", {"events": trace.skipped_events}),) if trace.skipped_events \
+            else ()
         mr = ModeResult(name=mode, status=Status.OK.value, trace=str(trace_path),
-                        inductor_code=tuple(str(p) for p in code_paths), config=cfg, notes=tuple(notes), **fields)
+                        inductor_code=tuple(str(p) for p in code_paths), config=cfg, findings=findings, **fields)
         return build_run_result(
             [mr], environment=part_from_json(RunEnvironment, env), command=command, model=Path(trace_path).name,
-            device=fields["device"], dtype="", settings={"source": "analyze", "iterations": iterations}, notes=notes,
-            peaks=peaks,
+            device=fields["device"], dtype="", settings={"source": "analyze", "iterations": iterations},
+            findings=findings, peaks=peaks,
         )
 
 

@@ -214,11 +214,11 @@ def analyze_rank_dir(directory: Path, *, mode: str, iterations: int | None, comm
     per_rank = [run.modes[0] for run in runs]
     mr = combine_ranks(per_rank, captures=[None] * len(per_rank))
     first = runs[0]
-    notes = tuple(n for run in runs for n in run.notes)
+    findings = tuple(n for run in runs for n in run.findings)
     return build_run_result([mr], environment=first.environment, command=command, model=directory.name,
                             device=first.device, dtype="", settings={"source": "analyze", "iterations": iterations,
                                                                       "ranks": len(files)},
-                            notes=notes, peaks=first.peaks)
+                            findings=findings, peaks=first.peaks)
 
 
 # ------------------------------------------------------------------------------------ two runs, rank by rank

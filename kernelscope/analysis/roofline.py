@@ -18,7 +18,7 @@ from typing import Any
 
 from kernelscope import vocab
 from kernelscope.errors import UsageError
-from kernelscope.result import GemmEpilogue, Roofline
+from kernelscope.result import GemmEpilogue, Note, Roofline, to_json
 
 CALIBRATION_SCHEMA = "kernelscope.calibration/1"
 CALIBRATION_ENV = "KERNELSCOPE_CALIBRATION"
@@ -38,11 +38,12 @@ class Peaks:
     matmul_tflops: dict[str, float]
     bandwidth_gbps: float | None
     source: str
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"device": self.device, "kind": self.kind, "matmul_tflops": dict(self.matmul_tflops),
-                "bandwidth_gbps": self.bandwidth_gbps, "source": self.source, "notes": list(self.notes)}
+                "bandwidth_gbps": self.bandwidth_gbps, "source": self.source,
+                "notes": [to_json(n) for n in self.notes]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,7 @@ class _Known:
     matmul_tflops: dict[str, float]
     bandwidth_gbps: float
     source: str
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[Note, ...] = field(default=())
 
 
 # Dense (no 2:4 sparsity) figures: NVIDIA's datasheets print tensor-core throughput "with sparsity", so the dense
@@ -69,8 +70,7 @@ KNOWN_PEAKS: tuple[_Known, ...] = (
             "float8_e4m3fn": 1979.0}, 4800.0,
            "NVIDIA H200 datasheet (nvidia.com/en-us/data-center/h200), H200 SXM column: BF16/FP16 1,979 TFLOPS "
            "with sparsity (989.5 dense), FP32 67 TFLOPS, HBM3e 4.8 TB/s",
-           ("this workplace measured ~788 TFLOP/s bf16 on random data and ~4.3 TB/s device-to-device copy on an "
-            "H200: run kernelscope calibrate for this machine's own ceilings",)),
+           (Note("measured-below-datasheet", {"gpu": "H200", "tflops": 788, "dtype": "bf16", "copy_tbps": 4.3}),)),
     _Known(re.compile(r"H100 NVL", re.I), "NVIDIA H100 NVL",
            {"float16": 835.5, "bfloat16": 835.5, "tfloat32": 417.5, "float32": 60.0, "float64": 30.0,
             "float8_e4m3fn": 1670.5}, 3900.0,
@@ -185,7 +185,7 @@ def _peaks_from_json(d: dict[str, Any] | None) -> Peaks | None:
     if not isinstance(d, dict):
         return None
     return Peaks(d.get("device", ""), d.get("kind", ""), dict(d.get("matmul_tflops") or {}), d.get("bandwidth_gbps"),
-                 d.get("source", ""), tuple(d.get("notes") or ()))
+                 d.get("source", ""))  # (the math reads the ceilings; the notes are the reports')
 
 
 # ------------------------------------------------------------------------------------------------ the math

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kernelscope.result import LatencyStats
+from kernelscope.result import LatencyStats, Note
 
 # 1000 resamples give percentile bounds stable to about +-0.5% on the sample sizes kernelscope records
 # (tens to hundreds of timings) and take ~0.1 s in pure Python: compare and check stay fast.
@@ -274,8 +274,8 @@ def sample_outliers(samples: Sequence[float]) -> list[int]:
 def combine_processes(per: Sequence[dict[str, Any] | None]) -> dict[str, Any]:
     """One latency record (capture schema: ms) from each process's ``latency_ms`` (in run order; None entries
     are processes that measured nothing). The median is the median of the processes' medians, the quartiles are
-    over every sample, and ``low``/``high`` the rerun interval. Outliers are flagged, never dropped: a median
-    does not need them removed."""
+    over every sample, and ``low``/``high`` the rerun interval. Outliers are flagged (``outliers``: Notes), never
+    dropped: a median does not need them removed."""
     kept = [(i + 1, d) for i, d in enumerate(per) if d and d.get("median") is not None]
     if not kept:
         return {}
@@ -285,7 +285,7 @@ def combine_processes(per: Sequence[dict[str, Any] | None]) -> dict[str, Any]:
     pooled = sorted(x for g in groups for x in g) or sorted(meds)
     median = _median(meds)
     low, high, method = rerun_interval(meds, groups, pooled if len(kept) == 1 else ())
-    flags: list[str] = []
+    flags: list[Note] = []
     n_out = 0
     for (k, d), g in zip(kept, groups):
         idx = sample_outliers(g)
@@ -294,16 +294,14 @@ def combine_processes(per: Sequence[dict[str, Any] | None]) -> dict[str, Any]:
             med = float(d["median"])
             # the sample farthest from the median on the log scale (a 0.5x sample is as far as a 2x one)
             worst = max((g[i] for i in idx), key=lambda x: abs(math.log(x / med)) if x > 0 and med > 0 else 0.0)
-            where = f"process {k}: " if len(kept) > 1 else ""
-            flags.append(f"{where}{len(idx)} of {len(g)} samples are outliers (worst {worst / d['median']:.3g}x "
-                         f"that process's median)")
+            flags.append(Note("outlier-samples", {"process": k if len(kept) > 1 else None, "outliers": len(idx),
+                                                  "samples": len(g), "worst": worst / d["median"]}))
     if len(kept) >= 3:
         wild = wild_processes(meds)
         for i, (k, d) in enumerate(kept):
             r = float(d["median"]) / median if median else 1.0
             if r >= PROCESS_OUTLIER_RATIO or r <= 1 / PROCESS_OUTLIER_RATIO:
-                flags.append(f"process {k} measured {r:.3g}x the median of processes"
-                             + ("; left out of the interval's spread" if i in wild else ""))
+                flags.append(Note("outlier-process", {"process": k, "ratio": r, "left_out": i in wild}))
     out = {
         "median": median,
         "q1": _percentile(pooled, 0.25),

@@ -20,7 +20,7 @@ from kernelscope.analysis.pairing import GemmPair, match_gemms
 from kernelscope.analysis.ranks import RankDelta, compare_ranks
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import Ratio, latency_ratio
-from kernelscope.result import ModeResult, RunResult, Status
+from kernelscope.result import ModeResult, Note, RunResult, Status
 
 KIND = "upgrade"  # compare.json's "kind" in an upgrade-check directory
 
@@ -77,19 +77,23 @@ class UpgradeMode:
         return na is not None and na.status == "fail" and (nb is None or nb.status != "fail")
 
     @property
-    def regressions(self) -> tuple[str, ...]:
+    def regressions(self) -> tuple[Note, ...]:
+        """What the upgrade made worse, in order: "regressed-new-failure", "regressed-slower" (``busy``: "machine"
+        or "host" when that side was timed on a busy one), "regressed-numerics", "regressed-fusion-lost", and
+        "regressed-fusion-lost-on-rank" per rank of a torchrun mode that fused less."""
         out = []
         if self.status_change == "new failure":
-            out.append("new failure")
+            out.append(Note("regressed-new-failure"))
         if self.change == "slower":
             # still a regression (the gate cannot vouch for the code), named so nobody reads it as the upgrade's
-            out.append("slower (timed on a busy machine)" if self.contended else
-                       "slower (timed on a busy host)" if self.busy_host else "slower")
+            busy = "machine" if self.contended else "host" if self.busy_host else None
+            out.append(Note("regressed-slower", {"busy": busy}))
         if self.numerics_regressed:
-            out.append("numerics")
+            out.append(Note("regressed-numerics"))
         if any(g.change in ("fusion lost", "fusion changed") and g.lost for g in self.gemms):
-            out.append("fusion lost")
-        out += [f"fusion lost on rank {r}" for r in dict.fromkeys(r for r, _ in self.rank_fusion_lost)]
+            out.append(Note("regressed-fusion-lost"))
+        out += [Note("regressed-fusion-lost-on-rank", {"rank": r})
+                for r in dict.fromkeys(r for r, _ in self.rank_fusion_lost)]
         return tuple(out)
 
     @property
@@ -123,7 +127,7 @@ class UpgradeComparison:
         return next((m for m in self.modes if m.name == name), None)
 
     @property
-    def regressions(self) -> tuple[tuple[str, str], ...]:
+    def regressions(self) -> tuple[tuple[str, Note], ...]:
         return tuple((m.name, r) for m in self.modes for r in m.regressions)
 
     @property

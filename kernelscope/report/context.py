@@ -21,6 +21,7 @@ from kernelscope.report.ranks import ranks_views
 from kernelscope.report.words import (
     DYNAMIC_NOTE,
     SKIPPED,
+    note_from,
     recommendation_text,
     say,
     say_all,
@@ -450,7 +451,7 @@ def unattributed_line(u: GemmOp) -> str:
     module = f" {u.module}" if u.module else ""
     shape = fmt.shape(u.m, u.n, u.k, u.batch)
     shape = f" {shape}" if shape != fmt.DASH else ""
-    return f"{u.op}{module}{shape}{where}: {u.reason or 'not attributed'}"
+    return f"{u.op}{module}{shape}{where}: {say(u.reason) if u.reason is not None else 'not attributed'}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,7 +474,7 @@ def coverage_row(m: ModeResult) -> CoverageRow | None:
         return None
     missing = tuple(unattributed_line(u) for u in c.unattributed[:MISSING_SHOWN])
     return CoverageRow(m.name, coverage_line(c), c.complete, missing, max(0, len(c.unattributed) - MISSING_SHOWN),
-                       c.vs_eager, c.vs_eager_explained is False)
+                       say(c.vs_eager) if c.vs_eager is not None else "", c.vs_eager_explained is False)
 
 
 
@@ -556,6 +557,7 @@ class ReportContext:
     memory: tuple[MemoryRow, ...] = ()
     peaks: tuple[KV, ...] = ()
     notes: tuple[KV, ...] = ()  # what each mode's worker noted (key: "mode" or "mode @ shapes")
+    run_notes: tuple[str, ...] = ()  # what analysis noted of the run as a whole
     failure_groups: tuple[FailureRow, ...] = ()  # the failures once each: identical errors and skips folded
     headline: tuple[KV, ...] = ()  # device, GPU, torch, ... for the header line of every report
     ranks: tuple[Any, ...] = ()  # report/ranks.py RanksView per mode run under torchrun
@@ -598,8 +600,9 @@ def build_context(result: RunResult) -> ReportContext:
         numerics=tuple(numerics_row(m, calls[id(m)]) for m in result.modes if m.numerics is not None),
         compile=tuple(compile_row(m) for m in result.modes if m.compile is not None or m.dynamo is not None),
         memory=tuple(memory_row(m) for m in result.modes if m.memory is not None),
-        peaks=tuple(flatten({k: v for k, v in (result.peaks or {}).items() if v})),
+        peaks=peak_rows(result.peaks),
         notes=mode_notes(result),
+        run_notes=(*result.notes, *(say(f) for f in result.findings)),
         headline=headline(result),
         ranks=ranks_views(result),
         coverage=tuple(row for m in result.modes if (row := coverage_row(m)) is not None),
@@ -618,6 +621,13 @@ def headline(result: RunResult) -> tuple[KV, ...]:
              ("CPU", env.cpu), ("torch", env.torch), ("triton", env.triton), ("CUDA", None if cpu else env.cuda),
              ("driver", None if cpu else env.driver), ("CUDA driver", None if cpu else env.cuda_driver_version))
     return (KV("device", device or "unknown"), *(KV(label, v) for label, v in facts if v))
+
+
+def peak_rows(peaks: dict[str, Any] | None) -> tuple[KV, ...]:
+    """The device peaks the roofline used ("datasheet / matmul_tflops / float16: 989.5"), their notes in words."""
+    shown = {k: ({**v, "notes": [say(note_from(n)) for n in v["notes"]]} if isinstance(v, dict) and v.get("notes")
+                 else v) for k, v in (peaks or {}).items() if v}
+    return tuple(flatten(shown))
 
 
 def mode_notes(result: RunResult) -> tuple[KV, ...]:

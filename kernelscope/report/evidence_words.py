@@ -68,7 +68,9 @@ def fusion_benchmark_words(f: Facts) -> str:
     return text
 
 
-def _autotune_marginal(f: Facts) -> str:
+def autotune_marginal_words(f: Facts) -> str:
+    """"autotune choice marginal: Triton won by 2.6% over ATen (bias_addmm) ...": a close autotune table, from
+    its winner's kind, margin and runner-up."""
     return (f"autotune choice marginal: {f['winner_backend']} won by {f['margin']:.1%} over "
             f"{f['runner_up_backend']} ({f['runner_up']}), inside autotune's timing noise: another run may pick "
             f"{f['runner_up_backend']}, and this GEMM's backend and epilogue verdict with it")
@@ -258,7 +260,7 @@ EVIDENCE_WORDS: dict[str, Callable[[Facts, str], str]] = {
     R.FUSION_LOG: lambda f, w: (f"[fusion-log] log line {f['log_line']}: cannot fuse {f['node1']} with "
                                 f"{f['node2']}: {f['reason']}"),
     R.NVGEMM_FAILED: lambda f, w: _nvgemm_failed(f),
-    R.AUTOTUNE_MARGINAL: lambda f, w: _autotune_marginal(f),
+    R.AUTOTUNE_MARGINAL: lambda f, w: autotune_marginal_words(f),
     R.FUSION_BENCHMARK_MARGINAL: lambda f, w: f"fusion benchmark marginal: {fusion_benchmark_words(f)}",
     R.LEGACY: lambda f, w: str(f.get("text", "")),
 }
@@ -326,7 +328,7 @@ WHY_NOT_WORDS: dict[str, Callable[[Facts], str]] = {
     W.FUSION_BENCHMARK_REJECTED: lambda f: f"benchmark_epilogue_fusion judged the fused template slower ({f['text']})",
     W.FUSION_LOG: lambda f: "Inductor's fusion log: " + "; ".join(
         f"cannot fuse {a} with {b}: {r}" for a, b, r in zip(f["nodes1"], f["nodes2"], f["reasons"])),
-    W.AUTOTUNE_MARGINAL: _autotune_marginal,
+    W.AUTOTUNE_MARGINAL: autotune_marginal_words,
     W.FUSION_BENCHMARK_MARGINAL: lambda f: f"fusion benchmark marginal: {fusion_benchmark_words(f)}",
     W.LEGACY: lambda f: str(f.get("text", "")),
 }

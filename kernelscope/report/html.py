@@ -22,6 +22,7 @@ from kernelscope import fmt
 from kernelscope.report import charts
 from kernelscope.report.context import build_context, kernel_ref
 from kernelscope.report.links import relative_href
+from kernelscope.report.words import say, say_all
 from kernelscope.result import RunResult
 from kernelscope.result_file import dumps_result
 
@@ -124,6 +125,7 @@ def environment() -> jinja2.Environment:
         sci=fmt.sci, short=fmt.short, pct=fmt.percent_change, badge=badge, category_class=charts.category_class,
         pct1=fmt.fraction, flops=fmt.flops_rate, bandwidth=fmt.bandwidth, first_call=fmt.first_call,
         kname=fmt.kernel_name, speedup=fmt.speedup, change=fmt.change, change_interval=fmt.change_interval,
+        say=say, say_all=say_all,  # what analysis noted (Notes), in words
     )
     env.globals.update(link=link, share=share, shape=fmt.shape, kref=kernel_ref, speedup_interval=fmt.speedup_interval)
     return env

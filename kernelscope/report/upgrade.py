@@ -162,7 +162,7 @@ def headline(cmp: UpgradeComparison) -> list[Segment]:
 def verdict_line(cmp: UpgradeComparison) -> list[Segment]:
     regs = cmp.regressions
     if regs:
-        what = "; ".join(f"{name} {r}" for name, r in regs)
+        what = "; ".join(f"{name} {say(r)}" for name, r in regs)
         return [(f"Verdict: REGRESSION ({what})", False)]
     better = cmp.improvements
     tail = f"; better: {', '.join(better)}" if better else ""
@@ -235,7 +235,7 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
             "gemms": [{"label": g.label, "matched_by": g.matched_by, "change": g.change, "gained": list(g.gained),
                        "lost": list(g.lost), "shape": _gemm_shape(g),
                        "before": _side_gemm(g.before), "after": _side_gemm(g.after)} for g in m.gemms],
-            "regressions": list(m.regressions),
+            "regressions": [say(r) for r in m.regressions],
             "contended": list(m.contended),
             "busy_host": list(m.busy_host),
             "summary": plain(mode_summary(m)),
@@ -248,7 +248,7 @@ def upgrade_data(cmp: UpgradeComparison) -> dict[str, Any]:
         "summary": [plain(line) for line in lines],
         "summary_segments": [[[t, code] for t, code in line] for line in lines],
         "verdict": "regression" if cmp.regressions else "ok",
-        "regressions": [{"mode": n, "what": r} for n, r in cmp.regressions],
+        "regressions": [{"mode": n, "what": say(r)} for n, r in cmp.regressions],
         "before": {"dir": "before", "command": cmp.before.command, "created": cmp.before.created},
         "after": {"dir": "after", "command": cmp.after.command, "created": cmp.after.created},
         "environment_changes": [list(e) for e in cmp.environment],

@@ -12,7 +12,8 @@ from typing import Any
 
 from kernelscope import fmt
 from kernelscope.analysis.compare import Comparable
-from kernelscope.result import Note, Recommendation, Speedup
+from kernelscope.report.evidence_words import autotune_marginal_words, fusion_benchmark_words
+from kernelscope.result import AutotuneResult, Note, Recommendation, Speedup
 
 Args = Mapping[str, Any]
 
@@ -106,13 +107,15 @@ DYNAMIC_NOTE = ("the first point compiles; a later point recompiles when a guard
 
 
 # ------------------------------------------------------------------------------------------------ recommendation
-def _note(d: Any) -> Note:
-    """A Note held inside another's arguments (as its JSON: {"code", "args"})."""
+def note_from(d: Any) -> Note:
+    """A Note held as its JSON ({"code", "args"}: inside another's arguments, in the device peaks); a sentence of an
+    older result in its place as a "text" note."""
     if isinstance(d, Note):
         return d
     if isinstance(d, Mapping) and "code" in d:
         return Note(str(d["code"]), dict(d.get("args") or {}))
     return Note("text", {"text": "" if d is None else str(d)})
+
 
 
 def _speed(a: Args, than: str = " than eager") -> str:
@@ -122,7 +125,7 @@ def _speed(a: Args, than: str = " than eager") -> str:
 
 
 def _modes_why(a: Args) -> str:
-    return ", ".join(f"{mode} ({say(_note(why))})" for mode, why in a.get("modes", ()))
+    return ", ".join(f"{mode} ({say(note_from(why))})" for mode, why in a.get("modes", ()))
 
 
 def _were(modes: Any) -> str:
@@ -138,7 +141,7 @@ def _launch_bound(a: Args) -> str:
 
 def _eager_fails(a: Args) -> str:
     speed = _speed(a) if a.get("speedup") is not None else fmt.ms(a.get("median_ms"))
-    return (f"eager's output fails numerics ({say(_note(a.get('reason')))}): {a['mode']} is the fastest mode whose "
+    return (f"eager's output fails numerics ({say(note_from(a.get('reason')))}): {a['mode']} is the fastest mode whose "
             f"output passes ({speed})" + (", slower than eager but correct" if a.get("slower") else ""))
 
 
@@ -167,7 +170,7 @@ RECOMMEND: dict[str, Callable[[Args], str]] = {
     # why a candidate is not eligible
     "did-not-run-status": lambda a: f"{a.get('status')}" + (f" ({a['error_kind']})" if a.get("error_kind") else ""),
     "no-latency": lambda a: "no latency measured",
-    "numerics-fail": lambda a: f"numerics fail: {say(_note(a.get('reason')))}",
+    "numerics-fail": lambda a: f"numerics fail: {say(note_from(a.get('reason')))}",
 }
 
 
@@ -247,7 +250,16 @@ TIMING: dict[str, Callable[[Args], str]] = {
     "busy-machine": _busy_machine,
     "busy-host": _busy_host,
     "pinned": _pinned,
-    "latency-outliers": lambda a: f"latency outliers: {a.get('text')}",
+    # a flagged sample or process (LatencyStats.outliers), as a finding of the mode ("text": a /3 result's sentence)
+    "latency-outliers": lambda a: f"latency outliers: {a['text'] if 'text' in a else say(note_from(a.get('outlier')))}",
+    "outlier-samples": lambda a: ((f"process {a['process']}: " if a.get("process") is not None else "")
+                                  + f"{a['outliers']} of {a['samples']} samples are outliers (worst "
+                                    f"{a['worst']:.3g}x that process's median)"),
+    "outlier-process": lambda a: (f"process {a['process']} measured {a['ratio']:.3g}x the median of processes"
+                                  + ("; left out of the interval's spread" if a.get("left_out") else "")),
+    "timed-in-fewer-processes": lambda a: (f"timed in {a['ran']} of {a['of']} processes: the run was interrupted "
+                                           f"({a.get('why')})"),
+    "malformed-events-skipped": lambda a: f"{a['events']} malformed trace events were skipped",
     "process-measured-nothing": lambda a: (f"process {a['process']} of {a['of']} measured nothing ({a.get('status')}: "
                                            f"{a.get('error')}); the latency is over the other processes"),
     "still-drifted": lambda a: (f"latency still drifted inside process(es) {', '.join(str(p) for p in a['processes'])} "
@@ -271,9 +283,12 @@ TIMING: dict[str, Callable[[Args], str]] = {
                                f"slowest/fastest {a['skew']:.2f}x (rank {a['slowest']} vs rank {a['fastest']})"),
     "ranks-differ": lambda a: (f"ranks whose kernels or GEMM verdicts differ from rank {a['from']}: "
                                + ", ".join(f"{r} ({' and '.join(how)})" for r, how in a["ranks"])),
-    # a compile-time benchmark that decided GEMMs by a margin inside its noise
+    # a compile-time benchmark that decided GEMMs by a margin inside its noise ("why": its note; a /3 result's
+    # sentence)
     "compile-may-differ": lambda a: (f"GEMM{'s' if len(a['gemms']) > 1 else ''} {_names(a['gemms'])}: "
-                                     f"{a.get('why')}"),
+                                     f"{say(note_from(a.get('why')))}"),
+    "autotune-marginal": autotune_marginal_words,
+    "fusion-benchmark-marginal": lambda a: f"fusion benchmark marginal: {fusion_benchmark_words(a)}",
     # why a max-autotune mode failed, in the backends' terms
     "nvgemm-no-choice": lambda a: (f"max_autotune_gemm_backends=NVGEMM offered no choice{_for(a.get('targets'))} on "
                                    f"sm{str(a.get('capability', '')).replace('.', '')}: {a.get('fact')} (seen: "
@@ -282,6 +297,105 @@ TIMING: dict[str, Callable[[Args], str]] = {
                                     f"{','.join(a.get('backends') or ()) or '?'} offered a choice"
                                     f"{_for(a.get('targets'))}: add ATEN to the backends so that at least one choice "
                                     "exists"),
+}
+
+
+# ------------------------------------------------------------------------------------------------ iterations
+def _inferred(a: Args) -> str:
+    text = (f"{a['iterations']} iterations inferred from {a['period']} repeating top-level op(s) per iteration "
+            f"({a['first']!r} first)")
+    return text + ("; if one iteration runs the same ops several times, pass --iterations N" if a.get("ambiguous")
+                   else "")
+
+
+ITERATIONS: dict[str, Callable[[Args], str]] = {
+    "iterations-from-steps": lambda a: "iterations from ProfilerStep#N markers",
+    "iterations-given": lambda a: (f"--iterations {a['iterations']}: "
+                                   + (f"{a['per']} top-level ops each" if a.get("per") is not None
+                                      else "split by launch order")),
+    "iterations-whole-trace": lambda a: "no CPU ops in the trace: the whole trace is one iteration",
+    "iterations-inferred": _inferred,
+    "kernel-counts-differ": lambda a: f"kernel counts differ between iterations {list(a['counts'])}",
+    "kernels-differ": lambda a: "iterations launched different kernels (the same count, other names)",
+}
+
+
+# ------------------------------------------------------------------------------------------------ autotune tables
+AUTOTUNE: dict[str, Callable[[Args], str]] = {
+    "autotune-truncated": lambda a: (f"Inductor printed the fastest {a['shown']} of {a['of']} choices"
+                                     + (f" ({', '.join(a['absent'])} not among them)" if a.get("absent") else "")),
+    "autotune-no-choice": lambda a: (f"no {', '.join(a['backends'])} choice in this table: that backend offered or "
+                                     "compiled none for this GEMM"),
+    "autotune-template-ran": lambda a: (f"{a['winner']} won this table, but a Triton template ran: Inductor's "
+                                        "epilogue-fusion benchmark kept the template with its epilogue fused in"),
+    "autotune-library-ran": lambda a: f"{a['winner']} won this table, but the library GEMM ran ({a['backend']})",
+    "autotune-fusion-decided": lambda a: (f"{a['winner_backend']} won this table by only {a['margin']:.1%}, but the "
+                                          "epilogue-fusion benchmark decided what ran"),
+    "autotune-table-marginal": lambda a: (f"marginal: {a['winner_backend']} won by {a['margin']:.1%} over "
+                                          f"{a['runner_up_backend']} {a['runner_up']}, inside autotune's "
+                                          f"~{a['noise']:.0%} timing noise: another run may pick "
+                                          f"{a['runner_up_backend']}"),
+}
+
+
+def autotune_summary(r: AutotuneResult) -> str:
+    """"C++ 16.2 ms won over ATen 30.2 ms (2 choices)": one max-autotune table in a line."""
+    others = [f"{b} {t:.4g} ms" for b, t in r.best_by_backend.items() if b != r.winner_backend and t is not None]
+    win = next((c for c in r.choices if c.name == r.winner), None)
+    head = f"{r.winner_backend} {r.winner}" + (f" {win.time_ms:.4g} ms" if win and win.time_ms is not None else "")
+    text = f"{head} won" + (f" over {', '.join(others)}" if others else "")
+    n = r.n_choices or len(r.choices)
+    text += f" ({n} choice{'s' if n != 1 else ''})"
+    if r.margin is not None:
+        text += f"; margin {r.margin:.1%} over {r.runner_up_backend}" + (" (marginal)" if r.marginal else "")
+    if r.missing_backends:
+        text += f"; no {', '.join(r.missing_backends)} choice"
+    if len(r.gemms) > 1:
+        text += f"; one table for {len(r.gemms)} GEMMs of this selection key ({', '.join(r.gemms)})"
+    return text
+
+
+# ------------------------------------------------------------------------------------------------ GEMM coverage
+def _decomposed(d: Any) -> str:
+    return f" ({', '.join(f'{n} from decomposing {op}' for op, n in d.items())})" if d else ""
+
+
+def _count_head(a: Args) -> str:
+    """"10 GEMM-class ops (4 from decomposing multi_head_attention_forward) against eager's 10"."""
+    return (f"{a['ops']} GEMM-class ops{_decomposed(a.get('decomposed'))} against eager's {a['eager_ops']}"
+            f"{_decomposed(a.get('eager_decomposed'))}")
+
+
+def _kinds(d: Any) -> str:
+    return ", ".join(f"{k} {n}" for k, n in d.items()) or "none"
+
+
+def _count_as_eager(a: Args) -> str:
+    if (a.get("decomposed") or {}) == (a.get("eager_decomposed") or {}):
+        return f"{a['ops']} GEMM-class ops, as in eager"
+    return f"{_count_head(a)}: the same count"
+
+
+COVERAGE: dict[str, Callable[[Args], str]] = {
+    # why a GEMM-class op was attributed to no kernel (GemmOp.reason)
+    "launched-no-kernel": lambda a: "launched no kernel in the trace",
+    "launched-only": lambda a: f"launched only {', '.join(a['kernels'])}, none of which computes a GEMM",
+    "launch-not-found": lambda a: "its launch was not found among the trace's kernels",
+    "gemm-count-as-eager": _count_as_eager,
+    "gemm-count-explained": lambda a: f"{_count_head(a)}: the difference is decomposition",
+    "gemm-count-unexplained": lambda a: (f"{_count_head(a)}: {a['beyond']} "
+                                         f"{'more' if a['ops'] > a['eager_ops'] else 'fewer'} than decomposition "
+                                         f"explains (eager: {_kinds(a.get('eager_kinds') or {})}; this mode: "
+                                         f"{_kinds(a.get('kinds') or {})}); a GEMM may be missing from one of them, "
+                                         "or the modes ran different code"),
+}
+
+
+# ------------------------------------------------------------------------------------------------ device peaks
+PEAKS: dict[str, Callable[[Args], str]] = {
+    "measured-below-datasheet": lambda a: (f"this workplace measured ~{a['tflops']} TFLOP/s {a['dtype']} on random "
+                                           f"data and ~{a['copy_tbps']} TB/s device-to-device copy on an {a['gpu']}: "
+                                           "run kernelscope calibrate for this machine's own ceilings"),
 }
 
 
@@ -330,6 +444,17 @@ COMPARE: dict[str, Callable[[Args], str]] = {
     "pad-kernels-differ": lambda a: (f"{a['kernels']} pad kernel(s) differ ({', '.join(a['first'])}): Inductor's "
                                      "pad_mm decides at compile time, by benchmarking, whether to pad a GEMM; the "
                                      "decision may differ between runs"),
+}
+
+
+# What an upgrade made worse (analysis/upgrade.py UpgradeMode.regressions), as the verdict line names it.
+UPGRADE: dict[str, Callable[[Args], str]] = {
+    "regressed-new-failure": lambda a: "new failure",
+    "regressed-slower": lambda a: "slower" + {"machine": " (timed on a busy machine)",
+                                              "host": " (timed on a busy host)"}.get(a.get("busy") or "", ""),
+    "regressed-numerics": lambda a: "numerics",
+    "regressed-fusion-lost": lambda a: "fusion lost",
+    "regressed-fusion-lost-on-rank": lambda a: f"fusion lost on rank {a['rank']}",
 }
 
 
@@ -390,8 +515,14 @@ def _speedup_below(a: Args) -> str:
     return f"{fmt.speedup(a['speedup'])}{_against_eager(a, ci)}), {_speedup_limit(a['limit'])}{_load(a)}"
 
 
+def _why_unattributed(reason: Any) -> str:
+    """A GemmOp's reason (its Note's JSON; a sentence in an older result), in words."""
+    return say(note_from(reason)) if reason else "not attributed"
+
+
 def _coverage_incomplete(a: Args) -> str:
-    missing = "; ".join(f"{op}{' ' + module if module else ''} ({reason})" for op, module, reason in a["missing"])
+    missing = "; ".join(f"{op}{' ' + module if module else ''} ({_why_unattributed(reason)})"
+                        for op, module, reason in a["missing"])
     more = f"; and {a['more']} more" if a.get("more") else ""
     return f"{a['attributed']} of {a['ops']} GEMM-class ops attributed to a kernel; not attributed: {missing}{more}"
 
@@ -429,7 +560,7 @@ CHECK: dict[str, Callable[[Args], str]] = {
     "rank-gemm-verdict": lambda a: f"GEMM {a['gemm']}: {a['verdict']}",
     # --max-regression on an upgrade-check directory
     "new-failure": lambda a: f"ran before, {a['status']} after: {a.get('error')}",
-    "numerics-fail-after": lambda a: f"numerics fail after the upgrade ({say(_note(a.get('reason')))})",
+    "numerics-fail-after": lambda a: f"numerics fail after the upgrade ({say(note_from(a.get('reason')))})",
     "no-longer-fuses": lambda a: f"GEMM {a['gemm']} no longer fuses {', '.join(a['lost'])} ({a.get('backend')})",
     "rank-fused-less": lambda a: f"GEMM {a['change'].replace(' -> ', ' → ')} after the upgrade",
     "slower-after-upgrade": lambda a: (f"{fmt.change(a['ratio'])} after the upgrade"
@@ -445,7 +576,8 @@ def recommendation_text(rec: Recommendation) -> str:
 
 WORDS: dict[str, Callable[[Args], str]] = {
     "text": lambda a: str(a.get("text", "")),
-    **RULES, **NUMERICS, **ADVICE, **RECOMMEND, **TIMING, **COMPARE, **CHECK,
+    **RULES, **NUMERICS, **ADVICE, **RECOMMEND, **TIMING, **ITERATIONS, **AUTOTUNE, **COVERAGE, **PEAKS, **COMPARE,
+    **UPGRADE, **CHECK,
 }
 
 

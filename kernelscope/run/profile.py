@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from kernelscope.analysis.mode import build_run_result, run_environment, trace_fields
+from kernelscope.analysis.mode import build_run_result, run_environment, timed_in_fewer_processes, trace_fields
 from kernelscope.analysis.ranks import build_any_mode_result
 from kernelscope.analysis.roofline import peaks_for, with_roofline
 from kernelscope.capture.modes import ModeDef
@@ -434,8 +434,7 @@ class ModeRuns:
             self.run_dtype = self.run_dtype or rec.dtype
             mr = build_any_mode_result(self.out_dir, rec, traced=ahead)
             if self.interrupted and mr.status == "ok" and ran < self.processes:
-                mr = dataclasses.replace(mr, notes=(*mr.notes, f"timed in {ran} of {self.processes} processes: "
-                                                               f"the run was interrupted ({self.interrupted})"))
+                mr = timed_in_fewer_processes(mr, ran, self.processes, self.interrupted)
             self.results[pi][mi] = mr
             print_mode_line(self.err, self.point_label(j, pi), mr)
         self.done.add(j)

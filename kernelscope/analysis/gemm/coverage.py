@@ -11,8 +11,8 @@ eager 7 of its 53 convolutions). Every run counts, per mode and for one iteratio
   regions; attributed when the call site's launch was found in the trace.
 
 Across modes (``compare_with_eager``): a compiled mode may count more GEMMs than eager where Inductor made GEMMs
-out of another op (SDPA's math decomposition into two bmm's, read from Inductor's provenance); any other difference
-is said as a warning. Pure functions; no torch import.
+out of another op (SDPA's math decomposition into two bmm's, read from Inductor's provenance); any difference
+those decompositions do not explain is said as a warning. Pure functions; no torch import.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kernelscope.analysis.gemm.model import _Counted, _Found
-from kernelscope.result import GemmCoverage, GemmEpilogue, GemmOp, ModeResult, Status
+from kernelscope.result import GemmCoverage, GemmEpilogue, GemmOp, ModeResult, Note, Status
 
 EAGER_SOURCE = "trace CPU ops"
 CODE_SOURCE = "output code"
@@ -44,7 +44,7 @@ def gemm_coverage(found: Sequence[_Found], gemms: Sequence[GemmEpilogue], counte
             kind = "convolution" if f.kind == "conv" else f.op
             code_rows.append(_Counted(GemmOp(
                 f.site or f.op, kind, g.module, f.site_where, f.m, f.n, f.k, f.batch,
-                "" if f.attributed else "its launch was not found among the trace's kernels"), f.attributed))
+                None if f.attributed else Note("launch-not-found")), f.attributed))
             origin = modules.decomposed_from(f.graph, f.debug_handle) if modules is not None else None
             if origin:
                 decomposed[origin] += 1
@@ -64,8 +64,9 @@ def gemm_coverage(found: Sequence[_Found], gemms: Sequence[GemmEpilogue], counte
 
 
 def compare_with_eager(modes: Sequence[ModeResult]) -> tuple[ModeResult, ...]:
-    """Each compiled mode's GEMM count set against eager's (``GemmCoverage.vs_eager``): equal, or more by exactly
-    the GEMMs Inductor made from other ops, is explained; anything else is a warning the reports print."""
+    """Each compiled mode's GEMM count set against eager's (``GemmCoverage.vs_eager``, ``vs_eager_explained``):
+    the same count, or a difference the GEMMs Inductor made from other ops explain, is explained; any other
+    difference is a warning the reports print."""
     eager = next((m for m in modes if m.name == "eager" and m.status == Status.OK.value), None)
     base = eager.gemm_coverage if eager is not None else None
     if base is None:
@@ -76,32 +77,26 @@ def compare_with_eager(modes: Sequence[ModeResult]) -> tuple[ModeResult, ...]:
         if m is eager or c is None or m.status != Status.OK.value:
             out.append(m)
             continue
-        text, explained = _versus(base, c)
-        out.append(dataclasses.replace(m, gemm_coverage=dataclasses.replace(c, vs_eager=text,
-                                                                            vs_eager_explained=explained)))
+        note = versus_eager(base, c)
+        out.append(dataclasses.replace(m, gemm_coverage=dataclasses.replace(
+            c, vs_eager=note, vs_eager_explained=note.code != "gemm-count-unexplained")))
     return tuple(out)
 
 
-def _kinds(c: GemmCoverage) -> str:
-    return ", ".join(f"{k} {n}" for k, n in c.by_kind.items()) or "none"
-
-
-def _from_others(c: GemmCoverage) -> str:
-    return ", ".join(f"{n} from decomposing {op}" for op, n in c.decomposed.items())
-
-
-def _versus(eager: GemmCoverage, c: GemmCoverage) -> tuple[str, bool]:
-    """Explained when the GEMMs that are no decomposition of another op agree in number: SDPA may run as one
-    fused kernel in one mode and as two bmm's (its math path) in another."""
-    made, eager_made = sum(c.decomposed.values()), sum(eager.decomposed.values())
-    diff = (c.ops - made) - (eager.ops - eager_made)
-    if not diff and c.ops == eager.ops:
-        return f"{c.ops} GEMM-class ops, as in eager", True
-    mine = f" ({_from_others(c)})" if made else ""
-    theirs = f" ({_from_others(eager)})" if eager_made else ""
-    head = f"{c.ops} GEMM-class ops{mine} against eager's {eager.ops}{theirs}"
-    if not diff:
-        return f"{head}: the difference is decomposition", True
-    return (f"{head}: {abs(diff)} {'more' if diff > 0 else 'fewer'} than decomposition explains (eager: "
-            f"{_kinds(eager)}; this mode: {_kinds(c)}); a GEMM may be missing from one of them, or the modes ran "
-            "different code"), False
+def versus_eager(eager: GemmCoverage, c: GemmCoverage) -> Note:
+    """A mode's GEMM-class op count against eager's, as a Note with both counts and the GEMMs each side made by
+    decomposing another op (``decomposed``: op -> GEMMs). The same count is explained, whatever the
+    decompositions. A different count is explained when the side with more made at least that many more GEMMs by
+    decomposition: an op such as SDPA runs as one fused kernel in one mode and as two bmm's (its math path) in
+    another, and a decomposed op may also run as GEMM-class ops of its own on the other side. Otherwise the
+    difference less those decompositions (``beyond``) is unexplained: a warning."""
+    args: dict[str, Any] = {"ops": c.ops, "eager_ops": eager.ops, "decomposed": dict(c.decomposed),
+                            "eager_decomposed": dict(eager.decomposed)}
+    diff = c.ops - eager.ops
+    if diff == 0:
+        return Note("gemm-count-as-eager", args)
+    made = sum((c.decomposed if diff > 0 else eager.decomposed).values())
+    if abs(diff) <= made:
+        return Note("gemm-count-explained", args)
+    return Note("gemm-count-unexplained", {**args, "beyond": abs(diff) - made, "kinds": dict(c.by_kind),
+                                           "eager_kinds": dict(eager.by_kind)})

@@ -34,7 +34,7 @@ from kernelscope.analysis.gemm.trace_only import _trace_only
 from kernelscope.analysis.gemm.whynot import _why_from_trace
 from kernelscope.analysis.kernels import KernelInstance
 from kernelscope.provenance import short_source
-from kernelscope.result import Evidence, GemmOp
+from kernelscope.result import Evidence, GemmOp, Note
 from kernelscope.result import EvidenceRule as Rule
 from kernelscope.trace import CpuEvent
 
@@ -262,12 +262,11 @@ def _unattributed(ei: _EagerIteration, g: _EagerGemm) -> _Counted | None:
     e, ks, tx = g.e, g.kernels, ei.tx
     if _computes_nothing(e):  # an empty operand: nothing to compute, nothing to attribute
         return None
-    shown = ", ".join(short_kernel_name(kk.name) for kk in ks)
     return _Counted(GemmOp(
         e.name, g.kind, tx.module_of(e), short_source(tx.source_of(e)) if tx.source_of(e) else "", g.m, g.n, g.k,
         _batch(e) if g.base in vocab.BATCHED_OPS else None,
-        f"launched only {shown}, none of which computes a GEMM" if ks else
-        "launched no kernel in the trace"), False)
+        Note("launched-only", {"kernels": [short_kernel_name(kk.name) for kk in ks]}) if ks else
+        Note("launched-no-kernel")), False)
 
 
 def _launch_evidence(ei: _EagerIteration, g: _EagerGemm) -> tuple[list[Evidence], bool]:

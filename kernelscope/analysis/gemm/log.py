@@ -212,22 +212,6 @@ def fusion_benchmark_evidence(fb: FusionBenchmark) -> Evidence:
     return Evidence.of(EvidenceRule.FUSION_BENCHMARK, f"log:{fb.log_line}", **fusion_benchmark_facts(fb))
 
 
-def fusion_benchmark_text(fb: FusionBenchmark) -> str:
-    """"Inductor's epilogue-fusion benchmark (log line 36) timed buf0 + buf1 as one kernel 1.063x faster than
-    apart, so it fused them; inside that benchmark's run-to-run spread ...": one line of a GEMM's evidence."""
-    pair = " + ".join(fb.buffers)
-    if fb.factor is None:
-        what = f"could not run {pair} fused (no config of the fused kernel ran), so it kept them apart"
-    else:
-        what = (f"timed {pair} as one kernel {fb.text.split('x', 1)[0]}x {'faster' if fb.fused else 'slower'} than "
-                f"apart, so it {'fused them' if fb.fused else 'kept them apart'}")
-    text = f"Inductor's epilogue-fusion benchmark (log line {fb.log_line}) {what}"
-    if fb.marginal:
-        text += (f"; inside that benchmark's run-to-run spread (under {1 + FUSION_MARGINAL:.2f}x): another compile "
-                 "may decide otherwise")
-    return text
-
-
 def table_shapes(sizes: str) -> list[tuple[int, ...]]:
     """'16x4096, 4096x4096, 4096' -> [(16, 4096), (4096, 4096), (4096,)]; symbolic sizes give no shape."""
     out = []
