@@ -12,12 +12,14 @@ A Note's codes are not an enum: they are the keys of the word tables ``WORDS`` i
 function per code), so their table is read from that source with ``ast``. Its section is a word table's name, the
 banner comment above it and the whole-line comment above a code; a code's args are the keys its words read of
 ``args`` (``a["key"]`` outside an ``if``: always given; ``a.get("key")``, or read only inside a branch: may be
-absent), followed into the helpers ``args`` is handed to; its words are the sentence with each arg as ``{key}``.
+absent), followed into the helpers ``args`` is handed to, those words.py imports from another kernelscope module
+(report/evidence_words.py) read in that module; its words are the sentence with each arg as ``{key}``.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 import typing
 from pathlib import Path
@@ -69,12 +71,16 @@ ARGS = object()  # in an environment below, a name bound to this is the Note's a
 
 
 class _Words:
-    """report/words.py read with ``ast``: its module-level functions, values and word tables."""
+    """report/words.py (or a module it imports words from) read with ``ast``: its module-level functions, values,
+    word tables, and the names it imports from other kernelscope modules."""
 
     def __init__(self, source: str) -> None:
         self.lines = source.splitlines()
         tree = ast.parse(source)
         self.functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        self.imports = {alias.asname or alias.name: (n.module, alias.name) for n in tree.body
+                        if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("kernelscope.")
+                        for alias in n.names}
         self.values: dict[str, ast.expr] = {}
         for n in tree.body:
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
@@ -97,11 +103,22 @@ class _Words:
         """The ``# ---- title`` comment above a line (1-based), or ""."""
         return next((t.strip("# -") for t in reversed(self.lines[:line - 1]) if t.startswith("# ---")), "")
 
+    def lookup(self, name: str) -> tuple[_Words, ast.FunctionDef] | None:
+        """A function this module defines or imports from another kernelscope module, with the module that defines
+        it (whose names its body calls)."""
+        if name in self.functions:
+            return self, self.functions[name]
+        module, original = self.imports.get(name, ("", ""))
+        other = _module(module) if module else None
+        return (other, other.functions[original]) if other and original in other.functions else None
+
     def function(self, words: ast.expr) -> tuple[list[ast.stmt], dict[str, Any]]:
         """A code's words (a lambda, or a function's name) as (statements, environment: its parameter is args)."""
         if isinstance(words, ast.Lambda):
             return [ast.Return(words.body)], {words.args.args[0].arg: ARGS}
-        assert isinstance(words, ast.Name) and words.id in self.functions, ast.dump(words)
+        assert isinstance(words, ast.Name) and self.lookup(words.id), ast.dump(words)
+        if words.id not in self.functions:  # imported: read as a call, so its body is read in its own module
+            return [ast.Return(ast.Call(func=words, args=[ast.Name(id="a")], keywords=[]))], {"a": ARGS}
         fn = self.functions[words.id]
         return list(fn.body), {fn.args.args[0].arg: ARGS}
 
@@ -138,12 +155,12 @@ class _Words:
                 found.append((at, str(node.args[0].value), "get"))
             elif isinstance(func, ast.Name) and func.id == "dict" and node.args and self._args(node.args[0], env):
                 found.append((at, "*", "get"))
-            elif isinstance(func, ast.Name) and func.id in self.functions and func.id not in seen:
-                fn = self.functions[func.id]
+            elif isinstance(func, ast.Name) and func.id not in seen and (helper := self.lookup(func.id)):
+                module, fn = helper
                 handed = {k: v for k, v in self._bind(fn, node, env).items() if v is ARGS}
                 for stmt in fn.body if handed else []:
                     found += [(at, k, "if" if branch and kind == "always" else kind)
-                              for _, k, kind in self._reads(stmt, handed, seen | {fn.name}, branch)]
+                              for _, k, kind in module._reads(stmt, handed, seen | {fn.name}, branch)]
         for child in ast.iter_child_nodes(node):
             found += self._reads(child, env, seen, branch)
         return found
@@ -159,6 +176,10 @@ class _Words:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return self.text(node.left, env, depth) + self.text(node.right, env, depth)
         if isinstance(node, ast.IfExp):
+            test = node.test
+            if (isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.In)
+                    and self._args(test.comparators[0], env)):
+                return self.text(node.orelse, env, depth)  # `"text" in a`: an older file's arg; say today's words
             body = self.text(node.body, env, depth)
             return f"[{body}]" if isinstance(node.orelse, ast.Constant) and node.orelse.value == "" else body
         if isinstance(node, ast.Name) and isinstance(env.get(node.id), str):
@@ -168,8 +189,9 @@ class _Words:
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
                 and isinstance(node.func.value, ast.Name) and node.func.value.id in self.values):
             return self.text(node.func.value, env, depth)  # PRECISION_HINT.format(dtype=...): its {dtype} stays
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and self._says(node.func.id) and depth < 5:
-            fn = self.functions[node.func.id]
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and depth < 5
+                and (helper := self._says(node.func.id))):
+            module, fn = helper
             returns = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None),
                              key=lambda n: n.lineno)
             inner = self._bind(fn, node, env)
@@ -178,9 +200,9 @@ class _Words:
                     target, value = stmt.targets[0], stmt.value
                     names = target.elts if isinstance(target, ast.Tuple) else [target]
                     values = value.elts if isinstance(value, ast.Tuple) else [value] * len(names)
-                    inner.update({n.id: self.text(v, inner, depth + 1) for n, v in zip(names, values)
+                    inner.update({n.id: module.text(v, inner, depth + 1) for n, v in zip(names, values)
                                   if isinstance(n, ast.Name)})
-            return self.text(typing.cast(ast.expr, returns[-1].value), inner, depth + 1)
+            return module.text(typing.cast(ast.expr, returns[-1].value), inner, depth + 1)
         keys = [k for k, _ in self.reads([node], env) if k != "*"]
         slots = [env.get(n.id) for n in ast.walk(node) if isinstance(n, ast.Name)]
         keys += [v.strip("{}") for v in slots if isinstance(v, str) and v.startswith("{")]
@@ -192,11 +214,13 @@ class _Words:
             return self.text(words.body, {words.args.args[0].arg: ARGS})
         return self.text(ast.Call(func=words, args=[ast.Name(id="a")], keywords=[]), {"a": ARGS})
 
-    def _says(self, name: str) -> bool:
+    def _says(self, name: str) -> tuple[_Words, ast.FunctionDef] | None:
         """A helper read in place: it returns words and says no other Note (``say`` stays a {key})."""
-        fn = self.functions.get(name)
-        return (fn is not None and isinstance(fn.returns, ast.Name) and fn.returns.id == "str"
+        helper = self.lookup(name)
+        fn = helper[1] if helper else None
+        says = (fn is not None and isinstance(fn.returns, ast.Name) and fn.returns.id == "str"
                 and not any(isinstance(a.annotation, ast.Name) and a.annotation.id == "Note" for a in fn.args.args))
+        return helper if says else None
 
     @staticmethod
     def _args(node: ast.expr, env: dict[str, Any]) -> bool:
@@ -216,6 +240,13 @@ class _Words:
         return bound
 
 
+@functools.cache
+def _module(name: str) -> _Words | None:
+    """A kernelscope module that words.py imports from, read with ``ast`` (None: a package, not a module file)."""
+    path = ROOT.joinpath(*name.split(".")).with_suffix(".py")
+    return _Words(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
 def _cut(text: str, width: int = WORDS_WIDTH) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[:width].rsplit(" ", 1)[0] + " …"
@@ -233,10 +264,12 @@ def note_codes() -> list[tuple[str, str, str, str]]:
         section, previous = head, first
         for key, value in zip(table.keys, table.values):
             assert isinstance(key, ast.Constant), ast.dump(key) if key else "**"
-            comments = [t.strip()[1:].strip() for t in words.lines[previous - 1:key.lineno - 1]
-                        if t.strip().startswith("#")]
+            above = words.lines[previous - 1:key.lineno - 1]
+            comments: list[str] = []  # the comment lines right above the code, one comment however many lines
+            while above and above[-1].strip().startswith("#"):
+                comments.insert(0, above.pop().strip()[1:].strip())
             if comments:
-                section = f"{head}: {comments[-1]}"
+                section = f"{head}: {' '.join(comments)}"
             previous = key.end_lineno or key.lineno
             body, env = words.function(value)
             args = ", ".join("the args of the note it names" if k == "*" else k if always else f"[{k}]"

@@ -277,6 +277,13 @@ def test_gen_codes_lists_every_note_code_with_the_args_its_words_read():
     assert rows["busy-machine"][0] == "`TIMING` (a mode's timing)"
     assert rows["slowest-rank"][0].startswith("`TIMING` (a mode's timing): a mode run under torchrun")
     assert rows["use-mode"][2] == "use mode {mode} instead (it works here: {median_ms}[, {speedup} than eager])"
+    # words words.py imports from report/evidence_words.py are read there, with that module's helpers
+    assert rows["autotune-marginal"][1] == "winner_backend, margin, runner_up_backend, runner_up"
+    assert rows["fusion-benchmark-marginal"][1].startswith("buffers, [fused], [factor], [text], log_line")
+    # `a["text"] if "text" in a else ...`: an older file's sentence in place of today's args, which the words show
+    assert rows["latency-outliers"][1:] == ("[text], [outlier]", "latency outliers: {outlier}")
+    # a comment over two lines opens its section whole
+    assert rows["compile-may-differ"][0].endswith("inside its noise (\"why\": its note; a /3 result's sentence)")
 
 
 def _note_args() -> Iterator[tuple[str, str, set[str]]]:
