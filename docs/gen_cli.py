@@ -76,12 +76,16 @@ def _usage(command: click.Command, ctx: click.Context) -> str:
 def _section(name: str, command: click.Command, group: click.Context) -> str:
     ctx = click.Context(command, info_name=name, parent=group)  # the group's -h/--help names apply
     lines = [f"## kernelscope {name}", "", f"`{_usage(command, ctx)}`", "", _help_text(command), ""]
-    for param in command.get_params(ctx):
+    for param in command.params:
         record = param.get_help_record(ctx) if isinstance(param, click.Option) else None
         if record is None:
             continue
         opts, text = record
         lines.append(f"- `{opts}`: {text}" if text else f"- `{opts}`")
+    # the help option from this context's names: click caches a command's help option with the names of the first
+    # context that asked (a test may have run the command alone, with only --help)
+    if command.add_help_option and (names := command.get_help_option_names(ctx)):
+        lines.append(f"- `{', '.join(names)}`: Show this message and exit.")
     return "\n".join(lines) + "\n"
 
 

@@ -56,6 +56,17 @@ def test_cli_md_is_what_gen_cli_writes():
         "docs/cli.md is stale: run python docs/gen_cli.py")
 
 
+def test_cli_md_does_not_depend_on_a_command_run_alone_before_it():
+    # GIVEN a command run on its own first (click then caches its help option with only --help, as a test does)
+    from click.testing import CliRunner
+
+    from kernelscope.commands.profile import command
+
+    assert CliRunner().invoke(command, ["--help"]).exit_code == 0
+    # WHEN the reference is rendered THEN it still names the group's -h/--help for every command
+    assert GEN.render() == (DOCS / "cli.md").read_text(encoding="utf-8")
+
+
 def test_gen_cli_documents_every_command_the_cli_has(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["--help"])
