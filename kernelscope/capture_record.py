@@ -172,8 +172,9 @@ class NumericsTolerance(_Record):
 
 @dataclass(frozen=True, slots=True)
 class ReferenceRun(_Record):
-    """How the high-precision reference ran, or why it did not (``skipped``); ``weights``: the dtype of the
-    weights it was made from (the model file's, before --dtype; older workers: the run's)."""
+    """How the high-precision reference ran (``dtype``: float64, else float32 with ``float64_error``), or why it
+    did not (``skipped``); ``weights``: the dtype of the weights it was made from (the model file's, before
+    --dtype; older workers: the run's)."""
 
     dtype: str | Unset = UNSET
     device: str | Unset = UNSET
@@ -185,6 +186,9 @@ class ReferenceRun(_Record):
 class OutputNumerics(_Record):
     """One output tensor: its path in the output (``logits``, ``[0]``), its scale (rms and largest
     magnitude of the reference's, else eager's, finite elements) and its errors against eager and the reference."""
+    # float64 could not run the model (an op without a float64 kernel: torch._grouped_mm): its error's first line;
+    # the reference then ran in float32 (``dtype``), for a run in a lower precision
+    float64_error: str | Unset = UNSET
 
     name: str
     shape: tuple[int, ...] = ()
