@@ -30,6 +30,12 @@ from kernelscope.files import atomic_write_json
 
 CAPTURE_SCHEMA = "kernelscope.capture/1"
 CAPTURE_FILE = "capture.json"
+# Beside each compiled graph's output code (code/graph_0.py -> code/graph_0.modules.json), the module that called
+# each node of the graph Dynamo traced (capture/callers.py): ``{"frame": path | null, "nodes": {node name:
+# [innermost module path, ..., frame path]}}``, paths as ``get_submodule`` on the user's model finds them ("" is
+# the model), node names as the compile log's graph_code and Inductor's provenance spell them. ``frame``: the
+# module whose forward the graph was traced from ("" the model, null not known).
+CALLERS_SUFFIX = ".modules.json"
 
 
 class Unset:
