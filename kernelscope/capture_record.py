@@ -186,15 +186,15 @@ class ReferenceRun(_Record):
     device: str | Unset = UNSET
     skipped: str | Unset = UNSET
     weights: str | Unset = UNSET
+    # float64 could not run the model (an op without a float64 kernel: torch._grouped_mm): its error's first line;
+    # the reference then ran in float32 (``dtype``), for a run in a lower precision
+    float64_error: str | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
 class OutputNumerics(_Record):
     """One output tensor: its path in the output (``logits``, ``[0]``), its scale (rms and largest
     magnitude of the reference's, else eager's, finite elements) and its errors against eager and the reference."""
-    # float64 could not run the model (an op without a float64 kernel: torch._grouped_mm): its error's first line;
-    # the reference then ran in float32 (``dtype``), for a run in a lower precision
-    float64_error: str | Unset = UNSET
 
     name: str
     shape: tuple[int, ...] = ()
@@ -213,6 +213,21 @@ class Numerics(_Record):
     reference: ReferenceRun | Unset = UNSET
     vs_reference: Comparison | Unset = UNSET
     outputs: tuple[OutputNumerics, ...] | Unset = UNSET
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchCount(_Record):
+    """The ops one more call of the mode dispatched, seen by a TorchDispatchMode (capture/dispatch.py): the oracle
+    of the GEMM count. ``gemm_ops``: GEMM-class ATen ops by overload packet (``{"mm": 11, "_grouped_mm": 4}``, as
+    vocab.DISPATCH_GEMM_OPS names them); ``nested``: those dispatched inside another op, by that op
+    (``{"transformers::grouped_mm_fallback": {"mm": 8}}``); ``ops``: every op the call dispatched, nested ones
+    left out, by qualified packet (``"aten::addmm"``, ``"mkldnn::_linear_pointwise"``). In a compiled mode, what
+    the compiled code still dispatches. ``skipped``: why nothing was counted (the rest is then empty)."""
+
+    gemm_ops: dict[str, int] = field(default_factory=dict)
+    nested: dict[str, dict[str, int]] = field(default_factory=dict)
+    ops: dict[str, int] = field(default_factory=dict)
+    skipped: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,6 +376,7 @@ class CaptureRecord(_Record):
     inductor_code: tuple[str, ...] = ()
     code_reused: bool = False  # nothing compiled at this point: the code is the last point's
     compile_workers_stopped: bool = False
+    dispatch: DispatchCount | None = None  # None: not counted (older workers, a timing-only process)
     warmup_calls: int | None = None
     latency_ms: Latency | None = None
     drifted: bool = False  # a timing-only process whose samples still drifted

@@ -50,6 +50,7 @@ WORKER_FILES = (
     "kernelscope/capture/__init__.py",
     "kernelscope/capture/callers.py",  # the compile's backend: each graph's calling modules
     "kernelscope/capture/compiling.py",
+    "kernelscope/capture/dispatch.py",  # the ops one call dispatches
     "kernelscope/capture/dist.py",
     "kernelscope/capture/eager_ranges.py",
     "kernelscope/capture/environment.py",
