@@ -166,3 +166,19 @@ def test_a_mixture_of_experts_profile_keeps_its_oracle_callers_and_float32_refer
     assert "lm_head" in paths and "model.layers.1.mlp.experts" in paths
     for p in paths:
         model.get_submodule(p)
+
+
+def test_a_training_step_is_counted_backward_included():
+    # GIVEN a call that is a training step (autograd's backward detaches the gradients it accumulates: aten::detach,
+    # whose kernel dispatches aten::detach again, is run as it is inside itself)
+    torch.manual_seed(0)
+    model, x = torch.nn.Linear(8, 4), torch.randn(3, 8)
+
+    def step():
+        with torch.enable_grad():
+            model(x).square().mean().backward()
+
+    counted, _ = _count(lambda: step() or 0)
+    # THEN the forward's addmm and the backward's mm (the weight's gradient; x needs none)
+    assert counted["gemm_ops"] == {"addmm": 1, "mm": 1}
+    assert counted["ops"]["aten::detach"] >= 1 and model.weight.grad is not None

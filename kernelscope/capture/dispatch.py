@@ -24,6 +24,9 @@ from typing import Any
 
 from kernelscope.vocab import DISPATCH_GEMM_OPS
 
+# Collectives are run as they are, not looked into: their kernels wait on the other ranks of a torchrun group.
+_COLLECTIVES = frozenset({"c10d", "_c10d_functional", "c10d_functional", "_dtensor"})
+
 
 def count_dispatch(torch: Any, call: Callable[[], Any], *, compiled: bool, cudagraphs: bool) -> dict[str, Any]:
     """capture.json's ``dispatch``: one ``call()`` counted (``gemm_ops``, ``nested``, ``ops``), or ``skipped``."""
@@ -79,7 +82,9 @@ def _counter(torch: Any, base: type) -> Any:
                 else:
                     self.gemms[name] += 1
                 return func(*args, **kwargs)
-            keys = _dispatch_keys(torch, func, args, kwargs)
+            # not looked into again inside itself (aten::detach's kernel dispatches aten::detach: no end to it)
+            looked = func.namespace not in _COLLECTIVES and qualified not in self.outer
+            keys = _dispatch_keys(torch, func, args, kwargs) if looked else None
             if keys is None:
                 return func(*args, **kwargs)
             self.outer.append(qualified)
