@@ -135,7 +135,7 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
 def _dispatch(setup: _Setup, call: Any) -> dict[str, Any]:
     """The ops one more call dispatches (capture/dispatch.py), the oracle of the GEMM count; a count that fails
     says why and leaves the mode's measurements as they are."""
-    progress("counting the GEMM-class ops one call dispatches")
+    progress("counting dispatched ops")
     try:
         counted = count_dispatch(setup.torch, call, compiled=setup.mode.compiled, cudagraphs=setup.mode.cudagraphs)
         setup.timer.sync()
