@@ -30,6 +30,12 @@ from kernelscope.files import atomic_write_json
 
 CAPTURE_SCHEMA = "kernelscope.capture/1"
 CAPTURE_FILE = "capture.json"
+# Beside each compiled graph's output code (code/graph_0.py -> code/graph_0.modules.json), the module that called
+# each node of the graph Dynamo traced (capture/callers.py): ``{"frame": path | null, "nodes": {node name:
+# [innermost module path, ..., frame path]}}``, paths as ``get_submodule`` on the user's model finds them ("" is
+# the model), node names as the compile log's graph_code and Inductor's provenance spell them. ``frame``: the
+# module whose forward the graph was traced from ("" the model, null not known).
+CALLERS_SUFFIX = ".modules.json"
 
 
 class Unset:
@@ -172,13 +178,17 @@ class NumericsTolerance(_Record):
 
 @dataclass(frozen=True, slots=True)
 class ReferenceRun(_Record):
-    """How the high-precision reference ran, or why it did not (``skipped``); ``weights``: the dtype of the
-    weights it was made from (the model file's, before --dtype; older workers: the run's)."""
+    """How the high-precision reference ran (``dtype``: float64, else float32 with ``float64_error``), or why it
+    did not (``skipped``); ``weights``: the dtype of the weights it was made from (the model file's, before
+    --dtype; older workers: the run's)."""
 
     dtype: str | Unset = UNSET
     device: str | Unset = UNSET
     skipped: str | Unset = UNSET
     weights: str | Unset = UNSET
+    # float64 could not run the model (an op without a float64 kernel: torch._grouped_mm): its error's first line;
+    # the reference then ran in float32 (``dtype``), for a run in a lower precision
+    float64_error: str | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +213,21 @@ class Numerics(_Record):
     reference: ReferenceRun | Unset = UNSET
     vs_reference: Comparison | Unset = UNSET
     outputs: tuple[OutputNumerics, ...] | Unset = UNSET
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchCount(_Record):
+    """The ops one more call of the mode dispatched, seen by a TorchDispatchMode (capture/dispatch.py): the oracle
+    of the GEMM count. ``gemm_ops``: GEMM-class ATen ops by overload packet (``{"mm": 11, "_grouped_mm": 4}``, as
+    vocab.DISPATCH_GEMM_OPS names them); ``nested``: those dispatched inside another op, by that op
+    (``{"transformers::grouped_mm_fallback": {"mm": 8}}``); ``ops``: every op the call dispatched, nested ones
+    left out, by qualified packet (``"aten::addmm"``, ``"mkldnn::_linear_pointwise"``). In a compiled mode, what
+    the compiled code still dispatches. ``skipped``: why nothing was counted (the rest is then empty)."""
+
+    gemm_ops: dict[str, int] = field(default_factory=dict)
+    nested: dict[str, dict[str, int]] = field(default_factory=dict)
+    ops: dict[str, int] = field(default_factory=dict)
+    skipped: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,6 +376,7 @@ class CaptureRecord(_Record):
     inductor_code: tuple[str, ...] = ()
     code_reused: bool = False  # nothing compiled at this point: the code is the last point's
     compile_workers_stopped: bool = False
+    dispatch: DispatchCount | None = None  # None: not counted (older workers, a timing-only process)
     warmup_calls: int | None = None
     latency_ms: Latency | None = None
     drifted: bool = False  # a timing-only process whose samples still drifted

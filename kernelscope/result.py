@@ -685,6 +685,7 @@ class ReferenceInfo:
     device: str | None = None
     skipped: str = ""
     weights: str = ""
+    float64_error: str = ""  # why float64 could not run the model: the reference ran in float32 (``dtype``)
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,10 @@ CONV_OPS = frozenset({
     "miopen_depthwise_convolution",
 })
 GEMM_OPS = MATMUL_OPS | CONV_OPS
+# The GEMM-class ops the capture worker's dispatch oracle counts (capture/dispatch.py; the zoo suite's
+# count_gemm_ops): ATen ops as a TorchDispatchMode sees them, by overload packet. A mode does not see what an op it
+# counted dispatches inside, so ``_convolution`` counts only where it was called without ``convolution`` around it.
+DISPATCH_GEMM_OPS = frozenset({"mm", "addmm", "bmm", "baddbmm", "_grouped_mm", "convolution", "_convolution"})
 # GEMMs with a batch dimension: their FLOPs need the batch count.
 BATCHED_OPS = frozenset({"bmm", "baddbmm", "_grouped_mm", "_scaled_grouped_mm"})
 # GEMMs that take an additive operand (bias or beta * C): applied in the GEMM call or its kernel.

@@ -179,3 +179,58 @@ def test_the_multiplier_table_restates_torchs_get_multiplier():
 def test_the_rule_is_the_installed_torchs():
     # The rule restated in tolerance.py was read from this torch; the oracle tests above run against it.
     assert torch.__version__.split("+")[0] == RULE_TORCH
+
+
+class Experts(torch.nn.Module):
+    """A mixture-of-experts layer's GEMMs: ``torch._grouped_mm`` over 4 experts, which has no float64 kernel."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(4)
+        self.w = torch.nn.Parameter(torch.randn(4, 32, 16, generator=g) / 32**0.5)
+
+    def forward(self, x):
+        offs = torch.tensor([16, 32, 48, 64], dtype=torch.int32)
+        return torch._grouped_mm(x, self.w, offs=offs)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_a_model_whose_ops_reject_float64_gets_a_float32_reference_in_a_lower_precision_run(dtype):
+    from kernelscope.capture.numerics import _reference_output
+
+    # GIVEN a model whose op rejects float64 (on the CPU too), built in float32 and run in a lower precision
+    source = Experts(), [torch.randn(64, 32, generator=torch.Generator().manual_seed(5))]
+    with pytest.raises(RuntimeError, match="got Double"):
+        Experts().double()(source[1][0].double())
+    run = Experts().to(DTYPES[dtype]), [source[1][0].to(DTYPES[dtype])]
+    with torch.no_grad():
+        want = source[0](source[1][0]).double()
+    # WHEN the worker makes its reference
+    out, how = _reference_output(torch, run[0], run[1], "cpu", dtype, source=source)
+    # THEN it ran in float32, from the float32 weights, and says why not float64
+    assert how["dtype"] == "float32" and how["weights"] == "float32" and "skipped" not in how
+    assert how["float64_error"].startswith("RuntimeError: Expected mat_a to be Float32") and "Double" in \
+        how["float64_error"]
+    ((name, got),) = out
+    assert name == "output" and got.dtype == torch.float64 and torch.equal(got, want)
+
+
+def test_a_float32_run_gets_no_float32_reference_of_itself():
+    from kernelscope.capture.numerics import _reference_output
+
+    model, x = Experts(), torch.randn(64, 32)
+    out, how = _reference_output(torch, model, [x], "cpu", "float32")
+    assert out is None and how["skipped"].startswith("the float64 reference failed: RuntimeError: Expected mat_a")
+    assert "float64_error" not in how
+
+
+def test_torchs_rule_against_a_float32_reference_names_it():
+    # GIVEN bf16 eager and a mode 5x as far off, judged against a float32 reference
+    eager, mode, ref = make("bfloat16", "large", SCALE["bfloat16"], 5 * SCALE["bfloat16"])
+    how = {"dtype": "float32", "device": "cpu", "float64_error": "RuntimeError: ... got Double"}
+    num = _numerics(torch, [("logits", mode)], [("logits", eager)], [("logits", ref.float().double())], how,
+                    "bfloat16")
+    # THEN torch's rule decides as against float64, and the reason says which reference it was
+    assert num["vs_reference"]["pass"] is torch_same(eager, mode, ref.float().double(), "bfloat16") is False
+    assert "vs the float32 reference" in num["vs_reference"]["reason"]
+    assert num["reference"] == how

@@ -1,6 +1,7 @@
-"""The compile of a compiled mode: torch.compile once per parameter signature, the compile's hooks (Inductor's
-output code, its provenance, max-autotune announcements), the first call and its counters (Dynamo and Inductor),
-the output code written beside the capture record, and Inductor's compile workers stopped before timing.
+"""The compile of a compiled mode: torch.compile once per parameter signature (its backend reads each graph's
+calling modules: callers.py), the compile's hooks (Inductor's output code, its provenance, max-autotune
+announcements), the first call and its counters (Dynamo and Inductor), the output code written beside the capture
+record, and Inductor's compile workers stopped before timing.
 
 torch and Inductor are imported inside the functions: only a compiled mode pays for them.
 """
@@ -20,7 +21,7 @@ from typing import Any
 from kernelscope.capture.memory import _peak_rss, _rss_hwm
 from kernelscope.capture.progress import progress
 from kernelscope.capture.setup import _Setup
-from kernelscope.capture_record import CAPTURE_FILE
+from kernelscope.capture_record import CALLERS_SUFFIX, CAPTURE_FILE
 from kernelscope.provenance import PROVENANCE_SUFFIX
 
 # Dynamo and Inductor counters, read before and after each shape point so each point reports its own recompiles.
@@ -110,22 +111,29 @@ def _compiled_fn(setup: _Setup, model: Any, signature: Any, reuse: bool, codes: 
         from torch._inductor.graph import GraphLowering
 
         if not reuse:
-            kwargs: dict[str, Any] = {"backend": "inductor"}
-            if mode.compile_mode:
+            from kernelscope.capture.callers import recording_backend
+            from kernelscope.modelfile import compile_user_model, user_model
+
+            # Inductor as torch.compile(mode=...) builds it, reading each graph's callers on the way
+            backend = recording_backend(torch, mode.compile_mode, True if mode.dynamic else None,
+                                        user_model(model), setup.caller_graphs)
+            kwargs: dict[str, Any] = {"backend": backend or "inductor"}
+            if mode.compile_mode and backend is None:
                 kwargs["mode"] = mode.compile_mode
             if mode.dynamic:
                 kwargs["dynamic"] = True
-            from kernelscope.modelfile import compile_user_model
-
             # the user's model itself, not kernelscope's keyword-inputs wrapper: Dynamo's names are then its paths
             fn = compile_user_model(model, lambda m: torch.compile(m, **kwargs))
             setup.fn, setup.model, setup.signature = fn, model, signature
         fn = setup.fn
         orig = GraphLowering.save_output_code
+        graphs = setup.caller_graphs
 
         def save_output_code(code: str) -> None:
             if code not in codes:
                 codes.append(code)
+            if graphs and graphs[-1]:  # saved while Inductor compiles the graph the backend read last
+                setup.callers.setdefault(code, graphs[-1])
             if orig is not None:
                 orig(code)
 
@@ -178,7 +186,7 @@ def _first_call(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], call: 
 
 
 def _save_code(setup: _Setup, spec: dict[str, Any], mode_dir: Path, codes: list[str], rec: dict[str, Any]) -> None:
-    """Write the Inductor output code compiled at this point (and its provenance beside it)."""
+    """Write the Inductor output code compiled at this point (and its provenance and callers beside it)."""
     mode = setup.mode
     code_paths = []
     for code in codes:
@@ -192,6 +200,9 @@ def _save_code(setup: _Setup, spec: dict[str, Any], mode_dir: Path, codes: list[
         prov = setup.provenance.get(code)
         if prov is not None:  # read back beside the code (analysis/mode.py load_codes)
             p.with_name(p.stem + PROVENANCE_SUFFIX).write_text(json.dumps(prov), encoding="utf-8")
+        callers = setup.callers.get(code)
+        if callers:  # each node's calling module (capture/callers.py)
+            p.with_name(p.stem + CALLERS_SUFFIX).write_text(json.dumps(callers), encoding="utf-8")
     if code_paths:
         setup.last_code_paths = code_paths
     # No new code at this point (a dynamic graph that already covers this shape): the running code is the

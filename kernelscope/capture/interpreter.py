@@ -48,7 +48,9 @@ WORKER_FILES = (
     "kernelscope/tolerance.py",
     "kernelscope/vocab.py",  # provenance.py reads its op classes
     "kernelscope/capture/__init__.py",
+    "kernelscope/capture/callers.py",  # the compile's backend: each graph's calling modules
     "kernelscope/capture/compiling.py",
+    "kernelscope/capture/dispatch.py",  # the ops one call dispatches
     "kernelscope/capture/dist.py",
     "kernelscope/capture/eager_ranges.py",
     "kernelscope/capture/environment.py",

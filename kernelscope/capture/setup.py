@@ -94,6 +94,10 @@ class _Setup:
         self.codes_seen: list[str] = []
         # output code -> its Inductor provenance (kernel <-> FX nodes <-> stack traces), from the compile
         self.provenance: dict[str, dict[str, Any]] = {}
+        # each graph's calling modules as the compile's backend read them, in order (capture/callers.py), and
+        # output code -> its graph's
+        self.caller_graphs: list[dict[str, Any]] = []
+        self.callers: dict[str, dict[str, Any]] = {}
         self.last_code_paths: list[str] = []
         # the point's model and inputs before --dtype cast them, for the float64 reference (_reference_source)
         self.reference_source: Any = None

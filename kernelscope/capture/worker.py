@@ -8,8 +8,9 @@ runner saves as the mode's log. A spec with ``timing_only`` (a later process of 
 on the first process's Inductor cache, warms up and times, then stops: no reference, numerics or profile.
 
 This module is the sequence (``main``, ``run_point``) and the failure classification; each job is its own module
-beside it: setup.py (device, mode configuration, the model at a point), environment.py, compiling.py, timing.py,
-pinning.py, numerics.py, memory.py, profiling.py, eager_ranges.py, progress.py.
+beside it: setup.py (device, mode configuration, the model at a point), environment.py, compiling.py (and
+callers.py, its backend), timing.py, pinning.py, numerics.py, memory.py, profiling.py, eager_ranges.py,
+dispatch.py (the ops one call dispatches), progress.py.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from kernelscope.capture.compiling import (
     _save_code,
     _shutdown_compile_workers,
 )
+from kernelscope.capture.dispatch import count_dispatch
 from kernelscope.capture.load import others_between, read_times
 from kernelscope.capture.memory import _record_peak_memory, _reset_hwm, _rss_hwm, _rss_now
 from kernelscope.capture.model_cache import shared_reference
@@ -63,7 +65,8 @@ from kernelscope.errors import KernelscopeError, ModelFileError
 
 
 def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: dict[str, Any]) -> None:
-    """Measure one shape point: first call (compile), warm-up, timed samples, numerics, memory, profile."""
+    """Measure one shape point: first call (compile), warm-up, timed samples, numerics, memory, profile, and the
+    ops one more call dispatches."""
     torch, mode, device, timer = setup.torch, setup.mode, setup.device, setup.timer
     mode_dir = Path(point["mode_dir"])
     notes: list[str] = rec.setdefault("notes", [])
@@ -125,7 +128,21 @@ def run_point(setup: _Setup, spec: dict[str, Any], point: dict[str, Any], rec: d
         if mode.compiled:
             # Recompiles after the first call (a guard that fails on the second call) count at this point too.
             rec["dynamo"] = _counter_delta(before, _counters(torch))["dynamo"]  # type: ignore[arg-type]
+        rec["dispatch"] = _dispatch(setup, call)
     rec["status"] = "ok"
+
+
+def _dispatch(setup: _Setup, call: Any) -> dict[str, Any]:
+    """The ops one more call dispatches (capture/dispatch.py), the oracle of the GEMM count; a count that fails
+    says why and leaves the mode's measurements as they are."""
+    progress("counting dispatched ops")
+    try:
+        counted = count_dispatch(setup.torch, call, compiled=setup.mode.compiled, cudagraphs=setup.mode.cudagraphs)
+        setup.timer.sync()
+        return counted
+    except Exception as exc:  # noqa: BLE001 - an extra call: its failure is no failure of the mode
+        first = (str(exc).strip().splitlines() or [""])[0]
+        return {"skipped": f"the counting call failed: {type(exc).__name__}: {first}"[:300]}
 
 
 def _eager_outputs(setup: _Setup, spec: dict[str, Any], rec: dict[str, Any], model: Any,

@@ -755,7 +755,8 @@ def numerics_row(m: ModeResult, call: NumericsCall | None = None) -> NumericsRow
         ref_text = f"skipped: {ref.skipped}"
     elif ref.dtype:
         made = f", from the model's {ref.weights} weights" if ref.weights else ""
-        ref_text = f"{ref.dtype} on {ref.device or '?'}{made}"
+        why = f" (float64 failed: {ref.float64_error})" if ref.float64_error else ""  # the reference ran in float32
+        ref_text = f"{ref.dtype} on {ref.device or '?'}{made}{why}"
     else:
         ref_text = fmt.DASH
     tol = n.tolerance
