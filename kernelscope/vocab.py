@@ -80,8 +80,15 @@ BOUNDARY_OPS = REDUCTION_OPS | SOFTMAX_OPS | NORM_OPS | POOL_OPS | ATTENTION_OPS
     "embedding", "index_select", "gather", "scatter", "index", "index_put", "nonzero", "masked_select",
 })
 
-# Ops that move no data of their own, or only lay it out: followed through, never listed as epilogue ops.
+# Ops that move no data of their own, or only lay it out: followed through, never listed as epilogue ops. A layout
+# copy carries its input's values on unchanged: each output element is an input element (or, for pad and cat, a
+# constant or another tensor's), so the op that reads its result reads the GEMM's values. Its kernels copy; they are
+# not epilogue ops. Indexing by another tensor's values (gather, index_select, index) is not here: it ends a chain.
 VIEW_OPS = frozenset({
+    # layout copies that rearrange or repeat elements (Swin's window reverse and cyclic shift: permute + clone,
+    # roll); Inductor reads them as index arithmetic in the kernel that consumes them
+    "roll", "flip", "rot90", "repeat", "tile", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+    "native_channel_shuffle", "swapaxes", "swapdims", "moveaxis", "diagonal",
     "view", "_unsafe_view", "reshape", "permute", "t", "transpose", "expand", "squeeze", "unsqueeze", "slice",
     "select", "alias", "as_strided", "clone", "contiguous", "detach", "getitem", "_reshape_alias", "view_as",
     "flatten", "unflatten", "expand_as", "resolve_conj", "resolve_neg", "lift_fresh", "dropout", "feature_dropout",
