@@ -235,8 +235,12 @@ class EvidenceRule(str, enum.Enum):
     LAUNCHING_OP_HELPERS = "launching-op.helpers"  # op, count, kernels, why: helper kernels, not the GEMM
     EAGER_DATAFLOW_READS = "eager-dataflow.reads"  # op, on, anchor, other, ran: reads the GEMM's result
     EAGER_DATAFLOW_NEXT_GEMM = "eager-dataflow.stop-next-gemm"  # op: the chain ends where the next GEMM reads it
+    EAGER_DATAFLOW_THROUGH = "eager-dataflow.through"  # op, through, copies, bare: views and layout copies (and
+    #   calls that ran no ATen op) the value went through to reach op; copies: those that ran kernels
     EAGER_SEQUENCE_AFTER = "eager-sequence.after"  # op, on, anchor, ran: elementwise, next in call order
     EAGER_SEQUENCE_NEXT_GEMM = "eager-sequence.stop-next-gemm"  # op: the chain ends at the next GEMM
+    EAGER_SEQUENCE_THROUGH = "eager-sequence.through"  # op, through, copies: views and layout copies between the
+    #   previous op of the chain and op, in call order; copies: those that ran kernels
     EAGER_SEQUENCE_NORM_FEEDER = "eager-sequence.norm-feeder"  # op, reduction: only feeds the reduction
     EAGER_SEQUENCE_BOUNDARY = "eager-sequence.stop-boundary"  # op: a reduction, norm, pooling or attention
     EAGER_SEQUENCE_NOT_ELEMENTWISE = "eager-sequence.stop-not-elementwise"  # op: not elementwise

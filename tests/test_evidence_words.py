@@ -87,9 +87,21 @@ EVIDENCE = [
      "chain, or a tensor made before) (kernelscope.flow ranges) ran aten::mul"),
     (ev(R.EAGER_DATAFLOW_NEXT_GEMM, op="aten::addmm"),
      "[eager-dataflow] chain stops at aten::addmm: the next GEMM reads it"),
+    (ev(R.EAGER_DATAFLOW_THROUGH, op="aten::add", through=("aten::view", "aten::reshape", "aten::roll"),
+        copies=("aten::reshape", "aten::roll"), bare=1),
+     "[eager-dataflow] the value reaches aten::add through aten::view, aten::reshape, aten::roll and 1 torch call(s) "
+     "that ran no ATen op (they returned a tensor they were given, as .contiguous() does on a contiguous tensor); "
+     "aten::reshape, aten::roll copied it: views and layout copies carry the value on unchanged"),
+    (ev(R.EAGER_DATAFLOW_THROUGH, op="aten::layer_norm", through=("aten::view",), copies=(), bare=0),
+     "[eager-dataflow] the value reaches aten::layer_norm through aten::view: views and layout copies carry the "
+     "value on unchanged"),
     (ev(R.EAGER_SEQUENCE_AFTER, op="aten::relu", on="scalars", anchor="aten::linear", ran="aten::clamp_min"),
      "[eager-sequence] aten::relu on scalars after aten::linear ran aten::clamp_min"),
     (ev(R.EAGER_SEQUENCE_NEXT_GEMM, op="aten::linear"), "[eager-sequence] chain stops at aten::linear: the next GEMM"),
+    (ev(R.EAGER_SEQUENCE_THROUGH, op="aten::add", through=("aten::view", "aten::permute", "aten::clone"),
+        copies=("aten::clone",)),
+     "[eager-sequence] aten::add comes after the chain's last op, in call order, past aten::view, aten::permute, "
+     "aten::clone; aten::clone copied it: views and layout copies carry the value on unchanged"),
     (ev(R.EAGER_SEQUENCE_NORM_FEEDER, op="pow", reduction="aten::mean"),
      "[eager-sequence] pow only feeds aten::mean: part of that reduction, not the epilogue"),
     (ev(R.EAGER_SEQUENCE_BOUNDARY, op="aten::max"),

@@ -88,6 +88,19 @@ def _eager_reads(f: Facts) -> str:
             f"(kernelscope.flow ranges) ran {f['ran']}")
 
 
+def _eager_through(f: Facts, family: str) -> str:
+    """"[eager-dataflow] the value reaches aten::add through aten::view, aten::reshape ...": one hop of the chain."""
+    parts = [_join(f["through"])] if f.get("through") else []
+    if f.get("bare"):
+        parts.append(f"{f['bare']} torch call(s) that ran no ATen op (they returned a tensor they were given, as "
+                     ".contiguous() does on a contiguous tensor)")
+    moved = f"; {_join(f['copies'])} copied it" if f.get("copies") else ""
+    head = (f"the value reaches {f['op']} through" if family == "eager-dataflow"
+            else f"{f['op']} comes after the chain's last op, in call order, past")
+    return (f"[{family}] {head} {' and '.join(parts)}{moved}: views and layout copies carry the value on "
+            "unchanged")
+
+
 def _trace_only_stop(f: Facts) -> str:
     reductions = f.get("reductions") or ()
     others = f.get("others") or ()
@@ -163,9 +176,11 @@ EVIDENCE_WORDS: dict[str, Callable[[Facts, str], str]] = {
                                           f"({_join(f['kernels'])}): {f['why']}, not the GEMM"),
     R.EAGER_DATAFLOW_READS: lambda f, w: _eager_reads(f),
     R.EAGER_DATAFLOW_NEXT_GEMM: lambda f, w: f"[eager-dataflow] chain stops at {f['op']}: the next GEMM reads it",
+    R.EAGER_DATAFLOW_THROUGH: lambda f, w: _eager_through(f, "eager-dataflow"),
     R.EAGER_SEQUENCE_AFTER: lambda f, w: (f"[eager-sequence] {f['op']} on {_py(f['on'])} after {f['anchor']} "
                                           f"ran {f['ran']}"),
     R.EAGER_SEQUENCE_NEXT_GEMM: lambda f, w: f"[eager-sequence] chain stops at {f['op']}: the next GEMM",
+    R.EAGER_SEQUENCE_THROUGH: lambda f, w: _eager_through(f, "eager-sequence"),
     R.EAGER_SEQUENCE_NORM_FEEDER: lambda f, w: (f"[eager-sequence] {f['op']} only feeds {f['reduction']}: part of "
                                                 "that reduction, not the epilogue"),
     R.EAGER_SEQUENCE_BOUNDARY: lambda f, w: (f"[eager-sequence] chain stops at {f['op']}: not pointwise (the "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kernelscope import vocab
@@ -33,7 +33,7 @@ from kernelscope.analysis.gemm.model import (
 from kernelscope.analysis.gemm.trace_only import _trace_only
 from kernelscope.analysis.gemm.whynot import _why_from_trace
 from kernelscope.analysis.kernels import KernelInstance
-from kernelscope.provenance import short_source
+from kernelscope.provenance import FLOW_RANGE_PREFIX, parse_flow, short_source
 from kernelscope.result import Evidence, GemmOp, Note
 from kernelscope.result import EvidenceRule as Rule
 from kernelscope.trace import CpuEvent
@@ -111,9 +111,30 @@ def _is_aten_level(name: str) -> bool:
     return "::" in name and not name.startswith("## ")
 
 
+def _bare_calls(tx: _TraceIndex, events: Sequence[CpuEvent], tree: _OpTree, calls: dict[object, list[int]]
+                ) -> dict[int, frozenset[int]]:
+    """The eager torch calls of the iteration (``kernelscope.flow:`` ranges) that ran no ATen op, each with the
+    serials of the calls whose tensors it read. Such a call returns a tensor it was given (``.contiguous()`` of a
+    contiguous tensor returns it before any dispatch) under a serial of its own, so the op that reads that serial
+    reads what the call was given. Empty without eager dataflow."""
+    if not tx.has_flow:
+        return {}
+    ran = {f[0] for lst in calls.values() for i in lst if (f := tx.flow_of(tree.ops[i])) is not None}
+    n = len(FLOW_RANGE_PREFIX)
+    out: dict[int, frozenset[int]] = {}
+    for e in events:
+        if e.cat == "user_annotation" and e.name.startswith(FLOW_RANGE_PREFIX):
+            f = parse_flow(e.name[n:])
+            if f is not None and f[0] not in ran:
+                out[f[0]] = f[1]
+    return out
+
+
 # With eager dataflow, a chain is followed past calls that do not read it; this many in a row end the walk (a
 # consumer further away is not an epilogue any compiler fuses, and it bounds the walk on large traces).
 _FLOW_QUIET = 64
+# How many calls without an ATen op in a row the chain is followed through (x.contiguous().contiguous() ...).
+_BARE_DEPTH = 16
 
 
 def _eager(tx: _TraceIndex, cfg: _Config, it: int, outside_regions: bool = False
@@ -144,11 +165,13 @@ class _EagerIteration:
     calls: dict[object, list[int]]  # thread -> its top-level ATen calls
     place: dict[object, dict[int, int]]  # thread -> each call's place in its sequence
     grouped: dict[int, int]  # _grouped_convolutions
+    bare: dict[int, frozenset[int]]  # _bare_calls: eager dataflow's calls that ran no ATen op
 
     @staticmethod
     def build(tx: _TraceIndex, it: int, outside_regions: bool) -> _EagerIteration:
         """Index iteration ``it``: its op tree, its kernels by launching op, its top-level calls per thread."""
-        tree = _OpTree.build(tx.cpu_in(it))
+        events = tx.cpu_in(it)
+        tree = _OpTree.build(events)
         kernels_by_ext: dict[int, list[KernelInstance]] = defaultdict(list)
         kernels_by_key: dict[tuple[str, float], KernelInstance] = {}
         for ki in tx.ka.iteration(it):
@@ -166,7 +189,7 @@ class _EagerIteration:
         # (a list.index per GEMM was quadratic in an iteration's calls)
         place = {tid: {i: p for p, i in enumerate(lst)} for tid, lst in calls.items()}
         return _EagerIteration(tx, tree, outside_regions, kernels_by_ext, kernels_by_key, calls, place,
-                               _grouped_convolutions(tree))
+                               _grouped_convolutions(tree), _bare_calls(tx, events, tree, calls))
 
     def kernels_of(self, indices: Sequence[int]) -> list[KernelInstance]:
         """The kernels the ops ``indices`` launched, in the order they ran."""
@@ -184,6 +207,27 @@ class _EagerIteration:
     def excluded(self, e: CpuEvent) -> bool:
         """Whether op ``e`` ran inside a compiled region, which the compiled path reads instead."""
         return self.outside_regions and self.tx.regions_by_start.covers(e.ts)
+
+    def through_bare(self, ins: frozenset[int], live: set[int]) -> list[int]:
+        """The serials among ``ins`` (and the calls before them) of calls that ran no ATen op on the chain's data
+        (``live``), directly or through other such calls: what they returned is a tensor they were given, so the
+        chain goes on through them. Empty when none."""
+        found: set[int] = set()
+
+        def reaches(s: int, depth: int) -> bool:
+            if s in live or s in found:
+                return True
+            ins_of = self.bare.get(s)
+            if ins_of is None or depth > _BARE_DEPTH:
+                return False
+            if any(reaches(x, depth + 1) for x in ins_of):
+                found.add(s)
+                return True
+            return False
+
+        for s in ins:
+            reaches(s, 0)
+        return sorted(found)
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,7 +387,8 @@ def _in_call_ops(ei: _EagerIteration, g: _EagerGemm) -> list[EpilogueOp]:
 def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
                    ) -> tuple[list[EpilogueOp], list[Evidence]]:
     """The epilogue: ``ops`` (the call's own), then the following top-level calls on the same thread that are
-    elementwise on the GEMM's result, up to the op that ends the chain; with the evidence of where it ended."""
+    elementwise on the GEMM's result, up to the op that ends the chain; with the evidence of where it ended and of
+    the views and layout copies the value went through to reach each op."""
     tree, tx, e, anchor = ei.tree, ei.tx, g.e, g.anchor
     ops = list(ops)
     evidence: list[Evidence] = []
@@ -358,6 +403,7 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
     # (or an op of its chain), skip the others; without it, the call order decides.
     flow0 = tx.flow_of(tree.ops[anchor])
     live: set[int] | None = {flow0[0]} if flow0 is not None else None
+    hop = _Hop(live is not None)
     quiet = 0
     for j in seq[pos + 1 :] if pos >= 0 else []:
         oj = tree.ops[j]
@@ -365,6 +411,10 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
             break
         fl = tx.flow_of(oj) if live is not None else None
         if live is not None:
+            bare = ei.through_bare(fl[1], live) if fl is not None else []
+            if bare:
+                live.update(bare)  # it reads what a call without an ATen op returned: the chain's own tensor
+                hop.bare += len(bare)
             if fl is None or not (fl[1] & live):
                 quiet += 1
                 if quiet > _FLOW_QUIET:
@@ -373,6 +423,7 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
             quiet = 0
         subj = tree.subtree(j)
         if any(tree.ops[x].name in _EAGER_GEMMS for x in subj):
+            hop.reach(evidence, oj.name)
             evidence.append(Evidence.of(Rule.EAGER_DATAFLOW_NEXT_GEMM if live is not None
                                         else Rule.EAGER_SEQUENCE_NEXT_GEMM, op=oj.name))
             break
@@ -387,13 +438,15 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
                     vocab.op_class(oj.name) != "pointwise":
                 dropped = ops.pop()
                 evidence.append(Evidence.of(Rule.EAGER_SEQUENCE_NORM_FEEDER, op=dropped.label, reduction=oj.name))
+            hop.reach(evidence, oj.name)
             evidence.append(Evidence.of(Rule.EAGER_SEQUENCE_BOUNDARY, op=oj.name))
             break
         if cls in ("view", "cast") or oj.name in _EAGER_VIEWS or (not kj and cls != "pointwise"):
-            # a view, a layout op (cat) or a cast carries the chain's values on, as the compiled path follows
-            # them through (its kernels copy; they are not epilogue ops)
+            # a view, a layout copy (clone, contiguous, roll, cat, pad) or a cast carries the chain's values on,
+            # as the compiled path follows them through (its kernels copy; they are not epilogue ops)
             if live is not None and fl is not None:
                 live.add(fl[0])  # a view of the chain's data: who reads the view reads the chain
+            hop.through(oj.name, copies=bool(kj))
             continue
         is_elem = cls == "pointwise" or (cls == "unknown" and kj and
                                          all(kk.category == "pointwise" for kk in kj))
@@ -402,6 +455,7 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
         # broadcast (the rotary inv_freq @ position_ids, K = 1, then cat, cos and sin on [1, 512, 64]) the
         # GEMM's output shape is no longer the chain's. Without it, the shape is the only link.
         shape_ok = live is not None or (numel is not None and any(_numel(d) == numel for d in dims))
+        hop.reach(evidence, oj.name)
         if not is_elem or not shape_ok:
             evidence.append(Evidence.of(Rule.EAGER_SEQUENCE_NOT_ELEMENTWISE, op=oj.name) if not is_elem else
                             Evidence.of(Rule.EAGER_SEQUENCE_SHAPE, op=oj.name, shape=out_shape))
@@ -417,6 +471,33 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
             ops.append(_separate(label, kj, oj.name, Rule.EAGER_SEQUENCE_AFTER, op=oj.name, on=on,
                                  anchor=anchor_name))
     return ops, evidence
+
+
+@dataclass(slots=True)
+class _Hop:
+    """The views and layout copies the chain's value went through since the last op that read it; said once the
+    walk reaches the next op (an epilogue op or the op that ends the chain)."""
+
+    flow: bool  # followed by eager dataflow (else by call order)
+    ops: list[str] = field(default_factory=list)  # the views and layout copies, in call order
+    copies: list[str] = field(default_factory=list)  # those of them that ran kernels (moved the data)
+    bare: int = 0  # calls that ran no ATen op (they returned a tensor they were given)
+
+    def through(self, op: str, *, copies: bool) -> None:
+        self.ops.append(op)
+        if copies:
+            self.copies.append(op)
+
+    def reach(self, evidence: list[Evidence], op: str) -> None:
+        """Say the hop that ends at ``op`` (nothing when the value went straight to it), and start the next."""
+        if self.ops or self.bare:
+            rule = Rule.EAGER_DATAFLOW_THROUGH if self.flow else Rule.EAGER_SEQUENCE_THROUGH
+            facts: dict[str, Any] = {"op": op, "through": tuple(self.ops),
+                                     "copies": tuple(dict.fromkeys(self.copies))}
+            if self.flow:
+                facts["bare"] = self.bare
+            evidence.append(Evidence.of(rule, **facts))
+        self.ops, self.copies, self.bare = [], [], 0
 
 
 def _found_of(ei: _EagerIteration, g: _EagerGemm, cfg: _Config, index: int, ops: list[EpilogueOp],
