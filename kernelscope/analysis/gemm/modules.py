@@ -153,8 +153,11 @@ class ModuleIndex:
         gemms = self._gemm_nodes(graph, pre)
         pick = gemms[0] if len(gemms) == 1 else None
         # the traced node the GEMM came from: its GEMM-class node, else (no graph_code, or an op Inductor
-        # decomposed into GEMMs) the one its caller stands for
-        node = str(getattr(pick, "name", "")) if pick is not None else self._called_from(graph, pre) or ""
+        # decomposed into GEMMs) the one its caller stands for, where the GEMM node is the call's own first node
+        # (an extern call; a call's later nodes are those of its inputs, another GEMM among them)
+        own = bool(site.post_to_pre) and site.post_to_pre[0][0] == post
+        node = str(getattr(pick, "name", "")) if pick is not None else (
+            self._called_from(graph, pre) if own else None) or ""
         stack = self._stack(graph, node) if node else None
         if pick is None and stack is not None:
             pick = self._nodes(graph).get(node)
