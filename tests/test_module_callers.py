@@ -12,7 +12,7 @@ import pytest
 
 from kernelscope.analysis.gemm.modules import ModuleIndex
 from kernelscope.analysis.mode import load_codes
-from kernelscope.provenance import parse_graph_callers
+from kernelscope.provenance import parse_graph_callers, parse_inductor_provenance
 from kernelscope.report.evidence_words import evidence_text
 
 CODE = """
@@ -111,6 +111,17 @@ def test_callers_alone_name_gemms_without_the_compile_log(tmp_path):
     # no graph_code (a log not kept): provenance's traced node and the callers still name every GEMM
     idx, launches = _index(tmp_path, callers=True, log=None)
     assert [idx.lookup(0, L.source_nodes, L.debug_handle)[0] for L in launches] == [ATTN, ATTN, "lm_head"]
+
+
+def test_a_pattern_call_is_not_named_by_another_gemm_among_its_inputs(tmp_path):
+    # GIVEN a oneDNN pattern call (its own node fn_1, made from the residual add) whose provenance also lists the
+    # nodes of its inputs, another GEMM's among them, and no graph_code to tell which traced node is its GEMM
+    idx, _ = _index(tmp_path, callers=True, log=None)
+    idx.provenance[0] = parse_inductor_provenance({"mapping": {
+        "cppCodeToPost": {"torch.ops.mkldnn._linear_pointwise.binary:4": ["fn_1", "mm"]},
+        "postToPre": {"fn_1": ["h"], "mm": ["logits"]}}})
+    # THEN the call gets no module rather than that other GEMM's caller
+    assert idx.lookup(0, (), "torch.ops.mkldnn._linear_pointwise.binary:4")[0] == ""
 
 
 def test_the_callers_record_is_read_tolerantly():
