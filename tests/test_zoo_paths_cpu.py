@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .zoo_fixtures import extract_run
+from .zoo_fixtures import extract_run, path_differences
 
 pytest.importorskip("transformers")
 pytest.importorskip("torchvision")
@@ -67,23 +66,8 @@ def test_every_gemm_of_every_mode_has_a_path_the_user_can_look_up(name):
 
 @pytest.mark.parametrize("name", RUNS)
 def test_the_same_gemm_has_the_same_path_in_eager_and_compiled(name):
-    # Inductor reorders independent GEMMs (Gemma-2's v_proj before k_proj, same shape) and runs a mixture of experts
-    # as grouped GEMMs where eager runs one mm per expert: the GEMMs of one shape carry the same paths in both modes
-    # wherever both ran the same number of them, and each mode's GEMMs name the same modules.
-    eager, default = (modes(name)[m].gemms for m in ("eager", "default"))
-    assert {g.module for g in eager} == {g.module for g in default}
-    by_shape: dict[Any, list[Counter[str]]] = {}
-    for gemms in (eager, default):
-        per: dict[Any, Counter[str]] = {}
-        for g in gemms:
-            per.setdefault(shape(g), Counter())[g.module] += 1
-        for key, paths in per.items():
-            by_shape.setdefault(key, []).append(paths)
-    compared = [(key, e, d) for key, (e, *rest) in by_shape.items() for d in rest
-                if sum(e.values()) == sum(d.values())]
-    assert compared
-    for key, e, d in compared:
-        assert e == d, (key, e, d)
+    eager, default = ([(*shape(g), g.module) for g in modes(name)[m].gemms] for m in ("eager", "default"))
+    assert path_differences(eager, default) == []
 
 
 def test_a_tied_lm_head_is_lm_head_in_every_mode():
