@@ -55,8 +55,8 @@ def _numerics(out: dict, *, eager: bool = False, reference: dict = REF) -> dict:
     vr = out["vs_reference"]
     mode_vr = {k: vr[k] for k in ("max_abs", "rmse", "eager_rmse", "multiplier", "bound_rmse", "pass")}
     if not vr["pass"]:
-        mode_vr["reason"] = (f"{out['name']}: rmse {vr['rmse']:.3g} vs the {reference['dtype']} reference > 3 x eager's "
-                             f"{vr['eager_rmse']:.3g} + tol 0.001/10 = {vr['bound_rmse']:.3g}")
+        mode_vr["reason"] = (f"{out['name']}: rmse {vr['rmse']:.3g} vs the {reference['dtype']} reference > 3 x "
+                             f"eager's {vr['eager_rmse']:.3g} + tol 0.001/10 = {vr['bound_rmse']:.3g}")
     ve = {"max_abs": 0.0, "pass": True} if eager else {**out["vs_eager"], "reason": "1.350% of elements outside"}
     return {"vs_eager": ve, "tolerance": TOL, "reference": reference, "vs_reference": mode_vr, "outputs": [out]}
 
