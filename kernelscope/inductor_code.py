@@ -256,6 +256,9 @@ class OutputCode:
     # Inductor's provenance of this graph (the worker's graph_N.provenance.json beside the code), when recorded:
     # kernelscope.provenance.GraphProvenance; None otherwise (the comments and graph_code are the fallback)
     provenance: Any = None
+    # Which module called each traced node of this graph (the worker's graph_N.modules.json beside the code):
+    # kernelscope.provenance.GraphCallers; None when not recorded
+    callers: Any = None
     # Lookups by name, built once: the analysis asks for buffers and storages per GEMM parameter and per kernel,
     # and a scan of every buffer per question grew with the square of the model's layers.
     _by_name: dict[str, Buffer] = field(init=False, repr=False, compare=False)

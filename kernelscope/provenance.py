@@ -1,6 +1,6 @@
 """Where an op came from: the module path (``layers.1.mlp.gate_proj``) and source line (``llama_block.py:52``).
 
-Two sources, both read from capture's files (no torch import):
+Read from capture's files (no torch import):
 
 - compiled modes: Dynamo's ``graph_code`` log (``TORCH_LOGS=graph_code``, on in every compiled worker). Each traced
   graph is printed as Python, a ``# File: /path/model.py:52 in forward, code: ...`` comment above the node lines it
@@ -10,6 +10,9 @@ Two sources, both read from capture's files (no torch import):
 - eager mode: the worker wraps each submodule's forward in a profiler range ``kernelscope.module: <path>`` while it
   profiles; :func:`module_index` builds an interval index over those ranges once, and answers "which module was
   running at (ts, tid)" by bisection (fast on traces of a million events).
+- compiled modes, each traced node's calling module: the worker's ``graph_N.modules.json`` beside the graph's code
+  (Dynamo's ``nn_module_stack``), read by :func:`parse_graph_callers`; Inductor's provenance of each call site
+  (``graph_N.provenance.json``), read by :func:`parse_inductor_provenance`.
 
 The log format read here is what torch 2.11-2.14 print (``torch/fx/graph.py`` ``python_code(verbose=True)`` via
 ``torch/fx/_utils.py`` ``lazy_format_graph_code``, called from ``torch/_dynamo/output_graph.py``).
@@ -554,3 +557,39 @@ def parse_inductor_provenance(data: Any) -> GraphProvenance | None:
             file, line, code = f.group("file"), int(f.group("line")), f.group("code").strip()
         sites[str(handle)] = CallSiteProvenance(str(handle), post_t, tuple(pre), file, line, code, tuple(per))
     return GraphProvenance(MappingProxyType(sites))
+
+
+# ---- compiled: the module that called each traced node ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GraphCallers:
+    """Which module's forward called each node of one traced graph: the worker's ``graph_N.modules.json`` beside
+    the graph's output code (capture/callers.py, from Dynamo's ``nn_module_stack``). Paths are the user's model's
+    (``get_submodule`` finds them; "" is the model itself), whatever frame the graph was traced from."""
+
+    frame: str | None  # the module whose forward Dynamo compiled ("" the model; None: not known)
+    # traced (pre-grad) node name -> its calling modules, innermost first, the frame's last
+    nodes: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+
+    def stack(self, node: str) -> tuple[str, ...] | None:
+        return self.nodes.get(node)
+
+    def caller(self, node: str) -> str | None:
+        """The innermost module whose forward called the node; None when the record does not name the node."""
+        stack = self.nodes.get(node)
+        return stack[0] if stack else None
+
+
+def parse_graph_callers(data: Any) -> GraphCallers | None:
+    """The worker's ``graph_N.modules.json`` (``{"frame": path | null, "nodes": {node: [path, ...]}}``) -> its
+    record; None when it names no node (or is not that shape)."""
+    if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
+        return None
+    nodes = {str(name): tuple(p for p in stack if isinstance(p, str))
+             for name, stack in data["nodes"].items() if isinstance(stack, list)}
+    nodes = {name: stack for name, stack in nodes.items() if stack}
+    if not nodes:
+        return None
+    frame = data.get("frame")
+    return GraphCallers(frame if isinstance(frame, str) else None, MappingProxyType(nodes))

@@ -289,6 +289,9 @@ class EvidenceRule(str, enum.Enum):
     PROVENANCE_CALL_SITE = "provenance.call-site"  # handle, node, traced, [node_op, module], [source, code]
     PROVENANCE_SOURCE_NODE = "provenance.source-node"  # node, node_op, module, [source]: graph_code's node
     PROVENANCE_BY_ORDER = "provenance.by-order"  # op, index, count, node, node_op, module: matched by order
+    PROVENANCE_CALLER = "provenance.caller"  # node, module, stack, [node_op], [source], [handle, post, traced,
+    #   code]: the module whose forward called the traced node (Dynamo's nn_module_stack, innermost first); handle:
+    #   the call site whose provenance led to the node
     # log: the compile log
     AUTOTUNE_TABLE = "autotune-log.table"  # op, sizes, log_line, choices, times (None: failed): first four
     FUSION_BENCHMARK = "fusion-benchmark.decided"  # buffers, fused, [factor], text, log_line, marginal, spread

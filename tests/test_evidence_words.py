@@ -247,6 +247,16 @@ EVIDENCE = [
      "[provenance] source node x_6 (linear) of the call site is fc at resnet.py:280 (TORCH_LOGS=graph_code)"),
     (ev(R.PROVENANCE_SOURCE_NODE, node="bmm", node_op="bmm", module=""),
      "[provenance] source node bmm (bmm) of the call site is an unnamed module (TORCH_LOGS=graph_code)"),
+    (ev(R.PROVENANCE_CALLER, "modeling_bart.py:1509", node="lm_logits", module="lm_head", stack=("lm_head", ""),
+        node_op="linear", source="modeling_bart.py:1509", handle="extern_kernels.mm:40", post="mm_24",
+        traced=("lm_logits",), code="lm_logits = self.lm_head(outputs[0])"),
+     "[provenance] call site extern_kernels.mm:40 computes the GEMM node mm_24 from the traced node lm_logits "
+     "(linear), called in lm_head's forward (nn_module_stack: lm_head < the model); called at modeling_bart.py:1509 "
+     "`lm_logits = self.lm_head(outputs[0])` (Inductor provenance, Dynamo's module stack)"),
+    (ev(R.PROVENANCE_CALLER, node="matmul", module="layers.0.attn", stack=("layers.0.attn", "layers.0", ""),
+        node_op="matmul"),
+     "[provenance] source node matmul (matmul) of the call site, called in layers.0.attn's forward (nn_module_stack: "
+     "layers.0.attn < layers.0 < the model) (Dynamo's module stack)"),
     (ev(R.PROVENANCE_BY_ORDER, op="convolution", index=1, count=17, node="x", node_op="conv2d", module="conv1"),
      "[provenance] convolution has no GEMM source node at its call site; it is the 1. of 17 such GEMMs and x "
      "(conv2d, conv1) the same place among the graph's remaining GEMM nodes (matched by order)"),

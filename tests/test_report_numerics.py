@@ -51,26 +51,27 @@ def _output(name: str, rmse: float, eager_rmse: float, *, max_abs: float, vs_eag
                              "rel_rmse": rmse / 25.4768, "new_nonfinite": 0}}
 
 
-def _numerics(out: dict, *, eager: bool = False) -> dict:
+def _numerics(out: dict, *, eager: bool = False, reference: dict = REF) -> dict:
     vr = out["vs_reference"]
     mode_vr = {k: vr[k] for k in ("max_abs", "rmse", "eager_rmse", "multiplier", "bound_rmse", "pass")}
     if not vr["pass"]:
-        mode_vr["reason"] = (f"{out['name']}: rmse {vr['rmse']:.3g} vs the float64 reference > 3 x eager's "
-                             f"{vr['eager_rmse']:.3g} + tol 0.001/10 = {vr['bound_rmse']:.3g}")
+        mode_vr["reason"] = (f"{out['name']}: rmse {vr['rmse']:.3g} vs the {reference['dtype']} reference > 3 x "
+                             f"eager's {vr['eager_rmse']:.3g} + tol 0.001/10 = {vr['bound_rmse']:.3g}")
     ve = {"max_abs": 0.0, "pass": True} if eager else {**out["vs_eager"], "reason": "1.350% of elements outside"}
-    return {"vs_eager": ve, "tolerance": TOL, "reference": REF, "vs_reference": mode_vr, "outputs": [out]}
+    return {"vs_eager": ve, "tolerance": TOL, "reference": reference, "vs_reference": mode_vr, "outputs": [out]}
 
 
-def resnet_run(default_rmse: float = 0.2802, eager_rmse: float = 0.1320, name: str = "output") -> RunResult:
+def resnet_run(default_rmse: float = 0.2802, eager_rmse: float = 0.1320, name: str = "output",
+               reference: dict = REF) -> RunResult:
     eager_out = _output(name, eager_rmse, eager_rmse, max_abs=0.489, vs_eager_max=0.0)
     eager_out["vs_eager"] = {"max_abs": 0.0, "rmse": 0.0, "mismatch_fraction": 0.0, "pass": True}
     default_out = _output(name, default_rmse, eager_rmse, max_abs=1.218, vs_eager_max=1.5)
     modes = (
         ModeResult(name="eager", status="ok", max_abs_error=0.0, max_rel_error=0.0, kernels_per_iter=120,
-                   numerics=part_from_json(NumericsResult, _numerics(eager_out, eager=True)),
+                   numerics=part_from_json(NumericsResult, _numerics(eager_out, eager=True, reference=reference)),
                    config=ModeConfig(compiled=False)),
         ModeResult(name="default", status="ok", max_abs_error=1.5, max_rel_error=0.0134, kernels_per_iter=60,
-                   numerics=part_from_json(NumericsResult, _numerics(default_out)),
+                   numerics=part_from_json(NumericsResult, _numerics(default_out, reference=reference)),
                    config=ModeConfig(compiled=True)),
     )
     return with_facts(RunResult(schema=SCHEMA, tool_version="t", created="2026-12-04",
@@ -183,7 +184,7 @@ def test_the_modes_table_and_the_numerics_table_read_one_call(case, numerics):
 # ------------------------------------------------------------------------------------------------ renderers
 def test_markdown_shows_each_output_the_rule_and_the_hint():
     md = render_markdown(resnet_run())
-    assert "Per output (torch's accuracy rule against float64, tol 0.001" in md
+    assert "Per output (torch's accuracy rule against the float64 reference, tol 0.001" in md
     row = next(ln for ln in md.splitlines() if ln.startswith("| default | `output`"))
     assert "8×1000" in row and "rmse 0.28 ≤ 3 × eager's 0.132 + 0.001/10 = 0.396" in row
     assert "| 25.5 / 112 |" in row and "| 1.1% |" in row
@@ -205,3 +206,24 @@ def test_html_shows_each_output_escaped():
     assert HOSTILE not in page and "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in page
     assert "<strong>To tell:</strong> Inductor keeps fused intermediates" in page
     assert "float64 on cuda, from the model&#39;s float32 weights" in page
+
+
+def test_a_float32_reference_is_named_float32_in_every_renderer():
+    # GIVEN a model with an op that has no float64 kernel (torch._grouped_mm): the reference ran in float32
+    ref = {"dtype": "float32", "device": "cpu", "weights": "float32",
+           "float64_error": "Expected mat_a to be Float32, BFloat16 or Float16 matrix, got Double"}
+    run = resnet_run(default_rmse=0.5, reference=ref)
+    md, page, text = render_markdown(run), html.unescape(render_html(run)), terminal(run)
+    # THEN no renderer claims float64: the captions, the column and eager's baseline name float32
+    assert "against the float32 reference, tol 0.001" in md
+    assert "rmse vs float32" in page and "Against the float32 reference" in page
+    assert "eager's own error against the float32 reference" in page
+    assert "float32 on cpu, from the model's float32 weights (float64 failed: Expected mat_a" in page
+    for out in (md, page, text):
+        assert "against float64" not in out and "float64 reference" not in out
+    # and the CI gate's violation says which reference the mode fails against
+    from kernelscope.analysis.check import Rules, check_result
+    from kernelscope.report.words import say
+
+    said = [say(v.what) for v in check_result(run, Rules(numerics=True)).violations]
+    assert any("output vs the float32 reference fails" in s for s in said), said

@@ -210,18 +210,19 @@ def _status(mode: ModeResult) -> Note:
 
 def _numerics(mode: ModeResult) -> list[Violation]:
     """--numerics: the mode's output against eager (every element within the dtype's tolerance, no new NaN/Inf)
-    and against the float64 reference (analysis/numerics.py's rules). Both are checked: a compiled mode that
+    and against the high-precision reference (analysis/numerics.py's rules). Both are checked: a compiled mode that
     differs from eager but is closer to the reference is reported as such, and still violates (a gate that
     wants it to pass can check eager-only modes). Not measured at all is a violation too: a gate must not pass
     on a missing check."""
     n = mode.numerics or NumericsResult()
     ve, vr = n.vs_eager or OutputError(), n.vs_reference or OutputError()
+    ref = {"reference": n.reference.dtype} if n.reference is not None and n.reference.dtype else {}
     out = []
     if mode.name != EAGER and ve.passed is False:
         out.append(Violation("--numerics", mode.name, Note("fails-vs-eager", {"reason": ve.reason,
-                                                                              "closer": vr.passed is True})))
+                                                                              "closer": vr.passed is True, **ref})))
     if vr.passed is False:
-        out.append(Violation("--numerics", mode.name, Note("fails-vs-reference", {"reason": vr.reason})))
+        out.append(Violation("--numerics", mode.name, Note("fails-vs-reference", {"reason": vr.reason, **ref})))
     if not out and ve.passed is None and vr.passed is None:
         skipped = n.reference.skipped if n.reference is not None else ""
         out.append(Violation("--numerics", mode.name, Note("numerics-not-measured", {"skipped": skipped})))

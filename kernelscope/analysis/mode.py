@@ -30,7 +30,7 @@ from kernelscope.analysis.roofline import peaks_for, with_roofline
 from kernelscope.analysis.stats import combine_processes
 from kernelscope.errors import CodeFileError, KernelscopeError
 from kernelscope.inductor_code import OutputCode, parse_output_code
-from kernelscope.provenance import PROVENANCE_SUFFIX, parse_inductor_provenance
+from kernelscope.provenance import PROVENANCE_SUFFIX, parse_graph_callers, parse_inductor_provenance
 from kernelscope.result import (
     SCHEMA,
     CompileInfo,
@@ -69,9 +69,10 @@ def load_codes(paths: Sequence[Path]) -> list[OutputCode]:
         except OSError as exc:
             raise CodeFileError(f"Inductor code file {p} cannot be read ({exc.strerror})", "check the path")
         parsed = parse_output_code(text, str(p))
-        prov = _provenance_beside(Path(p))
-        if prov is not None and len(parsed) == 1:  # the worker writes one graph per file, its provenance beside
-            parsed = (dataclasses.replace(parsed[0], provenance=prov),)
+        if len(parsed) == 1:  # the worker writes one graph per file, its provenance and callers beside
+            prov, callers = _provenance_beside(Path(p)), _callers_beside(Path(p))
+            if prov is not None or callers is not None:
+                parsed = (dataclasses.replace(parsed[0], provenance=prov, callers=callers),)
         codes.extend(parsed)
     return codes
 
@@ -85,6 +86,19 @@ def _provenance_beside(path: Path) -> Any:
     except (OSError, ValueError):
         return None
     return parse_inductor_provenance(data)
+
+
+def _callers_beside(path: Path) -> Any:
+    """The module that called each traced node, as the worker saved it beside a graph's code (graph_0.py ->
+    graph_0.modules.json), parsed; None when there is none (an older worker, a torch whose Inductor it could not
+    wrap) or it cannot be read."""
+    from kernelscope.capture_record import CALLERS_SUFFIX
+
+    try:
+        data = json.loads(path.with_name(path.stem + CALLERS_SUFFIX).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return parse_graph_callers(data)
 
 
 def read_log(path: Path) -> str | None:

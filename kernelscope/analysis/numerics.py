@@ -89,13 +89,15 @@ def _precision_hint(n: NumericsResult) -> Note | None:
 
 def output_verdicts(numerics: NumericsResult | None, *, is_eager: bool = False) -> tuple[OutputVerdict, ...]:
     """Each output tensor's verdict, in the model's output order (empty for captures that recorded none). Eager's
-    are the baseline: its own error against float64, which torch's rule allows the other modes a multiple of."""
+    are the baseline: its own error against the reference (float64, else float32), which torch's rule allows the
+    other modes a multiple of."""
     n = numerics or NumericsResult()
     tol = n.tolerance.same_tol if n.tolerance is not None else None
     out = tuple(_output_verdict(o, tol) for o in n.outputs)
     if is_eager:
+        ref = {"reference": n.reference.dtype} if n.reference is not None and n.reference.dtype else {}
         out = tuple(replace(v, status="fail" if _new_nonfinite(o) else "reference",
-                            rule=Note("baseline-nonfinite" if _new_nonfinite(o) else "baseline"))
+                            rule=Note("baseline-nonfinite" if _new_nonfinite(o) else "baseline", ref))
                     for v, o in zip(out, n.outputs))
     return out
 

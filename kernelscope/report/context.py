@@ -571,6 +571,15 @@ class ReportContext:
     def dynamic_note(self) -> str:
         return DYNAMIC_NOTE
 
+    @property
+    def reference_dtype(self) -> str:
+        """The dtype the numerics reference ran in, as the captions name it: "float64", "float32" where float64
+        could not run the model, both joined when the modes differ; "high-precision" when none is recorded."""
+        dtypes = dict.fromkeys(m.numerics.reference.dtype for m in self.result.modes
+                               if m.numerics is not None and m.numerics.reference is not None
+                               and m.numerics.reference.dtype)
+        return " / ".join(d for d in dtypes if d) or "high-precision"
+
 
 def build_context(result: RunResult) -> ReportContext:
     # One numerics call per mode, shown by the Modes table and the Numerics table alike (they cannot disagree).

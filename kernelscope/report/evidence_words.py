@@ -138,6 +138,26 @@ def _provenance_call_site(f: Facts) -> str:
     return text + " (Inductor provenance)"
 
 
+def _provenance_caller(f: Facts) -> str:
+    op = f" ({f['node_op']})" if f.get("node_op") else ""
+    if f.get("handle"):
+        text = (f"[provenance] call site {f['handle']} computes the GEMM node {f.get('post') or '?'} from the traced "
+                f"node {f['node']}{op}")
+    else:
+        text = f"[provenance] source node {f['node']}{op} of the call site"
+    stack = " < ".join(p or "the model" for p in f.get("stack") or ())
+    text += f", called in {_module(f['module'])}'s forward (nn_module_stack: {stack})"
+    if f.get("source"):
+        text += f"; called at {f['source']}"
+        if f.get("code"):
+            text += f" `{f['code']}`"
+    return text + (" (Inductor provenance, Dynamo's module stack)" if f.get("handle") else " (Dynamo's module stack)")
+
+
+def _module(path: str) -> str:
+    return path or "the model"
+
+
 def _nvgemm_failed(f: Facts) -> str:
     err = f" (log line {f.get('log_line')}: {f['error']})" if f.get("error") else ""
     return f"[nvgemm-log] {f['count']} NVUniversalGemmCaller choices failed{err}"
@@ -266,6 +286,7 @@ EVIDENCE_WORDS: dict[str, Callable[[Facts, str], str]] = {
                                             f"is {f.get('module') or 'an unnamed module'}"
                                             + (f" at {f['source']}" if f.get("source") else "")
                                             + " (TORCH_LOGS=graph_code)"),
+    R.PROVENANCE_CALLER: lambda f, w: _provenance_caller(f),
     R.PROVENANCE_BY_ORDER: lambda f, w: (f"[provenance] {f['op']} has no GEMM source node at its call site; it is the "
                                          f"{f['index']}. of {f['count']} such GEMMs and {f['node']} ({f['node_op']}, "
                                          f"{f['module']}) the same place among the graph's remaining GEMM nodes "

@@ -229,7 +229,7 @@ def _numerics(ctx: ReportContext, lim: Limits) -> list[str]:
             f"({fmt.sci(vr.eager_rmse)}) | {n.nonfinite} | {md_text(n.reference, 80)} |")
     outs = [n for n in rows[: lim.modes] if n.outputs]
     if outs:
-        out += ["", "Per output (torch's accuracy rule against float64, tol "
+        out += ["", f"Per output (torch's accuracy rule against the {md_text(ctx.reference_dtype)} reference, tol "
                 f"{fmt.sci(outs[0].same_tol)}; scale: the output's rms / largest magnitude):", "",
                 "| Mode | Output | Verdict | Rule applied | max abs | Scale | Relative |",
                 "| --- | --- | --- | --- | --- | --- | --- |"]
@@ -305,7 +305,8 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
         out.append(f"\n_{len(ctx.rows) - lim.modes} more modes not shown; see report.html._")
     out.append("")
     out.append(f"Speedup = eager median / mode median; \"within noise\" when its 95% bootstrap interval contains 1. "
-               f"Numerics: the Numerics table's verdict (torch's accuracy rule against float64, tol "
+               f"Numerics: the Numerics table's verdict (torch's accuracy rule against the "
+               f"{md_text(ctx.reference_dtype)} reference, tol "
                f"{fmt.sci(ctx.tolerance.same_tol)}, when the reference ran); errors vs eager against the "
                f"{md_text(ctx.tolerance.dtype)} tolerance atol {fmt.sci(ctx.tolerance.atol)}, "
                f"rtol {fmt.sci(ctx.tolerance.rtol)}.")

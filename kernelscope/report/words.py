@@ -29,20 +29,27 @@ def _tol(a: Args) -> str:
     return fmt.sci(tol) if tol is not None else "tol"
 
 
+def _reference(a: Args) -> str:
+    """The reference as its dtype names it ("the float32 reference"; "the reference" in a result that did not say)."""
+    dtype = a.get("reference")
+    return f"the {dtype} reference" if dtype else "the reference"
+
+
 def _rmse_bound(a: Args, sign: str) -> str:
     return (f"rmse {fmt.sci(a.get('rmse'))} {sign} {a['multiplier']:g} × eager's {fmt.sci(a.get('eager_rmse'))} + "
             f"{_tol(a)}/10 = {fmt.sci(a.get('bound'))}")
 
 
 # How to tell Inductor's higher-precision intermediates from an error (ResNet-50 bf16 on an H200, compiled default
-# at 2.12x eager's rmse against float64, became bit-identical to eager with this flag).
+# at 2.12x eager's rmse against the float64 reference, became bit-identical to eager with this flag).
 PRECISION_HINT = ("Inductor keeps fused intermediates (normalisations, activations, residual adds) in float32 where "
                   "eager rounds each one to {dtype}; to tell that from an error, compile with "
                   "torch._inductor.config.emulate_precision_casts = True: if the output then matches eager, the "
                   "difference is that higher precision")
 
 RULES: dict[str, Callable[[Args], str]] = {
-    # torch's accuracy rule against the float64 reference, as applied to one output (analysis/numerics.py)
+    # torch's accuracy rule against the high-precision reference (float64, else float32), as applied to one output
+    # (analysis/numerics.py)
     "allclose": lambda a: f"allclose to eager (atol = rtol = {_tol(a)})",
     "equal": lambda a: f"equal to eager (allclose, {_tol(a)})",
     "not-equal": lambda a: f"not equal to eager (allclose, {_tol(a)})",
@@ -50,9 +57,9 @@ RULES: dict[str, Callable[[Args], str]] = {
                                  f"{a['multiplier']:g} × eager's + {_tol(a)}/10"),
     "rmse-within": lambda a: _rmse_bound(a, "≤"),
     "rmse-over": lambda a: _rmse_bound(a, ">"),
-    "eager-only": lambda a: "vs eager only (no float64 reference)",
-    "baseline": lambda a: "the baseline: eager's own error against float64",
-    "baseline-nonfinite": lambda a: "NaN/Inf where float64 is finite",
+    "eager-only": lambda a: "vs eager only (no high-precision reference)",
+    "baseline": lambda a: f"the baseline: eager's own error against {_reference(a)}",
+    "baseline-nonfinite": lambda a: f"NaN/Inf where {_reference(a)} is finite",
 }
 
 NUMERICS: dict[str, Callable[[Args], str]] = {
@@ -546,8 +553,8 @@ CHECK: dict[str, Callable[[Args], str]] = {
     "kernels-not-measured": lambda a: "kernels per iteration not measured",
     "too-many-kernels": lambda a: f"{fmt.count(a['kernels'])} kernels per iteration > {fmt.count(a['limit'])}",
     "fails-vs-eager": lambda a: (f"output vs eager fails: {a.get('reason') or 'outside tolerance'}"
-                                 + (" (closer to the float64 reference than eager)" if a.get("closer") else "")),
-    "fails-vs-reference": lambda a: f"output vs the float64 reference fails: {a.get('reason') or 'outside tolerance'}",
+                                 + (f" (closer to {_reference(a)} than eager)" if a.get("closer") else "")),
+    "fails-vs-reference": lambda a: f"output vs {_reference(a)} fails: {a.get('reason') or 'outside tolerance'}",
     "numerics-not-measured": lambda a: "numerics not measured" + (f" ({a['skipped']})" if a.get("skipped") else ""),
     "no-coverage-to-check": lambda a: f"status {a['status']}: no coverage to check",
     "coverage-not-derived": lambda a: ("GEMM coverage not derived (a result from before kernelscope reported it, or "

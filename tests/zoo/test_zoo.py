@@ -6,7 +6,8 @@ against invariants that do not depend on kernelscope's own reading of the run:
 - coverage: every GEMM-class ATen op the model executes is attributed to a kernel, in every mode, and the GEMM count
   equals what an independent oracle counts: a ``TorchDispatchMode`` that sees each mm/addmm/bmm/baddbmm/convolution
   the eager model dispatches (``count_gemm_ops``);
-- every module path shown can be looked up with ``get_submodule`` on the model ``get_model()`` returns;
+- every module path shown can be looked up with ``get_submodule`` on the model ``get_model()`` returns, and the
+  same GEMM carries the same path in every mode;
 - numerics pass against eager and against the float64 reference;
 - the reports render, and no terminal line is wider than COLUMNS.
 
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 from ..conftest import ROOT, run_cli
+from ..zoo_fixtures import path_differences
 
 pytest.importorskip("transformers")
 pytest.importorskip("timm")
@@ -149,6 +151,19 @@ def test_module_paths_resolve_on_the_users_model(zoo_profile, name: str):
     assert paths, "no GEMM carries a module path"
     for p in sorted(paths):
         model.get_submodule(p)  # raises AttributeError on a path the user cannot look up
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(ZOO))
+def test_the_same_gemm_has_the_same_path_in_every_mode(zoo_profile, name: str):
+    # the path of the module whose forward called the GEMM, in eager (its profiler range) and in compiled modes
+    # (Dynamo's nn_module_stack): GEMMs of one shape carry the same paths (zoo_fixtures.path_differences)
+    r = result_of(zoo_profile, name)
+    gemms = {m["name"]: [(g.get("kind"), g["m"], g["n"], g["k"], g.get("batch"), g.get("module") or "")
+                         for g in m["gemms"]] for m in r["modes"]}
+    eager = gemms.pop("eager")
+    for mode, other in gemms.items():
+        assert path_differences(eager, other) == [], mode
 
 
 @pytest.mark.slow

@@ -1,5 +1,12 @@
 """Where each GEMM came from: its nn.Module path and source line.
 
+* Compiled modes, the module: the one whose forward called the GEMM's traced (Dynamo) node, as Dynamo's
+  ``nn_module_stack`` records it (the worker's ``graph_N.modules.json`` beside each graph's code). The traced node
+  is found as below; the call names the module also where the GEMM reads no weight of its own (the rotary
+  embedding's ``inv_freq @ position_ids``, attention's bmm's, SDPA decomposed into bmm's), where the weight belongs
+  to a module used through a function (nn.MultiheadAttention's projections) and where a weight is tied across
+  modules (an LM head tied to the token embedding is ``lm_head``, as in eager). Without that file (older captures,
+  a torch whose Inductor the worker could not wrap) the module is read as the next two points say.
 * Compiled modes, first choice: Inductor's provenance (torch with ``trace.provenance_tracking_level``; kernelscope's
   compiled workers turn it on and save ``graph_N.provenance.json`` beside each graph's code). Each call site
   carries a handle (``# [Provenance debug handles] extern_kernels.addmm:3``); the provenance maps the handle to the
@@ -22,11 +29,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kernelscope import vocab
-from kernelscope.provenance import parse_graph_code, short_source
+from kernelscope.provenance import GraphCallers, parse_graph_code, short_source
 from kernelscope.result import Evidence
 from kernelscope.result import EvidenceRule as Rule
 
@@ -34,10 +41,12 @@ from kernelscope.result import EvidenceRule as Rule
 @dataclass(slots=True)
 class ModuleIndex:
     """Compiled graphs' node provenance, one entry per output-code module (graph) in order: the ``graph_code``
-    nodes (may be empty) and Inductor's provenance of the graph (may be None)."""
+    nodes (may be empty; each node's ``module`` is its calling module where the callers record names it),
+    Inductor's provenance of the graph and the module that called each traced node (either may be None)."""
 
     graphs: list[dict[str, Any]]
     provenance: list[Any] = field(default_factory=list)
+    callers: list[GraphCallers | None] = field(default_factory=list)
 
     @staticmethod
     def build(log_text: str | None, codes: Sequence[Any], params: Sequence[str] | None = None,
@@ -51,10 +60,13 @@ class ModuleIndex:
             for gs in parse_graph_code(log_text, params, root):
                 graphs.append(dict(gs.nodes))
         prov = [getattr(c, "provenance", None) for c in codes]
-        if not graphs and not any(p is not None for p in prov):
+        callers = [getattr(c, "callers", None) for c in codes]
+        if not graphs and not any(p is not None for p in prov) and not any(c is not None for c in callers):
             return None
         aligned = _align_graphs(graphs, codes) if graphs else [{} for _ in codes]
-        return ModuleIndex(aligned, prov)
+        # the call names the module: every reader of a node's module (the order fallback too) gets the caller
+        aligned = [_called_by(nodes, c) for nodes, c in zip(aligned, callers)]
+        return ModuleIndex(aligned, prov, callers)
 
     def lookup(self, graph: int, source_nodes: Sequence[str], handle: str | None = None
                ) -> tuple[str, str, Evidence | None]:
@@ -67,6 +79,28 @@ class ModuleIndex:
 
     def _nodes(self, graph: int) -> dict[str, Any]:
         return self.graphs[graph] if graph < len(self.graphs) else {}
+
+    def _stack(self, graph: int, node: str) -> tuple[str, ...] | None:
+        """The modules whose forwards called a traced node, innermost first; None when not recorded."""
+        callers = self.callers[graph] if graph < len(self.callers) else None
+        return callers.stack(node) if callers is not None else None
+
+    def _called_from(self, graph: int, names: Sequence[str]) -> str | None:
+        """The one traced node among ``names`` that stands for all of them by its caller: the first that the
+        callers record, when every recorded one has the same innermost caller (SDPA's node for the bmm's
+        Inductor decomposed it into; a GEMM node with the cast before it); None otherwise."""
+        recorded = [(n, s) for n in names if (s := self._stack(graph, n))]
+        if not recorded or len({s[0] for _, s in recorded}) != 1:
+            return None
+        return recorded[0][0]
+
+    def _caller_evidence(self, graph: int, node: str, pick: Any, source: str, **how: Any) -> Evidence:
+        """provenance.caller: the traced node's calling modules; ``how``: the call site that led to the node
+        (handle, its post-grad node and its line of code), none for the node of a source-node comment."""
+        stack = self._stack(graph, node) or ("",)
+        return Evidence.of(Rule.PROVENANCE_CALLER, short_source(source) if source else "", node=node,
+                           module=stack[0], stack=stack, node_op=str(getattr(pick, "op", "") or "") or None,
+                           source=source or None, **how)
 
     def _gemm_nodes(self, graph: int, names: Sequence[str]) -> list[Any]:
         """The GEMM-class traced nodes among ``names``, in their order (names the graph lacks are skipped)."""
@@ -118,13 +152,25 @@ class ModuleIndex:
         post, pre = gemm
         gemms = self._gemm_nodes(graph, pre)
         pick = gemms[0] if len(gemms) == 1 else None
-        module = (getattr(pick, "module", None) or "") if pick is not None else ""
+        # the traced node the GEMM came from: its GEMM-class node, else (no graph_code, or an op Inductor
+        # decomposed into GEMMs) the one its caller stands for, where the GEMM node is the call's own first node
+        # (an extern call; a call's later nodes are those of its inputs, another GEMM among them)
+        own = bool(site.post_to_pre) and site.post_to_pre[0][0] == post
+        node = str(getattr(pick, "name", "")) if pick is not None else (
+            self._called_from(graph, pre) if own else None) or ""
+        stack = self._stack(graph, node) if node else None
+        if pick is None and stack is not None:
+            pick = self._nodes(graph).get(node)
+        module = stack[0] if stack else (getattr(pick, "module", None) or "") if pick is not None else ""
         # the traced node's own line is the GEMM's; the call's first stack may be an op fused before it
         source = ((getattr(pick, "source", None) or "") if pick is not None else "") or site.source
-        if not module and not source:
+        if not module and not source and stack is None:
             return None
         # the call's own line of code, when the traced node gives no line of its own
         code = site.code if source and site.code and not (pick is not None and getattr(pick, "source", None)) else None
+        if stack is not None:
+            return module, source, self._caller_evidence(graph, node, pick, source, handle=site.handle,
+                                                         post=post, traced=tuple(pre), code=code)
         ev = Evidence.of(Rule.PROVENANCE_CALL_SITE, short_source(source) if source else "", handle=site.handle,
                          node=post, traced=tuple(pre), source=source or None, code=code,
                          node_op=str(getattr(pick, "op", "?")) if pick is not None else None,
@@ -153,12 +199,28 @@ class ModuleIndex:
             return "", "", None
         module = getattr(pick, "module", None) or ""
         source = getattr(pick, "source", None) or ""
+        node = str(getattr(pick, "name", ""))
+        if self._stack(graph, node) is not None:
+            return module, source, self._caller_evidence(graph, node, pick, source)
         if not module and not source:
             return "", "", None
         ev = Evidence.of(Rule.PROVENANCE_SOURCE_NODE, short_source(source) if source else "",
                          node=str(getattr(pick, "name", "?")), node_op=str(getattr(pick, "op", "?")), module=module,
                          source=source or None)
         return module, source, ev
+
+
+def _called_by(nodes: dict[str, Any], callers: GraphCallers | None) -> dict[str, Any]:
+    """The graph's traced nodes, each one's module its innermost calling module where the callers name it (the
+    module whose parameters it reads otherwise)."""
+    if callers is None or not nodes:
+        return nodes
+    out = dict(nodes)
+    for name, node in nodes.items():
+        module = callers.caller(name)
+        if module is not None and module != getattr(node, "module", None):
+            out[name] = replace(node, module=module)
+    return out
 
 
 # the node a pattern replacement made (torch/_inductor/fx_passes/mkldnn_fusion.py registers its lowerings as
