@@ -133,6 +133,9 @@ class KernelDef:
     profiler_names: tuple[str, ...] = ()  # names the kernel records itself under (C++ RecordFunction)
     detail: tuple[tuple[str, str], ...] = ()  # kind-specific facts (NVGEMM operator, has_epilogue, M/N/K...)
     source: str = ""  # the kernel's source as compiled (Triton Python, C++): what it computes is read from it
+    # its body calls tl.dot / tl.dot_scaled: it computes a matrix product, whatever its name, its decorator or its
+    # graph fragment says (a template with a fused prologue, a native-matmul reduction, a user's Triton kernel)
+    runs_dot: bool = False
 
     @property
     def computed(self) -> tuple[FxNode, ...]:
@@ -526,6 +529,8 @@ _NVGEMM_KERNEL = re.compile(r"^_KERNEL_NAME\s*=\s*'([^']*)'", re.MULTILINE)
 _NVGEMM_EPILOGUE = re.compile(r"has_epilogue=(True|False)")
 _CUTLASS_CONFIG = re.compile(r"//\s*configuration name:\s*(\S+)")
 _CPP_GEMM_NAME = re.compile(r"gemm_m(\d+)n(\d+)k(\d+)")
+# A Triton body's matrix product: a tl.dot / tl.dot_scaled call on a line that is not a comment up to it.
+_TRITON_DOT = re.compile(r"^[^#\n]*\btl\.dot(?:_scaled)?\s*\(", re.MULTILINE)
 
 # What an activation looks like in Inductor's C++ (CPU) code, vectorized or scalar. C++ kernels carry no graph
 # fragment and their names list origins (which can include ops they do not run), so a name's activation is
@@ -1309,6 +1314,7 @@ def _kernel_def(lines: list[str], offset: int, name: str, method: str, idx: int,
         profiler_names=profiler,
         detail=detail,
         source=source,
+        runs_dot=method == "triton" and bool(_TRITON_DOT.search(source)),
     )
 
 

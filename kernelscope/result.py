@@ -254,7 +254,8 @@ class EvidenceRule(str, enum.Enum):
     ITERATIONS_SAME = "iterations.same"  # checked, of: same kernels and verdict in the iterations checked
     ITERATIONS_DIFFER = "iterations.differ"  # checked, of, differing, details: iterations that differ
     # code: Inductor's output code
-    CODE_GEMM = "code-gemm.runs"  # site, kernel_kind, op, [node, node_where]: the template that runs the GEMM
+    CODE_GEMM = "code-gemm.runs"  # site, kernel_kind, op, [node, node_where], [dot_where]: the kernel that runs the
+    #   GEMM (dot_where: its tl.dot, when the fragment does not show the GEMM computed there)
     CODE_GEMM_OPERATOR = "code-gemm.operator"  # kernel, operator, has_epilogue: an NVGEMM kernel's operator
     EXTERN_GEMM = "extern-gemm.call"  # site, gemm_kind: a library call, which takes no Inductor epilogue
     PROLOGUE = "prologue.ops"  # kernel, ops: ops the template computes on the GEMM's inputs
@@ -273,6 +274,8 @@ class EvidenceRule(str, enum.Enum):
     DATAFLOW_SEPARATE_CALL = "dataflow.separate-call"  # site: a pointwise library call reads the result
     DATAFLOW_FRAGMENT_OP = "dataflow.fragment-op"  # kernel, op: a kernel without a readable body reads it
     DATAFLOW_IN_NEXT_TEMPLATE = "dataflow.in-next-template"  # op, kernel, params, [code], src_where
+    DATAFLOW_IN_NEXT_PROLOGUE = "dataflow.in-next-prologue"  # op, kernel, params, [code], src_where: computed on the
+    #   result by the next GEMM's template before its dot (a fused prologue)
     DATAFLOW_POST_OP_NEXT_GEMM = "dataflow.post-op-in-next-gemm"  # attr, site: a oneDNN post-op of the next GEMM
     DATAFLOW_RECOMPUTED = "dataflow.recomputed"  # kernel, op: recomputed in a second kernel, counted once
     DATAFLOW_NORM_FEEDER = "dataflow.norm-feeder"  # op, kernel, norm_kernel, norm_where: part of a norm

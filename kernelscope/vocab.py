@@ -43,6 +43,10 @@ GEMM_OPS = MATMUL_OPS | CONV_OPS
 DISPATCH_GEMM_OPS = frozenset({"mm", "addmm", "bmm", "baddbmm", "_grouped_mm", "convolution", "_convolution"})
 # GEMMs with a batch dimension: their FLOPs need the batch count.
 BATCHED_OPS = frozenset({"bmm", "baddbmm", "_grouped_mm", "_scaled_grouped_mm"})
+# Grouped GEMMs: one call runs one GEMM per group (a mixture of experts' experts) and counts as one GEMM, as the
+# dispatch oracle counts it; on the GPU one kernel runs them all, on the CPU ATen runs an aten::mm per group inside
+# the call (its work, not GEMMs of their own).
+GROUPED_GEMM_OPS = frozenset({"_grouped_mm", "_scaled_grouped_mm"})
 # GEMMs that take an additive operand (bias or beta * C): applied in the GEMM call or its kernel.
 BIAS_OPS = frozenset({"addmm", "bias_addmm", "baddbmm", "_addmm_activation", "addmv"})
 # GEMMs whose minimal traffic includes a bias row of N elements (the roofline's byte floor). Not BIAS_OPS: linear
@@ -418,8 +422,8 @@ CPU_RULES: tuple[Rule, ...] = (
        INDUCTOR_CPP_TEMPLATE, "gemm",
        "Inductor's CPU GEMM template (max-autotune with CPP): graph_0_gemm_m32n256k256_kernel", _CPU_2141),
     _r(r"^(mkl::|mkldnn::|onednn::|aten::mkldnn_|aten::_mkl|mkl_)", CPU_BLAS, "gemm", "MKL/oneDNN GEMMs"),
-    _r(r"^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_addmm_activation|addmv|mv|dot|_scaled_mm)$", CPU_ATEN, "gemm",
-       "ATen GEMM ops on the CPU"),
+    _r(r"^aten::(mm|addmm|bmm|baddbmm|matmul|linear|_addmm_activation|addmv|mv|dot|_scaled_mm|_grouped_mm|"
+       r"_scaled_grouped_mm)$", CPU_ATEN, "gemm", "ATen GEMM ops on the CPU"),
     _r(r"(^|_)cpp_fused_|^graph_\d+_cpp_", INDUCTOR_CPP, None, "Inductor C++ kernels (cpp.enable_kernel_profile)",
        _CPU_2141),
     _r(r"_scaled_dot_product|flash_attention|attention", CPU_ATEN, "attention", "SDPA on the CPU"),

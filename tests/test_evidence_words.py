@@ -144,6 +144,10 @@ EVIDENCE = [
     (ev(R.CODE_GEMM, "s.code.py:227", site="triton_tem_fused_addmm_t_0", kernel_kind="triton_template", op="addmm",
         node="addmm", node_where="s.code.py:46"),
      "[code-gemm] triton_tem_fused_addmm_t_0 (triton_template, s.code.py:227) runs the addmm (%addmm, s.code.py:46)"),
+    (ev(R.CODE_GEMM, "graph_0.py:181", site="triton_tem_fused__to_copy_add_arange_bmm_0", kernel_kind="triton_template",
+        op="bmm", node="bmm", node_where="graph_0.py:52", dot_where="graph_0.py:140"),
+     "[code-gemm] triton_tem_fused__to_copy_add_arange_bmm_0 (triton_template, graph_0.py:181) runs the bmm (%bmm, "
+     "graph_0.py:52): its body's tl.dot (graph_0.py:140) computes it, whatever else the kernel fuses"),
     (ev(R.CODE_GEMM_OPERATOR, kernel="nv_universal_gemm_0", operator="cutedsl.Sm90Operator", has_epilogue="False"),
      "[code-gemm] nv_universal_gemm_0 runs cutedsl.Sm90Operator with has_epilogue=False"),
     (ev(R.EXTERN_GEMM, "graph_0.py:140", site="extern_kernels.mm", gemm_kind="gemm"),
@@ -199,6 +203,11 @@ EVIDENCE = [
      "[dataflow] add runs in triton_tem_fused_add_addmm_gelu_t_view_3, the next GEMM's template, at call site "
      "graph_0.py:472: its epilogue reads the GEMM result through in_ptr4=buf10: `tmp6 = tmp4 + tmp5` "
      "(graph_0.py:399)"),
+    (ev(R.DATAFLOW_IN_NEXT_PROLOGUE, "graph_0.py:190", op="mul", kernel="triton_tem_fused_mm_mul_relu_t_0",
+        params=("in_ptr1=buf0",), code="tmp4 = tmp2 * tmp3", src_where="graph_0.py:131"),
+     "[dataflow] mul runs in triton_tem_fused_mm_mul_relu_t_0, the next GEMM's template, at call site "
+     "graph_0.py:190: its prologue computes it on the GEMM result (through in_ptr1=buf0) before its matrix "
+     "product: `tmp4 = tmp2 * tmp3` (graph_0.py:131)"),
     (ev(R.DATAFLOW_POST_OP_NEXT_GEMM, "graph_0.py:405", attr="add",
         site="torch.ops.mkldnn._convolution_pointwise_.binary"),
      "[dataflow] 'add' runs in torch.ops.mkldnn._convolution_pointwise_.binary (graph_0.py:405), another GEMM's "

@@ -283,6 +283,7 @@ def _assign(ts: float | None, starts: list[float], windows: list[tuple[float, fl
 
 
 _HELPERS = _vocab.CPU_HELPER_OPS
+_GROUPED = frozenset("aten::" + n for n in _vocab.GROUPED_GEMM_OPS)
 _NESTED_NO_COMPUTE = _vocab.CPU_NESTED_NO_COMPUTE_OPS
 
 
@@ -328,13 +329,18 @@ def _cpu_kernels(trace: Trace) -> list[CpuEvent]:
                 work_children[parent[i]] += 1
         composite = [work_children[i] >= 2 and not gemm_desc[i] and _vocab.op_class(events[i].name) in
                      ("pointwise", "boundary") for i in range(len(events))]
+        # A grouped GEMM (aten::_grouped_mm) is one kernel: the aten::mm per group ATen runs inside it is its work.
+        grouped = [e.name in _GROUPED for e in events]
         inside_composite = [False] * len(events)
         for i in range(len(events)):
             p = parent[i]
-            inside_composite[i] = p >= 0 and (inside_composite[p] or composite[p])
+            inside_composite[i] = p >= 0 and (inside_composite[p] or composite[p] or grouped[p])
         for i, e in enumerate(events):
             if in_gemm[i] or inside_composite[i]:
                 continue  # part of a GEMM op's (or a composite op's) work
+            if grouped[i]:
+                kernels.append(e)
+                continue
             if cats[i] == "gemm":
                 if not gemm_desc[i]:
                     kernels.append(e)
@@ -570,11 +576,20 @@ def _by_launching_op(name: str, said: tuple[str, str]) -> tuple[str, str]:
     op, cls = said
     category, backend = patterns.classify(name)
     if cls == "gemm":
-        if category != "gemm" and (category in ("memset", "memcpy", "pointwise") or _vocab.gemm_helper(name)
-                                   or backend in (patterns.ATEN, patterns.TRITON)):
+        if category != "gemm" and not _aten_convolution(name, backend) and (
+                category in ("memset", "memcpy", "pointwise") or _vocab.gemm_helper(name)
+                or backend in (patterns.ATEN, patterns.TRITON)):
             return category, backend
         return "gemm", (_vocab.launching_op_backend(op) or backend) if backend == patterns.OTHER else backend
     return (cls, backend) if category == "gemm" else (category, backend)
+
+
+def _aten_convolution(name: str, backend: str) -> bool:
+    """An ATen kernel a GEMM-class op launches whose name says no elementwise or reduction work: the op's own
+    computation (the depthwise convolution ATen runs itself, ``conv_depthwise2d_forward_kernel``, where cuDNN does
+    not), not a helper of it such as the copy of addmm's bias (``elementwise_kernel``)."""
+    return backend == patterns.ATEN and not (_vocab.ELEMENTWISE_WORDS.search(name) or "elementwise" in name
+                                             or _vocab.REDUCTION_WORDS.search(name))
 
 
 def _launch_order(k: KernelInstance) -> tuple[float, float]:

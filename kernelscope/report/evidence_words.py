@@ -117,7 +117,9 @@ def _iterations_differ(f: Facts) -> str:
 
 def _code_gemm(f: Facts, where: str) -> str:
     node = f" (%{f['node']}, {f['node_where']})" if f.get("node") else ""
-    return f"[code-gemm] {f['site']} ({f['kernel_kind']}, {where}) runs the {f['op']}{node}"
+    dot = (f": its body's tl.dot ({f['dot_where']}) computes it, whatever else the kernel fuses"
+           if f.get("dot_where") else "")
+    return f"[code-gemm] {f['site']} ({f['kernel_kind']}, {where}) runs the {f['op']}{node}{dot}"
 
 
 def _separate_kernel(f: Facts, where: str) -> str:
@@ -257,6 +259,10 @@ EVIDENCE_WORDS: dict[str, Callable[[Facts, str], str]] = {
     R.DATAFLOW_IN_NEXT_TEMPLATE: lambda f, w: (f"[dataflow] {f['op']} runs in {f['kernel']}, the next GEMM's "
                                                f"template, at call site {w}: its epilogue reads the GEMM result "
                                                f"through {_join(f['params'])}: {_code(f)} ({f['src_where']})"),
+    R.DATAFLOW_IN_NEXT_PROLOGUE: lambda f, w: (f"[dataflow] {f['op']} runs in {f['kernel']}, the next GEMM's "
+                                               f"template, at call site {w}: its prologue computes it on the GEMM "
+                                               f"result (through {_join(f['params'])}) before its matrix product: "
+                                               f"{_code(f)} ({f['src_where']})"),
     R.DATAFLOW_POST_OP_NEXT_GEMM: lambda f, w: (f"[dataflow] '{f['attr']}' runs in {f['site']} ({w}), another "
                                                 "GEMM's call: a oneDNN post-op of that GEMM that takes this GEMM's "
                                                 "result as its other operand"),

@@ -76,6 +76,27 @@ class Body:
         ps = set(params)
         return tuple(v.name for v in self.values if v.param in ps and "load" in v.ops)
 
+    def operand_params(self) -> frozenset[str]:
+        """The parameters whose loads reach a matrix product's operands (the GEMM's inputs and what a fused
+        prologue computes them from): ancestors of the ``dot`` values, not through another dot (the accumulator
+        it adds to). Empty for a body that runs no dot."""
+        dots = set(self.gemm_values)
+        seen: set[str] = set()
+        todo = [i for d in dots for i in self.inputs_of(d) if i not in dots]
+        params: set[str] = set()
+        while todo:
+            name = todo.pop()
+            if name in seen or name in dots:
+                continue
+            seen.add(name)
+            v = self.value(name)
+            if v is None:
+                continue
+            if v.param is not None:
+                params.add(v.param)
+            todo.extend(v.inputs)
+        return frozenset(params)
+
 
 @dataclass(frozen=True, slots=True)
 class Op:
@@ -192,8 +213,8 @@ class _TritonReader:
                     ops.append("view" if masked else "where")
                 elif last == "load":
                     ops.append("load")
-                elif last == "dot":
-                    ops.append("dot")
+                elif last in ("dot", "dot_scaled"):
+                    ops.append("dot")  # a matrix product (tl.dot_scaled: of block-scaled operands)
                 elif last in ("zeros", "arange", "program_id", "num_programs", "zeros_like"):
                     ops.append("index")
                 else:
@@ -691,7 +712,8 @@ def _classes(body: Body, start: set[str], blocked_values: set[str], stat_values:
         seen = {cls[i] for i in v.inputs if i in cls}
         if not seen:
             return None
-        if v.reduces or v.name in windows:
+        if v.reduces or v.name in windows or "dot" in v.ops:
+            # a matrix product reached from its operands (a prologue's values) mixes K of them: past the boundary
             return "past" if seen & {"derived", "past"} else "other"
         return "past" if "past" in seen else "other" if "other" in seen else "derived"
 

@@ -200,6 +200,9 @@ def _code_backend(cg: CodeGemm, cfg: _Config) -> str:
         if cg.kind == "conv":
             return patterns.CUDNN  # extern_kernels.convolution calls cuDNN (which may run cuBLAS's kernels)
         return patterns.CUBLASLT if cg.launch.op == "bias_addmm" else patterns.CUBLAS
+    if cg.template.kind in (KernelKind.TRITON_POINTWISE.value, KernelKind.TRITON_REDUCTION.value,
+                            KernelKind.TRITON_OTHER.value):
+        return patterns.TRITON  # a Triton kernel that runs a dot without being a template (native matmul)
     return {
         KernelKind.TRITON_TEMPLATE.value: patterns.TRITON_TEMPLATE,
         KernelKind.NV_UNIVERSAL_GEMM.value: patterns.NVGEMM,

@@ -116,19 +116,28 @@ _CPP_BATCH = re.compile(r"\bconst int64_t B = static_cast<int64_t>\((\d+)L?\);")
 
 
 def gemm_of_kernel(kd: KernelDef) -> tuple[str, FxNode | None] | None:
-    """(op, FX node) when this kernel definition runs a GEMM (a template), else None."""
-    if KernelKind(kd.kind) not in TEMPLATE_KINDS:
+    """(op, FX node) when this kernel definition computes a GEMM, else None. A Triton kernel whose body runs
+    ``tl.dot`` computes one whatever else it computes (a template with a fused prologue, whose fragment may not list
+    the GEMM node as computed there; a native-matmul reduction; a user's kernel), unless its fragment says the dots
+    are attention's (flex attention); any other template kind computes the GEMM its fragment or name says."""
+    if KernelKind(kd.kind) not in TEMPLATE_KINDS and not kd.runs_dot:
         return None
     nodes = [n for n in kd.computed_here if _is_gemm_node(n)]
     if nodes:
         return nodes[0].aten_op, nodes[0]
+    if kd.runs_dot:
+        if any(n.aten_op in vocab.ATTENTION_OPS for n in kd.computed):
+            return None  # flex attention's two dots and softmax: attention, not a GEMM
+        node = _own_gemm_node(kd)
+        if node is not None:
+            return node.aten_op, node
+        tokens = [t for t in kd.name_ops if vocab.is_gemm(t)]
+        return (tokens[0] if tokens else "mm"), None
     if kd.kind == KernelKind.CPP_GEMM_TEMPLATE.value and _CPP_BATCH.search(kd.source):
         # its name lists the ops of its inputs too (addmm, from the q/k bias adds before a bmm): the body says bmm
         return "bmm", None
-    if kd.fragment and not nodes:
-        # a Triton template with a fragment that computes no GEMM: flex attention and the like
-        if kd.kind == KernelKind.TRITON_TEMPLATE.value:
-            return None
+    if kd.fragment and kd.kind == KernelKind.TRITON_TEMPLATE.value:
+        return None  # a Triton template with a fragment, no GEMM node and no dot
     tokens = [t for t in kd.name_ops if vocab.is_gemm(t)]
     if tokens:
         return tokens[0], None
@@ -136,6 +145,19 @@ def gemm_of_kernel(kd: KernelDef) -> tuple[str, FxNode | None] | None:
                    KernelKind.CUTLASS_CPP.value, KernelKind.CUTEDSL.value):
         return "mm", None
     return None
+
+
+def _own_gemm_node(kd: KernelDef) -> FxNode | None:
+    """The GEMM node of a kernel that runs a dot but whose fragment does not list the node as computed there (a
+    prologue's inputs the fragment leaves out): among every GEMM node it lists, the one it returns, else one that is
+    no input it reads, else the last (the fragment is in topological order: its own GEMM after its inputs')."""
+    nodes = [n for n in kd.computed if _is_gemm_node(n)]
+    if not nodes:
+        return None
+    returned = [n for n in nodes if n.name in kd.returns]
+    placeholders = {p.name for p in kd.placeholders}
+    computed = [n for n in nodes if n.name not in placeholders]
+    return (returned or computed or nodes)[-1]
 
 
 def gemm_op_of_launch(code: OutputCode, launch: Launch) -> tuple[str, FxNode | None] | None:
@@ -416,9 +438,14 @@ class Graph:
         if None in (m, n):
             om, on = self._out_mn(site)
             m, n = (m if m is not None else om), (n if n is not None else on)
+        dot = None
+        if kd.runs_dot and not any(_is_gemm_node(n) for n in kd.computed_here) and site.body is not None:
+            # the fragment does not show the GEMM computed here (a fused prologue's inputs left out): the dot does
+            lines = [v.line for v in (site.body.value(x) for x in site.body.gemm_values) if v is not None]
+            dot = where(kd.line + min(lines) - 1) if lines else where(kd.line)
         evidence.append(Evidence.of(Rule.CODE_GEMM, where(L.line), site=L.name, kernel_kind=kd.kind, op=op,
                                     node=node.name if node is not None else None,
-                                    node_where=where(node.line) if node is not None else None))
+                                    node_where=where(node.line) if node is not None else None, dot_where=dot))
         out_numel = m * n if m is not None and n is not None else None
         if site.body is not None and site.body.gemm_values:
             flow = walk(site.body, site.body.gemm_values, broadcast=self._broadcast(site, out_numel))
@@ -475,12 +502,17 @@ class Graph:
         s = self.sites[j]
         deps = self.param_deps[j]
         where = self.where
-        epi_params = [p for p, t in s.params.items() if self.code.storage(t) in w.live
-                      and p not in _OPERAND_PARAMS] if s.gemm and s.kd is not None else []
-        operand_hit = s.gemm and any(p in _OPERAND_PARAMS for p, t in s.params.items()
-                                     if self.code.storage(t) in w.live)
+        operands = self._operand_params(s)
+        live_params = [p for p, t in s.params.items() if self.code.storage(t) in w.live] \
+            if s.gemm and s.kd is not None else []
+        epi_params = [p for p in live_params if p not in operands]
+        operand_hit = s.gemm and (any(p in operands for p in live_params) or any(
+            p in _OPERAND_PARAMS for p, t in s.params.items() if self.code.storage(t) in w.live))
         if s.gemm and epi_params and not operand_hit and s.body is not None and s.kd is not None:
             self._into_template(w, j, epi_params)
+        elif s.gemm and s.body is not None and s.kd is not None and \
+                (prologue := [p for p in live_params if p in operands]) and self._into_prologue(w, j, prologue):
+            pass
         elif s.gemm and (post := self._post_op_on(s, w.live, w.g, deps)):
             # oneDNN's binary post-op adds our result into the next GEMM's (ResNet's downsample
             # convolution on a bf16-capable CPU: ``_convolution_pointwise_.binary(conv2_out, x, W_ds, B,
@@ -531,6 +563,36 @@ class Graph:
         if flow.ops:
             w.chain_launches.add(j)
         w.stops.append(Evidence.of(Rule.DATAFLOW_RESULT_JOINS, where(s.launch.line), site=s.launch.name))
+
+    def _operand_params(self, site: _Site) -> frozenset[str]:
+        """A GEMM kernel's parameters that feed its matrix product (its operands, and what a fused prologue
+        computes them from): read from a body that runs a dot, else the templates' operand names."""
+        if site.body is not None and site.body.gemm_values and site.body.lang == "triton":
+            return site.body.operand_params()
+        return _OPERAND_PARAMS
+
+    def _into_prologue(self, w: _ChainWalk, j: int, params: list[str]) -> bool:
+        """The next GEMM's template reads our result as its operand through a fused prologue (the rotary embedding
+        of q before the attention bmm, the soft-capping before a softmax's bmm): the ops its body applies to our
+        value before the dot ran there, in another GEMM's kernel; the chain stops at the dot. False when the
+        operand is read as it is (no op before the dot)."""
+        s = self.sites[j]
+        assert s.body is not None and s.kd is not None
+        where = self.where
+        flow = walk(s.body, s.body.loads_of(params), broadcast=self._broadcast(s, w.out_numel))
+        if not flow.ops:
+            return False
+        for o in flow.ops:
+            w.chain.append(ChainOp(
+                o.label, j, s.kd.name, False,
+                Evidence.of(Rule.DATAFLOW_IN_NEXT_PROLOGUE, where(s.launch.line), op=o.label, kernel=s.kd.name,
+                            params=tuple(f"{p}={s.params[p]}" for p in params), code=_src(s.kd, o.line),
+                            src_where=where(s.kd.line + o.line - 1)),
+                o.values, s.launch.line, True))
+        w.chain_launches.add(j)
+        w.stops.append(Evidence.of(Rule.DATAFLOW_NEXT_GEMM, where(s.launch.line), site=s.launch.name,
+                                   gemm_kind="conv" if s.gemm and s.gemm[0] in vocab.CONV_OPS else "gemm"))
+        return True
 
     def _extern_reader(self, w: _ChainWalk, j: int) -> tuple[set[str], set[str]]:
         """A library call that reads the chain's data: a pointwise op on the chain, a view that carries it on, or

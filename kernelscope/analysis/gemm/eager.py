@@ -280,7 +280,10 @@ def _gemm_of(ei: _EagerIteration, i: int) -> _EagerGemm | None:
     if e.name not in _EAGER_GEMMS or ei.excluded(e):
         return None
     sub = tree.subtree(i)
-    if any(tree.ops[j].name in _EAGER_GEMMS for j in sub if j != i):
+    if _in_grouped(tree, i):
+        return None  # one group's GEMM inside a grouped GEMM call (ATen's CPU _grouped_mm): counted with the call
+    if e.name.split("::")[-1] not in vocab.GROUPED_GEMM_OPS and any(
+            tree.ops[j].name in _EAGER_GEMMS for j in sub if j != i):
         return None  # an outer GEMM op whose work is done by an inner one: one GEMM, counted once
     if i in ei.grouped:
         call = ei.grouped[i]
@@ -537,6 +540,16 @@ def _found_of(ei: _EagerIteration, g: _EagerGemm, cfg: _Config, index: int, ops:
     )
 
 
+def _in_grouped(tree: _OpTree, i: int) -> bool:
+    """Whether op ``i`` runs inside a grouped GEMM call (vocab.GROUPED_GEMM_OPS)."""
+    j = tree.parent[i]
+    while j >= 0:
+        if tree.ops[j].name.split("::")[-1] in vocab.GROUPED_GEMM_OPS:
+            return True
+        j = tree.parent[j]
+    return False
+
+
 def _inside_attention(tree: _OpTree, i: int) -> str:
     """The attention op a GEMM-class op runs inside (SDPA's math path: aten::scaled_dot_product_attention ->
     _scaled_dot_product_attention_math -> aten::matmul -> aten::bmm), outermost first; '' when none."""
@@ -574,8 +587,13 @@ def _conv_bias(e: CpuEvent) -> list[int] | None:
 
 
 def _batch(e: CpuEvent) -> int | None:
-    """A bmm-class op's batch count: the first dimension of its 3-D operand (as the compiled path reads it)."""
+    """A bmm-class op's batch count: the first dimension of its 3-D operand (as the compiled path reads it); a
+    grouped GEMM has one only when its first operand is 3-D (a 2-D input over 3-D expert weights is one GEMM of its
+    rows, split among the groups)."""
     dims = [d for d in (e.input_dims or ()) if isinstance(d, list) and len(d) == 3]
+    first = next((d for d in (e.input_dims or ()) if isinstance(d, list) and d), None)
+    if e.name.split("::")[-1] in vocab.GROUPED_GEMM_OPS and (first is None or len(first) != 3):
+        return None
     return dims[0][0] if dims and isinstance(dims[0][0], int) else None
 
 
