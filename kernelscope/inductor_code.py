@@ -227,6 +227,20 @@ class Launch:
     # the key of the graph's provenance JSON (kernelscope.provenance.parse_inductor_provenance)
     debug_handle: str | None = None
 
+    @property
+    def qualified_op(self) -> str:
+        """An extern call's op as the dispatcher and the profiler name it (``torch.ops.transformers.
+        grouped_mm_fallback.default`` -> ``transformers::grouped_mm_fallback``, ``extern_kernels.mm`` ->
+        ``aten::mm``); '' for a kernel launch or a callee that names no op."""
+        if self.kind != "extern" or not self.op:
+            return ""
+        parts = self.name.split(".")
+        if self.name.startswith("torch.ops.") and len(parts) >= 4:
+            return f"{parts[2]}::{parts[3]}"
+        if self.name.startswith("extern_kernels."):
+            return f"aten::{self.op}"
+        return f"{parts[0]}::{self.op}" if len(parts) >= 2 else ""
+
 
 @dataclass(frozen=True, slots=True)
 class Buffer:

@@ -257,6 +257,10 @@ class EvidenceRule(str, enum.Enum):
     CODE_GEMM = "code-gemm.runs"  # site, kernel_kind, op, [node, node_where], [dot_where]: the kernel that runs the
     #   GEMM (dot_where: its tl.dot, when the fragment does not show the GEMM computed there)
     CODE_GEMM_OPERATOR = "code-gemm.operator"  # kernel, operator, has_epilogue: an NVGEMM kernel's operator
+    CODE_GEMM_INSIDE = "code-gemm.inside-call"  # op, inside, site, index, count: a GEMM-class op the trace shows
+    #   inside a call of the code that is no GEMM call site (a custom op)
+    CODE_GEMM_INSIDE_INNER = "code-gemm.inside-inner"  # op, n, width, inside: its N is not the call result's
+    #   (width): its result stays inside the call, and what the call does with it is not in the code
     EXTERN_GEMM = "extern-gemm.call"  # site, gemm_kind: a library call, which takes no Inductor epilogue
     PROLOGUE = "prologue.ops"  # kernel, ops: ops the template computes on the GEMM's inputs
     TEMPLATE_BODY = "template-epilogue.body"  # op, kernel, [code], site_where: computed in the template's body
@@ -504,17 +508,20 @@ class GemmOp:
     k: int | None = None
     batch: int | None = None
     # why it is not attributed (None: it is): "launched-no-kernel", "launched-only" (kernels: the short names of
-    # what it launched, none of which computes a GEMM), "launch-not-found" (a compiled call site's launch)
+    # what it launched, none of which computes a GEMM), "launch-not-found" (a compiled call site's launch),
+    # "not-found" (the coverage oracle counted it, the analysis found no GEMM there; by: what counted it, "tl.dot",
+    # "template", "extern call" or "dispatch"; [inside]: the op it was dispatched inside)
     reason: Note | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class GemmCoverage:
-    """How many of the GEMM-class ops a mode executed in one iteration were attributed to a kernel (analysis/gemm/
+    """How many of the GEMMs a mode executed in one iteration were attributed to a kernel (analysis/gemm/
     coverage.py). ``ops``: eager, the innermost GEMM-class CPU op of each nest (vocab.EAGER_GEMM_OPS: aten::linear ->
-    aten::addmm is one GEMM), GEMM-class ops run between compiled regions included; compiled, every GEMM call site
-    of the output code, once per call of its graph. ``attributed``: of those, the ones whose kernel was found in
-    the trace (a GemmEpilogue with kernels)."""
+    aten::addmm is one GEMM; a grouped GEMM once), GEMM-class ops run between compiled regions included; compiled,
+    every GEMM call site of the output code, once per call of its graph, and the GEMMs found inside its calls of
+    other ops; and the GEMMs the oracle counted that none of these found (``missing``). ``attributed``: of those,
+    the ones whose kernel was found in the trace (a GemmEpilogue with kernels)."""
 
     source: str  # "trace CPU ops" (eager) | "output code" (compiled, + "trace CPU ops" for graph breaks)
     ops: int
@@ -532,6 +539,17 @@ class GemmCoverage:
     # decompositions explain the difference) or "gemm-count-unexplained" (a warning), with the counts
     vs_eager: Note | None = None
     vs_eager_explained: bool | None = None
+    # The independent count (None: no oracle ran: a trace analysed alone, a capture without the dispatch count, a
+    # mode under CUDA graphs): how many GEMMs an oracle that reads none of the analysis's rules for what a GEMM is
+    # counted in the iteration, what it read (``oracle_source``: "dispatch", the capture's dispatch count;
+    # "output code", the code's tl.dot kernels, GEMM templates and extern GEMM calls; "output code + dispatch", and
+    # the GEMMs the compiled call dispatched inside other ops or between compiled regions), by kind. ``missing``: of
+    # those, the ones the analysis did not find, listed in ``unattributed`` (reason "not-found") and counted in
+    # ``ops``: "11 of 27", never "11 of 11", when the analysis found 11 of the oracle's 27.
+    oracle: int | None = None
+    oracle_source: str = ""
+    oracle_by_kind: dict[str, int] = field(default_factory=dict)
+    missing: int = 0
 
     @property
     def complete(self) -> bool:

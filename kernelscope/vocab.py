@@ -41,6 +41,17 @@ GEMM_OPS = MATMUL_OPS | CONV_OPS
 # count_gemm_ops): ATen ops as a TorchDispatchMode sees them, by overload packet. A mode does not see what an op it
 # counted dispatches inside, so ``_convolution`` counts only where it was called without ``convolution`` around it.
 DISPATCH_GEMM_OPS = frozenset({"mm", "addmm", "bmm", "baddbmm", "_grouped_mm", "convolution", "_convolution"})
+# The extern calls of Inductor's output code that the compiled coverage oracle counts as GEMMs (analysis/gemm/
+# coverage.py code_oracle): the dispatch count's ops (the library calls ``extern_kernels.mm`` ... make), and the
+# CPU libraries' GEMM entry points the dispatch count cannot see as GEMMs (oneDNN / MKL linear and convolution).
+CODE_ORACLE_EXTERNS = DISPATCH_GEMM_OPS | frozenset({
+    "bias_addmm", "_addmm_activation", "_scaled_mm", "_int_mm", "_scaled_grouped_mm", "_mkl_linear",
+    "_linear_pointwise", "_convolution_pointwise", "_convolution_pointwise_", "qlinear_pointwise",
+    "_weight_int8pack_mm", "_weight_int4pack_mm",
+})
+# An extern call's GEMM as the dispatch count names it, where the two differ (Inductor's ``bias_addmm`` calls
+# torch.addmm).
+EXTERN_GEMM_KIND = {"bias_addmm": "addmm"}
 # GEMMs with a batch dimension: their FLOPs need the batch count.
 BATCHED_OPS = frozenset({"bmm", "baddbmm", "_grouped_mm", "_scaled_grouped_mm"})
 # Grouped GEMMs: one call runs one GEMM per group (a mixture of experts' experts) and counts as one GEMM, as the

@@ -148,6 +148,15 @@ EVIDENCE = [
         op="bmm", node="bmm", node_where="graph_0.py:52", dot_where="graph_0.py:140"),
      "[code-gemm] triton_tem_fused__to_copy_add_arange_bmm_0 (triton_template, graph_0.py:181) runs the bmm (%bmm, "
      "graph_0.py:52): its body's tl.dot (graph_0.py:140) computes it, whatever else the kernel fuses"),
+    (ev(R.CODE_GEMM_INSIDE, "graph_0.py:1426", op="aten::mm", inside="transformers::grouped_mm_fallback",
+        site="torch.ops.transformers.grouped_mm_fallback.default", index=2, count=4),
+     "[code-gemm] aten::mm ran inside transformers::grouped_mm_fallback, which the output code calls at "
+     "graph_0.py:1426 (torch.ops.transformers.grouped_mm_fallback.default; GEMM 2 of 4 of that call): its epilogue "
+     "is what the code does with the call's result"),
+    (ev(R.CODE_GEMM_INSIDE_INNER, op="aten::mm", n=128, width=64, inside="kernelscope_models::two_mm"),
+     "[code-gemm] aten::mm's N (128) is not that of kernelscope_models::two_mm's result (64): its result stays "
+     "inside the call (another GEMM there reads it), so its epilogue is not the call's and the code does not show "
+     "it"),
     (ev(R.CODE_GEMM_OPERATOR, kernel="nv_universal_gemm_0", operator="cutedsl.Sm90Operator", has_epilogue="False"),
      "[code-gemm] nv_universal_gemm_0 runs cutedsl.Sm90Operator with has_epilogue=False"),
     (ev(R.EXTERN_GEMM, "graph_0.py:140", site="extern_kernels.mm", gemm_kind="gemm"),

@@ -206,11 +206,13 @@ def analyze_mode_trace(
     peaks: dict[str, Any] | None = None,
     param_names: Sequence[str] | None = None,
     module_prefix: str = "",
+    dispatch: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The trace-derived fields of a ModeResult (kernels, categories, GEMM verdicts with their roofline and
     autotune tables, iterations). ``peaks``: result.json's "peaks" (datasheet and calibrated ceilings);
     ``param_names``: the model's parameters as the worker listed them (module paths for compiled GEMMs);
-    ``module_prefix``: what the capture's paths carry before the user's model's own (``module_prefix``)."""
+    ``module_prefix``: what the capture's paths carry before the user's model's own (``module_prefix``);
+    ``dispatch``: the capture's dispatch count (capture.json ``dispatch``), the GEMM coverage's oracle."""
     # The cyclic GC paused: the passes build many small acyclic objects, and each collection they set off would
     # walk every record of the trace (a tenth of the analysis on a 1M-event trace).
     # The distinct CPU op names, read once for all the passes (kernels.cpu_names).
@@ -228,6 +230,7 @@ def analyze_mode_trace(
             "freezing": bool(cfg.freezing),
             "param_names": param_names,
             "module_prefix": module_prefix,
+            "dispatch": dispatch,
         }
         facts = parse_log(log_text)  # once: the GEMM verdicts and the autotune tables both read it
         report = gemm_report(ka, trace, codes, mode=mode, mode_config=gemm_config, log_text=log_text, log=facts)
@@ -373,7 +376,7 @@ class TraceFields:
 def _files_of(capture: CaptureRecord) -> tuple[Any, ...]:
     """What the trace analysis reads of a capture record: a record merged later (processes added) keeps it."""
     return (capture.status, capture.mode, capture.trace, capture.log, tuple(capture.inductor_code), capture.config,
-            tuple(capture.param_names or ()), capture.module_prefix)
+            tuple(capture.param_names or ()), capture.module_prefix, capture.dispatch)
 
 
 def trace_fields(out_dir: Path, capture: CaptureRecord, *, iterations: int | None = None,
@@ -389,7 +392,8 @@ def trace_fields(out_dir: Path, capture: CaptureRecord, *, iterations: int | Non
         return TraceFields(_files_of(capture), analyze_mode_trace(
             trace, codes, mode=capture.mode or "?", config=_part(ModeConfig, capture.config), log_text=log_text,
             iterations=iterations, peaks=peaks, param_names=capture.param_names,
-            module_prefix=module_prefix(capture)))
+            module_prefix=module_prefix(capture),
+            dispatch=capture.dispatch.to_json() if capture.dispatch is not None else None))
     except KernelscopeError as exc:
         # The measurements stand; only the trace analysis is lost, and the report says why.
         return TraceFields(_files_of(capture), {}, Note("trace-analysis-failed", {"error": exc.message}))

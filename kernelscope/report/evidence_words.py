@@ -227,6 +227,13 @@ EVIDENCE_WORDS: dict[str, Callable[[Facts, str], str]] = {
     R.CODE_GEMM: _code_gemm,
     R.CODE_GEMM_OPERATOR: lambda f, w: (f"[code-gemm] {f['kernel']} runs {f['operator']} with "
                                         f"has_epilogue={f['has_epilogue']}"),
+    R.CODE_GEMM_INSIDE: lambda f, w: (f"[code-gemm] {f['op']} ran inside {f['inside']}, which the output code calls "
+                                      f"at {w} ({f['site']}; GEMM {f['index']} of {f['count']} of that call): its "
+                                      "epilogue is what the code does with the call's result"),
+    R.CODE_GEMM_INSIDE_INNER: lambda f, w: (f"[code-gemm] {f['op']}'s N ({f['n']}) is not that of "
+                                            f"{f['inside']}'s result ({f['width']}): its result stays inside the "
+                                            "call (another GEMM there reads it), so its epilogue is not the call's "
+                                            "and the code does not show it"),
     R.EXTERN_GEMM: lambda f, w: (f"[extern-gemm] {f['site']} ({w}) calls a library {_gemm_kind(f)}: it takes no "
                                  "Inductor epilogue"),
     R.PROLOGUE: lambda f, w: (f"[prologue] {f['kernel']} also computes {_join(f['ops'])} on the GEMM's inputs "

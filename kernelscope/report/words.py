@@ -383,9 +383,22 @@ def _count_as_eager(a: Args) -> str:
     return f"{_count_head(a)}: the same count"
 
 
+# What counted a GEMM the analysis did not find (GemmOp.reason "not-found": by).
+_ORACLE_BY = {"tl.dot": "the output code runs a kernel whose body calls tl.dot here",
+              "template": "the output code runs a GEMM template here",
+              "extern call": "the output code calls a GEMM library here",
+              "dispatch": "the dispatch count saw it dispatched"}
+
+
+def _not_found(a: Args) -> str:
+    inside = f" inside {a['inside']}" if a.get("inside") else ""
+    return f"{_ORACLE_BY.get(a.get('by', ''), 'the coverage oracle counted it')}{inside}, and no GEMM was found for it"
+
+
 COVERAGE: dict[str, Callable[[Args], str]] = {
     # why a GEMM-class op was attributed to no kernel (GemmOp.reason)
     "launched-no-kernel": lambda a: "launched no kernel in the trace",
+    "not-found": _not_found,
     "launched-only": lambda a: f"launched only {', '.join(a['kernels'])}, none of which computes a GEMM",
     "launch-not-found": lambda a: "its launch was not found among the trace's kernels",
     "gemm-count-as-eager": _count_as_eager,

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.align import _Group, _match_regions, _RegionMatch, _TraceIndex
-from kernelscope.analysis.gemm.dataflow import CodeGemm
+from kernelscope.analysis.gemm.dataflow import CodeGemm, gemm_op_of_launch
 from kernelscope.analysis.gemm.library import (
     _dtype_from_types,
     _library_activation,
@@ -43,7 +44,11 @@ def _from_code(
     for rm in matches:
         code = codes[rm.code_index]
         traced = _Traced.of(rm)
+        inner = inner_gemm_groups(code, rm) if any(cg.inside for cg in static[rm.code_index]) else {}
         for cg in static[rm.code_index]:
+            if cg.inside:
+                out += _inside_call(code, cg, inner.get(cg.launch.index, ()), rm, traced, tx, cfg, log, single_graph)
+                continue
             gi = rm.aligned.get(cg.launch.index)
             group = rm.groups[gi] if gi is not None else None
             out.append(_found_from_code(code, cg, group, rm, traced, tx, cfg, log, single_graph))
@@ -53,7 +58,102 @@ def _from_code(
             rm = _RegionMatch(None, ci, ci, (), {})
             traced = _Traced.of(rm)
             for cg in static[ci]:
-                out.append(_found_from_code(code, cg, None, rm, traced, tx, cfg, log, single_graph))
+                if not cg.inside:  # (the GEMMs a call runs inside it are the trace's: none here)
+                    out.append(_found_from_code(code, cg, None, rm, traced, tx, cfg, log, single_graph))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------------
+# GEMMs that run inside a call of another op (a custom op such as transformers' grouped_mm_fallback, one mm per
+# expert): no call site of the code launches them; the trace shows them between the launches around that call.
+
+
+def _runs_gemm_op(group: _Group) -> bool:
+    """A launch group of a GEMM-class ATen op (aten::mm and the kernels it launched)."""
+    return group.op is not None and group.op.name in vocab.EAGER_GEMM_OPS and bool(group.gemm_kernels)
+
+
+def inner_gemm_groups(code: OutputCode, rm: _RegionMatch) -> dict[int, tuple[int, ...]]:
+    """The launch groups of one region that are GEMM-class ops no call site of the code launched, by the extern
+    call they ran inside (launch index -> group indices, in order): the first call of another op (not a GEMM call
+    site) between the launches aligned before and after them. Groups next to a GEMM call site that the trace did
+    not show are left to it (its GEMM, under a name the alignment did not know), and so are those with no such
+    call around them."""
+    claimed = set(rm.aligned.values())
+    order = sorted(rm.aligned.items(), key=lambda kv: kv[1])  # (launch index, group index) by group
+    out: dict[int, list[int]] = {}
+    for gi, group in enumerate(rm.groups):
+        if gi in claimed or not _runs_gemm_op(group):
+            continue
+        before = [li for li, g in order if g < gi]
+        after = [li for li, g in order if g > gi]
+        lo = max(before) if before else -1
+        hi = min(after) if after else len(code.launches)
+        between = [L for L in code.launches if lo < L.index < hi]
+        if any(gemm_op_of_launch(code, L) is not None for L in between):
+            continue
+        calls = [L for L in between if L.kind == "extern" and L.qualified_op]
+        if calls:
+            out.setdefault(calls[0].index, []).append(gi)
+    return {li: tuple(gis) for li, gis in out.items()}
+
+
+def nested_gemm_calls(codes: Sequence[OutputCode], tx: _TraceIndex, nested: Mapping[str, Any],
+                      cache: dict[str, int]) -> list[dict[int, str]]:
+    """Per code module, its calls of other ops that run GEMMs inside them (launch index -> the op as the
+    profiler names it): those whose op the dispatch count saw GEMMs dispatched inside (``nested``: capture.json's
+    ``dispatch.nested``), and those the trace shows GEMM-class ops inside (iteration 0)."""
+    out: list[dict[int, str]] = [{} for _ in codes]
+    for ci, code in enumerate(codes):
+        for L in code.launches:
+            if L.kind == "extern" and L.qualified_op in nested and gemm_op_of_launch(code, L) is None:
+                out[ci][L.index] = L.qualified_op
+    for rm in (_match_regions(codes, tx, 0, cache) if tx.ka.instances else []):
+        code = codes[rm.code_index]
+        for li in inner_gemm_groups(code, rm):
+            out[rm.code_index].setdefault(li, code.launches[li].qualified_op)
+    return out
+
+
+def code_regions(codes: Sequence[OutputCode], tx: _TraceIndex, it: int, cache: dict[str, int]
+                 ) -> list[tuple[int, int]]:
+    """(ordinal, code index) of each call of a compiled graph in iteration ``it``, as ``_from_code`` reads them:
+    every region the trace shows, and each code once when none of them matched the code (iteration 0)."""
+    matches = _match_regions(codes, tx, it, cache) if tx.ka.instances else []
+    alone = [(ci, ci) for ci in range(len(codes))] if not any(rm.aligned for rm in matches) and it == 0 else []
+    return [(rm.ordinal, rm.code_index) for rm in matches] + alone
+
+
+def _inside_call(code: OutputCode, cg: CodeGemm, groups: Sequence[int], rm: _RegionMatch, traced: _Traced,
+                 tx: _TraceIndex, cfg: _Config, log: LogFacts, single_graph: bool) -> list[_Found]:
+    """The GEMMs a call of another op ran inside it (``groups``: their launch groups), each with its own kernels
+    and shape and the epilogue of the call's result."""
+    out: list[_Found] = []
+    L = cg.launch
+    result = code.buffer(L.writes[0]) if L.writes else None
+    width = result.shape[-1] if result is not None and result.shape else None  # the call result's last dimension
+    for n, gi in enumerate(groups):
+        group = rm.groups[gi]
+        f = _found_from_code(code, cg, group, rm, traced, tx, cfg, log, single_graph)
+        op = group.op
+        assert op is not None  # (_runs_gemm_op)
+        base = op.name.split("::")[-1]
+        conv = vocab.op_class(base) == "conv"
+        m, n_, k = _mnk_from_dims(op.name, op.input_dims, op)
+        if not conv and isinstance(width, int) and n_ is not None and n_ != width:
+            # its result is not (a slice of) the call's: another GEMM inside the call reads it (x @ w1 @ w2), and
+            # the code does not show what; the call's epilogue is not its own
+            f = replace(f, ops=(), why_not=(), opaque=True, evidence=f.evidence + (Evidence.of(
+                Rule.CODE_GEMM_INSIDE_INNER, op=op.name, n=n_, width=width, inside=cg.inside),))
+        out.append(replace(
+            f, key=("inside", rm.ordinal, rm.code_index, L.index, n), op="convolution" if conv else base,
+            kind="conv" if conv else "gemm", m=m, n=n_, k=k, batch=None,
+            dtype=_dtype_from_types(op.input_types, op.name) or f.dtype, inside=cg.inside,
+            # the call's source-node comment lists what fed it, whose last GEMM is another module's: its module is
+            # the call's, from its provenance handle
+            source_nodes=(),
+            evidence=(Evidence.of(Rule.CODE_GEMM_INSIDE, code.where(L.line), op=op.name, inside=cg.inside,
+                                  site=L.name, index=n + 1, count=len(groups)),) + f.evidence))
     return out
 
 

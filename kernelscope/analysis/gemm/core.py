@@ -16,8 +16,17 @@ from typing import Any
 
 from kernelscope import vocab
 from kernelscope.analysis.gemm.align import _TraceIndex
-from kernelscope.analysis.gemm.compiled import _from_code
-from kernelscope.analysis.gemm.coverage import gemm_coverage
+from kernelscope.analysis.gemm.compiled import _from_code, code_regions, nested_gemm_calls
+from kernelscope.analysis.gemm.coverage import (
+    CODE_SOURCE,
+    DISPATCH_SOURCE,
+    OracleGemm,
+    code_oracle,
+    compiled_dispatch_oracle,
+    dispatch_counted,
+    dispatch_oracle,
+    gemm_coverage,
+)
 from kernelscope.analysis.gemm.dataflow import code_gemms
 from kernelscope.analysis.gemm.eager import _eager
 from kernelscope.analysis.gemm.log import LogFacts, parse_log
@@ -86,9 +95,14 @@ def gemm_report(
     compiled = cfg.compiled or bool(codes) or bool(tx.regions)
     per_iter: list[list[_Found]] = []
     counted: list[_Counted] = []  # iteration 0's GEMM-class CPU ops (eager, or between compiled regions)
+    dispatch = mode_config.get("dispatch")
+    dispatch = dispatch if isinstance(dispatch, Mapping) and dispatch_counted(dispatch) else None
+    cache: dict[str, int] = {}
     if codes:
-        static = [code_gemms(c) for c in codes]
-        cache: dict[str, int] = {}
+        # calls of other ops that run GEMMs inside them (a custom op): what the dispatch count saw inside them, and
+        # GEMM-class ops of the trace no call site launched
+        calls = nested_gemm_calls(codes, tx, (dispatch or {}).get("nested") or {}, cache)
+        static = [code_gemms(c, calls[ci]) for ci, c in enumerate(codes)]
         for it in its:
             found = _from_code(codes, tx, cfg, log, it, static, cache)
             if tx.regions:  # graph breaks: GEMMs that ran eagerly between compiled regions
@@ -107,8 +121,10 @@ def gemm_report(
     modules = ModuleIndex.build(log_text, codes, params if isinstance(params, (list, tuple)) else None, root) \
         if codes else None
     gemms = _combine(per_iter, its, count, modules=modules)
+    oracle, oracle_source = _oracle(codes, tx, its[0] if its else 0, cache, dispatch, compiled)
     coverage = gemm_coverage(sorted(per_iter[0], key=lambda f: f.order) if per_iter else [], gemms, counted,
-                             with_code=bool(codes), modules=modules) if (ka.instances or codes) and (
+                             with_code=bool(codes), modules=modules, oracle=oracle,
+                             oracle_source=oracle_source) if (ka.instances or codes) and (
         codes or not compiled) else None  # a compiled trace without its code: nothing lists what should have run
     gemms, groups = group_gemms(gemms)
     inst, nbytes = unfused_instances(per_iter[0] if per_iter else [])
@@ -117,6 +133,23 @@ def gemm_report(
     cost = epilogue_cost(inst, total_time_us=it0 or ka.time_us_per_iter, kernels_per_iter=ka.kernels_per_iter,
                          bytes_per_iter=nbytes)
     return GemmReport(gemms, summarize(gemms), groups, cost, coverage)
+
+
+def _oracle(codes: Sequence[OutputCode], tx: _TraceIndex, it: int, cache: dict[str, int],
+            dispatch: Mapping[str, Any] | None, compiled: bool) -> tuple[list[OracleGemm] | None, str]:
+    """The GEMMs the coverage oracle counts in iteration ``it``, and what it read (coverage.py): compiled, the output
+    code's GEMM call sites in each call of its graphs, and what the compiled call's dispatch count adds; eager, the
+    dispatch count. None where there is neither."""
+    if codes:
+        oracle = code_oracle(codes, code_regions(codes, tx, it, cache))
+        if dispatch is None:
+            return oracle, CODE_SOURCE
+        externs = frozenset(codes[g.site[1]].launches[g.site[2]].qualified_op for g in oracle
+                            if g.by == "extern call" and g.site is not None)
+        return oracle + compiled_dispatch_oracle(dispatch, oracle, externs), f"{CODE_SOURCE} + {DISPATCH_SOURCE}"
+    if dispatch is not None and not compiled:
+        return dispatch_oracle(dispatch), DISPATCH_SOURCE
+    return None, ""
 
 
 MAX_CHECKED_ITERATIONS = 64

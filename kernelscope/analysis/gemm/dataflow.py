@@ -19,7 +19,7 @@ No torch import.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kernelscope import vocab
@@ -61,6 +61,9 @@ class CodeGemm:
     evidence: tuple[Evidence, ...]
     chain_launches: tuple[int, ...]
     source_nodes: tuple[str, ...] = ()  # Dynamo source nodes of the call site (module provenance)
+    # a call of another op that runs GEMMs inside it (a custom op): that op as the profiler names it; the GEMMs
+    # are the trace's, the epilogue the chain of the call's result
+    inside: str = ""
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -324,10 +327,12 @@ class _ChainWalk:
 
 
 class Graph:
-    """The call sites of one module and the GEMM-to-GEMM dependencies through every buffer."""
+    """The call sites of one module and the GEMM-to-GEMM dependencies through every buffer. ``gemm_calls``: the
+    extern calls of other ops that run GEMMs inside them (launch index -> the op), GEMM call sites too."""
 
-    def __init__(self, code: OutputCode):
+    def __init__(self, code: OutputCode, gemm_calls: Mapping[int, str] | None = None):
         self.code = code
+        self.gemm_calls = dict(gemm_calls or {})
         self.sites: list[_Site] = []
         bodies: dict[str, Body | None] = {}
         for L in code.launches:
@@ -339,7 +344,7 @@ class Graph:
                 body = bodies[kd.name]
             self.sites.append(_Site(
                 launch=L, kd=kd, body=body, params=param_map(code, L, kd) if kd is not None else {},
-                gemm=gemm_op_of_launch(code, L),
+                gemm=gemm_op_of_launch(code, L) or ((L.op or "call", None) if L.index in self.gemm_calls else None),
                 reads=tuple(dict.fromkeys(code.storage(r) for r in L.reads)),
                 writes=tuple(dict.fromkeys(code.storage(w) for w in L.writes)),
             ))
@@ -406,6 +411,7 @@ class Graph:
             # a definition's own comment names its first call site's nodes: only a kernel launched once may use it
             source_nodes=L.source_nodes or (kd.source_nodes if kd is not None and self.launch_count.get(kd.name) == 1
                                             else ()),
+            inside=self.gemm_calls.get(L.index, ""),
         )
 
     def _template_call(self, g: int, kd: KernelDef, op: str, node: FxNode | None, kind: str) -> _OwnCall:
@@ -885,7 +891,8 @@ def _prologue(kd: KernelDef, gemm: FxNode) -> list[str]:
     return list(dict.fromkeys(reversed(labels)))
 
 
-def code_gemms(code: OutputCode) -> list[CodeGemm]:
-    """Every GEMM call site of a module with its epilogue chain."""
-    graph = Graph(code)
+def code_gemms(code: OutputCode, gemm_calls: Mapping[int, str] | None = None) -> list[CodeGemm]:
+    """Every GEMM call site of a module with its epilogue chain; ``gemm_calls``: calls of other ops that run GEMMs
+    inside them (launch index -> the op; compiled.nested_gemm_calls)."""
+    graph = Graph(code, gemm_calls)
     return [graph.chain(g) for g in graph.gemm_sites]

@@ -120,6 +120,7 @@ class _Found:
     attributed: bool = True  # compiled: the call site's launch was found in the trace
     site: str = ""  # compiled: the call site ("extern_kernels.convolution") and where it is ("graph_0.py:1574")
     site_where: str = ""
+    inside: str = ""  # compiled: the op of the code's call it ran inside (a custom op), as the profiler names it
 
 
 @dataclass(frozen=True, slots=True)
