@@ -26,12 +26,13 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.analysis.gemm.coverage import compare_with_eager
+from kernelscope.analysis.gemm.coverage import OracleGemm, compare_with_eager, gemm_coverage
+from kernelscope.analysis.gemm.model import _Counted
 from kernelscope.analysis.mode import build_mode_result
 from kernelscope.report.context import coverage_line, unattributed_line
 from kernelscope.report.evidence_words import evidence_text
 from kernelscope.report.words import say
-from kernelscope.result import ModeResult
+from kernelscope.result import GemmOp, ModeResult
 
 from .conftest import ROOT, run_cli
 from .zoo_fixtures import extract_run
@@ -145,6 +146,21 @@ def test_custom_op_gemms_are_found_in_both_modes_and_reported_when_hidden(tmp_pa
     assert [unattributed_line(u) for u in hidden.unattributed] == [
         "aten::mm: the dispatch count saw it dispatched inside kernelscope_models::two_mm, and no GEMM was found for "
         "it"] * 2
+
+
+def test_an_oracle_gemm_is_matched_where_it_ran_and_named_where_it_was_not():
+    # GIVEN a compiled mode whose analysis found no GEMM in its code and one aten::mm run eagerly between its
+    # compiled regions, and an oracle that counted a tl.dot kernel of the code and an mm dispatched inside a custom
+    # op that ran between the regions
+    eager_mm = _Counted(GemmOp("aten::mm", "mm"), True)
+    oracle = [OracleGemm("tl.dot", "triton_tem_fused_bmm_0", (0, 0, 3), "graph_0.py:912", by="tl.dot"),
+              OracleGemm("mm", "aten::mm", inside="mylib::experts", by="dispatch")]
+    c = gemm_coverage([], [], [eager_mm], with_code=True, oracle=oracle, oracle_source="output code + dispatch")
+    # THEN the mm is the eager one (matched by kind), the kernel's GEMM is missing, and coverage says 1 of 2
+    assert (c.ops, c.attributed, c.oracle, c.missing, c.complete) == (2, 1, 2, 1, False)
+    assert [unattributed_line(u) for u in c.unattributed] == [
+        "triton_tem_fused_bmm_0 (graph_0.py:912): the output code runs a kernel whose body calls tl.dot here, and no "
+        "GEMM was found for it"]
 
 
 # ------------------------------------------------------------------------------------------------------------

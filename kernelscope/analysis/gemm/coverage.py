@@ -154,7 +154,7 @@ def gemm_coverage(found: Sequence[_Found], gemms: Sequence[GemmEpilogue], counte
     decomposed.update(r.decomposed_from for r in counted if r.decomposed_from)
     missing: list[_Counted] = []
     if oracle is not None:
-        missing = _not_found(oracle, found, counted, with_code)
+        missing = _not_found(oracle, found, counted)
         rows += missing
     source = CODE_SOURCE + (f" + {EAGER_SOURCE}" if counted else "") if with_code else EAGER_SOURCE
     return GemmCoverage(
@@ -173,31 +173,25 @@ def gemm_coverage(found: Sequence[_Found], gemms: Sequence[GemmEpilogue], counte
     )
 
 
-def _not_found(oracle: Sequence[OracleGemm], found: Sequence[_Found], counted: Sequence[_Counted],
-               with_code: bool) -> list[_Counted]:
+def _not_found(oracle: Sequence[OracleGemm], found: Sequence[_Found], counted: Sequence[_Counted]
+               ) -> list[_Counted]:
     """The oracle's GEMMs the analysis did not find, as unattributed rows: a code call site with no GEMM read
-    there; GEMMs dispatched inside an op beyond those found inside it; GEMMs of a kind beyond those of that kind
-    found (eager, and compiled modes' eager ops between regions)."""
+    there; GEMMs dispatched inside an op beyond those found inside it (compiled) and GEMMs of a kind beyond those of
+    that kind found (eager, and compiled modes' eager ops between regions)."""
     sites = {(f.key[1], f.key[2], f.key[3]) for f in found if f.confidence == "code" and f.key[0] == "code"}
     inside = Counter((f.inside, "convolution" if f.kind == "conv" else f.op) for f in found if f.inside)
-    # what is matched by kind: eager, every GEMM-class op it counted; compiled, those between compiled regions
+    # what is matched by kind: eager, every GEMM-class op it counted (the profiler records the ops a custom op
+    # dispatches among the others); compiled, those between compiled regions
     by_kind = Counter(r.op.kind for r in counted)
-    if not with_code:
-        # eager: a GEMM dispatched inside another op is in the trace among the others (the profiler records the
-        # ops a custom op dispatches), so it is matched by its kind too
-        inside = Counter()
     out: list[_Counted] = []
     for g in oracle:
         if g.site is not None:
             if g.site in sites:
                 continue
             out.append(_missing(g))
-        elif g.inside and with_code:
-            if inside[(g.inside, g.kind)] > 0:
-                inside[(g.inside, g.kind)] -= 1
-                continue
-            out.append(_missing(g))
-        else:
+        elif g.inside and inside[(g.inside, g.kind)] > 0:
+            inside[(g.inside, g.kind)] -= 1
+        else:  # (compiled: one dispatched inside an op that ran eagerly between compiled regions is among those)
             if by_kind[g.kind] > 0:
                 by_kind[g.kind] -= 1
                 continue
