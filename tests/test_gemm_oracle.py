@@ -116,8 +116,8 @@ def test_gemms_hidden_in_a_custom_op_are_reported_unattributed_not_n_of_n(tmp_pa
     # THEN the analysis finds the 11 GEMMs the code calls, and coverage says 16 more ran: 11 of 27, not 11 of 11
     assert (len(m.gemms), c.ops, c.attributed, c.oracle, c.missing) == (11, 27, 11, 27, 16)
     assert not c.complete
-    assert coverage_line(c) == ("11 of 27 GEMM-class ops attributed to a kernel (the oracle (output code + "
-                                "dispatch) counted 27, 16 of them not found)")
+    assert coverage_line(c) == ("11 of 27 GEMM-class ops attributed to a kernel (27 counted by the oracle from "
+                                "output code + dispatch, 16 of them not found)")
     assert {unattributed_line(u) for u in c.unattributed} == {
         "aten::mm: the dispatch count saw it dispatched inside transformers::grouped_mm_fallback, and no GEMM was "
         "found for it"}

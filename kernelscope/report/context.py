@@ -442,7 +442,7 @@ def coverage_line(c: GemmCoverage) -> str:
     if c.by_name_only:
         extra.append(f"{c.by_name_only} more GEMM kernel(s) that no GEMM-class op launched, read from their names")
     if c.oracle is not None:
-        extra.append(f"the oracle ({c.oracle_source}) counted {c.oracle}"
+        extra.append(f"{c.oracle} counted by the oracle from {c.oracle_source}"
                      + (f", {c.missing} of them not found" if c.missing else ""))
     return (f"{c.attributed} of {c.ops} GEMM-class ops attributed to a kernel"
             + (f" ({'; '.join(extra)})" if extra else ""))
