@@ -1085,6 +1085,78 @@ class DynamicSummary:
     points: tuple[DynamicPoint, ...] = ()
 
 
+class AdviceSetting(str, enum.Enum):
+    """What a fusion-advice candidate changes (analysis/advice.py), chosen from the cause its group's why-not names."""
+
+    TEMPLATE = "template"  # max-autotune with a GEMM template backend that takes epilogues (a library GEMM ran)
+    WITHOUT_LIBRARY = "without-library"  # max_autotune_gemm_backends without ATEN (autotune picked the library)
+    NO_FUSION_BENCHMARK = "no-fusion-benchmark"  # benchmark_epilogue_fusion off (the benchmark rejected the fusion)
+    COMPILED = "compiled"  # eager's group: a compiled mode of the run that fuses it
+
+
+class AdviceVerdict(str, enum.Enum):
+    """What a candidate's run showed for its group, in this order: it did not run, failed, did not fuse the ops,
+    fused them but its output fails numerics, or fused them and the whole model ran faster / within noise / slower
+    than the mode it improves (the 95% interval of the ratio of medians)."""
+
+    NOT_RUN = "not-run"
+    FAILED = "failed"
+    NOT_FUSED = "not-fused"
+    NUMERICS_FAIL = "numerics-fail"
+    NO_LATENCY = "no-latency"
+    FASTER = "faster"
+    WITHIN_NOISE = "within-noise"
+    SLOWER = "slower"
+
+
+@dataclass(frozen=True, slots=True)
+class AdviceCandidate:
+    """One setting that could fuse a group's unfused epilogue, run as a mode of its own (``mode_name``), and what
+    that run shows for the group's GEMMs (found by module path, else by shape)."""
+
+    setting: str  # AdviceSetting
+    options: dict[str, Any]  # torch.compile(model, options=...) that compiles as the candidate ran
+    mode_name: str  # the --modes name it ran as
+    fused: tuple[str, ...] = ()  # the ops its run fused into the group's GEMMs
+    unfused: tuple[str, ...] = ()  # the ops its run still left in kernels of their own
+    # ops its run computed inside a kernel that reads the GEMM's result anyway: another GEMM's template (SwiGLU's
+    # product in the second GEMM's), or the reduction that ends the epilogue (a residual add in a LayerNorm's)
+    elsewhere: tuple[str, ...] = ()
+    verdict: str = AdviceVerdict.NOT_RUN.value
+    # the whole model: the improved mode's median / the candidate's (above 1: the candidate is faster), with the 95%
+    # interval of that ratio (analysis/stats.py; across the interleaved processes of one run, or between two runs
+    # with each run's host drift when ``between_runs``)
+    latency_ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    between_runs: bool = False  # run later by `kernelscope advise`, not interleaved with the improved mode
+    compile_s: float | None = None  # its cold compile (first call)
+    numerics_pass: bool | None = None  # its numerics verdict passes (None: not measured)
+    backend: str = ""  # what ran the group's GEMMs in its run
+    why: Note | None = None  # not run, failed: why
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """A GEMM group whose epilogue is not all fused in a mode, the settings that could fuse it and what their runs
+    showed (``kernelscope profile --advise``, ``kernelscope advise``). ``cause``: the why-not reason code the
+    candidates follow from, or the evidence rule that says what ends the epilogue when no setting can fuse it
+    (``no_setting`` then says why, and nothing ran). ``best``: the candidate that fused the ops, passed numerics and
+    made the whole model faster beyond noise (the fastest of those), by its mode name."""
+
+    group: str  # GemmGroup.label
+    mode: str  # the mode the group was read in: the one the candidates improve
+    unfused: tuple[str, ...]
+    cause: str
+    candidates: tuple[AdviceCandidate, ...] = ()
+    best: str | None = None
+    no_setting: Note | None = None
+    # what ranked the candidates: the unfused ops' kernels per iteration (each kernel once), and their share of the
+    # mode's GPU (or CPU-kernel) time
+    cost_us: float | None = None
+    share_pct: float | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class RunResult:
     schema: str
@@ -1111,6 +1183,8 @@ class RunResult:
     sweep_axis: str | None = None
     # What analysis noted of the run as a whole (a trace with malformed events it skipped), as data.
     findings: tuple[Note, ...] = ()
+    # Fusion advice (--advise): per GEMM group not all fused, the settings that could fuse it, proven by runs.
+    advice: tuple[Advice, ...] = ()
 
     def mode(self, name: str) -> ModeResult | None:
         return next((m for m in self.modes if m.name == name), None)

@@ -23,7 +23,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kernelscope"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("kernelscope", "kernelscope.files", "kernelscope.fmt", "kernelscope.errors",
               "kernelscope.vocab", "kernelscope.provenance", "kernelscope.tolerance", "kernelscope.result",
-              "kernelscope.outdir", "kernelscope.capture_record", "kernelscope.result_file", "kernelscope.sweep_plan")),
+              "kernelscope.outdir", "kernelscope.capture_record", "kernelscope.result_file", "kernelscope.sweep_plan",
+              "kernelscope.mode_names")),
     ("modelfile", ("kernelscope.modelfile",)),
     ("capture", ("kernelscope.capture",)),
     ("trace model", ("kernelscope.trace", "kernelscope.inductor_code")),

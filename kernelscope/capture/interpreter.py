@@ -43,6 +43,7 @@ WORKER_FILES = (
     "kernelscope/capture_record.py",  # the record the worker writes
     "kernelscope/errors.py",
     "kernelscope/files.py",
+    "kernelscope/mode_names.py",  # capture/modes.py reads a mode name's options
     "kernelscope/modelfile.py",
     "kernelscope/provenance.py",
     "kernelscope/tolerance.py",

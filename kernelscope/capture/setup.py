@@ -143,6 +143,9 @@ class _Setup:
         config["freezing"] = bool(freezing)
         if mode.max_autotune:
             self._gemm_backends(ic, inductor_patch, config, notes)
+        # the mode's own options (its name's @NAME=VALUE) over the run's: a candidate setting of --advise
+        inductor_patch.update(mode.inductor_config)
+        config["freezing"] = bool(inductor_patch["freezing"])
         config["inductor_config"] = dict(inductor_patch)
         # Entered for the worker's life: every point (and every recompile) sees the mode's configuration.
         self.patches.enter_context(ic.patch(inductor_patch))

@@ -590,6 +590,102 @@ CHECK: dict[str, Callable[[Args], str]] = {
 }
 
 
+# ------------------------------------------------------------------------------------------------ fusion advice
+def _listed(names: Any) -> str:
+    return ", ".join(str(n) for n in names or ()) or "none"
+
+
+def _over_budget(a: Args) -> str:
+    return (f"not run: the candidates had taken {a['spent_s']:g} s of --advise-budget {a['budget_s']:g} s, and a "
+            f"compiled mode's first process took up to {a['estimate_s']:g} s in this run")
+
+
+def _template_lost(a: Args) -> str:
+    return (f"not run: autotune timed the best template ({a.get('template')}) {a['margin']:.1%} slower than "
+            f"{a.get('winner')} ({a['loss_us']:g} µs a call), more than the epilogue's own kernels cost "
+            f"({a['gain_us']:g} µs): a fused template cannot win that back")
+
+
+FUSION_ADVICE: dict[str, Callable[[Args], str]] = {
+    # why no setting is proposed for a group (Advice.no_setting)
+    "ends-in-reduction": lambda a: (f"{_listed(a['ops'])} run inside {_listed(a['kernels'])}, the reduction that "
+                                    "reads the GEMM's result: a reduction or norm ends the epilogue, no setting "
+                                    "moves them into the GEMM, and the result crosses memory once either way"),
+    "ends-in-next-gemm": lambda a: (f"{_listed(a['ops'])} run in another GEMM's template ({_listed(a['kernels'])}), "
+                                    "which reads this GEMM's result: a second GEMM ends the epilogue, and one of "
+                                    "the two results crosses memory whatever the setting"),
+    "no-known-setting": lambda a: (f"no setting is known to change what left it unfused ({_listed(a['reasons'])}); "
+                                   "the why-not says what Inductor decided"),
+    "why-not-from-an-older-result": lambda a: ("this result.json's why-not is a sentence of an older kernelscope, "
+                                               "not a code: profile again for advice"),
+    "no-template-choice": lambda a: (f"autotune offered no template choice beside {a.get('winner')}: without the "
+                                     "library nothing would run the GEMM"),
+    # why a candidate did not run, or what its mode did
+    "no-epilogue-operator": lambda a: (f"not run: {a['backend']} has no epilogue-fusion-capable operator on "
+                                       f"{a['sm']} (those target SM100)"),
+    "template-lost-more": _template_lost,
+    "over-budget": _over_budget,
+    "run-stopped": lambda a: "not run: the run was stopped first",
+    "candidate-not-run": lambda a: "not run",
+    "candidate-failed": lambda a: f"its mode {a['status']}" + (f": {a['error']}" if a.get("error") else ""),
+}
+
+# Advice.cause in a few words: the why-not reason (result.py WhyNotReason) or the evidence rule it follows from
+ADVICE_CAUSES: dict[str, str] = {
+    "eager-cpu": "eager: ATen runs each op on its own",
+    "eager-library": "eager: the library GEMM takes no epilogue",
+    "max-autotune-unknown": "a library GEMM ran (max-autotune not known)",
+    "max-autotune-off": "max-autotune off: a library GEMM ran",
+    "autotune-picked": "autotune picked the library GEMM",
+    "autotune-ranked-template": "the library GEMM ran although autotune ranked a template first",
+    "no-fusible-backend": "no requested backend takes an epilogue",
+    "library-gemm": "the autotuner picked the library GEMM",
+    "nvgemm-no-epilogue-operator": "NVGEMM has no epilogue operator for this GPU",
+    "nvgemm-no-epilogue": "NVGEMM ran without an epilogue",
+    "cutlass-no-epilogue": "CUTLASS ran without its epilogue fusion",
+    "separate-kernel": "the template's epilogue ran in kernels of its own",
+    "fusion-benchmark-rejected": "the epilogue-fusion benchmark rejected the fusion",
+    "fusion-benchmark-no-config": "no fused configuration ran in the epilogue-fusion benchmark",
+    "fusion-benchmark-marginal": "the epilogue-fusion benchmark decided within its noise",
+    "in-next-gemm": "the next GEMM's template computes it",
+    "dataflow.in-next-template": "the next GEMM's template computes it",
+    "dataflow.in-next-prologue": "the next GEMM's template computes it",
+    "dataflow.stop-reduction": "a reduction reads the result",
+    "dataflow.stop-statistics": "a norm's statistics read the result",
+    "dataflow.stop-pooling": "a pooling window reads the result",
+    "dataflow.norm-feeder": "it feeds a norm",
+    "eager-sequence.norm-feeder": "it feeds a norm",
+}
+
+ADVICE_VERDICTS: dict[str, str] = {
+    "not-run": "not run", "failed": "failed", "not-fused": "did not fuse", "numerics-fail": "fused, numerics fail",
+    "no-latency": "fused, no latency", "faster": "fused, faster", "within-noise": "fused, within noise",
+    "slower": "fused, slower",
+}
+
+ADVICE_SETTINGS: dict[str, str] = {
+    "template": "a GEMM template that takes epilogues", "without-library": "autotune without the library GEMM",
+    "no-fusion-benchmark": "the epilogue-fusion benchmark off", "compiled": "a compiled mode of this run",
+}
+
+
+def advice_cause(code: str) -> str:
+    return ADVICE_CAUSES.get(code, code)
+
+
+def _py(v: Any) -> str:
+    """A value as Python source (True, 3, "CPP")."""
+    return f'"{v}"' if isinstance(v, str) else repr(v)
+
+
+def compile_line(options: Mapping[str, Any]) -> str:
+    """The line a user copies: ``torch.compile(model, options={...})`` (torch.compile takes a mode or options, not
+    both, so a mode's own options are written out)."""
+    if not options:
+        return "torch.compile(model)"
+    return "torch.compile(model, options={" + ", ".join(f'"{k}": {_py(v)}' for k, v in options.items()) + "})"
+
+
 def recommendation_text(rec: Recommendation) -> str:
     """Why a recommendation names its mode (or none), as one sentence."""
     return say_all(rec.reasons)
@@ -597,7 +693,7 @@ def recommendation_text(rec: Recommendation) -> str:
 WORDS: dict[str, Callable[[Args], str]] = {
     "text": lambda a: str(a.get("text", "")),
     **RULES, **NUMERICS, **ADVICE, **RECOMMEND, **TIMING, **ITERATIONS, **AUTOTUNE, **COVERAGE, **PEAKS, **COMPARE,
-    **UPGRADE, **CHECK,
+    **UPGRADE, **CHECK, **FUSION_ADVICE,
 }
 
 
