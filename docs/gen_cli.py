@@ -21,7 +21,7 @@ import click
 CLI_MD = Path(__file__).resolve().parent / "cli.md"
 
 # The order a reader meets the commands in; a subcommand not listed here follows, by name.
-ORDER = ("profile", "upgrade-check", "compare", "check", "report", "analyze", "calibrate")
+ORDER = ("profile", "advise", "upgrade-check", "compare", "check", "report", "analyze", "calibrate")
 
 HEADER = """\
 # CLI reference

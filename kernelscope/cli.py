@@ -20,7 +20,7 @@ def cli() -> None:
 
 
 _COMMANDS = {"profile": "profile", "analyze": "analyze", "report": "report", "compare": "compare", "check": "check",
-             "calibrate": "calibrate", "upgrade-check": "upgrade_check"}
+             "calibrate": "calibrate", "upgrade-check": "upgrade_check", "advise": "advise"}
 
 
 def _register(only: str | None = None) -> None:

@@ -17,6 +17,10 @@ from kernelscope.errors import ModelFileError, UsageError
 # 103 s against 70 s with 3. CI gates on small speedups pass --processes 5 or more.
 DEFAULT_PROCESSES = 3
 
+# --advise-budget (profile, advise): five minutes hold a few candidate compiles of a small model, max-autotune's
+# included; a large model's candidates take longer each, and the costliest epilogues go first.
+DEFAULT_ADVISE_BUDGET_S = 300.0
+
 # The terminal summary prints one line per group of identical layers (its length follows the groups, not the
 # layers); --verbose adds every GEMM. Shared by the commands that print it: profile, report, analyze.
 verbose_option = click.option(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from kernelscope.commands import (
+    DEFAULT_ADVISE_BUDGET_S,
     DEFAULT_PROCESSES,
     fail,
     invocation,
@@ -16,7 +17,9 @@ from kernelscope.commands import (
     torchrun_options,
     verbose_option,
 )
-from kernelscope.errors import Stopped
+from kernelscope.errors import Stopped, UsageError
+
+ADVISE_ONE_SHAPE = "--advise profiles one shape, and this run sweeps several"
 
 if TYPE_CHECKING:  # imported when the command runs: `kernelscope --help` imports every command module
     from kernelscope.result import RunResult
@@ -79,6 +82,14 @@ if TYPE_CHECKING:  # imported when the command runs: `kernelscope --help` import
               help="Ceilings from `kernelscope calibrate` for the roofline [default: $KERNELSCOPE_CALIBRATION or "
                    "~/.cache/kernelscope/calibration.json when it exists].")
 @click.option("--no-tensorboard", is_flag=True, help="Skip TensorBoard scalars (traces are written regardless).")
+@click.option("--advise", is_flag=True,
+              help="Fusion advice: for each GEMM group left unfused, derive from why the settings that could fuse "
+                   "it and profile each as a mode of its own (its processes interleaved with the others'); the "
+                   "reports say which setting fused what and how fast the whole model ran.")
+@click.option("--advise-budget", type=click.FloatRange(min=0), default=DEFAULT_ADVISE_BUDGET_S, show_default=True,
+              metavar="SECONDS",
+              help="With --advise: the time the candidates' first processes may take, spent on the costliest unfused "
+                   "epilogues first; what does not fit is listed as not run.")
 @click.option("--python", "python", metavar="PATH", default=None,
               help="Run the mode workers under this interpreter (e.g. the pre-upgrade venv's bin/python, or an "
                    "executable wrapper script): it needs torch, not kernelscope. Analysis and reports run here.")
@@ -90,7 +101,8 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
             processes: int, parallel_setup: str, cpu_pinning: str, steps: int, freezing: bool | None,
             cache_dir: Path | None,
             warm_compile: bool,
-            reference: bool, calibration: Path | None, no_tensorboard: bool, python: str | None,
+            reference: bool, calibration: Path | None, no_tensorboard: bool, advise: bool, advise_budget: float,
+            python: str | None,
             nproc: int | None, nnodes: str | None, node_rank: int | None, rdzv_backend: str | None,
             rdzv_endpoint: str | None, rdzv_id: str | None, verbose: bool, debug: bool) -> None:
     """Profile MODEL (a .py file defining get_model()/get_inputs(), or KernelBench's Model/get_init_inputs()/
@@ -113,6 +125,8 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
     err = console_for(stderr=True)
     progress = Progress(sys.stderr)
     spec, parsed_sets, parsed_sweeps = read_model(model, sets, sweeps)
+    if advise and parsed_sweeps:
+        raise UsageError(ADVISE_ONE_SHAPE, "drop --sweep (or pick one point with --set NAME=VALUE) for --advise")
     mode_defs = parse_modes(modes, parse_backends(gemm_backends))
     torchrun_args = rendezvous_args(nproc, nnodes=nnodes, node_rank=node_rank, rdzv_backend=rdzv_backend,
                                     rdzv_endpoint=rdzv_endpoint, rdzv_id=rdzv_id)
@@ -125,9 +139,11 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                           cache_dir=str(cache_dir.resolve()) if cache_dir else None, reference=reference,
                           python=interp.path if interp else None, nproc=nproc, torchrun_args=torchrun_args,
                           cpu_pinning=cpu_pinning,
-                          share_model=processes > 1 or len(mode_defs) > 1 or warm_compile)
+                          share_model=processes > 1 or len(mode_defs) > 1 or warm_compile or advise)
     hook_points = input_points(err, spec.path, opts, out_dir)
     points = plan_points(parsed_sweeps, hook_points) if (parsed_sweeps or hook_points) else []
+    if advise and points:
+        raise UsageError(ADVISE_ONE_SHAPE, "drop --sweep (or pick one point with --set NAME=VALUE) for --advise")
     command_line = invocation("kernelscope profile")
     err.print(f"[bold]kernelscope[/] profiling {model} -> {out_dir}"
               + (f" at {len(points)} shape points" if points else ""))
@@ -139,15 +155,23 @@ def command(model: Path, modes: str, gemm_backends: str | None, device: str, dty
                              "profile_steps": steps,
                              "timeout_s": timeout, "freezing": freezing, "warm_compile": warm_compile,
                              "reference": reference, "python": interp.path if interp else None,
-                             "cpu_pinning": cpu_pinning}
+                             "cpu_pinning": cpu_pinning, "dtype": dtype}
     if nproc:
         asked["nproc"] = nproc
         asked["torchrun_args"] = list(torchrun_args)
 
+    advisor = None
+    if advise:
+        from kernelscope.run.advise import Advisor
+
+        advisor = Advisor(advise_budget, parse_backends(gemm_backends), err, device=device if device != "auto" else "")
+        run.after_first = advisor
+
     def result() -> Any:
-        return run_result(run, asked, interp=interp, device=device, cal_data=cal_data, cal_path=cal_path,
-                          model_path=spec.path, sweeps=parsed_sweeps, input_sweep=bool(hook_points),
-                          command_line=command_line, model=model)
+        r = run_result(run, asked, interp=interp, device=device, cal_data=cal_data, cal_path=cal_path,
+                       model_path=spec.path, sweeps=parsed_sweeps, input_sweep=bool(hook_points),
+                       command_line=command_line, model=model)
+        return advisor.with_advice(r) if advisor is not None else r
 
     run.save = lambda: write_result(out_dir, result())
     run.prepare_reports = lambda: prepare_reports(tensorboard=not no_tensorboard)
@@ -181,8 +205,9 @@ def _report(run: ModeRuns, result: RunResult, err: Any, *, tensorboard: bool, ve
                                        f"{paths['json']} (report: {paths['html']})")
     if run.fatal:
         raise_fatal(run.fatal, f"every mode's error is in {paths['json']} (report: {paths['html']})")
+    # a candidate of --advise that failed is the advice's to report (a setting that does not work here)
     failed = [(m, row_label) for row, row_label in zip(grid, [p.label for p in run.points] or [""])
-              for m in row if m.status in ("failed", "timeout")]
+              for m in row if m.status in ("failed", "timeout") and m.name not in run.added]
     if failed:
         names = ", ".join(f"{m.name}{' @ ' + lbl if lbl else ''} ({m.status})" for m, lbl in failed)
         raise click.exceptions.Exit(fail(f"{len(failed)} mode(s) did not finish: {names}; the other modes' "

@@ -79,6 +79,11 @@ class ModeRuns:
         self.done: set[int] = set()  # jobs analysed
         # job -> its first process's files analysed ahead (one per point), while its later processes compile
         self.traced: dict[int, list[Any]] = {}
+        # --advise (run/advise.py): called once every first process has run, it may add modes (``add_mode``) and
+        # run their first processes; their later processes then join the run's interleaved rounds. A mode added
+        # so is a candidate: its failure does not stop the run.
+        self.after_first: Callable[[ModeRuns], object] | None = None
+        self.added: list[str] = []
 
     # ------------------------------------------------------------------------------------------- names and places
     def label(self, j: int, process: int = 1) -> str:
@@ -142,6 +147,8 @@ class ModeRuns:
         try:
             if not self.staged():
                 self.first_processes()
+                if self.after_first is not None and not (self.fatal or self.interrupted):
+                    self.after_first(self)
                 self.later_processes()
         except KeyboardInterrupt:
             self.stopped()
@@ -163,14 +170,45 @@ class ModeRuns:
         for j in range(len(self.jobs)):
             if self.fatal or self.interrupted:
                 return
-            recs = self._first_process(j)
-            self.job_recs[j] = recs
-            self._note(recs)
-            if self.processes == 1 or not any(r.status == "ok" for r in recs):
-                self.finish(j)  # nothing more runs for it: a mode that failed is not timed again
-            else:
-                for pi, rec in zip(self.jobs[j][1], recs):
-                    print_first_process_line(self.err, self.point_label(j, pi), rec)
+            self.first_process(j)
+
+    def first_process(self, j: int) -> None:
+        """Job j's first process, analysed at once when nothing more runs for it."""
+        recs = self._first_process(j)
+        self.job_recs[j] = recs
+        self._note(recs, candidate=self.mode_defs[self.jobs[j][0]].name in self.added)
+        if self.processes == 1 or not any(r.status == "ok" for r in recs):
+            self.finish(j)  # nothing more runs for it: a mode that failed is not timed again
+        else:
+            for pi, rec in zip(self.jobs[j][1], recs):
+                print_first_process_line(self.err, self.point_label(j, pi), rec)
+
+    def add_mode(self, mode: ModeDef) -> int:
+        """A mode added once the first processes ran (a candidate of --advise; no sweep): its job's index."""
+        assert not self.points, "modes are added to a run of one shape"
+        self.mode_defs.append(mode)
+        self.added.append(mode.name)
+        for row in self.results:
+            row.append(None)
+        self.jobs.append((len(self.mode_defs) - 1, [0]))
+        self.later[len(self.jobs) - 1] = []
+        return len(self.jobs) - 1
+
+    def first_results(self) -> list[ModeResult]:
+        """Each job's result as its first process measured it (a job still to be timed again is analysed from its
+        first process's files, which ``finish`` then reuses)."""
+        out = []
+        for j, (mi, _) in enumerate(self.jobs):
+            if j not in self.job_recs:
+                continue
+            done = self.results[0][mi]
+            if done is not None:
+                out.append(done)
+                continue
+            self.trace_ahead(j)
+            ahead = self.traced.get(j, [None])[0]
+            out.append(build_any_mode_result(self.out_dir, self.job_recs[j][0], traced=ahead))
+        return out
 
     def _first_process(self, j: int) -> list[CaptureRecord]:
         """Process 1 of a job (and its warm-compile process): one capture record per point."""
@@ -197,11 +235,14 @@ class ModeRuns:
             mode=self.mode_defs[mi].name, status="interrupted", error_kind="interrupted",
             error=f"interrupted ({self.interrupted}) while it ran") for pi in pis]
 
-    def _note(self, recs: list[CaptureRecord]) -> None:
-        """The first environment a worker reported, and the first error that stops the run."""
+    def _note(self, recs: list[CaptureRecord], candidate: bool = False) -> None:
+        """The first environment a worker reported, and the first error that stops the run (never a candidate's:
+        the setting failed, not the model)."""
         for rec in recs:
             if rec.environment and self.environment is None:
                 self.environment = rec.environment
+            if candidate:
+                continue
             # A broken model file stops the run; in a sweep a forward that raises at one shape (a size the model
             # does not accept) fails that point only.
             fatal_kinds = ("model", "usage") if self.points else ("model", "usage", "forward")
@@ -283,8 +324,8 @@ class ModeRuns:
         ``later_processes``. On the H200 the setting up of a 1B Llama's later processes (~35 s) and of the
         compiled modes' first processes (~10 s each) had each been on the run's critical path. False (nothing
         started) where it does not apply: --parallel-setup off or auto with under 4 CPUs, torchrun, a multi-point
-        (dynamic) job, --warm-compile, or an output folder that cannot hold a FIFO; the run then goes process by
-        process."""
+        (dynamic) job, --warm-compile, --advise (its modes are known once the first processes ran), or an output
+        folder that cannot hold a FIFO; the run then goes process by process."""
         most = self._most()
         later = self._staged_later(most)
         if later is None:
@@ -310,7 +351,7 @@ class ModeRuns:
         """The later processes ((process, job) in order) of a run that starts every process ahead; None where
         it does not (see ``staged``)."""
         if self.parallel_setup == "off" or most == 1 or self.opts.nproc or self.warm_compile or any(
-                len(pis) > 1 or self.mode_defs[mi].dynamic for mi, pis in self.jobs):
+                len(pis) > 1 or self.mode_defs[mi].dynamic for mi, pis in self.jobs) or self.after_first:
             return None
         later = [(process, j) for process in range(2, self.processes + 1) for j in range(len(self.jobs))]
         if self.parallel_setup == "auto" and not _room_for(len(self.jobs) + len(later)):
