@@ -105,8 +105,8 @@ def test_h200_library_gemms_under_default_get_the_triton_template():
                                            ("template", "max-autotune:NVGEMM", "no-epilogue-operator")]
     assert e["default", "fc1"].candidates[0].options == {
         "max_autotune": True, "coordinate_descent_tuning": True, "max_autotune_gemm_backends": "TRITON"}
-    assert say(e["default", "fc1"].candidates[1].why).startswith("not run: NVGEMM has no epilogue-fusion-capable "
-                                                                 "operator on sm90")
+    assert say(e["default", "fc1"].candidates[1].why).startswith("NVGEMM has no epilogue-fusion-capable operator on "
+                                                                 "sm90")
 
 
 def test_h200_what_max_autotune_decided_names_the_setting_that_undoes_it():
@@ -162,7 +162,7 @@ def test_a_candidate_the_run_holds_is_read_from_it_whatever_it_was_meant_to_do()
     assert nv.verdict == "failed" and nv.why is not None and nv.why.code == "candidate-failed"
     assert "NoValidChoicesError" in say(nv.why)
     tri = next(c for c in e["default", "linear"].candidates if c.mode_name == "max-autotune:TRITON")
-    assert tri.verdict == "not-run" and tri.why is not None and say(tri.why) == "not run"
+    assert tri.verdict == "not-run" and tri.why is not None and say(tri.why) == "its mode is not in this run"
 
 
 def test_a_fused_candidate_that_is_faster_beyond_noise_is_the_best():
@@ -203,8 +203,8 @@ def test_a_candidate_left_out_by_the_budget_says_why():
     c = next(c for e in out if e.mode == "default" and e.group == "fc1" for c in e.candidates
              if c.mode_name == "max-autotune:TRITON")
     assert c.verdict == "not-run" and c.why == why
-    assert say(why) == ("not run: the candidates had taken 55.2 s of --advise-budget 60 s, and a compiled mode's "
-                        "first process took up to 41 s in this run")
+    assert say(why) == ("the candidates had taken 55.2 s of --advise-budget 60 s, and a compiled mode's first "
+                        "process took up to 41 s in this run")
 
 
 def test_cpu_library_gemms_get_the_cpp_template_and_the_swiglu_product_counts_in_the_other_gemm():
@@ -259,3 +259,56 @@ def test_the_worker_patches_a_modes_options_over_the_runs_own():
     finally:
         setup.close()
     assert (ic.freezing, ic.benchmark_epilogue_fusion, ic.max_autotune_gemm_backends) == before
+
+
+# ---------------------------------------------------------------------------------------------- the reports
+def _advised_linear_gelu() -> RunResult:
+    """The recorded H200 linear_gelu run with the advice of default's GEMM read against its max-autotune mode (what
+    `--modes default,max-autotune` proposes), and a group label no report may take as markup."""
+    r = rebuilt(H200_211 / "linear_gelu")
+    plan = plan_advice(r.modes, r.environment, r.device)
+    entry = next(x for x in plan.entries if x.mode == "default")
+    entry = dataclasses.replace(entry, candidates=(dataclasses.replace(entry.candidates[0], mode_name="max-autotune"),))
+    (read,) = advise(r, dataclasses.replace(plan, entries=(entry,)))
+    hostile = dataclasses.replace(read, group="<script>x</script>", mode="default")
+    return dataclasses.replace(r, advice=(read, hostile))
+
+
+def test_the_reports_show_the_advice_and_the_line_to_copy():
+    from rich.console import Console
+
+    from kernelscope.report.context import build_context
+    from kernelscope.report.html import render_html
+    from kernelscope.report.markdown import render_markdown
+    from kernelscope.report.terminal import render_terminal
+
+    result = _advised_linear_gelu()
+    # THEN the view says it once for every report: the candidate, the ops, the whole model against default
+    (row, _) = build_context(result).advice
+    (c,) = row.candidates
+    assert c.best and row.best is c and c.verdict == "fused, faster" and c.ops == "fused bias, gelu"
+    assert c.ratio.startswith(f"{c.ratio.split('×')[0]}× faster (95% CI ") and c.numerics == "pass"
+    assert row.cause == "max-autotune off: a library GEMM ran"
+    line = c.line
+    assert line.startswith('torch.compile(model, options={"max_autotune": True')
+    html = render_html(result)
+    md = render_markdown(result)
+    assert 'id="fusion-advice"' in html and "fused, faster" in html and "<script>x</script>" not in html
+    assert "&lt;script&gt;x&lt;/script&gt;" in html
+    assert "### Fusion advice" in md and f"to use it: `{line}`" in md and "<script>" not in md.replace("`<script>", "")
+    console = Console(width=200, record=True)
+    render_terminal(result, console)
+    text = console.export_text()
+    assert "advice addmm 16 × 4096 × 4096 (default): gelu unfused" in text and line in text
+
+
+def test_a_group_without_a_setting_says_why_in_every_report():
+    r = rebuilt(H200_2141 / "tb-bf16-b4")
+    result = dataclasses.replace(r, advice=advise(r, plan_advice(r.modes, r.environment, r.device)))
+    from kernelscope.report.markdown import render_markdown
+
+    md = render_markdown(result)
+    assert ("- **proj** (default): add unfused (a reduction reads the result): no setting: add ran inside "
+            in md)
+    assert "- `max-autotune:TRITON`: not run: its mode is not in this run" in md
+    assert "- `max-autotune:NVGEMM`: failed: InductorError: LoweringException: NoValidChoicesError" in md

@@ -81,6 +81,18 @@ def test_profile_advise_proves_the_gelu_and_swiglu_fusions_by_a_run(advised: Pat
     assert fc["best"] == (CANDIDATE if c["verdict"] == "faster" else None)
 
 
+@pytest.mark.slow
+def test_the_reports_of_an_advised_run_show_the_advice(advised: Path):
+    html = (advised / "report.html").read_text()
+    md = (advised / "summary.md").read_text()
+    out = (advised / "cli-stdout.txt").read_text()
+    # THEN report.html has the table beside the GEMMs, summary.md a section, the terminal a line per group
+    assert 'id="fusion-advice"' in html and html.index('id="fusion-advice"') > html.index('id="gemms"')
+    assert "### Fusion advice" in md and "- **fc** (default): bias, gelu unfused" in md
+    assert "no setting: bias ran inside" in md
+    assert "advice fc (default): bias, gelu unfused (max-autotune off: a library GEMM ran)" in " ".join(out.split())
+
+
 def _finished_without_the_candidate(advised: Path, to: Path) -> Path:
     """The advised run as a plain `profile --modes default` would have left it (one process per mode)."""
     shutil.copytree(advised, to)

@@ -19,8 +19,12 @@ from kernelscope.report import charts
 from kernelscope.report.evidence_words import EvidenceLine, evidence_line, why_not_text
 from kernelscope.report.ranks import ranks_views
 from kernelscope.report.words import (
+    ADVICE_SETTINGS,
+    ADVICE_VERDICTS,
     DYNAMIC_NOTE,
     SKIPPED,
+    advice_cause,
+    compile_line,
     note_from,
     recommendation_text,
     say,
@@ -29,6 +33,8 @@ from kernelscope.report.words import (
     speedup_text,
 )
 from kernelscope.result import (
+    Advice,
+    AdviceCandidate,
     AutotuneResult,
     DynamicSummary,
     DynamoStats,
@@ -537,6 +543,99 @@ def mode_section(row: ModeRow, index: int = 0) -> ModeSection:
     return ModeSection(row, kernel_table(m.kernels), m.gemms, group_rows(m, rows), index)
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# Fusion advice (--advise): one row per (mode, GEMM group) not all fused, its candidates under it.
+@dataclass(frozen=True, slots=True)
+class AdviceCandidateRow:
+    c: AdviceCandidate
+    best: bool
+
+    @property
+    def verdict(self) -> str:
+        return ADVICE_VERDICTS.get(self.c.verdict, self.c.verdict)
+
+    @property
+    def setting(self) -> str:
+        return ADVICE_SETTINGS.get(self.c.setting, self.c.setting)
+
+    @property
+    def ops(self) -> str:
+        """"fused bias, gelu" / "silu, mul in a kernel that reads the result" / "mul still unfused"."""
+        parts = []
+        if self.c.fused:
+            parts.append("fused " + ", ".join(self.c.fused))
+        if self.c.elsewhere:
+            parts.append(", ".join(self.c.elsewhere) + " in a kernel that reads the result anyway")
+        if self.c.unfused:
+            parts.append(", ".join(self.c.unfused) + " still unfused")
+        return "; ".join(parts) or fmt.DASH
+
+    @property
+    def ran(self) -> bool:
+        return self.c.verdict not in ("not-run", "failed")
+
+    @property
+    def ratio(self) -> str:
+        """The whole model against the mode it improves: "1.21× faster (95% CI 1.10–1.33× faster)"."""
+        if self.c.latency_ratio is None:
+            return fmt.DASH
+        ci = fmt.speedup_interval(self.c.low, self.c.high)
+        between = ", between two runs" if self.c.between_runs else ""
+        return fmt.speedup(self.c.latency_ratio) + (f" (95% CI {ci}{between})" if ci else "")
+
+    @property
+    def compile(self) -> str:
+        return fmt.first_call(self.c.compile_s)
+
+    @property
+    def numerics(self) -> str:
+        return {True: "pass", False: "fail"}.get(self.c.numerics_pass, "n/a")  # type: ignore[arg-type]
+
+    @property
+    def why(self) -> str:
+        return say(self.c.why) if self.c.why is not None else ""
+
+    @property
+    def line(self) -> str:
+        return compile_line(self.c.options)
+
+
+@dataclass(frozen=True, slots=True)
+class AdviceRow:
+    a: Advice
+    candidates: tuple[AdviceCandidateRow, ...]
+
+    @property
+    def cause(self) -> str:
+        return advice_cause(self.a.cause)
+
+    @property
+    def no_setting(self) -> str:
+        return say(self.a.no_setting) if self.a.no_setting is not None else ""
+
+    @property
+    def best(self) -> AdviceCandidateRow | None:
+        return next((c for c in self.candidates if c.best), None)
+
+    @property
+    def cost(self) -> str:
+        """"6.8% of kernel time" (or its µs when the share is not known)."""
+        if self.a.share_pct is not None:
+            return f"{self.a.share_pct:.1f}% of kernel time"
+        return fmt.us(self.a.cost_us) if self.a.cost_us is not None else ""
+
+    @property
+    def line(self) -> str:
+        """"fc (default): bias, gelu unfused (max-autotune off: a library GEMM ran)"."""
+        return f"{self.a.group} ({self.a.mode}): {', '.join(self.a.unfused)} unfused ({self.cause})"
+
+
+def advice_rows(result: RunResult) -> tuple[AdviceRow, ...]:
+    """The advice in the order analysis wrote it (mode by mode, groups in launch order)."""
+    return tuple(AdviceRow(a, tuple(AdviceCandidateRow(c, c.mode_name == a.best) for c in a.candidates))
+                 for a in result.advice)
+
+
 @dataclass(frozen=True, slots=True)
 class ReportContext:
     result: RunResult
@@ -565,6 +664,7 @@ class ReportContext:
     headline: tuple[KV, ...] = ()  # device, GPU, torch, ... for the header line of every report
     ranks: tuple[Any, ...] = ()  # report/ranks.py RanksView per mode run under torchrun
     coverage: tuple[CoverageRow, ...] = ()  # the coverage self-check per mode
+    advice: tuple[AdviceRow, ...] = ()  # fusion advice (--advise)
 
     @property
     def eager(self) -> ModeResult | None:
@@ -618,6 +718,7 @@ def build_context(result: RunResult) -> ReportContext:
         headline=headline(result),
         ranks=ranks_views(result),
         coverage=tuple(row for m in result.modes if (row := coverage_row(m)) is not None),
+        advice=advice_rows(result),
     )
 
 

@@ -58,6 +58,8 @@ _BADGE = {
     "fused": "fused", "partial": "partial", "unfused": "unfused", "none": "none", "unknown": "unknown",
     "pass": "pass", "fail": "fail", "reference": "reference", "n/a": "na",
     "faster": "faster", "slower": "slower", "within noise": "noise", "baseline": "baseline",
+    # a fusion-advice candidate's verdict (result.py AdviceVerdict)
+    "not-run": "na", "not-fused": "unfused", "numerics-fail": "fail", "no-latency": "na", "within-noise": "noise",
 }
 
 

@@ -162,6 +162,35 @@ def _recommendation(ctx: ReportContext, lim: Limits) -> list[str]:
     return out
 
 
+def _advice(ctx: ReportContext, lim: Limits) -> list[str]:
+    """Fusion advice: a line per GEMM group not all fused, a line per candidate, the best one's line to copy."""
+    if not ctx.advice:
+        return []
+    out = ["", "### Fusion advice", ""]
+    for row in ctx.advice[: lim.groups_per_mode * 2]:
+        a = row.a
+        head = (f"- **{md_text(a.group, lim.name_chars, in_table=False)}** ({md_text(a.mode, 40, in_table=False)}):"
+                f" {md_text(', '.join(a.unfused), in_table=False)} unfused ({md_text(row.cause, in_table=False)})")
+        if not row.candidates:
+            out.append(f"{head}: no setting: {md_text(row.no_setting, 400, in_table=False)}")
+            continue
+        out.append(head)
+        for c in row.candidates:
+            if c.ran:
+                what = (f"{md_text(c.ops, 200, in_table=False)}; whole model {md_text(c.ratio, in_table=False)}, "
+                        f"compile {md_text(c.compile, in_table=False)}, numerics {c.numerics}")
+            else:
+                what = md_text(c.why, 300, in_table=False)
+            best = " **best**" if c.best else ""
+            out.append(f"  - {md_code(c.c.mode_name, 80, in_table=False)}: {md_text(c.verdict, in_table=False)}"
+                       f"{best}: {what}")
+        if row.best is not None:
+            out.append(f"  - to use it: {md_code(row.best.line, 400, in_table=False)}")
+    if len(ctx.advice) > lim.groups_per_mode * 2:
+        out.append(f"- _{len(ctx.advice) - lim.groups_per_mode * 2} more groups; see report.html._")
+    return out
+
+
 def _sweep_cell(c) -> str:
     if c.status != "ok":
         return md_text(c.status)
@@ -311,6 +340,7 @@ def _render(ctx: ReportContext, lim: Limits) -> str:
                f"{md_text(ctx.tolerance.dtype)} tolerance atol {fmt.sci(ctx.tolerance.atol)}, "
                f"rtol {fmt.sci(ctx.tolerance.rtol)}.")
     out += _recommendation(ctx, lim)
+    out += _advice(ctx, lim)
     out += _sweep(ctx, lim)
     out += _dynamic(ctx, lim)
     out += _numerics(ctx, lim)

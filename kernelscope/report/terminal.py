@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kernelscope import fmt
-from kernelscope.report.context import CoverageRow, ModeSection, build_context, gemm_line
+from kernelscope.report.context import CoverageRow, ModeSection, ReportContext, build_context, gemm_line
 from kernelscope.result import GemmEpilogue, RunResult
 
 DEFAULT_WIDTH = 120  # not a terminal and no COLUMNS: a CI log viewer's width
@@ -101,6 +101,28 @@ def _gemm_groups(console: Console, section: ModeSection, cov: CoverageRow | None
         console.print(Text(f"  … {len(rest)} more groups ({sum(g.count for g in rest)} GEMMs): --verbose lists "
                            "them", style="dim"))
     return 0 if verbose else sum(g.count for g in shown if g.count > 1) + sum(g.count for g in rest)
+
+
+ADVICE_SHOWN = 12  # groups of the fusion advice printed (report.html and result.json hold every one)
+
+
+def _advice(console: Console, ctx: ReportContext) -> None:
+    """Fusion advice in a few lines: per group, its best candidate (or what its candidates did), or why none."""
+    for row in ctx.advice[:ADVICE_SHOWN]:
+        head = Text.assemble(("advice", "bold"), f" {row.line}: ")
+        best = row.best
+        if best is not None:
+            head.append(f"{best.c.mode_name} {best.ops}, whole model {best.ratio}", style="green")
+            console.print(head)
+            console.print(Text(f"  {best.line}", style="dim"))
+        elif row.candidates:
+            console.print(head + Text("; ".join(f"{c.c.mode_name} {c.verdict}"
+                                                + (f": {c.ratio}" if c.c.latency_ratio is not None else "")
+                                                for c in row.candidates), style="yellow"))
+        else:
+            console.print(head + Text(f"no setting: {row.no_setting}", style="dim"))
+    if len(ctx.advice) > ADVICE_SHOWN:
+        console.print(Text(f"advice: {len(ctx.advice) - ADVICE_SHOWN} more groups in report.html", style="dim"))
 
 
 def render_terminal(result: RunResult, console: Console, *, verbose: bool = False) -> None:
@@ -224,6 +246,7 @@ def render_terminal(result: RunResult, console: Console, *, verbose: bool = Fals
         console.print(Text.assemble(("recommendation" + where, "bold"), ": ",
                                     (f"use {rec.mode}" if rec.mode else "no working mode", "green" if rec.mode
                                      else "red"), f" — {rec.reason}"))
+    _advice(console, ctx)
     if ctx.failure_groups and not any(row.ok for row in ctx.rows):
         console.print(Text(f"no mode worked ({len(ctx.rows)} tried):", style="bold red"))
     for grp in ctx.failure_groups:

@@ -596,22 +596,22 @@ def _listed(names: Any) -> str:
 
 
 def _over_budget(a: Args) -> str:
-    return (f"not run: the candidates had taken {a['spent_s']:g} s of --advise-budget {a['budget_s']:g} s, and a "
-            f"compiled mode's first process took up to {a['estimate_s']:g} s in this run")
+    return (f"the candidates had taken {a['spent_s']:g} s of --advise-budget {a['budget_s']:g} s, and a compiled "
+            f"mode's first process took up to {a['estimate_s']:g} s in this run")
 
 
 def _template_lost(a: Args) -> str:
-    return (f"not run: autotune timed the best template ({a.get('template')}) {a['margin']:.1%} slower than "
+    return (f"autotune timed the best template ({a.get('template')}) {a['margin']:.1%} slower than "
             f"{a.get('winner')} ({a['loss_us']:g} µs a call), more than the epilogue's own kernels cost "
             f"({a['gain_us']:g} µs): a fused template cannot win that back")
 
 
 FUSION_ADVICE: dict[str, Callable[[Args], str]] = {
     # why no setting is proposed for a group (Advice.no_setting)
-    "ends-in-reduction": lambda a: (f"{_listed(a['ops'])} run inside {_listed(a['kernels'])}, the reduction that "
+    "ends-in-reduction": lambda a: (f"{_listed(a['ops'])} ran inside {_listed(a['kernels'])}, the reduction that "
                                     "reads the GEMM's result: a reduction or norm ends the epilogue, no setting "
                                     "moves them into the GEMM, and the result crosses memory once either way"),
-    "ends-in-next-gemm": lambda a: (f"{_listed(a['ops'])} run in another GEMM's template ({_listed(a['kernels'])}), "
+    "ends-in-next-gemm": lambda a: (f"{_listed(a['ops'])} ran in another GEMM's template ({_listed(a['kernels'])}), "
                                     "which reads this GEMM's result: a second GEMM ends the epilogue, and one of "
                                     "the two results crosses memory whatever the setting"),
     "no-known-setting": lambda a: (f"no setting is known to change what left it unfused ({_listed(a['reasons'])}); "
@@ -620,14 +620,14 @@ FUSION_ADVICE: dict[str, Callable[[Args], str]] = {
                                                "not a code: profile again for advice"),
     "no-template-choice": lambda a: (f"autotune offered no template choice beside {a.get('winner')}: without the "
                                      "library nothing would run the GEMM"),
-    # why a candidate did not run, or what its mode did
-    "no-epilogue-operator": lambda a: (f"not run: {a['backend']} has no epilogue-fusion-capable operator on "
-                                       f"{a['sm']} (those target SM100)"),
+    # why a candidate did not run, or how its mode failed (said after its verdict)
+    "no-epilogue-operator": lambda a: (f"{a['backend']} has no epilogue-fusion-capable operator on {a['sm']} (those "
+                                       "target SM100)"),
     "template-lost-more": _template_lost,
     "over-budget": _over_budget,
-    "run-stopped": lambda a: "not run: the run was stopped first",
-    "candidate-not-run": lambda a: "not run",
-    "candidate-failed": lambda a: f"its mode {a['status']}" + (f": {a['error']}" if a.get("error") else ""),
+    "run-stopped": lambda a: "the run was stopped first",
+    "candidate-not-run": lambda a: "its mode is not in this run",
+    "candidate-failed": lambda a: a.get("error") or f"status {a['status']}",
 }
 
 # Advice.cause in a few words: the why-not reason (result.py WhyNotReason) or the evidence rule it follows from
