@@ -268,8 +268,9 @@ def _advised_linear_gelu() -> RunResult:
     r = rebuilt(H200_211 / "linear_gelu")
     plan = plan_advice(r.modes, r.environment, r.device)
     entry = next(x for x in plan.entries if x.mode == "default")
-    entry = dataclasses.replace(entry, candidates=(dataclasses.replace(entry.candidates[0], mode_name="max-autotune"),))
-    (read,) = advise(r, dataclasses.replace(plan, entries=(entry,)))
+    mat = dataclasses.replace(entry.candidates[0], mode_name="max-autotune",
+                              options=compile_options("max-autotune", None, {}, False))
+    (read,) = advise(r, dataclasses.replace(plan, entries=(dataclasses.replace(entry, candidates=(mat,)),)))
     hostile = dataclasses.replace(read, group="<script>x</script>", mode="default")
     return dataclasses.replace(r, advice=(read, hostile))
 
@@ -312,3 +313,35 @@ def test_a_group_without_a_setting_says_why_in_every_report():
             in md)
     assert "- `max-autotune:TRITON`: not run: its mode is not in this run" in md
     assert "- `max-autotune:NVGEMM`: failed: InductorError: LoweringException: NoValidChoicesError" in md
+
+
+# ---------------------------------------------------------------------------------------------- check --advice
+def test_check_advice_fails_where_a_proven_faster_setting_goes_unused():
+    from kernelscope.analysis.check import Rules, check_result
+
+    result = _advised_linear_gelu()
+    result = dataclasses.replace(result, advice=result.advice[:1],
+                                 settings={**result.settings, "advice_modes": ["max-autotune"]})
+    outcome = check_result(result, Rules(advice=True))
+    # THEN default violates it (max-autotune fused its GELU and ran faster beyond noise); max-autotune, a candidate
+    # --advise added, is not a mode the model is checked in
+    assert outcome.checked_modes == ("default", "reduce-overhead") and outcome.rules == ("--advice",)
+    (v,) = outcome.violations
+    assert (v.rule, v.mode, v.what.code) == ("--advice", "default", "unused-setting-fuses-faster")
+    assert v.what.args["low"] > 1 and v.what.args["ops"] == ["bias", "gelu"]
+    text = say(v.what)
+    assert text.startswith("GEMM group addmm 16 × 4096 × 4096: max-autotune fused bias, gelu and ran the whole "
+                           "model ") and text.endswith('the model does not use it: torch.compile(model, options={'
+                                                       '"max_autotune": True, "coordinate_descent_tuning": True})')
+    # AND a candidate that fused within noise is no violation
+    (a,) = result.advice
+    noisy = dataclasses.replace(a, best=None, candidates=tuple(
+        dataclasses.replace(c, verdict="within-noise", low=0.9) for c in a.candidates))
+    assert check_result(dataclasses.replace(result, advice=(noisy,)), Rules(advice=True)).ok
+
+
+def test_check_advice_needs_an_advised_result():
+    from kernelscope.analysis.check import Rules, check_result
+
+    with pytest.raises(UsageError, match="--advice: the result holds no fusion advice"):
+        check_result(rebuilt(H200_211 / "linear_gelu"), Rules(advice=True))

@@ -93,6 +93,23 @@ def test_the_reports_of_an_advised_run_show_the_advice(advised: Path):
     assert "advice fc (default): bias, gelu unfused (max-autotune off: a library GEMM ran)" in " ".join(out.split())
 
 
+@pytest.mark.slow
+def test_check_advice_gates_on_what_the_runs_proved(advised: Path):
+    advice = _advice(advised)
+    faster = [a for a in advice.values() if a["best"]]
+    proc = run_cli("check", str(advised), "--advice")
+    # THEN it fails exactly where a candidate fused and ran faster beyond noise, and checks the model's own mode
+    assert all(a["candidates"][0]["low"] > 1 for a in faster)
+    if faster:
+        assert proc.returncode == 1 and "the model does not use it" in proc.stdout
+        assert proc.stdout.count("default:") == len(faster)
+    else:
+        assert (proc.returncode, proc.stdout.strip()) == (0, "ok: --advice hold for default")
+    # AND the candidate mode is checked only when named
+    named = run_cli("check", str(advised), "--max-kernels-per-iter", "1000", "--mode", CANDIDATE)
+    assert (named.returncode, named.stdout.strip()) == (0, f"ok: --max-kernels-per-iter hold for {CANDIDATE}")
+
+
 def _finished_without_the_candidate(advised: Path, to: Path) -> Path:
     """The advised run as a plain `profile --modes default` would have left it (one process per mode)."""
     shutil.copytree(advised, to)

@@ -45,6 +45,8 @@ from kernelscope.result import EvidenceRule as Rule
 from kernelscope.result import WhyNotReason as Reason
 
 EAGER = "eager"
+# result.settings: the modes --advise added to the run (check leaves them out of its default modes)
+ADVICE_MODES = "advice_modes"
 # the modes advised: a reduce-overhead or dynamic mode's candidates would need CUDA graphs or dynamic shapes too
 ADVISED_BASES = ("eager", "default", "max-autotune")
 _LIBRARY_CAUSES = (Reason.MAX_AUTOTUNE_OFF, Reason.MAX_AUTOTUNE_UNKNOWN, Reason.NO_FUSIBLE_BACKEND,

@@ -10,6 +10,11 @@ run it, e.g. reduce-overhead on a CPU).
 --coverage fails a mode that executed a GEMM-class op no kernel was attributed to (or whose coverage was not
 derived); it checks eager too, unless --mode names the modes.
 
+--advice (a run profiled with --advise) fails a checked mode for which a setting was proven by a run to fuse a
+GEMM group's epilogue and to make the whole model faster beyond noise (the whole 95% interval of the ratio above
+1): the model does not use it. The modes --advise added are candidates, not the model's: they are checked only
+when --mode names them.
+
 Latency rules are noise-aware, like the report: --max-slowdown is violated only when the whole 95%
 interval of (mode / eager) lies above the limit, --min-speedup only when the whole interval of (eager / mode)
 lies below it; without samples the point ratio decides. A gate must not flap on timing noise.
@@ -28,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope import fmt
+from kernelscope.analysis.advice import ADVICE_MODES
 from kernelscope.analysis.contention import busy_host_sides, is_contended
 from kernelscope.analysis.speedup import EAGER
 from kernelscope.analysis.stats import latency_ratio
@@ -55,11 +61,12 @@ class Rules:
     modes: tuple[str, ...] = ()
     numerics: bool = False  # --numerics: a checked mode's output must pass vs eager and vs the reference
     coverage: bool = False  # --coverage: every GEMM-class op a checked mode (eager too) executed has its kernel
+    advice: bool = False  # --advice: no setting proven to fuse an epilogue and run faster is left unused
 
     @property
     def empty(self) -> bool:
         return (self.expect_fused is None and self.max_kernels_per_iter is None and self.max_slowdown is None
-                and self.min_speedup is None and not self.numerics and not self.coverage)
+                and self.min_speedup is None and not self.numerics and not self.coverage and not self.advice)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +97,11 @@ def validate(rules: Rules, result: RunResult) -> re.Pattern[str] | None:
         raise UsageError(
             "no rule given",
             "pass at least one of --expect-fused, --max-kernels-per-iter, --max-slowdown, --min-speedup, "
-            "--numerics, --coverage",
+            "--numerics, --coverage, --advice",
         )
+    if rules.advice and ADVICE_MODES not in result.settings:
+        raise UsageError("--advice: the result holds no fusion advice",
+                         "profile with --advise, or run `kernelscope advise RESULT_DIR` first")
     for opt, v in (("--max-kernels-per-iter", rules.max_kernels_per_iter), ("--max-slowdown", rules.max_slowdown),
                    ("--min-speedup", rules.min_speedup)):
         if v is not None and not v > 0:
@@ -147,7 +157,9 @@ def _fusion(mode: ModeResult, expect: str, pattern: re.Pattern[str] | None) -> l
 def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
     pattern = validate(rules, result)
     explicit = bool(rules.modes)
-    selected = [result.mode(n) for n in rules.modes] if explicit else [m for m in result.modes if m.name != EAGER]
+    candidates = set(result.settings.get(ADVICE_MODES) or ())
+    selected = [result.mode(n) for n in rules.modes] if explicit else [
+        m for m in result.modes if m.name != EAGER and m.name not in candidates]
     # --coverage is about what the analysis saw, in every mode: eager is checked too unless --mode names the modes
     coverage_only = [m for m in result.modes if m.name == EAGER] if rules.coverage and not explicit else []
     eager = result.mode(EAGER)
@@ -158,7 +170,8 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
                                  ("--max-kernels-per-iter", rules.max_kernels_per_iter),
                                  ("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup),
                                  ("--numerics", True if rules.numerics else None),
-                                 ("--coverage", True if rules.coverage else None))
+                                 ("--coverage", True if rules.coverage else None),
+                                 ("--advice", True if rules.advice else None))
               if v is not None]
     for eager_mode in coverage_only:
         checked.append(eager_mode.name)
@@ -187,6 +200,8 @@ def check_result(result: RunResult, rules: Rules) -> CheckOutcome:
             violations += _numerics(mode)
         if rules.coverage:
             violations += _coverage(mode)
+        if rules.advice:
+            violations += _advice(result, mode)
         for opt, limit in (("--max-slowdown", rules.max_slowdown), ("--min-speedup", rules.min_speedup)):
             if limit is None:
                 continue
@@ -244,6 +259,19 @@ def _coverage(mode: ModeResult) -> list[Violation]:
     missing = [[u.op, u.module, to_json(u.reason)] for u in c.unattributed[:3]]
     return [Violation(rule, mode.name, Note("coverage-incomplete", {
         "attributed": c.attributed, "ops": c.ops, "missing": missing, "more": max(0, len(c.unattributed) - 3)}))]
+
+
+def _advice(result: RunResult, mode: ModeResult) -> list[Violation]:
+    """--advice: each GEMM group of the mode whose best candidate fused its epilogue and made the whole model faster
+    beyond noise (Advice.best: the interval of the ratio wholly above 1)."""
+    out = []
+    for a in result.advice:
+        best = next((c for c in a.candidates if c.mode_name == a.best), None) if a.mode == mode.name else None
+        if best is not None and best.low is not None and best.low > 1.0:
+            out.append(Violation("--advice", mode.name, Note("unused-setting-fuses-faster", {
+                "group": a.group, "candidate": best.mode_name, "ops": [*best.fused, *best.elsewhere],
+                "ratio": best.latency_ratio, "low": best.low, "high": best.high, "options": best.options})))
+    return out
 
 
 _INTERVAL = ("bootstrap", "processes")  # Ratio methods that carry a 95% interval (analysis/stats.py)

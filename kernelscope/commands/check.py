@@ -24,8 +24,13 @@ import click
 @click.option("--coverage", is_flag=True,
               help="Fail a mode (eager included) in which a GEMM-class op that ran was attributed to no kernel, "
                    "or whose GEMM coverage was not derived.")
+@click.option("--advice", is_flag=True,
+              help="RESULT_DIR profiled with --advise (or `kernelscope advise`): fail a checked mode for which a "
+                   "setting was proven by a run to fuse a GEMM epilogue and make the whole model faster beyond noise, "
+                   "since the model does not use it.")
 @click.option("--mode", "modes", multiple=True, metavar="M",
-              help="Check only mode M (repeatable or comma-separated); default: every mode except eager.")
+              help="Check only mode M (repeatable or comma-separated); default: every mode except eager and the "
+                   "candidate modes --advise added.")
 @click.option("--max-regression", type=float, metavar="X", default=None,
               help="RESULT_DIR from `kernelscope upgrade-check`: per mode after/before latency at most X (violated "
                    "only when the whole 95% interval is above X), and no new failure, numerics failure or lost "
@@ -33,7 +38,7 @@ import click
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 @click.pass_context
 def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_kernels_per_iter: int | None,
-            max_slowdown: float | None, min_speedup: float | None, numerics: bool, coverage: bool,
+            max_slowdown: float | None, min_speedup: float | None, numerics: bool, coverage: bool, advice: bool,
             modes: tuple[str, ...],
             max_regression: float | None, debug: bool) -> None:
     """A CI gate on a run's result (RESULT_DIR holds result.json): exit 0 when every rule holds for the checked
@@ -46,7 +51,7 @@ def command(ctx: click.Context, result_dir: Path, expect_fused: str | None, max_
     names = tuple(n.strip() for spec in modes for n in spec.split(",") if n.strip())
     if expect_fused is not None and expect_fused.strip().lower() in ("all", "none"):
         expect_fused = expect_fused.strip().lower()  # the keywords in any case: ALL, None
-    rules = Rules(expect_fused, max_kernels_per_iter, max_slowdown, min_speedup, names, numerics, coverage)
+    rules = Rules(expect_fused, max_kernels_per_iter, max_slowdown, min_speedup, names, numerics, coverage, advice)
     outcome = check_upgrade_dir(result_dir, rules, max_regression)  # None: not an upgrade-check directory
     if outcome is None:
         if max_regression is not None:

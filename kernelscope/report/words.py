@@ -535,6 +535,12 @@ def _speedup_below(a: Args) -> str:
     return f"{fmt.speedup(a['speedup'])}{_against_eager(a, ci)}), {_speedup_limit(a['limit'])}{_load(a)}"
 
 
+def _unused_setting(a: Args) -> str:
+    ci = fmt.speedup_interval(a["low"], a["high"])
+    return (f"GEMM group {a['group']}: {a['candidate']} fused {_listed(a['ops'])} and ran the whole model "
+            f"{fmt.speedup(a['ratio'])} (95% CI {ci}); the model does not use it: {compile_line(a['options'])}")
+
+
 def _why_unattributed(reason: Any) -> str:
     """A GemmOp's reason (its Note's JSON; a sentence in an older result), in words."""
     return say(note_from(reason)) if reason else "not attributed"
@@ -583,6 +589,8 @@ CHECK: dict[str, Callable[[Args], str]] = {
     "numerics-fail-after": lambda a: f"numerics fail after the upgrade ({say(note_from(a.get('reason')))})",
     "no-longer-fuses": lambda a: f"GEMM {a['gemm']} no longer fuses {', '.join(a['lost'])} ({a.get('backend')})",
     "rank-fused-less": lambda a: f"GEMM {a['change'].replace(' -> ', ' → ')} after the upgrade",
+    # --advice
+    "unused-setting-fuses-faster": _unused_setting,
     "slower-after-upgrade": lambda a: (f"{fmt.change(a['ratio'])} after the upgrade"
                                        + (f", 95% CI {fmt.change_interval(a['low'], a['high'])}"
                                           if a.get("low") is not None else "")

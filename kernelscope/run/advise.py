@@ -18,15 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from kernelscope import modelfile
-from kernelscope.analysis.advice import AdvicePlan, advise, plan_advice
+from kernelscope.analysis.advice import ADVICE_MODES, AdvicePlan, advise, plan_advice
 from kernelscope.analysis.facts import modes_with_facts
 from kernelscope.analysis.mode import build_run_result, run_environment
 from kernelscope.capture.modes import parse_modes
 from kernelscope.capture.runner import CaptureOptions
 from kernelscope.errors import ResultError, UsageError
 from kernelscope.result import ModeResult, Note, RunResult
-
-SETTING_ADVICE_MODES = "advice_modes"  # result.settings: the modes --advise added (check leaves them out)
 
 
 class Advisor:
@@ -74,9 +72,9 @@ class Advisor:
         settings."""
         if self.plan is None:
             return result
-        added = [*result.settings.get(SETTING_ADVICE_MODES, ()), *self.ran]
+        added = [*result.settings.get(ADVICE_MODES, ()), *self.ran]
         return dataclasses.replace(
-            result, settings={**result.settings, SETTING_ADVICE_MODES: added, "advise_budget_s": self.budget_s},
+            result, settings={**result.settings, ADVICE_MODES: added, "advise_budget_s": self.budget_s},
             advice=advise(result, self.plan, self.not_run, self.ran if between_runs else ()))
 
 
@@ -142,7 +140,7 @@ def advise_finished_run(fin: FinishedRun, run_dir: Path, out_dir: Path, *, budge
     from kernelscope.run.profile import ModeRuns, run_result
 
     old = fin.result
-    plan = plan_advice(old.modes, old.environment, old.device, skip=old.settings.get(SETTING_ADVICE_MODES, ()))
+    plan = plan_advice(old.modes, old.environment, old.device, skip=old.settings.get(ADVICE_MODES, ()))
     compiles = [m.first_call_s for m in old.modes if m.config and m.config.compiled and m.first_call_s]
     advisor = Advisor(budget_s, fin.gemm_backends, err, plan=plan, estimate_s=max(compiles, default=0.0))
     run = ModeRuns([], [], fin.opts, out_dir, processes=fin.processes, warm_compile=False, err=err,
