@@ -49,11 +49,14 @@ EAGER = "eager"
 ADVICE_MODES = "advice_modes"
 # the modes advised: a reduce-overhead or dynamic mode's candidates would need CUDA graphs or dynamic shapes too
 ADVISED_BASES = ("eager", "default", "max-autotune")
-_LIBRARY_CAUSES = (Reason.MAX_AUTOTUNE_OFF, Reason.MAX_AUTOTUNE_UNKNOWN, Reason.NO_FUSIBLE_BACKEND,
-                   Reason.EAGER_CPU, Reason.EAGER_LIBRARY)
-_NO_EPILOGUE_TEMPLATE = (Reason.NVGEMM_NO_EPILOGUE_OPERATOR, Reason.NVGEMM_NO_EPILOGUE, Reason.CUTLASS_NO_EPILOGUE)
-_BENCHMARK = (Reason.FUSION_BENCHMARK_REJECTED, Reason.FUSION_BENCHMARK_NO_CONFIG, Reason.FUSION_BENCHMARK_MARGINAL)
-_WITHOUT_LIBRARY = (Reason.LIBRARY_GEMM, Reason.AUTOTUNE_RANKED_TEMPLATE)
+_EAGER = frozenset({Reason.EAGER_CPU.value, Reason.EAGER_LIBRARY.value})
+_LIBRARY = frozenset({Reason.MAX_AUTOTUNE_OFF.value, Reason.MAX_AUTOTUNE_UNKNOWN.value,
+                      Reason.NO_FUSIBLE_BACKEND.value})
+_WITHOUT_LIBRARY = frozenset({Reason.LIBRARY_GEMM.value, Reason.AUTOTUNE_RANKED_TEMPLATE.value})
+_NO_EPILOGUE_TEMPLATE = {Reason.NVGEMM_NO_EPILOGUE_OPERATOR.value: "NVGEMM", Reason.NVGEMM_NO_EPILOGUE.value: "NVGEMM",
+                         Reason.CUTLASS_NO_EPILOGUE.value: "CUTLASS"}
+_BENCHMARK = frozenset({Reason.FUSION_BENCHMARK_REJECTED.value, Reason.FUSION_BENCHMARK_NO_CONFIG.value,
+                        Reason.FUSION_BENCHMARK_MARGINAL.value})
 _BOUNDARY_KERNEL = (Rule.DATAFLOW_STATISTICS.value, Rule.DATAFLOW_REDUCTION.value, Rule.DATAFLOW_POOLING.value)
 _NEXT_GEMM = (Rule.DATAFLOW_IN_NEXT_TEMPLATE.value, Rule.DATAFLOW_IN_NEXT_PROLOGUE.value)
 # CUTLASS's C++ GEMM takes an epilogue only with its EVT fusion on (vocab.FACTS "cutlass-cpp-no-evt")
@@ -231,28 +234,24 @@ def _compiled_fusing(ctx: _Context, members: Sequence[GemmEpilogue], modes: Sequ
 
 def _candidates(ctx: _Context, members: Sequence[GemmEpilogue], modes: Sequence[ModeResult],
                 separate: int) -> tuple[str, list[AdviceCandidate], Note | None]:
-    """(cause, candidates, why none) from the representative GEMM's why-not, reason by reason."""
+    """(cause, candidates, why none) from the representative GEMM's why-not: the first reason a setting answers."""
     why = members[0].why_not
-    reasons = [w.reason for w in why]
     for w in why:
         r = w.reason
-        if r in (Reason.EAGER_CPU.value, Reason.EAGER_LIBRARY.value):
+        if r in _EAGER:
             return r, _compiled_fusing(ctx, members, modes, separate) or ctx.templates(), None
-        if r in (x.value for x in _LIBRARY_CAUSES):
+        if r in _LIBRARY:
             return r, ctx.templates(), None
-        if r in (x.value for x in _WITHOUT_LIBRARY):
+        if r in _WITHOUT_LIBRARY:
             return r, ctx.without_library(), None
         if r == Reason.AUTOTUNE_PICKED.value:
             cands = _autotune_picked(ctx, w, members)
             return r, cands, None if cands else Note("no-template-choice", {"winner": w.facts.get("winner")})
-        if r in (x.value for x in _NO_EPILOGUE_TEMPLATE):
-            skip = "CUTLASS" if r == Reason.CUTLASS_NO_EPILOGUE.value else "NVGEMM"
-            return r, ctx.templates(skip=skip), None
-        if r in (x.value for x in _BENCHMARK):
+        if r in _NO_EPILOGUE_TEMPLATE:
+            return r, ctx.templates(skip=_NO_EPILOGUE_TEMPLATE[r]), None
+        if r in _BENCHMARK:
             return r, [ctx.no_benchmark()], None
-    decided = next((r for r in reasons if r in (x.value for x in _BENCHMARK)), None)
-    if decided:
-        return decided, [ctx.no_benchmark()], None
+    reasons = [w.reason for w in why]
     cause = reasons[0] if reasons else ""
     code = "why-not-from-an-older-result" if cause == Reason.LEGACY.value else "no-known-setting"
     return cause, [], Note(code, {"reasons": reasons})
@@ -279,16 +278,16 @@ def _entry(m: ModeResult, grp: GemmGroup, modes: Sequence[ModeResult], env: RunE
     fusible = [op for op in grp.unfused if op not in held]
     cost = _cost(members)
     share = round(100.0 * cost / m.gpu_time_us_per_iter, 2) if m.gpu_time_us_per_iter else None
-    common = {"group": grp.label, "mode": m.name, "unfused": grp.unfused, "cost_us": round(cost, 3),
-              "share_pct": share}
     if not fusible:
         cause, note = _no_setting(held)
-        return Advice(**common, cause=cause, no_setting=note)  # type: ignore[arg-type]
+        return Advice(grp.label, m.name, grp.unfused, cause, no_setting=note, cost_us=round(cost, 3),
+                      share_pct=share)
     ctx = _Context.of(m, env, device, run_freezing)
     cause, cands, none = _candidates(ctx, members, modes, len(fusible))
     cands = [c for c in dict((c.mode_name, c) for c in cands).values() if c.mode_name != m.name]
-    return Advice(**common, cause=cause, candidates=tuple(cands),  # type: ignore[arg-type]
-                  no_setting=None if cands else (none or Note("no-known-setting", {"reasons": [cause]})))
+    return Advice(grp.label, m.name, grp.unfused, cause, tuple(cands),
+                  no_setting=None if cands else (none or Note("no-known-setting", {"reasons": [cause]})),
+                  cost_us=round(cost, 3), share_pct=share)
 
 
 def plan_advice(modes: Sequence[ModeResult], environment: RunEnvironment, device: str = "",
@@ -375,7 +374,7 @@ def advise(result: RunResult, plan: AdvicePlan, not_run: Mapping[str, Note] | No
         members = [by_id[i] for i in (grp.members if grp else ()) if i in by_id]
         separate = len(_separate(members)[1]) if members else len(e.unfused)
         cands = tuple(_read(c, base, members, separate, result, not_run or {}, later) for c in e.candidates)
-        faster = [c for c in cands if c.verdict == AdviceVerdict.FASTER.value]
+        faster = [c for c in cands if c.verdict == AdviceVerdict.FASTER.value and c.numerics_pass is True]
         best = max(faster, key=lambda c: c.latency_ratio or 0.0).mode_name if faster else None
         out.append(dataclasses.replace(e, candidates=cands, best=best))
     return tuple(out)
