@@ -4,9 +4,9 @@ the output code's tl.dot kernels, GEMM templates and extern GEMM calls, plus the
 inside other ops (a custom op). Recorded on the CPU with kernelscope itself (tests/data/cpu-torch2.14.1, README.md):
 
 - hf_mixtral_eager_default_bf16: tests/zoo/models/hf_mixtral.py (tiny: 2 layers, 4 experts, top 2, 16 tokens) in
-  bfloat16, eager and default. The experts run ``torch._grouped_mm`` in both modes (eager: ``aten::_grouped_mm``, with one aten::mm
-  per expert inside it on the CPU; compiled: ``extern_kernels._grouped_mm``); every Linear is ``aten::mm`` eager and
-  ``mkldnn::_linear_pointwise`` compiled (freezing).
+  bfloat16, eager and default. The experts run ``torch._grouped_mm`` in both modes (eager: ``aten::_grouped_mm``,
+  with one aten::mm per expert inside it on the CPU; compiled: ``extern_kernels._grouped_mm``); every Linear is
+  ``aten::mm`` eager and ``mkldnn::_linear_pointwise`` compiled (freezing).
 - hf_mixtral_fp32: the same model in float32: compiled, transformers calls its custom op
   ``transformers::grouped_mm_fallback`` (one mm per expert with tokens: 16 in all), which Inductor calls as an extern
   call it cannot look into; eager still runs ``torch._grouped_mm``.

@@ -97,7 +97,8 @@ def test_every_note_analysis_makes_has_words():
 
 @pytest.mark.parametrize("path", RESULTS, ids=lambda p: str(p.parent.relative_to(DATA)))
 def test_every_recorded_result_holds_its_facts(path: Path):
-    # GIVEN a committed result.json (schema /1 or /2) WHEN it is read THEN it is the current schema with every fact derived
+    # GIVEN a committed result.json (schema /1 or /2) WHEN it is read THEN it is the current schema with every fact
+    # derived
     result = load_result(path)
     assert result.schema == SCHEMA and result.tolerance is not None
     for m in (*result.modes, *(m for p in result.points for m in p.modes)):

@@ -447,9 +447,9 @@ def coverage_line(c: GemmCoverage) -> str:
         extra.append(", ".join(f"{n} from decomposing {op}" for op, n in c.decomposed.items()))
     if c.by_name_only:
         extra.append(f"{c.by_name_only} more GEMM kernel(s) that no GEMM-class op launched, read from their names")
-    if c.oracle is not None:
-        extra.append(f"{c.oracle} counted by the oracle from {c.oracle_source}"
-                     + (f", {c.missing} of them not found" if c.missing else ""))
+    if c.oracle is not None:  # the independent count: said in full only where it disagrees
+        extra.append(f"{c.oracle} counted by the oracle from {c.oracle_source}, {c.missing} of them not found"
+                     if c.missing or c.oracle != c.ops else f"{c.oracle_source} agrees")
     return (f"{c.attributed} of {c.ops} GEMM-class ops attributed to a kernel"
             + (f" ({'; '.join(extra)})" if extra else ""))
 
