@@ -48,7 +48,36 @@ def _module_ranges(torch: Any, model: Any) -> list[Any]:
         handles.append(module.register_forward_pre_hook(pre))
         # always_call: a forward that raises still closes its range
         handles.append(module.register_forward_hook(post, always_call=True))
+        if isinstance(module, _fast_path_modules(torch)):
+            handles += _without_torch_function(torch, module)
     return handles
+
+
+def _fast_path_modules(torch: Any) -> tuple[type, ...]:
+    """torch's modules that choose a fused fast path only where no torch function override is active
+    (``torch.overrides.has_torch_function``): nn.MultiheadAttention runs ``aten::_native_multi_head_attention`` in
+    eval, the Transformer encoder layers theirs. _EagerRanges is such an override."""
+    nn = torch.nn
+    return tuple(getattr(nn, n) for n in ("MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder")
+                 if hasattr(nn, n))
+
+
+def _without_torch_function(torch: Any, module: Any) -> list[Any]:
+    """Hooks that run the module's forward with torch function modes off, so it takes the path the user's eager
+    call (and the timed one) takes: under _EagerRanges it would take the unfused one, another computation.
+    Its calls then carry no source or flow range of their own; its module range stays."""
+    held: list[Any] = []
+
+    def pre(_mod: Any, _args: Any) -> None:
+        off = torch._C.DisableTorchFunction()
+        off.__enter__()
+        held.append(off)
+
+    def post(_mod: Any, _args: Any, _out: Any) -> None:
+        if held:
+            held.pop().__exit__(None, None, None)
+
+    return [module.register_forward_pre_hook(pre), module.register_forward_hook(post, always_call=True)]
 
 
 class _EagerRanges:
