@@ -48,7 +48,38 @@ def _module_ranges(torch: Any, model: Any) -> list[Any]:
         handles.append(module.register_forward_pre_hook(pre))
         # always_call: a forward that raises still closes its range
         handles.append(module.register_forward_hook(post, always_call=True))
+        if isinstance(module, _fast_path_modules(torch)):
+            handles += _without_torch_function(torch, module)
     return handles
+
+
+def _fast_path_modules(torch: Any) -> tuple[type, ...]:
+    """torch's modules that choose a fused fast path only where no torch function override is active
+    (``torch.overrides.has_torch_function``): nn.MultiheadAttention runs ``aten::_native_multi_head_attention`` in
+    eval, the Transformer encoder layers theirs. _EagerRanges' mode is such an override."""
+    nn = torch.nn
+    return tuple(getattr(nn, n) for n in ("MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder")
+                 if hasattr(nn, n))
+
+
+def _without_torch_function(torch: Any, module: Any) -> list[Any]:
+    """Hooks that run the module's forward without _EagerRanges' mode (taken off the torch function mode stack where
+    it is on top, put back after), so it takes the path the user's eager call (and the timed one) takes: under the
+    mode it would take the unfused one, another computation. The user's own modes and tensor subclasses stay as
+    they are. Its calls then carry no source or flow range of their own; its module range stays."""
+    from torch.overrides import _get_current_function_mode, _pop_mode, _push_mode
+
+    held: list[Any] = []
+
+    def pre(_mod: Any, _args: Any) -> None:
+        top = _get_current_function_mode()
+        held.append(_pop_mode() if getattr(top, "kernelscope_ranges", False) else None)
+
+    def post(_mod: Any, _args: Any, _out: Any) -> None:
+        if held and (mode := held.pop()) is not None:
+            _push_mode(mode)
+
+    return [module.register_forward_pre_hook(pre), module.register_forward_hook(post, always_call=True)]
 
 
 class _EagerRanges:
@@ -82,6 +113,8 @@ class _EagerRanges:
         counter = [0]
 
         class Mode(TorchFunctionMode):
+            kernelscope_ranges = True  # (_without_torch_function finds it on the stack by this)
+
             def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
                 kwargs = kwargs or {}
                 gemm = func in funcs

@@ -38,6 +38,7 @@ class Value:
     const: float | None = None  # a constant's value
     line: int = 0  # 1-based line in the kernel source
     reduces: bool = False  # a reduction (its value mixes elements: what follows is no epilogue)
+    index_inputs: tuple[str, ...] = ()  # a load's index: the values it is computed from (an indirect load's row)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +242,9 @@ class _TritonReader:
                     param, index = _ptr_of(n.args[0], self.params, self.alias)
                     break
         inputs = [x for x in _names(value) if x in self.values and not _MASK_NAME.search(x)]
+        index_inputs: list[str] = []
         if param is not None:
+            index_inputs = [x for x in dict.fromkeys(re.findall(r"[A-Za-z_]\w*", index)) if x in self.values]
             inputs = []  # a load's index values are addresses, not data
         if aug is not None:
             ops = [_BIN.get(type(aug), "binop")] + ops
@@ -263,7 +266,7 @@ class _TritonReader:
         if "dot" in ops and name not in self.gemm_values:
             self.gemm_values.append(name)
         v = Value(name, tuple(ops) or ("copy",), tuple(dict.fromkeys(i for i in inputs if i != name or aug)),
-                  param, index, const, line, reduces)
+                  param, index, const, line, reduces, tuple(index_inputs))
         if name not in self.values:
             self.order.append(name)
         self.values[name] = v
@@ -593,8 +596,10 @@ class _CppReader:
         self.texts[name] = canon
         self.tiles.discard(name)
         reduces = name.startswith("tmp_acc") or "welford" in expr or "reduce" in expr
+        index_inputs: list[str] = []
         if param is not None:
             ops, inputs = ["load"], []
+            index_inputs = [x for x in dict.fromkeys(latest(t) for t in _CPP_TMP.findall(index)) if x in values]
             if param in self.gemm_params:
                 self.gemm_values.append(cur)
         elif (mm := _CPP_MASKED.match(expr)) and any(f"{x}()" in expr for x in self.lambda_names):
@@ -633,7 +638,7 @@ class _CppReader:
         else:
             self.order.append(cur)
         values[cur] = Value(cur, tuple(ops) or ("copy",), tuple(dict.fromkeys(inputs)), param, index, const, ln,
-                            reduces)
+                            reduces, tuple(index_inputs) or (prev.index_inputs if prev is not None else ()))
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -798,23 +803,32 @@ def pool_windows(body: Body, starts: Iterable[str]) -> set[str]:
     way; what Inductor applies to each element before the combine (the ReLU of ``relu -> max_pool2d``, BN + add +
     ReLU before ResNet's last mean) is the epilogue's, once. Masking a padded element (``tmp12 ? tmp13() : -inf``,
     ``tl.load(..., mask, other=float("-inf"))``) computes nothing. Elements computed differently (a chunked
-    SwiGLU's ``silu(gate) * up`` over two halves of one buffer, RoPE's ``x2 * cos + x1 * sin``) are no window."""
+    SwiGLU's ``silu(gate) * up`` over two halves of one buffer, RoPE's ``x2 * cos + x1 * sin``) are no window.
+    Rows gathered by an index (a mixture of experts' ``sum(weight_k * expert_out[perm[2t + k]])`` over a token's
+    top-k experts, Inductor's unrolled ``sum(dim=1)`` of two rows) are a window too: each element reads another
+    parameter (its routing weight) at offsets that follow its own row's index."""
     start = set(starts)
     data: dict[str, bool] = {}  # the value carries loaded data (not an index, a mask or a constant)
     pos: dict[str, frozenset[tuple[str, str]]] = {}  # the start elements (parameter, offset) it is computed from
     reads: dict[str, frozenset[tuple[str, str]]] = {}  # the other parameters' elements it reads
+    loads: dict[str, frozenset[str]] = {}  # the load values (start and other) it is computed from
     empty: frozenset[tuple[str, str]] = frozenset()
+    none: frozenset[str] = frozenset()
     for _ in range(2):  # an accumulator is defined before the values it sums
         for v in body.values:
             ins = [i for i in v.inputs if i != v.name]
             if v.name in start:
                 data[v.name], pos[v.name], reads[v.name] = True, frozenset({(v.param or v.name, v.index)}), empty
+                loads[v.name] = frozenset({v.name})
             elif v.param is not None:
                 data[v.name], pos[v.name], reads[v.name] = True, empty, frozenset({(v.param, v.index)})
+                loads[v.name] = frozenset({v.name})
             else:
                 data[v.name] = _primary(v) not in ("const", "index") and any(data.get(i, False) for i in ins)
                 pos[v.name] = empty.union(*(pos.get(i, empty) for i in ins))
                 reads[v.name] = empty.union(*(reads.get(i, empty) for i in ins))
+                loads[v.name] = none.union(*(loads.get(i, none) for i in ins))
+
 
     def through(name: str) -> str:
         """Past the values that carry one element unchanged: casts, views, a padded element's mask."""
@@ -877,16 +891,45 @@ def pool_windows(body: Body, starts: Iterable[str]) -> set[str]:
         # another parameter an element reads: per channel (the same offsets in every element: BN's mean, a
         # bias) or at the element's own offsets (the residual added to each element)
         other: dict[str, list[set[str]]] = {}
+        gathered = _gathered_reads(body, els, start, loads)
         for e, w in zip(els, where):
             own = {ix for _, ix in w}
             per: dict[str, set[str]] = {}
             for q, ix in reads.get(e, empty):
                 per.setdefault(q, set()).add(ix)
             for q, ixs in per.items():
-                other.setdefault(q, []).append(ixs if not ixs <= own else set())
+                at_own = ixs <= own or {(q, ix) for ix in ixs} <= gathered[e]
+                other.setdefault(q, []).append(ixs if not at_own else set())
         if all(len(x) == len(els) and all(ix == x[0] for ix in x) for x in other.values()):
             found.add(v.name)
     return found
+
+
+def _index_values(body: Body, name: str) -> set[str]:
+    """The values a load's index is computed from, through their own inputs and indices."""
+    out: set[str] = set()
+    todo = list(body.at(name).index_inputs)
+    while todo:
+        x = todo.pop()
+        if x in out or (w := body.value(x)) is None:
+            continue
+        out.add(x)
+        todo += [*w.inputs, *w.index_inputs]
+    return out
+
+
+def _gathered_reads(body: Body, els: Sequence[str], start: set[str], loads: dict[str, frozenset[str]]
+                    ) -> dict[str, set[tuple[str, str]]]:
+    """Per window element (``loads``: the load values each is computed from), the other parameters' elements it
+    reads at an index computed from a value only its own start loads' indices use (the row ``perm[2t + k]`` that
+    element gathered)."""
+    own = {e: set().union(*(_index_values(body, x) for x in loads.get(e, ()) if x in start)) for e in els}
+    out: dict[str, set[tuple[str, str]]] = {}
+    for e in els:
+        mine = own[e] - set().union(*(own[f] for f in els if f != e))
+        out[e] = {(w.param, w.index) for x in loads.get(e, ()) if x not in start
+                  and (w := body.at(x)).param is not None and mine and _index_values(body, x) & mine}
+    return out
 
 
 _COMMUTATIVE = vocab.BODY_COMMUTATIVE_OPS

@@ -210,7 +210,7 @@ def _combine(per_iter: list[list[_Found]], its: Sequence[int] | None = None, cou
                             details=tuple(differs.values())))
         module, source = f.module, f.source
         if modules is not None and not module and (f.source_nodes or f.debug_handle):
-            module, source, ev = modules.lookup(f.graph, f.source_nodes, f.debug_handle)
+            module, source, ev = modules.lookup(f.graph, f.source_nodes, f.debug_handle, inside=bool(f.inside))
             if ev is not None:
                 evidence.append(ev)
         elif module:

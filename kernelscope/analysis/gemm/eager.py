@@ -268,7 +268,13 @@ def _eager_ops(
         covered |= {(kk.name, kk.ts) for kk in g.kernels}
         evidence, via_op = _launch_evidence(ei, g)
         counted.append(_Counted(GemmOp(g.e.name, g.kind), True, via_op, _inside_attention(ei.tree, i)))
-        ops, stops = _following_ops(ei, g, _in_call_ops(ei, g))
+        inner = _next_gemm_in_call(ei, g)
+        if inner is None:
+            ops, stops = _following_ops(ei, g, _in_call_ops(ei, g))
+        else:
+            # its result stays inside the call, where a later GEMM reads it: what follows the call is not its
+            ops = _in_call_ops(ei, g, until=ei.tree.ops[inner].ts)
+            stops = [Evidence.of(Rule.EAGER_SEQUENCE_NEXT_GEMM, op=ei.tree.ops[inner].name)]
         found.append(_found_of(ei, g, cfg, len(found), ops, evidence + stops))
     return found, covered, counted
 
@@ -343,9 +349,34 @@ def _launch_evidence(ei: _EagerIteration, g: _EagerGemm) -> tuple[list[Evidence]
     return evidence, bool(by_op)
 
 
-def _in_call_ops(ei: _EagerIteration, g: _EagerGemm) -> list[EpilogueOp]:
+def _next_gemm_in_call(ei: _EagerIteration, g: _EagerGemm) -> int | None:
+    """The GEMM-class op that runs next inside the same call (``g.anchor``: a custom op running ``x @ w1 @ w2``,
+    SDPA's math path running ``q @ k^T`` then ``probs @ v``, nn.MultiheadAttention's fused op running ``probs @ v``
+    then out_proj) when it can read this GEMM's result: its first operand has as many elements as this result (a
+    view of it: the heads merged back into rows). Then the result stays inside the call and the call's result is not
+    this GEMM's. None when no such op runs after it in the call (a Linear's one GEMM; a custom op's per-expert mm's,
+    each over rows of its own)."""
+    tree, e = ei.tree, g.e
+    if g.anchor == g.i or g.m is None or g.n is None:
+        return None
+    out = g.m * g.n * (_batch(e) or 1 if g.base in vocab.BATCHED_OPS else 1)
+    later = sorted((j for j in tree.subtree(g.anchor)
+                    if tree.ops[j].ts >= e.end and tree.ops[j].name in _EAGER_GEMMS and j != g.i),
+                   key=lambda j: tree.ops[j].ts)
+    for j in later:
+        if ei.grouped.get(j) == -1 or any(tree.ops[x].name in _EAGER_GEMMS for x in tree.subtree(j) if x != j):
+            continue  # a later group of this convolution; an outer GEMM op, whose inner op is the GEMM
+        oj = tree.ops[j]
+        m, _, k = _mnk_from_dims(oj.name, oj.input_dims, oj)
+        batch = _batch(oj) or 1 if oj.name.split("::")[-1] in vocab.BATCHED_OPS else 1
+        return j if m is not None and k is not None and m * k * batch == out else None
+    return None
+
+
+def _in_call_ops(ei: _EagerIteration, g: _EagerGemm, until: float | None = None) -> list[EpilogueOp]:
     """The epilogue ops the GEMM's own ATen call applies: a bias or activation the library call takes, then the
-    elementwise ops that call runs after the GEMM (aten::linear -> matmul, then add_ for the bias)."""
+    elementwise ops that call runs after the GEMM (aten::linear -> matmul, then add_ for the bias); ``until``: the
+    start of a later GEMM inside the call that reads the result (the call's ops from there on are not this one's)."""
     e, base, tree = g.e, g.base, ei.tree
     ops: list[EpilogueOp] = []
     group = _Group(e, g.kernels)
@@ -369,6 +400,7 @@ def _in_call_ops(ei: _EagerIteration, g: _EagerGemm) -> list[EpilogueOp]:
             oj, parent = tree.ops[j], tree.parent[j]
             if (
                 oj.ts >= e.end
+                and (until is None or oj.ts < until)
                 and oj.name in _EAGER_ELEMENTWISE
                 and vocab.op_class(oj.name) != "cast"  # carries the value on, as in the chain below
                 and parent >= 0

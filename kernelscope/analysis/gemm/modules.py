@@ -5,7 +5,9 @@
   is found as below; the call names the module also where the GEMM reads no weight of its own (the rotary
   embedding's ``inv_freq @ position_ids``, attention's bmm's, SDPA decomposed into bmm's), where the weight belongs
   to a module used through a function (nn.MultiheadAttention's projections) and where a weight is tied across
-  modules (an LM head tied to the token embedding is ``lm_head``, as in eager). Without that file (older captures,
+  modules (an LM head tied to the token embedding is ``lm_head``, as in eager). A GEMM that ran inside the call
+  of another op (a custom op's mm's) is named by the module that called the op: the call's own traced node.
+  Without that file (older captures,
   a torch whose Inductor the worker could not wrap) the module is read as the next two points say.
 * Compiled modes, first choice: Inductor's provenance (torch with ``trace.provenance_tracking_level``; kernelscope's
   compiled workers turn it on and save ``graph_N.provenance.json`` beside each graph's code). Each call site
@@ -68,11 +70,12 @@ class ModuleIndex:
         aligned = [_called_by(nodes, c) for nodes, c in zip(aligned, callers)]
         return ModuleIndex(aligned, prov, callers)
 
-    def lookup(self, graph: int, source_nodes: Sequence[str], handle: str | None = None
+    def lookup(self, graph: int, source_nodes: Sequence[str], handle: str | None = None, *, inside: bool = False
                ) -> tuple[str, str, Evidence | None]:
-        """(module, source, evidence) of the GEMM at a call site; '' (None) when unknown. Inductor's provenance of
-        the call site's handle first, the call site's source-node comment second."""
-        found = self._by_provenance(graph, handle)
+        """(module, source, evidence) of the GEMM at a call site (``inside``: a GEMM the called op ran inside it);
+        '' (None) when unknown. Inductor's provenance of the call site's handle first, the call site's source-node
+        comment second."""
+        found = self._by_provenance(graph, handle, inside)
         if found is not None:
             return found
         return self._by_comment(graph, source_nodes)
@@ -107,14 +110,20 @@ class ModuleIndex:
         nodes = self._nodes(graph)
         return [nodes[n] for n in names if n in nodes and vocab.is_gemm(str(getattr(nodes[n], "op", "")))]
 
-    def _site_gemm(self, graph: int, site: Any) -> tuple[str, tuple[str, ...]] | None:
-        """The call site's GEMM-class post-grad node and the traced nodes it came from. A GEMM with a pointwise op
-        fused into the library call by a pattern (oneDNN's ``_linear_pointwise.binary(x, residual, W, b, 'add')``
-        and ``.default(..., 'swish')`` on a bf16-capable CPU) is the pattern's node ``fn_3``, traced from the
+    def _site_gemm(self, graph: int, site: Any, inside: bool = False) -> tuple[str, tuple[str, ...]] | None:
+        """The call site's GEMM-class post-grad node and the traced nodes it came from (``inside``: for the GEMMs
+        the called op ran inside it, the op's own node). A GEMM with a pointwise op fused into the library call by
+        a pattern (oneDNN's ``_linear_pointwise.binary(x, residual, W, b, 'add')`` and ``.default(..., 'swish')``
+        on a bf16-capable CPU) is the pattern's node ``fn_3``, traced from the
         pointwise op (``hidden_states_9 = residual + linear_6``): the GEMM is the traced GEMM-class node that op
         reads. Its provenance also lists the nodes of its inputs (the GEMMs before it among them), so the first
         GEMM-class node listed would be another layer's."""
         pairs = site.post_to_pre
+        if inside and len(pairs) == 1:
+            # a GEMM that ran inside the call of another op (a custom op such as transformers'
+            # grouped_mm_fallback, one mm per expert): the op's own traced node is the call that ran it
+            post, pre = pairs[0]
+            return str(post), tuple(pre)
         if pairs and _PATTERN_NODE.match(pairs[0][0]):
             gemms = self._gemms_read_by(graph, pairs[0][1])
             if len(gemms) == 1:
@@ -141,12 +150,13 @@ class ModuleIndex:
                 todo.extend(node.reads)
         return found
 
-    def _by_provenance(self, graph: int, handle: str | None) -> tuple[str, str, Evidence] | None:
+    def _by_provenance(self, graph: int, handle: str | None, inside: bool = False
+                       ) -> tuple[str, str, Evidence] | None:
         prov = self.provenance[graph] if graph < len(self.provenance) else None
         site = prov.site(handle) if prov is not None else None
         if site is None:
             return None
-        gemm = self._site_gemm(graph, site)
+        gemm = self._site_gemm(graph, site, inside)
         if gemm is None:
             return None
         post, pre = gemm

@@ -7,12 +7,14 @@ it is tied to the shared token embedding (``tie_word_embeddings``), so the same 
 forward of ``seq_len`` source and target tokens.
 
     size = "tiny"  (CPU CI: 2 + 2 layers, 64 wide)   --set size=real  (bart-base: 6 + 6 layers, 768 wide)
+    --set layers=1  (the preset with that many encoder and decoder layers: the zoo suite's run)
 """
 
 import torch
 from transformers import BartConfig, BartForConditionalGeneration
 
 size = "tiny"
+layers = 0  # 0: the preset's
 batch_size = 2
 seq_len = 16
 
@@ -28,7 +30,8 @@ _PRESETS = {
 
 def get_model():
     torch.manual_seed(0)
-    cfg = BartConfig(**_PRESETS[size], tie_word_embeddings=True, attn_implementation="sdpa")
+    preset = {**_PRESETS[size], **({"encoder_layers": layers, "decoder_layers": layers} if layers else {})}
+    cfg = BartConfig(**preset, tie_word_embeddings=True, attn_implementation="sdpa")
     return BartForConditionalGeneration(cfg).eval()
 
 

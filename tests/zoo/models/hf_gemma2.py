@@ -8,12 +8,14 @@ before and after attention and MLP, a GELU-gated MLP, and the LM head tied to th
 soft-capped too.
 
     size = "tiny"  (CPU CI: 2 layers, 64 wide)   --set size=real  (gemma-2-2b-like: 4 layers, 2304 wide)
+    --set layers=1  (the preset with that many decoder layers: the zoo suite's run)
 """
 
 import torch
 from transformers import Gemma2Config, Gemma2ForCausalLM
 
 size = "tiny"
+layers = 0  # 0: the preset's
 batch_size = 1
 seq_len = 16
 
@@ -29,7 +31,8 @@ _PRESETS = {
 
 def get_model():
     torch.manual_seed(0)
-    cfg = Gemma2Config(**_PRESETS[size], attn_logit_softcapping=50.0, final_logit_softcapping=30.0,
+    preset = {**_PRESETS[size], **({"num_hidden_layers": layers} if layers else {})}
+    cfg = Gemma2Config(**preset, attn_logit_softcapping=50.0, final_logit_softcapping=30.0,
                        tie_word_embeddings=True, attn_implementation="eager")
     return Gemma2ForCausalLM(cfg).eval()
 

@@ -9,12 +9,14 @@ numerics reference runs in float32. Attention as in Llama (GQA, rotary, SDPA), R
 
     size = "tiny"  (CPU CI: 2 layers, 64 wide, 4 experts, top 2)
     --set size=real  (4 layers, 2048 wide, 32 heads / 8 KV heads, 8 experts, top 2)
+    --set layers=1   (the preset with that many decoder layers: the zoo suite's run)
 """
 
 import torch
 from transformers import MixtralConfig, MixtralForCausalLM
 
 size = "tiny"
+layers = 0  # 0: the preset's
 batch_size = 1
 seq_len = 16
 
@@ -30,7 +32,8 @@ _PRESETS = {
 
 def get_model():
     torch.manual_seed(0)
-    cfg = MixtralConfig(**_PRESETS[size], attn_implementation="sdpa", tie_word_embeddings=False)
+    preset = {**_PRESETS[size], **({"num_hidden_layers": layers} if layers else {})}
+    cfg = MixtralConfig(**preset, attn_implementation="sdpa", tie_word_embeddings=False)
     return MixtralForCausalLM(cfg).eval()
 
 
