@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelscope.analysis.check import Rules, check_result
+from kernelscope.analysis.check import Rules, check_result, check_upgrade
 from kernelscope.analysis.compare import compare_results
 from kernelscope.analysis.contention import BUSY_MIN, contended_processes, contention_note
 from kernelscope.analysis.recommend import recommend
@@ -198,3 +198,7 @@ def test_upgrade_check_names_a_slowdown_measured_on_a_busy_machine():
     data = upgrade_data(cmp)
     assert next(x for x in data["modes"] if x["name"] == "eager")["contended"] == ["after"]
     assert all(x["contended"] == [] for x in data["modes"] if x["name"] != "eager")
+    # and `check --max-regression` still fails it, saying which side the load may have slowed
+    (v,) = check_upgrade(cmp, 50, ("eager",)).violations
+    text = violation_text(v)
+    assert text.startswith("317× slower after the upgrade") and "after timed on a busy machine" in text

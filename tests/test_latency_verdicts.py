@@ -425,11 +425,10 @@ def overflow_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.slow
 def test_an_overflowing_model_gets_no_plain_recommendation_and_fails_check_numerics(overflow_run, capsys):
-    r = json.loads((overflow_run / "result.json").read_text())
-    (rec,) = r["recommendation"]
-    assert rec["mode"] is None and rec["confidence"] == "none"
-    assert rec["reason"].startswith("no mode is recommended: every mode that ran fails numerics: eager (")
-    assert {c["mode"]: c["numerics"] for c in rec["candidates"]} == {"eager": "fail", "default": "fail"}
+    (rec,) = load_result(overflow_run).recommendation
+    assert rec.mode is None and rec.confidence == "none"
+    assert recommendation_text(rec).startswith("no mode is recommended: every mode that ran fails numerics: eager (")
+    assert {c.mode: c.numerics for c in rec.candidates} == {"eager": "fail", "default": "fail"}
     assert "no working mode" in (overflow_run / "summary.md").read_text()
     assert cli("check", str(overflow_run), "--numerics") == 1
     lines = capsys.readouterr().out.strip().splitlines()

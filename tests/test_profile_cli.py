@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kernelscope.report.words import say_all
 from kernelscope.result import SCHEMA, run_from_json
 
 from .conftest import CPU_RUN_MODES
@@ -55,9 +56,10 @@ def test_each_mode_measured(cpu_result: dict, mode: str):
     assert lat["q1"] <= lat["median"] <= lat["q3"] and lat["iqr"] == pytest.approx(lat["q3"] - lat["q1"])
     assert m["first_call_s"] > 0 and m["peak_memory_bytes"] > 0
     assert m["max_abs_error"] is not None and m["max_abs_error"] < 1e-4
-    assert m["iterations"] == {"count": 3, "method": "profiler_steps", "consistent": True,
-                               "kernels_per_step": [m["kernels_per_iter"]] * 3,
-                               "note": "iterations from ProfilerStep#N markers"}
+    it = run_from_json(cpu_result).mode(mode).iterations
+    assert (it.count, it.method, it.consistent, it.kernels_per_step) == (3, "profiler_steps", True,
+                                                                         (m["kernels_per_iter"],) * 3)
+    assert say_all(it.notes) == "iterations from ProfilerStep#N markers"
     assert sum(k["calls_per_iter"] for k in m["kernels"] if not k["is_memop"]) == m["kernels_per_iter"]
     assert m["trace"].startswith("tb/")
 

@@ -375,9 +375,11 @@ def check_upgrade(cmp: UpgradeComparison, max_regression: float, modes: Sequence
             best = r.low if r.method == "bootstrap" else r.value
             if best is not None and best > max_regression:
                 interval = r.method == "bootstrap"
+                # still a violation when load distorted a side's timing (the gate cannot vouch for the code), and
+                # says which side: "before" / "after" timed on a busy machine, on a busy host beside a quiet one
                 violations.append(Violation(rule, m.name, Note("slower-after-upgrade", {
                     "ratio": r.value, "low": r.low if interval else None, "high": r.high if interval else None,
-                    "limit": max_regression})))
+                    "limit": max_regression, "busy": list(m.contended), "host": list(m.busy_host)})))
     return CheckOutcome(tuple(checked), (rule,), tuple(violations))
 
 

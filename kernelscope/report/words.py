@@ -521,6 +521,19 @@ def _load(a: Args) -> str:
     return out
 
 
+def _side_load(a: Args) -> str:
+    """Why an upgrade's slowdown may be the machine's: the sides ("before", "after") timed on a busy machine, on
+    a busy host while the other side's was quiet."""
+    out = ""
+    if a.get("busy"):
+        out += (f"; {' and '.join(a['busy'])} timed on a busy machine (other processes left the timed threads short "
+                "of CPUs): rerun on an idle machine before reading this as the upgrade's")
+    if a.get("host"):
+        out += (f"; {' and '.join(a['host'])} timed on a busy host and the other side on a quiet one "
+                f"({HOST_CAVEAT}): rerun before reading this as the upgrade's")
+    return out
+
+
 def _against_eager(a: Args, ci: str) -> str:
     return f" than eager ({fmt.ms(a.get('mode_ms'))} vs {fmt.ms(a.get('eager_ms'))}" + (f", 95% CI {ci}" if ci else "")
 
@@ -594,7 +607,7 @@ CHECK: dict[str, Callable[[Args], str]] = {
     "slower-after-upgrade": lambda a: (f"{fmt.change(a['ratio'])} after the upgrade"
                                        + (f", 95% CI {fmt.change_interval(a['low'], a['high'])}"
                                           if a.get("low") is not None else "")
-                                       + f", {slowdown_limit(a['limit'])}"),
+                                       + f", {slowdown_limit(a['limit'])}{_side_load(a)}"),
 }
 
 
