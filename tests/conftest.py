@@ -91,6 +91,17 @@ def cpu_result(cpu_run: Path) -> dict:
     return json.loads((cpu_run / "result.json").read_text())
 
 
+@pytest.fixture(scope="session")
+def moe_bf16_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The zoo's Mixtral-style model (2 layers, experts through torch._grouped_mm) in bf16, eager and default."""
+    out = tmp_path_factory.mktemp("moe-bf16") / "run"
+    proc = run_cli("profile", str(ROOT / "tests" / "zoo" / "models" / "hf_mixtral.py"), "--device", "cpu",
+                   "--dtype", "bfloat16", "--modes", "eager,default", "--processes", "1", "--repeats", "3",
+                   "--warmup", "2", "--steps", "2", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
 # --- another interpreter (profile --python, upgrade-check): a venv made in the test session -------------------
 # Deliberately NOT importable there: kernelscope (the editable install's finder lives in a .pth, which a path
 # added by another .pth does not run) and the parent-only packages the worker must not need.

@@ -15,7 +15,7 @@ import pytest
 
 from kernelscope.capture_record import CALLERS_SUFFIX, CaptureRecord, DispatchCount, load_capture, write_capture
 
-from .conftest import ROOT, run_cli
+from .conftest import ROOT
 
 torch = pytest.importorskip("torch")
 
@@ -131,14 +131,9 @@ def test_a_compiled_call_is_counted_as_the_compiled_code_runs():
 
 
 @pytest.mark.slow
-def test_a_mixture_of_experts_profile_keeps_its_oracle_callers_and_float32_reference(tmp_path: Path):
+def test_a_mixture_of_experts_profile_keeps_its_oracle_callers_and_float32_reference(moe_bf16_run: Path):
     # GIVEN a Mixtral-style model in bf16, profiled eager and default on the CPU
-    pytest.importorskip("transformers")
-    out = tmp_path / "moe"
-    proc = run_cli("profile", str(ROOT / "tests" / "zoo" / "models" / "hf_mixtral.py"), "--device", "cpu",
-                   "--dtype", "bfloat16", "--modes", "eager,default", "--processes", "1", "--repeats", "3",
-                   "--warmup", "2", "--steps", "1", "--out", str(out))
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = moe_bf16_run
     eager = load_capture(out / "modes" / "eager" / "capture.json")
     default = load_capture(out / "modes" / "default" / "capture.json")
     # THEN its experts' torch._grouped_mm kept float64 out: the reference ran in float32 and says why

@@ -189,8 +189,8 @@ def test_a_custom_op_that_runs_gemms_is_covered_in_eager_and_default(tmp_path):
 
 
 @pytest.mark.slow
-def test_mixtral_bf16_gemm_count_equals_the_dispatch_oracle_in_eager_and_default(tmp_path):
-    cov = _coverage(_profile(tmp_path, "tests/zoo/models/hf_mixtral.py", "--dtype", "bfloat16"))
+def test_mixtral_bf16_gemm_count_equals_the_dispatch_oracle_in_eager_and_default(moe_bf16_run: Path):
+    cov = _coverage(json.loads((moe_bf16_run / "result.json").read_text()))
     for mode in ("eager", "default"):
         c = cov[mode]
         assert (c["ops"], c["attributed"], c["oracle"], c["missing"], c["unattributed"]) == (15, 15, 15, 0, []), mode
