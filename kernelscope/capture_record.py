@@ -349,7 +349,8 @@ class CaptureRecord(_Record):
     """One mode at one shape point (one process): what it measured, or why it did not run.
 
     ``status``: ok / failed / timeout / unavailable / interrupted; ``error_kind``: model, usage, forward, oom,
-    compile, run, crash, timeout, interrupted, skipped, unavailable. Paths are relative to the run directory."""
+    compile, toolchain, run, crash, timeout, interrupted, skipped, unavailable. Paths are relative to the run
+    directory."""
 
     schema: str = CAPTURE_SCHEMA
     mode: str = ""

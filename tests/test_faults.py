@@ -246,6 +246,25 @@ def test_hanging_mode_is_stopped_by_timeout_and_the_rest_continue(tmp_path: Path
 
 
 @pytest.mark.slow
+def test_a_machine_without_a_cxx_compiler_fails_the_compiled_mode_with_the_fix(tmp_path: Path):
+    # GIVEN a CPU machine where Inductor finds no C++ compiler (CXX names none), eager and default
+    proc = run_cli("profile", str(tiny(tmp_path)), "--device", "cpu", "--modes", "eager,default", "--repeats", "3",
+                   "--warmup", "1", "--processes", "1", "--out", str(tmp_path / "out"),
+                   env={"CXX": str(tmp_path / "no-such-g++")})
+    assert_one_line_error(proc, 1, "default (failed)")
+    result = json.loads((tmp_path / "out" / "result.json").read_text())
+    eager, default = result["modes"]
+    # THEN eager ran, and the compiled mode failed as the machine's failure, with the fix in the error
+    assert eager["status"] == "ok"
+    assert default["status"] == "failed" and default["error_kind"] == "toolchain", default["error"]
+    assert "InvalidCxxCompiler" in default["error"] and "set CXX to one" in default["error"]
+    # AND the advice is to install a compiler, not to keep eager for the model
+    (group,) = result["failure_groups"]
+    assert [a["code"] for a in group["advice"]] == ["hint-no-cxx-compiler"]
+    assert "install one (e.g. apt install g++)" in " ".join(proc.stdout.split())
+
+
+@pytest.mark.slow
 def test_out_of_memory_in_one_mode(tmp_path: Path):
     # A real allocation failure, only when compiled: an extern GEMM needs its 2**61-byte operand materialised
     # (a reduction over torch.empty would be fused into a loop that allocates nothing).

@@ -151,3 +151,22 @@ def test_a_schema_2_result_keeps_its_sentences_as_text_notes():
         Note("text", {"text": c["why_not"]}) if c["why_not"] else None for c in raw["recommendation"][0]["candidates"]]
     # AND its summary says it as before
     assert recommendation_text(rec) in render_markdown(load_result(path))
+
+
+def test_a_machine_without_a_cxx_compiler_is_told_to_install_one_not_to_keep_eager():
+    # GIVEN a CPU run whose compiled mode failed because Inductor found no C++ compiler, eager ran
+    from dataclasses import replace
+
+    from kernelscope.analysis.failures import MACHINE_HINT, fallback
+
+    eager, compiled = seed_h200_211().modes[:2]
+    failed = replace(compiled, status="failed", error_kind="toolchain", latency_ms=None,
+                     error="InductorError: InvalidCxxCompiler: No working C++ compiler found in "
+                           "torch._inductor.config.cpp.cxx: (None, 'g++')")
+    # THEN the advice is the machine's fix alone: the model is not what failed
+    advice = fallback([eager, failed], failed)
+    assert advice == (Note(MACHINE_HINT),)
+    assert "install one" in say(advice[0]) and "CXX" in say(advice[0])
+    # AND any other compile failure still says to keep eager
+    other = replace(failed, error_kind="compile", error="InductorError: LoweringException: boom")
+    assert fallback([eager, other], other) == (Note("keep-eager"),)

@@ -13,11 +13,16 @@ from kernelscope import fmt
 from kernelscope.analysis.speedup import EAGER, speedup_vs
 from kernelscope.result import FailureGroup, ModeResult, Note, Status
 
-__all__ = ["ERROR_HINTS", "FailureGroup", "fallback", "failure_groups", "first_error_line"]
+__all__ = ["ERROR_HINTS", "MACHINE_HINT", "FailureGroup", "fallback", "failure_groups", "first_error_line"]
+
+# Inductor compiles C++ for the CPU: without a working compiler no compiled mode can run on this machine, whatever
+# the model, so the advice is to install one, not to keep eager for the model.
+MACHINE_HINT = "hint-no-cxx-compiler"
 
 # (pattern on the error text, the hint's code in report/words.py). First match wins; each row comes from a
 # failure seen on real machines.
 ERROR_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"InvalidCxxCompiler|No working C\+\+ compiler"), MACHINE_HINT),
     (re.compile(r"expects arch to be sm_\w+, but got sm_\w+|CUTE_DSL_ARCH"), "hint-cute-dsl-arch"),
     (re.compile(r"NoValidChoicesError"), "hint-no-valid-choices"),
     (re.compile(r"illegal memory access", re.IGNORECASE), "hint-illegal-memory-access"),
@@ -51,7 +56,8 @@ def fallback(modes: Sequence[ModeResult], failed: ModeResult) -> tuple[Note, ...
         parts.append(Note("use-mode", {"mode": best.name, "median_ms": best.latency_ms.median if best.latency_ms
                                        else None, "speedup": sp.value}))
     elif eager is not None and eager.status == Status.OK.value:
-        parts.append(Note("keep-eager"))
+        if Note(MACHINE_HINT) not in parts:
+            parts.append(Note("keep-eager"))
     elif not parts:
         # No mode worked: the errors themselves say why (listed once each); nothing here blames the machine.
         parts.append(Note("no-mode-worked"))

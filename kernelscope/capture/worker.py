@@ -316,13 +316,16 @@ def _classify(exc: BaseException, rec: dict[str, Any]) -> None:
     else:
         rec["error_kind"] = "run"
     first = str(exc).strip().splitlines()
+    root = _root_cause(exc)
+    if rec["error_kind"] == "compile" and type(root).__name__ == "InvalidCxxCompiler":
+        rec["error_kind"] = "toolchain"  # the machine's, not the model's: a compiled mode cannot run here
     hint = {
+        "toolchain": "no working C++ compiler for Inductor's CPU kernels: install one (e.g. g++) or set CXX to one",
         "oom": "out of memory in this mode: lower the input sizes (--set batch_size=...) or drop the mode",
         "compile": "torch.compile failed in this mode: keep eager (or a mode that works) for this model; "
                    "the mode's log.txt has Inductor's error",
     }.get(rec["error_kind"], "the mode's log.txt has the traceback")
     summary = f"{kind}: {first[0] if first else ''}"[:1000].strip()
-    root = _root_cause(exc)
     if root is not exc:
         root_first = (str(root).strip().splitlines() or [""])[0]
         summary += f"; caused by {type(root).__name__}: {root_first}"[:600]

@@ -92,6 +92,9 @@ ADVICE: dict[str, Callable[[Args], str]] = {
     "rerun-interrupted": lambda a: (f"the run was stopped before this mode finished: run it again to measure it "
                                     f"(--modes {a['mode']})"),
     "raise-timeout": lambda a: "raise --timeout if compile + autotune needs longer",
+    "hint-no-cxx-compiler": lambda a: ("Inductor compiles C++ kernels for the CPU and found no working C++ compiler "
+                                       "on this machine: install one (e.g. apt install g++) or set CXX to one, "
+                                       "then rerun"),
     "hint-cute-dsl-arch": lambda a: ("set CUTE_DSL_ARCH to the GPU's architecture (sm_90a on H100/H200) so NVGEMM "
                                      "compiles for it"),
     "hint-no-valid-choices": lambda a: ("no GEMM choice of the requested backends compiled: add ATEN to "
