@@ -559,16 +559,24 @@ class Graph:
                    and deps.get(self.code.storage(t), frozenset()) & w.downstream]
         flow = walk(s.body, s.body.loads_of(epi_params), blocked=blocked,
                     broadcast=self._broadcast(s, w.out_numel))
+        self._append_flow(w, j, flow, Rule.DATAFLOW_IN_NEXT_TEMPLATE, epi_params)
+        w.stops.append(Evidence.of(Rule.DATAFLOW_RESULT_JOINS, where(s.launch.line), site=s.launch.name))
+
+    def _append_flow(self, w: _ChainWalk, j: int, flow: Flow, rule: Rule, params: Sequence[str]) -> None:
+        """Our result's ops that another GEMM's kernel (site ``j``) applies, read through its ``params``, onto the
+        chain, each with the line of that kernel's body that runs it."""
+        s = self.sites[j]
+        assert s.kd is not None
+        where = self.where
         for o in flow.ops:
             w.chain.append(ChainOp(
                 o.label, j, s.kd.name, False,
-                Evidence.of(Rule.DATAFLOW_IN_NEXT_TEMPLATE, where(s.launch.line), op=o.label, kernel=s.kd.name,
-                            params=tuple(f"{p}={s.params[p]}" for p in epi_params), code=_src(s.kd, o.line),
+                Evidence.of(rule, where(s.launch.line), op=o.label, kernel=s.kd.name,
+                            params=tuple(f"{p}={s.params[p]}" for p in params), code=_src(s.kd, o.line),
                             src_where=where(s.kd.line + o.line - 1)),
                 o.values, s.launch.line, True))
         if flow.ops:
             w.chain_launches.add(j)
-        w.stops.append(Evidence.of(Rule.DATAFLOW_RESULT_JOINS, where(s.launch.line), site=s.launch.name))
 
     def _operand_params(self, site: _Site) -> frozenset[str]:
         """A GEMM kernel's parameters that feed its matrix product (its operands, and what a fused prologue
@@ -588,14 +596,7 @@ class Graph:
         flow = walk(s.body, s.body.loads_of(params), broadcast=self._broadcast(s, w.out_numel))
         if not flow.ops:
             return False
-        for o in flow.ops:
-            w.chain.append(ChainOp(
-                o.label, j, s.kd.name, False,
-                Evidence.of(Rule.DATAFLOW_IN_NEXT_PROLOGUE, where(s.launch.line), op=o.label, kernel=s.kd.name,
-                            params=tuple(f"{p}={s.params[p]}" for p in params), code=_src(s.kd, o.line),
-                            src_where=where(s.kd.line + o.line - 1)),
-                o.values, s.launch.line, True))
-        w.chain_launches.add(j)
+        self._append_flow(w, j, flow, Rule.DATAFLOW_IN_NEXT_PROLOGUE, params)
         w.stops.append(Evidence.of(Rule.DATAFLOW_NEXT_GEMM, where(s.launch.line), site=s.launch.name,
                                    gemm_kind="conv" if s.gemm and s.gemm[0] in vocab.CONV_OPS else "gemm"))
         return True
