@@ -149,6 +149,8 @@ class _Setup:
         config["inductor_config"] = dict(inductor_patch)
         # Entered for the worker's life: every point (and every recompile) sees the mode's configuration.
         self.patches.enter_context(ic.patch(inductor_patch))
+        if device == "cpu" and not spec.get("user_cache_dir"):
+            _check_vec_isa()
         return config
 
     def _gemm_backends(self, ic: Any, inductor_patch: dict[str, Any], config: dict[str, Any],
@@ -180,6 +182,22 @@ class _Setup:
     def close(self) -> None:
         """Take the mode's configuration off (Inductor's config, the environment): the process is as it was."""
         self.patches.close()
+
+
+def _check_vec_isa() -> None:
+    """Inductor's C++ backend checks once per machine which vector ISAs the compiler builds and loads (six small
+    compiles and loads: about 6 s on 2 cores) and keeps the answer in its default cache, where a user's own
+    compiles find it. Checked there now, before the compile timer: in the mode's fresh cache it would be charged
+    to every cold compile. The answer stays in this process for the compile that follows."""
+    try:
+        from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+    except ImportError:  # older torch: the check stays inside the first call
+        return
+    fresh = os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+    try:
+        valid_vec_isa_list()
+    finally:
+        _restore_env("TORCHINDUCTOR_CACHE_DIR", fresh)
 
 
 def _restore_env(name: str, value: str | None) -> None:
