@@ -188,14 +188,15 @@ def _check_vec_isa() -> None:
     """Inductor's C++ backend checks once per machine which vector ISAs the compiler builds and loads (six small
     compiles and loads: about 6 s on 2 cores) and keeps the answer in its default cache, where a user's own
     compiles find it. Checked there now, before the compile timer: in the mode's fresh cache it would be charged
-    to every cold compile. The answer stays in this process for the compile that follows."""
-    try:
-        from torch._inductor.cpu_vec_isa import valid_vec_isa_list
-    except ImportError:  # older torch: the check stays inside the first call
-        return
+    to every cold compile. The answer stays in this process for the compile that follows. Where the check fails
+    (no C++ compiler, an older torch), it is left to the compile, whose failure the worker classifies."""
     fresh = os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
     try:
+        from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+
         valid_vec_isa_list()
+    except Exception:
+        pass
     finally:
         _restore_env("TORCHINDUCTOR_CACHE_DIR", fresh)
 
