@@ -54,6 +54,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("COLUMNS", None)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # The zoo first: its profiles are the longest stretch of the suite, so a parallel run does not end on it alone.
     items.sort(key=lambda it: not it.nodeid.startswith("tests/zoo/"))
