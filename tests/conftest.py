@@ -44,37 +44,16 @@ FAST_PROFILE = "tests/test_report_command.py::test_profile_appends_summary_md_in
 _running: list[pytest.Item] = []
 
 
-# Session fixtures worth computing once: under pytest-xdist (`-n 2`) each worker is its own session, so the test
-# files that share one of these run in one worker.
-SHARED_RUNS = ("cpu_run", "moe_bf16_run", "torch_only_python")
-
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # xdist's workers start with COLUMNS=80, which a serial run (and CI) does not have; the tests that depend on a
     # terminal width set COLUMNS themselves
     os.environ.pop("COLUMNS", None)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # The zoo first: its profiles are the longest stretch of the suite, so a parallel run does not end on it alone.
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The zoo first: its profiles are the longest stretch of the suite, so that under `-n 2` (pytest-xdist, one
+    # test file per worker at a time: --dist loadfile in pyproject's addopts) the run does not end on it alone.
     items.sort(key=lambda it: not it.nodeid.startswith("tests/zoo/"))
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    # One xdist group per test file (its module fixtures are then built once), files joined where they share
-    # a SHARED_RUNS fixture (--dist loadgroup, in pyproject's addopts).
-    parent: dict[str, str] = {}
-
-    def root(x: str) -> str:
-        while parent.setdefault(x, x) != x:
-            x = parent[x]
-        return x
-
-    for it in items:
-        for name in SHARED_RUNS:
-            if name in it.fixturenames:
-                parent[root(it.path.name)] = root(name)
-    for it in items:
-        it.add_marker(pytest.mark.xdist_group(root(it.path.name)))
 
 
 @pytest.hookimpl(tryfirst=True)
