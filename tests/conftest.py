@@ -50,12 +50,6 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("COLUMNS", None)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # The zoo first: its profiles are the longest stretch of the suite, so that under `-n 2` (pytest-xdist, one
-    # test file per worker at a time: --dist loadfile in pyproject's addopts) the run does not end on it alone.
-    items.sort(key=lambda it: not it.nodeid.startswith("tests/zoo/"))
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     _running[:] = [item]  # before the fixtures: a session fixture's run counts for the test that first asks for it

@@ -144,7 +144,7 @@ def test_the_readme_is_a_front_door():
     assert len(text.splitlines()) <= 250
     # .ci/run executes exactly these two
     assert "pip install -e . && kernelscope profile samples/linear_gelu.py\n" in text
-    assert "pip install -e '.[test,zoo]' && python -m pytest -q\n" in text
+    assert "pip install -e '.[test,zoo]' && python -m pytest -q -n 2\n" in text
     for link in re.findall(r"\]\(((?:docs|benchmarks)/[^)#]+)", text):
         assert (ROOT / link).exists() or link == "benchmarks/README.md", link
 

@@ -79,12 +79,21 @@ def live(pid: int) -> Iterator[None]:
 
 def stop_tree(pid: int) -> None:
     """SIGKILL to the process group led by ``pid`` and to the group of every process below it. The tree is read
-    from /proc before anything is killed: a process whose parent died is adopted elsewhere and no longer found
-    below it. Never kernelscope's own group (a worker runs in a session of its own)."""
-    groups = {pid, *_descendant_groups(pid)} - {os.getpgrp()}
+    from /proc before anything is killed (a process whose parent died is adopted elsewhere and no longer found
+    below it), and frozen first: SIGSTOP to each group found, then the tree read again, until it holds no new
+    group, so that a child started meanwhile in a session of its own (a torchrun rank's) is found too. Never
+    kernelscope's own group (a worker runs in a session of its own)."""
+    stopped: set[int] = set()
+    while groups := {pid, *_descendant_groups(pid)} - {os.getpgrp()} - stopped:
+        _signal_groups(groups, signal.SIGSTOP)
+        stopped |= groups
+    _signal_groups(stopped, signal.SIGKILL)
+
+
+def _signal_groups(groups: set[int], sig: signal.Signals) -> None:
     for group in groups:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(group, signal.SIGKILL)
+            os.killpg(group, sig)
 
 
 def stop_worker(proc: subprocess.Popen[str]) -> None:
