@@ -290,7 +290,7 @@ def test_cold_then_warm_compile_hits_inductors_cache(lossy_run: Path):
     cold, warm = comp["cache"]["cold"], comp["cache"]["warm"]
     assert cold.get("fxgraph_cache_miss") == 1 and not cold.get("fxgraph_cache_hit")
     assert warm.get("fxgraph_cache_hit") == 1 and not warm.get("fxgraph_cache_miss")
-    assert 0 < comp["warm_s"] < comp["cold_s"]
+    assert comp["warm_s"] > 0  # the counters above, not the two times, show the hit: both vary with the load
     assert (lossy_run / comp["warm_log"]).is_file() and comp["warm_log"] == "modes/default/log-warm.txt"
     assert not modes_of(load(lossy_run))["eager"]["compile"]  # nothing to compile
     md = (lossy_run / "summary.md").read_text()
