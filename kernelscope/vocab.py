@@ -211,6 +211,10 @@ EAGER_ELEMENTWISE_OPS = frozenset("aten::" + n for n in (
     "maximum", "minimum", "pow", "exp", "softplus", "selu", "celu", "rsub", "neg", "abs", "square", "sqrt", "rsqrt",
     "addcmul", "erf",
 ))
+# Ops that add a GEMM's bias inside a fused ATen call, with other work: nn.MultiheadAttention's fast path
+# (aten::_native_multi_head_attention) runs the packed in-projection as a bare mm, then this op adds the bias,
+# scales q and splits the heads.
+EAGER_BIAS_OPS = frozenset({"aten::_transform_bias_rescale_qkv"})
 # Eval-mode dropout returns its input: no work of its own.
 CPU_DROPOUT_OPS = frozenset({"aten::dropout", "aten::feature_dropout"})
 EAGER_VIEW_OPS = frozenset("aten::" + n for n in VIEW_OPS) | CPU_DROPOUT_OPS

@@ -198,9 +198,10 @@ def test_rotate_half_is_a_cat_of_the_gemms_own_halves_not_a_where():
     # Llama's q_proj in default: triton_poi_..._where_4 (hf_llama graph_0.py) reads buf at `tmp0` (x cos), and
     # rotate_half as `tmp15 = tl.where(tmp11, -tmp12, 0)` then `tmp20 = tl.where(tmp11, tmp15, tmp19)` with tmp11 =
     # `x1 < 32` (the head-dim index) and tmp12/tmp19 the two halves of the same GEMM output: a cat of (-x2, x1)
-    # that moves elements; the ops are the muls, the neg and the add (eager: mul, neg, mul, add)
+    # that moves elements; the ops are the two muls (x * cos, rotate_half(x) * sin), the neg and the add, as eager
+    # lists them
     g = _group("hf_llama", "default", "model.layers.0-3.self_attn.q_proj")
-    assert (g.verdict, g.unfused) == ("unfused", ("mul", "neg", "add"))
+    assert (g.verdict, g.unfused) == ("unfused", ("mul", "neg", "mul", "add"))
     assert _group("hf_llama", "eager", "model.layers.0-3.self_attn.q_proj").unfused == ("mul", "neg", "mul", "add")
 
 

@@ -56,6 +56,8 @@ class Body:
     gemm_values: tuple[str, ...] = ()  # template: the GEMM's own result (acc, or the loads of Y after micro_gemm)
     params: tuple[str, ...] = ()
     _by_name: dict[str, Value] = field(default_factory=dict, compare=False, repr=False)
+    _forms: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    _stored_at: dict[str, str] = field(default_factory=dict, compare=False, repr=False)  # load -> value stored
 
     def value(self, name: str) -> Value | None:
         if not self._by_name:
@@ -76,6 +78,52 @@ class Body:
     def loads_of(self, params: Iterable[str]) -> tuple[str, ...]:
         ps = set(params)
         return tuple(v.name for v in self.values if v.param in ps and "load" in v.ops)
+
+    def form(self, name: str) -> int:
+        """What a value computes, whatever the index it loads at: equal for the same expression over the same
+        parameters (one loop nest per slice of the data computes it again, or reads back what an earlier nest
+        stored and computes on it again), different for another expression."""
+        forms: dict[str, int] = self._forms
+        if not forms:
+            # a load of a buffer this body stored earlier reads the stored value
+            for ld in self.values:
+                if ld.param is not None and "load" in ld.ops:
+                    st = [x for x in self.stores if x.param == ld.param and x.line < ld.line]
+                    if st:
+                        self._stored_at[ld.name] = max(st, key=lambda x: x.line).value
+        todo, opened = [name], set()
+        while todo:
+            x = todo[-1]
+            if x in forms:
+                todo.pop()
+                continue
+            v = self.value(x)
+            if v is None:
+                forms[x] = hash(x)
+                todo.pop()
+                continue
+            if x in self._stored_at:
+                y = self._stored_at[x]
+                if y in forms:
+                    forms[x] = forms[y]
+                    todo.pop()
+                elif y in opened:
+                    forms[x] = hash(x)
+                    todo.pop()
+                else:
+                    opened.add(x)
+                    todo.append(y)
+                continue
+            missing = [i for i in v.inputs if i not in forms and i not in opened]
+            if missing:
+                opened.add(x)
+                todo.extend(missing)
+                continue
+            if any(i not in forms for i in v.inputs):  # an accumulator that reads itself
+                forms.update({i: hash(i) for i in v.inputs if i not in forms})
+            forms[x] = hash((v.ops, v.param, v.const, tuple(forms[i] for i in v.inputs)))
+            todo.pop()
+        return forms[name]
 
     def operand_params(self) -> frozenset[str]:
         """The parameters whose loads reach a matrix product's operands (the GEMM's inputs and what a fused
@@ -369,6 +417,7 @@ _CPP_ALIAS = re.compile(r"^\s*auto\s+(\w+)\s*=\s*(\w+)\s*;\s*$")
 # 0 for a sum), like Triton's ``tl.load(..., mask, other=float("-inf"))``: a view of that value, not a where
 _CPP_LAMBDA = re.compile(r"^\s*auto\s+(tmp\w*)\s*=\s*\[&\]\s*(\{)?\s*$")
 _CPP_RETURN = re.compile(r"^\s*return\s+(tmp\w*)\s*;\s*$")
+_CPP_BOOL = re.compile(r"^\s*static_cast<bool>\(\s*(true|false)\s*\)\s*$")
 _CPP_MASKED = re.compile(r"^\s*\w+\s*\?\s*(.+?)\s+:\s+(.+)$")
 
 
@@ -621,6 +670,8 @@ class _CppReader:
                 ops = ["const"]
             except (TypeError, ValueError):
                 pass
+        if param is None and not inputs and (bm := _CPP_BOOL.match(expr)):
+            const, ops = (1.0 if bm.group(1) == "true" else 0.0), ["const"]
         if param is None and not ops and inputs:
             ops = ["view"]  # Vectorized<float>(tmp3): a broadcast of a value
         if any(values[x].reduces for x in inputs if x in values and x.split("#")[0].startswith("tmp_acc")):
@@ -951,6 +1002,14 @@ def _const_of(body: Body, name: str, depth: int = 4) -> float | None:
             return v.const
         if len(v.inputs) == 1 and set(v.ops) <= _PASS:
             v = body.value(v.inputs[0])
+            depth -= 1
+            continue
+        if len(v.inputs) == 3 and v.ops == ("view",):
+            # ``c ? a : b`` on a constant condition (Inductor's C++ writes ``true ? 1.0 : -1.0``)
+            c = _const_of(body, v.inputs[0], depth - 1)
+            if c is None:
+                return None
+            v = body.value(v.inputs[1] if c else v.inputs[2])
             depth -= 1
             continue
         return None

@@ -74,6 +74,16 @@ def _int(v: object) -> int | None:
     return v if isinstance(v, int) else None
 
 
+def bias_row(numel: int | None, cols: int | None) -> bool:
+    """Whether a tensor of ``numel`` elements added to a GEMM's result of ``cols`` columns (its N) is a bias: one
+    value per column, or a slice of those (q's part of a packed projection's). A tensor that varies along the rows
+    (a position embedding, attention's relative position bias) is an add; so is a one-element tensor on a wider
+    result (a scalar)."""
+    if numel is None or cols is None or numel < 1:
+        return False
+    return numel == cols or (numel > 1 and numel < cols and cols % numel == 0)
+
+
 def _numel(shape: Sequence[object] | None) -> int | None:
     if not shape:
         return None if shape is None else 1
@@ -311,6 +321,7 @@ class _ChainWalk:
 
     g: int  # the GEMM's call site
     out_numel: int | None  # elements of its output (a smaller operand is broadcast: a bias row)
+    cols: int | None  # its N: a bias has one value per column
     downstream: frozenset[int]  # GEMMs that compute from its result
     chain: list[ChainOp]
     live: set[str]  # storages holding the chain's data
@@ -375,13 +386,16 @@ class Graph:
     def where(self, line: int) -> str:
         return self.code.where(line)
 
-    def _broadcast(self, site: _Site, out_numel: int | None) -> dict[str, bool]:
-        """Per parameter: whether the buffer passed is smaller than the GEMM output (a row or column)."""
+    def _broadcast(self, site: _Site, out_numel: int | None, cols: int | None) -> dict[str, bool]:
+        """Per parameter: whether the buffer passed is a bias row, smaller than the GEMM output and one value per
+        output column (``cols``: the GEMM's N) or a slice of those; a tensor added along the rows (a position
+        embedding, attention's relative position bias) is not."""
         res: dict[str, bool] = {}
         for p, name in site.params.items():
             b = self.code.buffer(name)
             n = _numel(b.shape) if b and b.shape is not None else None
-            res[p] = n is not None and out_numel is not None and n < out_numel
+            res[p] = (n is not None and out_numel is not None and n < out_numel
+                      and (cols is None or bias_row(n, cols)))
         return res
 
     # -- one GEMM -------------------------------------------------------------------------------------------
@@ -395,7 +409,7 @@ class Graph:
         kd = site.kd
         own = self._template_call(g, kd, op, node, kind) if kd is not None else self._extern_call(g, op, kind)
         w = _ChainWalk(
-            g, own.m * own.n * (own.batch or 1) if own.m is not None and own.n is not None else None,
+            g, own.m * own.n * (own.batch or 1) if own.m is not None and own.n is not None else None, own.n,
             self.downstream.get(g, frozenset()), list(own.chain), set(site.writes), {g})
         for j in range(g + 1, len(self.sites)):
             if not self._follow(w, j):
@@ -454,7 +468,7 @@ class Graph:
                                     node_where=where(node.line) if node is not None else None, dot_where=dot))
         out_numel = m * n if m is not None and n is not None else None
         if site.body is not None and site.body.gemm_values:
-            flow = walk(site.body, site.body.gemm_values, broadcast=self._broadcast(site, out_numel))
+            flow = walk(site.body, site.body.gemm_values, broadcast=self._broadcast(site, out_numel, n))
             for o in flow.ops:
                 chain.append(ChainOp(o.label, g, kd.name, True, Evidence.of(
                     Rule.TEMPLATE_BODY, where(kd.line + o.line - 1), op=o.label, kernel=kd.name,
@@ -558,7 +572,7 @@ class Graph:
         blocked = [p for p, t in s.params.items() if p not in epi_params
                    and deps.get(self.code.storage(t), frozenset()) & w.downstream]
         flow = walk(s.body, s.body.loads_of(epi_params), blocked=blocked,
-                    broadcast=self._broadcast(s, w.out_numel))
+                    broadcast=self._broadcast(s, w.out_numel, w.cols))
         self._append_flow(w, j, flow, Rule.DATAFLOW_IN_NEXT_TEMPLATE, epi_params)
         w.stops.append(Evidence.of(Rule.DATAFLOW_RESULT_JOINS, where(s.launch.line), site=s.launch.name))
 
@@ -593,7 +607,7 @@ class Graph:
         s = self.sites[j]
         assert s.body is not None and s.kd is not None
         where = self.where
-        flow = walk(s.body, s.body.loads_of(params), broadcast=self._broadcast(s, w.out_numel))
+        flow = walk(s.body, s.body.loads_of(params), broadcast=self._broadcast(s, w.out_numel, w.cols))
         if not flow.ops:
             return False
         self._append_flow(w, j, flow, Rule.DATAFLOW_IN_NEXT_PROLOGUE, params)
@@ -631,12 +645,37 @@ class Graph:
         blocked = [p for p, t in s.params.items() if p not in live_params and p not in stat_params
                    and deps.get(self.code.storage(t), frozenset()) & w.downstream]
         flow = walk(s.body, s.body.loads_of(live_params), blocked=blocked, statistics=stat_params,
-                    broadcast=self._broadcast(s, w.out_numel))
+                    broadcast=self._broadcast(s, w.out_numel, w.cols))
+        # A kernel of several loop nests can store the chain's value and load it back (rotary's rotate_half: one
+        # nest writes the cat, the next reads it for the mul by sin): those loads are the chain's too
+        # (loads after the store; an in-place kernel's loads before it read the buffer's old value)
+        derived = set(flow.derived)
+        stores = [st for st in s.body.stores if st.value in derived and st.param in s.params]
+        first: dict[str, int] = {}
+        for st in stores:
+            t = self.code.storage(s.params[st.param])
+            first[t] = min(first.get(t, st.line), st.line)
+        back = [v.name for v in s.body.values if "load" in v.ops and v.param in s.params
+                and v.param not in live_params and v.param not in stat_params
+                and v.line > first.get(self.code.storage(s.params[v.param]), v.line)]
+        if back:
+            params_back = {s.body.at(b).param for b in back}
+            blocked = [p for p in blocked if p not in params_back]
+            flow = walk(s.body, s.body.loads_of(live_params) + tuple(back), blocked=blocked,
+                        statistics=stat_params, broadcast=self._broadcast(s, w.out_numel, w.cols))
         fresh: list[Op] = []
+        here: set[tuple[object, ...]] = set()
         for o in flow.ops:
             key = (o.label, tuple(sorted(self.code.storage(s.params[p]) for p in o.operands
                                          if p in s.params)))
-            if key in w.seen_ops:
+            # the same expression in another loop nest of this kernel is one op over another slice of the data
+            # (q's, k's and v's part of a packed projection's bias); another expression is another op (rotary's
+            # x * cos and rotate_half(x) * sin, soft-capping's x * scale and tanh(...) * cap)
+            sig = (key, s.body.form(o.values[-1]) if o.values else o.line)
+            if sig in here:
+                continue
+            here.add(sig)
+            if w.seen_ops.get(key, j) != j:  # another kernel computed it already
                 if o not in flow.reduction_inputs:
                     w.feeding_keys.discard(key)  # also on the chain's own path: an epilogue op
                 w.stops.append(Evidence.of(Rule.DATAFLOW_RECOMPUTED, where(s.launch.line), kernel=s.kd.name,
@@ -816,8 +855,17 @@ _OPERAND_PARAMS = frozenset({"arg_A", "arg_B", "A", "B", "X", "W", "arg_X", "arg
 
 def _post_op_attrs(launch: Launch) -> list[str]:
     """A oneDNN call's post-op attributes, in order: its string arguments less the "no post-op" spellings (the
-    binary attr ('add') first, then its unary ('relu'); a unary call's one ('gelu'))."""
-    return [a for a in launch.literals if a and a not in ("none", "", "auto", "default")]
+    binary attr ('add') first, then its unary ('relu'); a unary call's one ('gelu')). GELU's algorithm argument
+    ('tanh' after 'gelu') is no op of its own: the two are 'gelu-tanh'."""
+    out: list[str] = []
+    for a in launch.literals:
+        if not a or a in ("none", "", "auto", "default"):
+            continue
+        if a.lower() == "tanh" and out and out[-1].lower() == "gelu":
+            out[-1] = "gelu-tanh"
+            continue
+        out.append(a)
+    return out
 
 
 def _post_op_label(attr: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 from kernelscope import vocab
 from kernelscope.analysis import patterns
 from kernelscope.analysis.gemm.align import _Group, _TraceIndex, _when
-from kernelscope.analysis.gemm.dataflow import _numel
+from kernelscope.analysis.gemm.dataflow import _numel, bias_row
 from kernelscope.analysis.gemm.labels import _eager_label
 from kernelscope.analysis.gemm.library import (
     _dtype_from_types,
@@ -350,26 +350,36 @@ def _launch_evidence(ei: _EagerIteration, g: _EagerGemm) -> tuple[list[Evidence]
 
 
 def _next_gemm_in_call(ei: _EagerIteration, g: _EagerGemm) -> int | None:
-    """The GEMM-class op that runs next inside the same call (``g.anchor``: a custom op running ``x @ w1 @ w2``,
-    SDPA's math path running ``q @ k^T`` then ``probs @ v``, nn.MultiheadAttention's fused op running ``probs @ v``
-    then out_proj) when it can read this GEMM's result: its first operand has as many elements as this result (a
-    view of it: the heads merged back into rows). Then the result stays inside the call and the call's result is not
-    this GEMM's. None when no such op runs after it in the call (a Linear's one GEMM; a custom op's per-expert mm's,
-    each over rows of its own)."""
-    tree, e = ei.tree, g.e
-    if g.anchor == g.i or g.m is None or g.n is None:
-        return None
-    out = g.m * g.n * (_batch(e) or 1 if g.base in vocab.BATCHED_OPS else 1)
-    later = sorted((j for j in tree.subtree(g.anchor)
-                    if tree.ops[j].ts >= e.end and tree.ops[j].name in _EAGER_GEMMS and j != g.i),
-                   key=lambda j: tree.ops[j].ts)
+    """The GEMM-class op that runs next inside the same call as this GEMM, other than its siblings: then its result
+    stays inside the call (that GEMM, or what runs before it, reads it) and the call's result is not this GEMM's.
+    The call is the GEMM's top-level ATen op (a custom op running ``x @ w1 @ w2``, SDPA's math path running
+    ``q @ k^T`` then ``probs @ v``, the native multi-head attention op) or the eager torch function it ran in
+    (one ``kernelscope.flow`` range: ``F.multi_head_attention_forward`` runs the packed in-projection, the
+    attention and out_proj in one call). Siblings, later GEMMs of the same K and N (a custom op's per-expert
+    mm's, each over rows of its own), do not read this one's result. None when no other GEMM runs after it in
+    the call (a Linear's one GEMM)."""
+    tree, e, tx = ei.tree, g.e, ei.tx
+    later: list[int] = []
+    if g.anchor != g.i:
+        later = sorted((j for j in tree.subtree(g.anchor)
+                        if tree.ops[j].ts >= e.end and tree.ops[j].name in _EAGER_GEMMS and j != g.i),
+                       key=lambda j: tree.ops[j].ts)
+    flow0 = tx.flow_of(tree.ops[g.anchor])
+    pos = ei.place.get(e.tid, {}).get(g.anchor, -1)
+    if flow0 is not None and pos >= 0:
+        for j in ei.calls.get(e.tid, [])[pos + 1:]:
+            fl = tx.flow_of(tree.ops[j])
+            if fl is None or fl[0] != flow0[0]:
+                break  # past the torch call this GEMM ran in
+            later += sorted((x for x in tree.subtree(j) if tree.ops[x].name in _EAGER_GEMMS),
+                            key=lambda x: tree.ops[x].ts)
     for j in later:
         if ei.grouped.get(j) == -1 or any(tree.ops[x].name in _EAGER_GEMMS for x in tree.subtree(j) if x != j):
             continue  # a later group of this convolution; an outer GEMM op, whose inner op is the GEMM
         oj = tree.ops[j]
-        m, _, k = _mnk_from_dims(oj.name, oj.input_dims, oj)
-        batch = _batch(oj) or 1 if oj.name.split("::")[-1] in vocab.BATCHED_OPS else 1
-        return j if m is not None and k is not None and m * k * batch == out else None
+        _, n, k = _mnk_from_dims(oj.name, oj.input_dims, oj)
+        if n is None or k is None or (n, k) != (g.n, g.k):
+            return j
     return None
 
 
@@ -401,8 +411,9 @@ def _in_call_ops(ei: _EagerIteration, g: _EagerGemm, until: float | None = None)
             if (
                 oj.ts >= e.end
                 and (until is None or oj.ts < until)
-                and oj.name in _EAGER_ELEMENTWISE
-                and vocab.op_class(oj.name) != "cast"  # carries the value on, as in the chain below
+                and ((oj.name in _EAGER_ELEMENTWISE
+                      and vocab.op_class(oj.name) != "cast")  # a cast carries the value on, as in the chain below
+                     or oj.name in vocab.EAGER_BIAS_OPS)
                 and parent >= 0
                 and tree.ops[parent].ts < e.end
             ):
@@ -412,7 +423,8 @@ def _in_call_ops(ei: _EagerIteration, g: _EagerGemm, until: float | None = None)
         oj = tree.ops[j]
         kj = [kk for kk in ei.kernels_of(tree.subtree(j)) if not kk.is_memop]
         label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
-        if label == "add" and (anchor_name == "aten::linear" or vocab.op_class(anchor_name) == "conv"):
+        if oj.name in vocab.EAGER_BIAS_OPS or (
+                label == "add" and (anchor_name == "aten::linear" or vocab.op_class(anchor_name) == "conv")):
             label = "bias"  # linear's add_ after matmul, ATen's _convolution adding the bias after cuDNN
         ops.append(_separate(label, kj, oj.name, Rule.EAGER_OP_INSIDE, op=oj.name, anchor=anchor_name,
                              gemm_op=e.name))
@@ -496,6 +508,8 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
                             Evidence.of(Rule.EAGER_SEQUENCE_SHAPE, op=oj.name, shape=out_shape))
             break
         label = _eager_label(oj.name, getattr(oj, "concrete_inputs", None))
+        if label == "add" and numel and any(bias_row(n, g.n) and n < numel for d in dims if (n := _numel(d))):
+            label = "bias"  # a row added to every row of the result (BART's final_logits_bias), as compiled says
         on = dims[0] if dims else "scalars"
         if live is not None and fl is not None:
             other = bool(fl[1] - live)
