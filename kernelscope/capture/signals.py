@@ -102,8 +102,7 @@ def stop_worker(proc: subprocess.Popen[str]) -> None:
     if proc.poll() is None:
         stop_tree(proc.pid)
     else:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)  # compile workers that outlived a finished worker
+        _signal_groups({proc.pid}, signal.SIGKILL)  # compile workers that outlived a finished worker
     with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL does not get ignored
         proc.wait(timeout=30)
 
