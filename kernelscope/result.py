@@ -235,6 +235,8 @@ class EvidenceRule(str, enum.Enum):
     LAUNCHING_OP_HELPERS = "launching-op.helpers"  # op, count, kernels, why: helper kernels, not the GEMM
     EAGER_DATAFLOW_READS = "eager-dataflow.reads"  # op, on, anchor, other, ran: reads the GEMM's result
     EAGER_DATAFLOW_NEXT_GEMM = "eager-dataflow.stop-next-gemm"  # op: the chain ends where the next GEMM reads it
+    EAGER_DATAFLOW_GELU_TANH = "eager-dataflow.gelu-tanh"  # ops, kernels: ATen ops that compute GELU's tanh form
+    #   (a cube under a tanh, then 1 + it times x / 2): one op, gelu-tanh
     EAGER_DATAFLOW_THROUGH = "eager-dataflow.through"  # op, through, copies, bare: views and layout copies (and
     #   calls that ran no ATen op) the value went through to reach op; copies: those that ran kernels
     EAGER_SEQUENCE_AFTER = "eager-sequence.after"  # op, on, anchor, ran: elementwise, next in call order

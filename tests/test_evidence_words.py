@@ -85,6 +85,11 @@ EVIDENCE = [
     (ev(R.EAGER_DATAFLOW_READS, op="aten::mul", on=(2, 16, 64), anchor="aten::linear", other=True, ran="aten::mul"),
      "[eager-dataflow] aten::mul on [2, 16, 64] reads the result of aten::linear and other data (another GEMM's "
      "chain, or a tensor made before) (kernelscope.flow ranges) ran aten::mul"),
+    (ev(R.EAGER_DATAFLOW_GELU_TANH, ops=("aten::mul", "aten::pow", "aten::mul", "aten::add", "aten::mul",
+                                         "aten::tanh", "aten::add", "aten::mul"), kernels=8),
+     "[eager-dataflow] aten::mul, aten::pow, aten::mul, aten::add, aten::mul, aten::tanh, aten::add, aten::mul "
+     "compute GELU's tanh form, 0.5 * x * (1 + tanh(c * (x + c' * x ** 3))), one op as compiled code names it; they "
+     "ran 8 kernel(s)"),
     (ev(R.EAGER_DATAFLOW_NEXT_GEMM, op="aten::addmm"),
      "[eager-dataflow] chain stops at aten::addmm: the next GEMM reads it"),
     (ev(R.EAGER_DATAFLOW_THROUGH, op="aten::add", through=("aten::view", "aten::reshape", "aten::roll"),

@@ -253,3 +253,17 @@ def test_a_pad_for_the_next_gemm_is_no_leaky_relu():
         for proj in ("q_proj", "k_proj"):
             g = _group("hf_vit", mode, f"layers.0-11.attention.{proj}")
             assert (g.verdict, g.fused, g.unfused) == ("partial", ("bias",), ("mul",)), (mode, proj)
+
+
+def test_gpt2s_written_out_gelu_is_one_op_in_eager_as_in_compiled_code():
+    # GPT-2's NewGELUActivation writes GELU's tanh form out: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 *
+    # x ** 3))), eight ATen ops in eager. Their dataflow (a cube under a tanh, then 1 + it times x / 2) is
+    # gelu-tanh, the op compiled code's body computes
+    for mode in ("eager", "default", "max-autotune"):
+        fc = [g for g in _mode("hf_gpt2", mode).gemms if g.module.endswith("mlp.c_fc")]
+        assert len(fc) == 12 and {(g.verdict, g.fused, g.unfused) for g in fc} == {
+            ("partial", ("bias",), ("gelu-tanh",))}, mode
+    (gemm,) = [x for x in _mode("hf_gpt2", "eager").gemms if x.module == "transformer.h.0.mlp.c_fc"]
+    (ev,) = [e for e in gemm.evidence if e.rule == "eager-dataflow.gelu-tanh"]
+    assert ev.facts["ops"] == ("aten::mul", "aten::pow", "aten::mul", "aten::add", "aten::mul", "aten::tanh",
+                               "aten::add", "aten::mul")

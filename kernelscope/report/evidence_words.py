@@ -197,6 +197,9 @@ EVIDENCE_WORDS: dict[str, Callable[[Facts, str], str]] = {
     R.LAUNCHING_OP_HELPERS: lambda f, w: (f"[launching-op] {f['op']} also launched {f['count']} helper kernel(s) "
                                           f"({_join(f['kernels'])}): {f['why']}, not the GEMM"),
     R.EAGER_DATAFLOW_READS: lambda f, w: _eager_reads(f),
+    R.EAGER_DATAFLOW_GELU_TANH: lambda f, w: (
+        f"[eager-dataflow] {_join(f['ops'])} compute GELU's tanh form, 0.5 * x * (1 + tanh(c * (x + c' * x ** 3))), "
+        f"one op as compiled code names it; they ran {f['kernels']} kernel(s)"),
     R.EAGER_DATAFLOW_NEXT_GEMM: lambda f, w: f"[eager-dataflow] chain stops at {f['op']}: the next GEMM reads it",
     R.EAGER_DATAFLOW_THROUGH: lambda f, w: _eager_through(f, "eager-dataflow"),
     R.EAGER_SEQUENCE_AFTER: lambda f, w: (f"[eager-sequence] {f['op']} on {_py(f['on'])} after {f['anchor']} "

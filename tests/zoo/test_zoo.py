@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -233,6 +234,36 @@ def test_the_same_gemm_has_the_same_path_in_every_mode(zoo_profile, name: str):
     eager = gemms.pop("eager")
     for mode, other in gemms.items():
         assert path_differences(eager, other) == [], mode
+
+
+# Where a compiled mode names an epilogue op otherwise than eager, by design: (model, module) -> why
+LABEL_DIFFERENCES = {
+    # torch.profiler records no string argument, so eager cannot see F.gelu's approximate="tanh"; the compiled
+    # code names it
+    ("hf_gemma2", "model.layers.0.mlp.gate_proj"): "gelu / gelu-tanh",
+    # eager adds the relative position bias, then the shifted window's mask; Inductor sums the three in one add
+    ("tv_swin", "features.1.1.attn"): "add, add / add",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(ZOO))
+def test_every_mode_names_the_same_epilogue_ops(zoo_profile, name: str):
+    # the same GEMM's epilogue under the same op names in eager (ATen ops through the profile's dataflow) and in
+    # the compiled modes (kernel bodies): what differs is whether they ran fused. Freezing folds an eval
+    # BatchNorm into the convolution before it (its weight and bias): eager's batch_norm is the compiled bias.
+    r = result_of(zoo_profile, name)
+    per: dict[str, dict[tuple[Any, ...], Counter]] = {}
+    for m in r["modes"]:
+        for g in m["gemms"]:
+            ops = [("bias" if op == "batch_norm" and g.get("kind") == "conv" and m["name"] == "eager" else op)
+                   for op in g["epilogue"]]
+            key = (g.get("module") or "", g["m"], g["n"], g["k"], g.get("batch"))
+            per.setdefault(m["name"], {}).setdefault(key, Counter()).update(ops)
+    eager = per.pop("eager")
+    for mode, other in per.items():
+        differ = sorted({key[0] for key in eager if key in other and eager[key] != other[key]})
+        assert differ == sorted(k[1] for k in LABEL_DIFFERENCES if k[0] == name), (mode, differ)
 
 
 @pytest.mark.slow

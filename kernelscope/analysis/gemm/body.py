@@ -121,7 +121,13 @@ class Body:
                 continue
             if any(i not in forms for i in v.inputs):  # an accumulator that reads itself
                 forms.update({i: hash(i) for i in v.inputs if i not in forms})
-            forms[x] = hash((v.ops, v.param, v.const, tuple(forms[i] for i in v.inputs)))
+            ins = [forms[i] for i in v.inputs]
+            if v.param is None and len(set(ins)) == 1 and set(v.ops) <= vocab.BODY_PASS_OPS:
+                forms[x] = ins[0]  # a cast, a view, a copy (a transposed tile, however filled) computes nothing
+            else:
+                if set(v.ops) <= vocab.BODY_COMMUTATIVE_OPS:
+                    ins.sort()
+                forms[x] = hash((v.ops, v.param, v.const, tuple(ins)))
             todo.pop()
         return forms[name]
 

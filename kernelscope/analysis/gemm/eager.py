@@ -452,6 +452,7 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
     live: set[int] | None = {flow0[0]} if flow0 is not None else None
     hop = _Hop(live is not None)
     quiet = 0
+    track: list[tuple[EpilogueOp, int, frozenset[int], CpuEvent]] = []  # by dataflow: serial, inputs, event
     for j in seq[pos + 1 :] if pos >= 0 else []:
         oj = tree.ops[j]
         if ei.excluded(oj):
@@ -516,10 +517,81 @@ def _following_ops(ei: _EagerIteration, g: _EagerGemm, ops: list[EpilogueOp]
             live.add(fl[0])
             ops.append(_separate(label, kj, oj.name, Rule.EAGER_DATAFLOW_READS, op=oj.name, on=on,
                                  anchor=anchor_name, other=other))
+            track.append((ops[-1], fl[0], fl[1], oj))
         else:
             ops.append(_separate(label, kj, oj.name, Rule.EAGER_SEQUENCE_AFTER, op=oj.name, on=on,
                                  anchor=anchor_name))
-    return ops, evidence
+    return _gelu_tanh(ops, track), evidence
+
+
+def _gelu_tanh(ops: list[EpilogueOp], tracked: list[tuple[EpilogueOp, int, frozenset[int], CpuEvent]]
+               ) -> list[EpilogueOp]:
+    """GELU's tanh form written out in ATen ops (GPT-2's ``0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 *
+    x ** 3)))``) as one op, ``gelu-tanh``, the name compiled code gives it: a tanh whose argument the dataflow
+    derives from the cube of a value x (``pow`` with the exponent 3) by muls and adds, then ``1 +`` it times
+    ``x * 0.5``. The profiler records neither constant (they are 0-dim tensors): the cube under the tanh is the
+    sign. ``tracked``: the ops the dataflow added, each with its flow serial, the serials it read and its event."""
+    place = {id(op): i for i, op in enumerate(ops)}
+    track = {place[id(op)]: (serial, ins, e) for op, serial, ins, e in tracked
+             if id(op) in place and ops[place[id(op)]] is op}  # not one a later step dropped
+    at = {serial: i for i, (serial, _, _) in track.items()}
+    for t, (tanh, _, _) in track.items():
+        if ops[t].label != "tanh":
+            continue
+        anc: set[int] = set()
+        todo = list(track[t][1])
+        while todo:
+            i = at.get(todo.pop(), -1)
+            if i >= 0 and i not in anc:
+                anc.add(i)
+                todo.extend(track[i][1])
+        cubes = [i for i in anc if ops[i].label == "pow" and _exponent(track[i][2]) == 3.0]
+        if len(cubes) != 1 or len(track[cubes[0]][1]) != 1:
+            continue
+        (x,) = track[cubes[0]][1]
+        inner = {i for i in anc if _reaches(track, at, i, x)}
+        plus = [i for i, (_, ins, _) in track.items() if tanh in ins and ops[i].label == "add"]
+        if len(plus) != 1 or not all(ops[i].label in ("mul", "pow", "add") for i in inner):
+            continue
+        prod = [i for i, (_, ins, _) in track.items() if track[plus[0]][0] in ins and ops[i].label == "mul"]
+        if len(prod) != 1:
+            continue
+        half = [at[s] for s in track[prod[0]][1] if s in at and ops[at[s]].label == "mul" and track[at[s]][1] == {x}]
+        group = sorted(inner | {t, plus[0], prod[0], *half})
+        if any(ops[i].fused for i in group):
+            continue
+        instances = tuple(k for i in group for k in ops[i].instances)
+        times = [tu for i in group if (tu := ops[i].time_us) is not None]
+        merged = EpilogueOp("gelu-tanh", False, ops[group[0]].kernel, Evidence.of(
+            Rule.EAGER_DATAFLOW_GELU_TANH, ops=tuple(track[i][2].name for i in group), kernels=len(instances)),
+            instances, sum(times) if times else None)
+        rest = [op for i, op in enumerate(ops) if i not in group]
+        return rest[:group[0]] + [merged] + rest[group[0]:]
+    return ops
+
+
+def _reaches(track: dict[int, tuple[int, frozenset[int], CpuEvent]], at: dict[int, int], i: int, x: int) -> bool:
+    """Whether op ``i`` computes from the value of flow serial ``x``."""
+    seen: set[int] = set()
+    todo = list(track[i][1])
+    while todo:
+        s = todo.pop()
+        if s == x:
+            return True
+        j = at.get(s, -1)
+        if j >= 0 and j not in seen:
+            seen.add(j)
+            todo.extend(track[j][1])
+    return False
+
+
+def _exponent(e: CpuEvent) -> float | None:
+    """aten::pow's scalar exponent, as record_shapes wrote it ('3.')."""
+    ci = getattr(e, "concrete_inputs", None)
+    try:
+        return float(ci[1]) if ci and len(ci) > 1 and str(ci[1]).strip() else None
+    except ValueError:
+        return None
 
 
 @dataclass(slots=True)
