@@ -128,9 +128,28 @@ def test_ops_inside_a_norm_or_the_next_gemm_have_no_setting_and_nothing_runs():
     assert proj.candidates == () and proj.no_setting is not None and proj.no_setting.code == "ends-in-reduction"
     assert proj.cause == "dataflow.stop-reduction"
     assert "a reduction or norm ends the epilogue" in say(proj.no_setting)
-    # with NVGEMM in the list, the next GEMM's template computes proj's adds
+    # with NVGEMM in the list, the next GEMM's template computes proj's add again: one op, where it first ran (the
+    # LayerNorm's kernel)
     nv = e["max-autotune:ATEN+TRITON+NVGEMM", "proj"]
-    assert nv.no_setting is not None and nv.no_setting.code == "ends-in-next-gemm" and not nv.candidates
+    assert nv.unfused == ("add",) and not nv.candidates
+    assert nv.no_setting is not None and nv.no_setting.code == "ends-in-reduction"
+
+
+def test_an_op_only_the_next_gemms_template_computes_has_no_setting():
+    # a rotary mul the next attention bmm's template computes in its prologue: moving it into this GEMM saves no
+    # round trip, so no setting is offered
+    from kernelscope.analysis.advice import _held, _no_setting
+    from kernelscope.result import Evidence, EvidenceRule, GemmEpilogue
+
+    g = GemmEpilogue("q", ("triton_tem_fused_mm_0",), "Triton template", 64, 64, 64, "bfloat16", 1.0,
+                     epilogue=("mul",), unfused=("mul",), evidence=(Evidence.of(
+                         EvidenceRule.DATAFLOW_IN_NEXT_PROLOGUE, "graph_0.py:40", op="mul",
+                         kernel="triton_tem_fused_bmm_mul_1"),))
+    held = _held(g)
+    assert held == {"mul": ("next-gemm", "triton_tem_fused_bmm_mul_1", "dataflow.in-next-prologue")}
+    cause, note = _no_setting(held)
+    assert cause == "dataflow.in-next-prologue" and note.code == "ends-in-next-gemm"
+    assert note.args == {"ops": ["mul"], "kernels": ["triton_tem_fused_bmm_mul_1"]}
 
 
 def test_candidates_sharing_a_setting_run_once_most_costly_first():

@@ -227,14 +227,16 @@ EXPECTED = [
         ('layers.0.self_attn.q_proj', 'mm', 'Inductor C++ template', 'none', (), ()),
         ('layers.0.self_attn.k_proj', 'mm', 'Inductor C++ template', 'none', (), ()),
         ('layers.0.self_attn.v_proj', 'mm', 'Inductor C++ template', 'none', (), ()),
-        ('layers.0.self_attn.o_proj', 'mm', 'Inductor C++ template', 'unfused', (), ('add', 'add')),
+        # o_proj's residual add runs in the RMSNorm's kernel (cpp_fused__unsafe_view_add_mean_mul_pow_rsqrt_2) and
+        # again in down_proj's template, which sums the whole residual stream (`tmp2 = tmp0 + tmp1;`, 1873): one op
+        ('layers.0.self_attn.o_proj', 'mm', 'Inductor C++ template', 'unfused', (), ('add',)),
         ('layers.0.mlp.gate_proj', 'mm', 'Inductor C++ template', 'unfused', (), ('silu', 'mul')),
         ('layers.0.mlp.up_proj', 'mm', 'Inductor C++ template', 'fused', ('mul',), ()),
-        ('layers.0.mlp.down_proj', 'mm', 'Inductor C++ template', 'unfused', (), ('add', 'add')),
+        ('layers.0.mlp.down_proj', 'mm', 'Inductor C++ template', 'unfused', (), ('add',)),
         ('layers.1.self_attn.q_proj', 'mm', 'Inductor C++ template', 'none', (), ()),
         ('layers.1.self_attn.k_proj', 'mm', 'Inductor C++ template', 'none', (), ()),
         ('layers.1.self_attn.v_proj', 'mm', 'Inductor C++ template', 'none', (), ()),
-        ('layers.1.self_attn.o_proj', 'mm', 'Inductor C++ template', 'unfused', (), ('add', 'add')),
+        ('layers.1.self_attn.o_proj', 'mm', 'Inductor C++ template', 'unfused', (), ('add',)),
         ('layers.1.mlp.gate_proj', 'mm', 'Inductor C++ template', 'unfused', (), ('silu', 'mul')),
         ('layers.1.mlp.up_proj', 'mm', 'Inductor C++ template', 'fused', ('mul',), ()),
         # the residual add in the template's epilogue (`tmp8 = tmp6 + tmp7;`, 1876); then the final RMSNorm,
@@ -578,6 +580,25 @@ def test_cpp_silu_as_x_over_one_plus_exp_and_swiglu_mul():
     b = parse_cpp(CPP_SILU, ["in_out_ptr0", "in_ptr0"])
     assert [o.label for o in walk(b, b.loads_of(["in_out_ptr0"])).ops] == ["silu", "mul"]
     assert [o.label for o in walk(b, b.loads_of(["in_ptr0"])).ops] == ["mul"]  # the up_proj side
+
+
+# The C++ GEMM template's epilogue writes the sigmoid as one expression (hf_llama's gate_proj, max-autotune:CPP,
+# torch 2.14.1 on the CPU)
+CPP_SILU_ONE_EXPR = '''
+extern "C" void kernel(const float* X, const float* W, bfloat16* Y)
+{
+    auto tmp0 = at::vec::Vectorized<float>::loadu(local_acc_buf + static_cast<int64_t>(x1 + Nc_blocks*Nr*x0), static_cast<int64_t>(16));
+    auto tmp1 = decltype(tmp0)(1)/(decltype(tmp0)(1) + tmp0.neg().exp());
+    auto tmp2 = tmp0 * tmp1;
+    auto tmp3 = at::vec::convert<at::BFloat16>(tmp2);
+    tmp3.store(Y + static_cast<int64_t>(n_start + x1 + 128L*m_start + 128L*x0), static_cast<int64_t>(16));
+}
+'''  # noqa: E501  (Inductor C++ as it prints it)
+
+
+def test_cpp_sigmoid_in_one_expression_times_x_is_silu():
+    b = parse_cpp(CPP_SILU_ONE_EXPR, ["X", "W", "Y"], after_micro_gemm=True)
+    assert [o.label for o in walk(b, b.gemm_values).ops] == ["silu"]
 
 
 def test_a_blocked_operand_cuts_the_chain():

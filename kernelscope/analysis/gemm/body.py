@@ -703,7 +703,7 @@ class _CppReader:
 
 
 def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), statistics: Sequence[str] = (),
-         broadcast: dict[str, bool] | None = None) -> Flow:
+         broadcast: dict[str, bool] | None = None, blocked_values: Sequence[str] = ()) -> Flow:
     """Values derived from ``starts`` up to the epilogue's boundary; the user-level ops among them; the outputs
     they reach.
 
@@ -716,14 +716,16 @@ def walk(body: Body, starts: Sequence[str], *, blocked: Sequence[str] = (), stat
     mean after BN + add + ReLU, a max, a logsumexp).
 
     ``blocked``: parameters whose loads carry a value the chain must not pass (the output of a GEMM that
-    depends on this GEMM: an op that also reads it belongs to that later GEMM's epilogue, not this one's).
+    depends on this GEMM: an op that also reads it belongs to that later GEMM's epilogue, not this one's);
+    ``blocked_values``: values of the body likewise (a later template's own GEMM result, which it computed from
+    this GEMM's).
     ``statistics``: parameters that hold values derived from the GEMM's output through a reduction.
     ``broadcast``: per parameter, whether the call site's buffer is smaller than the output (a bias row)."""
     start = set(starts)
     _order = {v.name: i for i, v in enumerate(body.values)}
-    blocked_values = set(body.loads_of(blocked)) - start
+    stopped = (set(body.loads_of(blocked)) | set(blocked_values)) - start
     windows = pool_windows(body, start)
-    cls = _classes(body, start, blocked_values, set(body.loads_of(statistics)) - start, windows)
+    cls = _classes(body, start, stopped, set(body.loads_of(statistics)) - start, windows)
     derived = sorted((n for n, k in cls.items() if k == "derived"), key=lambda n: _order.get(n, 0))
     dset = set(derived)
     past = {n for n, k in cls.items() if k == "past"}
@@ -1147,7 +1149,10 @@ def _sigmoid_groups(dv: _Derived, taken: set[str]) -> _Groups:
         p = dv.prim(d)
         grp: list[str] = []
         sig_input: str | None = None
-        if p == "sigmoid":
+        ops = set(body.at(d).ops)
+        if p == "sigmoid" or ({"neg", "exp", "add"} <= ops and ops & {"div", "reciprocal"}
+                              and ops <= {"neg", "exp", "add", "div", "reciprocal", "const", "cast", "view"}):
+            # tl.sigmoid, .sigmoid(), or one C++ expression: 1 / (1 + x.neg().exp()) (the GEMM template's epilogue)
             grp = [d]
             ins = [i for i in body.at(d).inputs if i in dset or i in start]
             sig_input = ins[0] if ins else None

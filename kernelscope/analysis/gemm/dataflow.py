@@ -571,8 +571,15 @@ class Graph:
         # both belongs to both (SwiGLU's mul)
         blocked = [p for p, t in s.params.items() if p not in epi_params
                    and deps.get(self.code.storage(t), frozenset()) & w.downstream]
+        # that GEMM computed its operands from ours (down_proj, from the residual stream o_proj's add made): the op
+        # mixing its result with ours (the next residual add) is past our epilogue, that GEMM's own; SwiGLU's up_proj
+        # computes from the same input as gate_proj, not from gate_proj's result: silu(gate) * up is both's
+        ours = {w.g} | w.downstream
+        later = any(deps.get(self.code.storage(s.params[p]), frozenset()) & ours
+                    for p in self._operand_params(s) if p in s.params and p not in epi_params)
         flow = walk(s.body, s.body.loads_of(epi_params), blocked=blocked,
-                    broadcast=self._broadcast(s, w.out_numel, w.cols))
+                    broadcast=self._broadcast(s, w.out_numel, w.cols),
+                    blocked_values=s.body.gemm_values if later else ())
         self._append_flow(w, j, flow, Rule.DATAFLOW_IN_NEXT_TEMPLATE, epi_params)
         w.stops.append(Evidence.of(Rule.DATAFLOW_RESULT_JOINS, where(s.launch.line), site=s.launch.name))
 
@@ -582,14 +589,22 @@ class Graph:
         s = self.sites[j]
         assert s.kd is not None
         where = self.where
+        added = False
         for o in flow.ops:
+            key = (o.label, tuple(sorted(self.code.storage(s.params[p]) for p in o.operands if p in s.params)))
+            if w.seen_ops.get(key, j) != j:  # an earlier kernel computed it (the residual add, again here): once
+                w.stops.append(Evidence.of(Rule.DATAFLOW_RECOMPUTED, where(s.launch.line), kernel=s.kd.name,
+                                           op=o.label))
+                continue
+            w.seen_ops[key] = j
+            added = True
             w.chain.append(ChainOp(
                 o.label, j, s.kd.name, False,
                 Evidence.of(rule, where(s.launch.line), op=o.label, kernel=s.kd.name,
                             params=tuple(f"{p}={s.params[p]}" for p in params), code=_src(s.kd, o.line),
                             src_where=where(s.kd.line + o.line - 1)),
                 o.values, s.launch.line, True))
-        if flow.ops:
+        if added:
             w.chain_launches.add(j)
 
     def _operand_params(self, site: _Site) -> frozenset[str]:
