@@ -591,7 +591,7 @@ class Graph:
         where = self.where
         added = False
         for o in flow.ops:
-            key = (o.label, tuple(sorted(self.code.storage(s.params[p]) for p in o.operands if p in s.params)))
+            key = self._op_key(s, o)
             if w.seen_ops.get(key, j) != j:  # an earlier kernel computed it (the residual add, again here): once
                 w.stops.append(Evidence.of(Rule.DATAFLOW_RECOMPUTED, where(s.launch.line), kernel=s.kd.name,
                                            op=o.label))
@@ -606,6 +606,11 @@ class Graph:
                 o.values, s.launch.line, True))
         if added:
             w.chain_launches.add(j)
+
+    def _op_key(self, s: _Site, o: Op) -> tuple[str, tuple[str, ...]]:
+        """An op as the chain's kernels compute it: its label and the storages of its other operands (the same in
+        another kernel is that op computed again)."""
+        return o.label, tuple(sorted(self.code.storage(s.params[p]) for p in o.operands if p in s.params))
 
     def _operand_params(self, site: _Site) -> frozenset[str]:
         """A GEMM kernel's parameters that feed its matrix product (its operands, and what a fused prologue
@@ -681,8 +686,7 @@ class Graph:
         fresh: list[Op] = []
         here: set[tuple[object, ...]] = set()
         for o in flow.ops:
-            key = (o.label, tuple(sorted(self.code.storage(s.params[p]) for p in o.operands
-                                         if p in s.params)))
+            key = self._op_key(s, o)
             # the same expression in another loop nest of this kernel is one op over another slice of the data
             # (q's, k's and v's part of a packed projection's bias); another expression is another op (rotary's
             # x * cos and rotate_half(x) * sin, soft-capping's x * scale and tanh(...) * cap)

@@ -5,7 +5,7 @@ that follow it on its output's shape are its epilogue, up to a boundary op (kern
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -538,18 +538,12 @@ def _gelu_tanh(ops: list[EpilogueOp], tracked: list[tuple[EpilogueOp, int, froze
     for t, (tanh, _, _) in track.items():
         if ops[t].label != "tanh":
             continue
-        anc: set[int] = set()
-        todo = list(track[t][1])
-        while todo:
-            i = at.get(todo.pop(), -1)
-            if i >= 0 and i not in anc:
-                anc.add(i)
-                todo.extend(track[i][1])
+        anc, _ = _upstream(track, at, track[t][1])
         cubes = [i for i in anc if ops[i].label == "pow" and _exponent(track[i][2]) == 3.0]
         if len(cubes) != 1 or len(track[cubes[0]][1]) != 1:
             continue
         (x,) = track[cubes[0]][1]
-        inner = {i for i in anc if _reaches(track, at, i, x)}
+        inner = {i for i in anc if x in _upstream(track, at, track[i][1])[1]}
         plus = [i for i, (_, ins, _) in track.items() if tanh in ins and ops[i].label == "add"]
         if len(plus) != 1 or not all(ops[i].label in ("mul", "pow", "add") for i in inner):
             continue
@@ -570,19 +564,22 @@ def _gelu_tanh(ops: list[EpilogueOp], tracked: list[tuple[EpilogueOp, int, froze
     return ops
 
 
-def _reaches(track: dict[int, tuple[int, frozenset[int], CpuEvent]], at: dict[int, int], i: int, x: int) -> bool:
-    """Whether op ``i`` computes from the value of flow serial ``x``."""
+def _upstream(track: dict[int, tuple[int, frozenset[int], CpuEvent]], at: dict[int, int], serials: Iterable[int]
+              ) -> tuple[set[int], set[int]]:
+    """What values of flow ``serials`` were computed from: the tracked ops (their places) and every flow serial."""
+    ops: set[int] = set()
     seen: set[int] = set()
-    todo = list(track[i][1])
+    todo = list(serials)
     while todo:
         s = todo.pop()
-        if s == x:
-            return True
-        j = at.get(s, -1)
-        if j >= 0 and j not in seen:
-            seen.add(j)
-            todo.extend(track[j][1])
-    return False
+        if s in seen:
+            continue
+        seen.add(s)
+        i = at.get(s, -1)
+        if i >= 0:
+            ops.add(i)
+            todo.extend(track[i][1])
+    return ops, seen
 
 
 def _exponent(e: CpuEvent) -> float | None:
